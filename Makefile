@@ -1,0 +1,25 @@
+# Two commands (see README):  make book   and   make test
+# Both create .venv on first use and install accountlib with its book and test extras into it.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: book test install clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[book,test,dist]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+book: $(STAMP)
+	$(BIN)/jupyter-book build . -W -n --keep-going
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -n 2 --dist loadfile --nbval-lax tests accountlib notebooks
+
+clean:
+	rm -rf _build

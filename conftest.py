@@ -1,0 +1,2 @@
+# Root conftest: keep pytest away from jupytext scripts (they are notebooks, not modules) and build output.
+collect_ignore_glob = ["notebooks/*.py", "_build/*", "book/*", "benchmarks/*", "results/*", ".venv/*"]
