@@ -1,0 +1,85 @@
+"""Truncation, node counts and the trapezoidal (DFT) sum for lattice tail probabilities.
+
+Layer 3 of :mod:`accountlib`. For S_L = Σ c_i X_i on Z with characteristic
+function φ_S(ζ) = Π_i φ_{σ_i}(c_i ζ) (real and even),
+
+    P(lo ≤ S_L ≤ U) ≈ (1/N) Σ_{k=0}^{N-1} φ_S(ζ_k) D(ζ_k),   ζ_k = 2πk/N,
+    D(ζ) = Σ_{t=lo}^{U} cos(ζt) = [sin((U+½)ζ) − sin((lo−½)ζ)] / (2 sin(ζ/2)),
+
+(sieve paper §4, Prop. 4.1 and Lemma 4.3; MATH.md §4). The trapezoidal sum is
+exact up to aliasing: it returns Σ_t Σ_j P(S_L = t + jN), so N ≥ 2U + 2 keeps
+the aliased mass inside P(|S_L| > U). U comes from the sub-Gaussian bound
+P(S_L > U) ≤ exp(−U²/2V), V = Σ c_i²σ_i².
+
+Here N is taken *prime*: then every c_i is invertible mod N, which lets the
+sieve list the nodes near each peak directly (``accountlib.sieve``).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from flint import fmpz
+
+__all__ = [
+    "truncation_point",
+    "truncation_mass_bound",
+    "node_count",
+    "paper_node_count",
+    "trapezoid_error_bound",
+]
+
+
+def truncation_point(variance_proxy: Fraction, delta: float) -> int:
+    """U = ceil(sqrt(2V log(8/Δ))): then P(|S_L| > U) ≤ 2·exp(−U²/2V) ≤ Δ/4 (MATH.md §4).
+
+    >>> truncation_point(Fraction(100), 1e-10)
+    233
+    """
+    if not 0 < delta < 1:
+        raise ValueError(f"delta must be in (0, 1); got {delta!r}")
+    return math.ceil(math.sqrt(2 * float(variance_proxy) * math.log(8 / delta)))
+
+
+def truncation_mass_bound(variance_proxy: Fraction, cut: int) -> float:
+    """A rigorous upper bound on P(S_L > cut) = P(S_L < −cut): exp(−cut²/2V), rounded up."""
+    if cut <= 0:
+        return 1.0
+    exponent = cut * cut / (2 * float(variance_proxy))
+    return math.exp(-exponent * (1 - 1e-12)) * (1 + 1e-12)
+
+
+def node_count(cut: int) -> int:
+    """The smallest prime N ≥ 2U + 2 (aliasing then stays outside [−U, U]).
+
+    >>> node_count(233)
+    487
+    """
+    n = 2 * cut + 2
+    while not fmpz(n).is_prime():
+        n += 1
+    return n
+
+
+def paper_node_count(cut: int, variance_proxy: Fraction, scale, delta: float) -> int:
+    """The sieve paper's analytic choice N ≥ 2(U+1) + dL·log(2dL), d = sqrt(ΣA²σ²/(2 log(8/Δ))).
+
+    Here ``variance_proxy`` is V = L²·Σ a_i²σ_i², so Σ a_i²σ_i² = V/L².
+    """
+    scale = float(scale)
+    d = math.sqrt(float(variance_proxy) / scale**2 / (2 * math.log(8 / delta)))
+    dl = d * scale
+    return 2 * (cut + 1) + math.ceil(dl * math.log(2 * dl))
+
+
+def trapezoid_error_bound(strip_half_width: float, strip_bound: float, nodes: int) -> float:
+    """Trefethen & Weideman (2014), Thm 3.2: |I − T_N| ≤ 4πM / (e^{aN} − 1).
+
+    For a 2π-periodic integrand analytic in the strip |Im ζ| < a and bounded
+    there by M. Used in the chapter on exponential convergence.
+    """
+    exponent = strip_half_width * nodes
+    if exponent > 700:
+        return 0.0
+    return 4 * math.pi * strip_bound / math.expm1(exponent)
