@@ -34,8 +34,8 @@ __all__ = [
 def truncation_point(variance_proxy: Fraction, delta: float) -> int:
     """U = ceil(sqrt(2V log(8/Δ))): then P(|S_L| > U) ≤ 2·exp(−U²/2V) ≤ Δ/4 (MATH.md §4).
 
-    >>> truncation_point(Fraction(100), 1e-10)
-    233
+    >>> truncation_point(Fraction(100), 1e-10)  # sqrt(200·log(8e10)) = 70.6…
+    71
     """
     if not 0 < delta < 1:
         raise ValueError(f"delta must be in (0, 1); got {delta!r}")
@@ -53,8 +53,8 @@ def truncation_mass_bound(variance_proxy: Fraction, cut: int) -> float:
 def node_count(cut: int) -> int:
     """The smallest prime N ≥ 2U + 2 (aliasing then stays outside [−U, U]).
 
-    >>> node_count(233)
-    487
+    >>> node_count(71)  # 2·71 + 2 = 144 → the next prime
+    149
     """
     n = 2 * cut + 2
     while not fmpz(n).is_prime():

@@ -1,0 +1,235 @@
+"""Privacy curves of a fixed pair of composed discrete Gaussian mechanisms.
+
+Layer 6 of :mod:`accountlib`. The pair is the one of the 2020 Census (sieve
+paper §3, Props. 3.3–3.4; MATH.md §2): mechanism i releases a count plus
+N_Z(0, σ_i² = 1/ρ_i), and neighbouring data shift every count by 1. With
+ρ = (Σρ_i)/2, a_i = ρ_i/ρ (so Σa_i = 2) and S = Σ a_i X_i, the privacy loss is
+ρ(1 − S) under the first hypothesis, and
+
+* (ε, δ) curve:  δ(ε) = P(S > ε/ρ − 1) − e^ε·P(S > ε/ρ + 1);
+* trade-off curve: the tests "reject when S_L ≥ j" give the vertices
+  α_j = P(S_L ≥ j), β_j = P(S_L ≥ 2L + 1 − j) (S_L = L·S, 2L = Σc_i), and
+  randomising at the atom S_L = j joins consecutive vertices by a segment of
+  slope −exp(ρ(j/L − 1)) (the likelihood ratio there). The result is the exact,
+  convex trade-off function f(α).
+* zCDP baseline (what the Bureau reports): ε_zCDP(δ) = ρ + 2·sqrt(ρ·log(1/δ)).
+
+Conversions: δ(ε) = max_j (1 − β_j − e^ε α_j) over the vertices of f, and
+f(α) ≥ max_ε (1 − δ(ε) − e^ε α) (Dong, Roth & Su 2022, Prop. 2.12).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import mpmath
+
+from ._numbers import as_fraction, as_positive_fraction
+from .lattice import lattice_of
+from .tails import TailEngine
+
+__all__ = [
+    "ShiftPair",
+    "DeltaPoint",
+    "TradeoffPoint",
+    "epsilon_zcdp",
+    "delta_from_tradeoff",
+    "tradeoff_from_delta",
+    "lower_convex_envelope",
+]
+
+_START_DELTA = 1e-30
+_MIN_DELTA = 1e-300
+
+
+@dataclass(frozen=True)
+class DeltaPoint:
+    """δ(ε) of a pair: the true δ lies within ``error_bound`` of ``delta``."""
+
+    epsilon: mpmath.mpf
+    delta: mpmath.mpf
+    error_bound: float
+
+
+@dataclass(frozen=True)
+class TradeoffPoint:
+    """β = f(α): the true β lies within ``error_bound`` of ``beta``."""
+
+    alpha: mpmath.mpf
+    beta: mpmath.mpf
+    error_bound: float
+
+
+def epsilon_zcdp(rho, delta) -> float:
+    """ε_zCDP(δ) = ρ + 2·sqrt(ρ log(1/δ)), the (ε, δ) implied by ρ-zCDP (Bun & Steinke 2016, Prop. 1.3).
+
+    >>> round(epsilon_zcdp("4.9622", 1e-10), 2)
+    26.34
+    """
+    rho = float(as_positive_fraction(rho, "rho"))
+    delta = float(delta)
+    if not 0 < delta < 1:
+        raise ValueError(f"delta must be in (0, 1); got {delta!r}")
+    return rho + 2 * math.sqrt(rho * math.log(1 / delta))
+
+
+class ShiftPair:
+    """Composition of N_Z(0, 1/ρ_i) against N_Z(1, 1/ρ_i), i = 1..m (the census pair).
+
+    Parameters
+    ----------
+    rhos : the budgets ρ_i > 0 (exact rationals; int, Fraction or strings).
+        Zeros are rejected; drop unused entries first.
+    """
+
+    def __init__(self, rhos):
+        self.rhos = [as_positive_fraction(r, f"rhos[{i}]") for i, r in enumerate(rhos)]
+        if not self.rhos:
+            raise ValueError("rhos must hold at least one budget")
+        self.rho = sum(self.rhos, Fraction(0)) / 2
+        self.lattice = lattice_of([(r, r / self.rho) for r in self.rhos])
+        self.shift = sum(self.lattice.coefficients)  # 2L, an integer
+        self._engines: list[TailEngine] = []
+
+    # -- engines, shared across calls: any engine with Δ' ≤ Δ serves a request for Δ ----------
+
+    def engine(self, delta: float) -> TailEngine:
+        """A :class:`TailEngine` with accuracy at least ``delta`` (built once, then reused)."""
+        usable = [e for e in self._engines if e.delta <= delta]
+        if usable:
+            return max(usable, key=lambda e: e.delta)
+        engine = TailEngine(self.lattice, delta)
+        self._engines.append(engine)
+        return engine
+
+    # -- (ε, δ) -------------------------------------------------------------------------------
+
+    def _delta_at(self, engine: TailEngine, epsilon: Fraction) -> DeltaPoint:
+        first = engine.tail(epsilon / self.rho - 1)
+        second = engine.tail(epsilon / self.rho + 1)
+        with mpmath.workdps(int(engine.bits * 0.30103) + 10):
+            eps = mpmath.mpf(epsilon.numerator) / epsilon.denominator
+            growth = mpmath.exp(eps)
+            value = first.value - growth * second.value
+            error = first.error_bound + float(growth) * second.error_bound
+        return DeltaPoint(eps, value, error * (1 + 1e-9))
+
+    def delta(self, epsilons, *, rel_tol: float = 1e-6) -> list[DeltaPoint]:
+        """The exact δ(ε) at each ε, each with error_bound ≤ rel_tol·δ (MATH.md §6).
+
+        Starts at Δ = 1e-30 and, where the bound is not yet small enough,
+        rebuilds with Δ ≈ rel_tol·δ/(2(1 + e^ε)).
+        """
+        eps = [as_positive_fraction(e, "epsilons") for e in epsilons]
+        if not 0 < rel_tol <= 0.5:
+            raise ValueError(f"rel_tol must be in (0, 0.5]; got {rel_tol!r}")
+        delta = min([_START_DELTA] + [e.delta for e in self._engines])
+        while True:
+            engine = self.engine(delta)
+            points = [self._delta_at(engine, e) for e in eps]
+            needed = [
+                rel_tol * float(p.delta) / (2 * (1 + math.exp(min(float(p.epsilon), 700))))
+                for p in points if not p.error_bound <= rel_tol * float(p.delta)
+            ]
+            if not needed or delta <= _MIN_DELTA:
+                return points
+            delta = max(min(min(needed), delta * 1e-2), _MIN_DELTA) if min(needed) > 0 else delta * 1e-20
+
+    # -- trade-off --------------------------------------------------------------------------
+
+    def likelihood_ratio(self, j: int) -> mpmath.mpf:
+        """dQ/dP on the atom S_L = j: exp(ρ(j/L − 1))."""
+        with mpmath.workdps(40):
+            x = Fraction(j) / self.lattice.scale - 1
+            return mpmath.exp(mpmath.mpf((self.rho * x).numerator) / (self.rho * x).denominator)
+
+    def vertex(self, engine: TailEngine, j: int) -> tuple:
+        """(α_j, β_j) with their error bounds: the test that rejects when S_L ≥ j."""
+        a = engine.tail_index(j)
+        b = engine.tail_index(self.shift + 1 - j)
+        return a, b
+
+    def _bracket(self, engine: TailEngine, alpha: mpmath.mpf) -> int:
+        """The j with α_{j+1} ≤ α ≤ α_j (α_j = P(S_L ≥ j) decreases in j)."""
+        lo, hi = -engine.cut - 1, engine.cut + 1  # α_lo ≈ 1 ≥ α ≥ α_hi ≈ 0
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if engine.tail_index(mid).value >= alpha:
+                lo = mid
+            else:
+                hi = mid
+        return lo
+
+    def tradeoff(self, alphas, *, abs_tol: float = 1e-25) -> list[TradeoffPoint]:
+        """β = f(α) at each α ∈ [0, 1], each with error_bound ≤ abs_tol (where reachable)."""
+        values = [as_fraction(a, "alphas") for a in alphas]
+        for a in values:
+            if not 0 <= a <= 1:
+                raise ValueError(f"alphas must lie in [0, 1]; got {float(a)!r}")
+        if not 0 < abs_tol < 1:
+            raise ValueError(f"abs_tol must be in (0, 1); got {abs_tol!r}")
+        points = []
+        for a in values:
+            delta = abs_tol / 4  # self.engine() reuses any engine at least this accurate
+            while True:
+                point = self._tradeoff_at(self.engine(delta), a)
+                if point.error_bound <= abs_tol or delta <= _MIN_DELTA:
+                    break
+                delta = max(delta * min(1e-2, abs_tol / point.error_bound / 4), _MIN_DELTA)
+            points.append(point)
+        return points
+
+    def _tradeoff_at(self, engine: TailEngine, alpha: Fraction) -> TradeoffPoint:
+        with mpmath.workdps(int(engine.bits * 0.30103) + 10):
+            target = mpmath.mpf(alpha.numerator) / alpha.denominator
+            j = self._bracket(engine, target)
+            a, b = self.vertex(engine, j)
+            slope = self.likelihood_ratio(j)
+            beta = b.value + slope * (a.value - target)
+            # a mis-bracketed α (within α_j's error) moves onto the neighbouring segment: both slopes bound it
+            error = b.error_bound + 2 * float(slope) * a.error_bound
+            beta = min(max(beta, mpmath.mpf(0)), 1 - target)
+        return TradeoffPoint(target, beta, error * (1 + 1e-9))
+
+    def tradeoff_vertices(self, indices, *, abs_tol: float = 1e-25) -> list[TradeoffPoint]:
+        """The vertices (α_j, β_j) of f for the given lattice indices j (no interpolation needed)."""
+        engine = self.engine(abs_tol / 4)
+        points = []
+        for j in indices:
+            a, b = self.vertex(engine, int(j))
+            points.append(TradeoffPoint(a.value, b.value, max(a.error_bound, b.error_bound)))
+        return points
+
+
+def delta_from_tradeoff(alphas, betas, epsilon) -> float:
+    """δ(ε) = max over the vertices of f of (1 − β − e^ε α), clipped at 0 (exact for piecewise-linear f)."""
+    growth = math.exp(float(epsilon))
+    return max(0.0, max(1 - float(b) - growth * float(a) for a, b in zip(alphas, betas)))
+
+
+def tradeoff_from_delta(epsilons, deltas, alpha) -> float:
+    """f(α) ≥ max(0, max_k 1 − δ_k − e^{ε_k}α, e^{−ε_k}(1 − δ_k − α)): the trade-off curve an (ε, δ) curve implies."""
+    alpha = float(alpha)
+    best = 0.0
+    for e, d in zip(epsilons, deltas):
+        e, d = float(e), float(d)
+        best = max(best, 1 - d - math.exp(e) * alpha, math.exp(-e) * (1 - d - alpha))
+    return best
+
+
+def lower_convex_envelope(xs, ys) -> list[int]:
+    """Indices of the lower convex hull of points sorted by x (Andrew's monotone chain)."""
+    order = sorted(range(len(xs)), key=lambda i: (float(xs[i]), float(ys[i])))
+    hull: list[int] = []
+    for i in order:
+        while len(hull) >= 2:
+            o, a = hull[-2], hull[-1]
+            cross = (float(xs[a]) - float(xs[o])) * (float(ys[i]) - float(ys[o])) - (float(ys[a]) - float(ys[o])) * (float(xs[i]) - float(xs[o]))
+            if cross <= 0:
+                hull.pop()
+            else:
+                break
+        hull.append(i)
+    return hull
