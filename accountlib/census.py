@@ -22,7 +22,7 @@ from importlib import resources
 
 from ._numbers import as_int
 
-__all__ = ["ALLOCATIONS", "TOTAL_RHO", "load_allocation", "pair_rhos", "all_pairs"]
+__all__ = ["ALLOCATIONS", "TOTAL_RHO", "load_allocation", "pair_rhos", "all_pairs", "delta_levels"]
 
 ALLOCATIONS = range(1, 44)
 TOTAL_RHO = Fraction(24811, 5000)
@@ -82,3 +82,15 @@ def pair_rhos(k, l) -> list[Fraction]:
 def all_pairs() -> list[tuple[int, int]]:
     """The 946 pairs (k, l), 1 ≤ k ≤ l ≤ 43."""
     return [(k, l) for k in ALLOCATIONS for l in ALLOCATIONS if k <= l]
+
+
+def delta_levels(smallest_exponent: int = 21) -> list[float]:
+    """The δ grid of the sieve paper's (ε, δ) figures: 5e-1, 1e-1, 5e-2, 1e-2, …, 5e-n, 1e-n.
+
+    ``smallest_exponent=21`` gives the 42 levels used for the per-pair curves;
+    ``30`` the grid extended to 1e-30 for the census-wide sweep.
+
+    >>> levels = delta_levels(); len(levels), levels[:3], levels[-1]
+    (42, [0.5, 0.1, 0.05], 1e-21)
+    """
+    return [float(f"{m}e-{k}") for k in range(1, smallest_exponent + 1) for m in (5, 1)]

@@ -20,7 +20,10 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+import mpmath
 from flint import fmpz
+
+from . import discrete_gaussian as dg
 
 __all__ = [
     "truncation_point",
@@ -28,6 +31,9 @@ __all__ = [
     "node_count",
     "paper_node_count",
     "trapezoid_error_bound",
+    "trapezoid_pmf_error_bound",
+    "characteristic_function",
+    "dft_pmf",
 ]
 
 
@@ -83,3 +89,46 @@ def trapezoid_error_bound(strip_half_width: float, strip_bound: float, nodes: in
     if exponent > 700:
         return 0.0
     return 4 * math.pi * strip_bound / math.expm1(exponent)
+
+
+def trapezoid_pmf_error_bound(variance_proxy: Fraction, t: int, nodes: int) -> float:
+    """The Trefethen–Weideman bound for P(S_L = t) by the N-node trapezoidal rule, optimised over the strip.
+
+    P(S_L = t) = (1/2π)∫ φ_S(ζ)e^{−iζt}dζ. On |Im ζ| ≤ a the integrand is bounded by
+    M(a) = e^{a²V/2 + a|t|} (sub-Gaussianity of S_L, V = Σc_i²σ_i²), so the error is at
+    most 2M(a)/(e^{aN} − 1) for every a > 0 (:func:`trapezoid_error_bound` with the
+    1/2π prefactor). The minimising a ≈ (N − |t|)/V gives roughly 2e^{−(N−|t|)²/2V}:
+    faster than exponential in N, because φ_S is entire.
+    """
+    v = float(variance_proxy)
+    best = math.inf
+    for a in (max((nodes - abs(t)) / v, 1e-12) * f for f in (0.5, 0.8, 0.9, 1.0, 1.1, 1.25, 2.0)):
+        exponent = a * a * v / 2 + a * abs(t)
+        if a * nodes > 700:
+            log_bound = math.log(2) + exponent - a * nodes
+            best = min(best, math.exp(max(log_bound, -745)))
+        else:
+            best = min(best, 2 * math.exp(min(exponent, 700)) / math.expm1(a * nodes))
+    return best
+
+
+def characteristic_function(groups, zeta, *, dps: int = 30):
+    """φ_S(ζ) = Π_g φ_{σ_g}(c_g ζ)^{n_g} for ``Lattice.groups`` (mpmath, dual/direct form chosen per factor)."""
+    with mpmath.workdps(dps + 10):
+        value = mpmath.mpf(1)
+        for (sigma2, c), n in groups:
+            value *= dg.cf(c * zeta, sigma2, dps=dps + 10) ** n
+    return +value
+
+
+def dft_pmf(groups, points, nodes: int, *, dps: int = 30) -> list:
+    """P(S_L = t) for t in ``points`` by the N-node trapezoidal rule (the DFT identity), no sieve.
+
+    Returns Σ_j P(S_L = t + jN) exactly up to rounding — the aliased pmf —
+    since (1/N) Σ_k e^{2πik(s−t)/N} is 1 when s ≡ t (mod N) and 0 otherwise.
+    For teaching and tests on small lattices: cost N × (number of factors).
+    """
+    with mpmath.workdps(dps + 10):
+        zetas = [2 * mpmath.pi * k / nodes for k in range(nodes)]
+        phis = [characteristic_function(groups, z, dps=dps) for z in zetas]
+        return [+(mpmath.fsum(p * mpmath.cos(z * t) for p, z in zip(phis, zetas)) / nodes) for t in points]

@@ -37,7 +37,7 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["SieveResult", "sieve_nodes", "factor_bound_constant", "scan_nodes"]
+__all__ = ["SieveResult", "sieve_nodes", "factor_bound_constant", "scan_nodes", "log_factor_bound"]
 
 _CHUNK = 4_000_000  # candidates processed per block (bounds memory for the largest pairs)
 
@@ -59,6 +59,13 @@ def _log_factor_bound(sigma2: float, extra: float, distance: np.ndarray) -> np.n
     """log min(1, M_σ(d) e^{−σ²d²/2}) elementwise (float64, then nudged upward for safety)."""
     m = 1.0 + np.exp(-2 * math.pi * sigma2 * (math.pi - distance)) + extra
     return np.minimum(0.0, np.log(m) - sigma2 * distance**2 / 2 + 1e-9)
+
+
+def log_factor_bound(sigma2, c: int, multiplicity: int, zeta) -> np.ndarray:
+    """log of the rigorous bound on |φ_σ(cζ)|^n used by the sieve, on an array of ζ (float64)."""
+    zeta = np.asarray(zeta, dtype=float)
+    distance = np.abs(np.remainder(c * zeta + np.pi, 2 * np.pi) - np.pi)
+    return multiplicity * _log_factor_bound(float(sigma2), factor_bound_constant(Fraction(sigma2)), distance)
 
 
 @dataclass

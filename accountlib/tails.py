@@ -137,6 +137,16 @@ class TailEngine:
             "build_seconds": self.build_seconds,
         }
 
+    def integrand_at_nodes(self) -> tuple[np.ndarray, np.ndarray]:
+        """(ζ_k, log10|φ_S(ζ_k)|) at the surviving nodes, from the certified values (for plots)."""
+        zetas, logs = [], []
+        with _arb.precision(self.bits):
+            for k in self.nodes.tolist():
+                value = abs(self._phi(int(k)).mid())
+                zetas.append(2 * math.pi * k / self.modulus)
+                logs.append(float(value.log() / arb(10).log()) if value > 0 else -math.inf)
+        return np.array(zetas), np.array(logs)
+
     def tail_index(self, lo: int) -> TailResult:
         """P(S_L ≥ lo) with its certified error bound."""
         lo = int(lo)

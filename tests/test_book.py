@@ -51,3 +51,5 @@ def test_book_builds_without_warnings_and_loads_nothing_from_outside(tmp_path):
     assert chapter.count("<img") >= 4  # the chapter's figures
     ledger = (html / "book" / "ledger.html").read_text(encoding="utf-8")
     assert "sieve.A1.lambda4.sigma2=1" in ledger
+    benchmarks = (html / "book" / "benchmarks.html").read_text(encoding="utf-8")
+    assert "paper's method" in benchmarks and "dp_accounting" in benchmarks
