@@ -116,16 +116,19 @@ class ShiftPair:
             error = first.error_bound + float(growth) * second.error_bound
         return DeltaPoint(eps, value, error * (1 + 1e-9))
 
-    def delta(self, epsilons, *, rel_tol: float = 1e-6) -> list[DeltaPoint]:
+    def delta(self, epsilons, *, rel_tol: float = 1e-6, start_delta: float | None = None) -> list[DeltaPoint]:
         """The exact δ(ε) at each ε, each with error_bound ≤ rel_tol·δ (MATH.md §6).
 
-        Starts at Δ = 1e-30 and, where the bound is not yet small enough,
-        rebuilds with Δ ≈ rel_tol·δ/(2(1 + e^ε)).
+        Starts at Δ = ``start_delta`` (default 1e-30, or the finest engine
+        already built) and, where the bound is not yet small enough, rebuilds
+        with Δ ≈ rel_tol·δ/(2(1 + e^ε)). A good ``start_delta`` saves the rebuild.
         """
         eps = [as_positive_fraction(e, "epsilons") for e in epsilons]
         if not 0 < rel_tol <= 0.5:
             raise ValueError(f"rel_tol must be in (0, 0.5]; got {rel_tol!r}")
-        delta = min([_START_DELTA] + [e.delta for e in self._engines])
+        if start_delta is not None and not 0 < start_delta < 1:
+            raise ValueError(f"start_delta must be in (0, 1); got {start_delta!r}")
+        delta = min([start_delta or _START_DELTA] + [e.delta for e in self._engines])
         while True:
             engine = self.engine(delta)
             points = [self._delta_at(engine, e) for e in eps]

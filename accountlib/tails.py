@@ -29,7 +29,7 @@ import mpmath
 import numpy as np
 from flint import arb, fmpq
 
-from . import _arb
+from . import _arb, _floatcf
 from ._numbers import as_fraction
 from .lattice import Lattice, lattice_of, threshold_index
 from .quadrature import node_count, truncation_mass_bound, truncation_point
@@ -83,7 +83,7 @@ class TailEngine:
         self.modulus = node_count(self.cut)  # N (prime, ≥ 2U + 2)
         self.threshold = self.delta / (4 * (2 * self.cut + 1))  # τ
         self.truncation_bound = truncation_mass_bound(self.variance_proxy, self.cut)
-        self.bits = int(math.ceil(-math.log2(self.delta) + math.log2(self.modulus))) + 110
+        self.bits = int(math.ceil(-math.log2(self.delta) + math.log2(self.modulus))) + 64
         if method == "sieve":
             self.sieve: SieveResult = sieve_nodes(self.lattice.groups, self.modulus, self.threshold)
             self.nodes = self.sieve.nodes
@@ -108,14 +108,58 @@ class TailEngine:
         return value
 
     def _prepare_weights(self):
-        """w_k = φ_S(ζ_k)/(N sin(πk/N)) and the threshold-independent part Σ w_k sin(π k(2U+1)/N)."""
+        """Split the surviving nodes k ≥ 1 into three sets and precompute their weights.
+
+        With w_k = φ_S(ζ_k)/(N sin(πk/N)) the tail is
+        P(lo ≤ S_L ≤ U) ≈ φ_S(0)(U − lo + 1)/N + Σ_k w_k [sin(πk(2U+1)/N) − sin(πk(2lo−1)/N)].
+
+        * nodes whose |φ_S| is certified ≤ τ are dropped (covered by the sieve's error term);
+        * nodes whose whole contribution is below Δ/16 even with float64 errors are summed in
+          float64, vectorised over thresholds, and their rigorous error bound is added;
+        * the rest are evaluated and summed in arb balls.
+
+        The float path needs every σ² ≥ 1/2 (the census has σ² ≥ 2.5); otherwise, and for
+        ``method="paper"``, every node goes through arb.
+        """
         n = self.modulus
+        ks = self.nodes[self.nodes > 0].astype(np.int64)
+        self._float_k = np.zeros(0, dtype=np.int64)
+        self._float_w = np.zeros(0)
+        self._float_a = np.zeros(0)
+        self._float_error = 0.0
+        arb_k = ks
+        if self.method == "sieve" and ks.size and all(s2 >= _floatcf.SMALLEST_SIGMA2 for (s2, _), _ in self.lattice.groups):
+            log_phi = np.zeros(ks.size)
+            log_error = np.zeros(ks.size)
+            for (sigma2, c), mult in self.lattice.groups:
+                value, error = _floatcf.log_cf(np.mod(ks * (c % n), n), n, sigma2)
+                log_phi += mult * value
+                log_error += mult * error
+            relative = np.expm1(log_error)  # |φ_float/φ − 1| ≤ relative
+            useful = log_phi + np.log1p(relative) > math.log(self.threshold)
+            log_w = log_phi - np.log(n * np.sin(np.pi * ks / n))
+            w_upper = np.exp(log_w) * (1 + relative)
+            # float64 error of one term w·(A − sin): 2|w|·rel (value) + |w|·1e-14 (sines, products); the dot
+            # product over m terms adds γ_m·2Σ|w| (Higham, Thm 3.1), γ_m = mu/(1 − mu), u = 2^-53.
+            gamma = ks.size * 2.0**-53 / (1 - ks.size * 2.0**-53)
+            cost = w_upper * (2 * relative + 1e-14 + 2 * gamma)
+            order = np.argsort(w_upper)
+            candidates = order[useful[order]]
+            budget = np.cumsum(cost[candidates])
+            chosen = candidates[budget <= self.delta / 16]
+            self._float_k = ks[chosen]
+            self._float_w = np.exp(log_w[chosen])
+            self._float_a = np.sin(np.pi * np.mod(self._float_k * (2 * self.cut + 1), 2 * n) / n)
+            self._float_error = float(budget[chosen.size - 1]) * (1 + 1e-9) if chosen.size else 0.0
+            keep = np.ones(ks.size, dtype=bool)
+            keep[chosen] = False
+            keep &= useful
+            arb_k = ks[keep]
+        self.dropped_after_evaluation = int(ks.size - arb_k.size - self._float_k.size)
         with _arb.precision(self.bits):
             weights, constant = [], arb(0)
             self.phi0 = arb(1)  # φ_S(0) = 1 exactly
-            for k in self.nodes.tolist():
-                if k == 0:
-                    continue
+            for k in arb_k.tolist():
                 w = self._phi(k) / (n * arb.sin_pi_fmpq(fmpq(k, n)))
                 weights.append((k, w))
                 constant += w * arb.sin_pi_fmpq(fmpq((k * (2 * self.cut + 1)) % (2 * n), n))
@@ -133,6 +177,8 @@ class TailEngine:
             "tau": self.threshold,
             "per_factor_nodes": self.sieve.per_factor_count,
             "nodes": int(self.nodes.size),
+            "arb_nodes": len(self._weights),
+            "float_nodes": int(self._float_k.size),
             "groups": len(self.lattice.groups),
             "build_seconds": self.build_seconds,
         }
@@ -149,24 +195,52 @@ class TailEngine:
 
     def tail_index(self, lo: int) -> TailResult:
         """P(S_L ≥ lo) with its certified error bound."""
-        lo = int(lo)
+        return self.tail_indices([lo])[0]
+
+    def tail_indices(self, indices) -> list[TailResult]:
+        """P(S_L ≥ lo) for every lo in ``indices``, each with its certified error bound.
+
+        The float64 part of the sum is vectorised over all thresholds at once.
+        """
+        los = [int(lo) for lo in indices]
         cut, n = self.cut, self.modulus
-        if lo > cut:  # entirely in the truncated tail
-            return TailResult(mpmath.mpf(0), truncation_mass_bound(self.variance_proxy, lo - 1), lo)
-        if lo <= -cut:  # P(S_L ≥ lo) = 1 − P(S_L < lo) ≥ 1 − P(S_L < −U)
-            return TailResult(mpmath.mpf(1), truncation_mass_bound(self.variance_proxy, -lo), lo)
-        with _arb.precision(self.bits):
-            total = self._constant + self.phi0 * (cut - lo + 1) / n
-            shift = 2 * lo - 1
-            moving = arb(0)
-            for k, w in self._weights:
-                moving += w * arb.sin_pi_fmpq(fmpq((k * shift) % (2 * n), n))
-            total -= moving
-            rounding = float(total.rad())
-            mid = total.mid()
-            value = mpmath.mpf(mid.str(int(self.bits * 0.30103) + 5, radius=False))
-        error = 3 * self.truncation_bound + self.threshold * (cut - lo + 1) + rounding
-        return TailResult(value, error * (1 + 1e-12), lo)
+        inside = [lo for lo in los if -cut < lo <= cut]
+        float_parts = self._float_parts(inside)
+        results = []
+        for lo in los:
+            if lo > cut:  # entirely in the truncated tail
+                results.append(TailResult(mpmath.mpf(0), truncation_mass_bound(self.variance_proxy, lo - 1), lo))
+                continue
+            if lo <= -cut:  # P(S_L ≥ lo) = 1 − P(S_L < lo) ≥ 1 − P(S_L < −U)
+                results.append(TailResult(mpmath.mpf(1), truncation_mass_bound(self.variance_proxy, -lo), lo))
+                continue
+            with _arb.precision(self.bits):
+                total = self._constant + self.phi0 * (cut - lo + 1) / n + arb(float_parts[lo])
+                shift = 2 * lo - 1
+                moving = arb(0)
+                for k, w in self._weights:
+                    moving += w * arb.sin_pi_fmpq(fmpq((k * shift) % (2 * n), n))
+                total -= moving
+                rounding = float(total.rad())
+                value = mpmath.mpf(total.mid().str(int(self.bits * 0.30103) + 5, radius=False))
+            error = 3 * self.truncation_bound + self.threshold * (cut - lo + 1) + self._float_error + rounding
+            results.append(TailResult(value, error * (1 + 1e-12), lo))
+        return results
+
+    def _float_parts(self, los: list[int], chunk: int = 4_000_000) -> dict:
+        """Σ_{k∈F} w_k [sin(πk(2U+1)/N) − sin(πk(2lo−1)/N)] in float64 for each lo (F: the float nodes)."""
+        if not los or self._float_k.size == 0:
+            return {lo: 0.0 for lo in los}
+        n = self.modulus
+        shifts = np.array([2 * lo - 1 for lo in los], dtype=np.int64)
+        out = {}
+        step = max(1, chunk // self._float_k.size)
+        for start in range(0, len(los), step):
+            block = shifts[start:start + step]
+            angles = np.mod(np.multiply.outer(self._float_k, block), 2 * n)
+            values = self._float_w @ (self._float_a[:, None] - np.sin(np.pi * angles / n))
+            out.update(zip(los[start:start + step], values.tolist()))
+        return out
 
     def tail(self, t) -> TailResult:
         """P(S > t) for a real threshold t (given exactly: int, Fraction, decimal string)."""

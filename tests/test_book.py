@@ -52,4 +52,4 @@ def test_book_builds_without_warnings_and_loads_nothing_from_outside(tmp_path):
     ledger = (html / "book" / "ledger.html").read_text(encoding="utf-8")
     assert "sieve.A1.lambda4.sigma2=1" in ledger
     benchmarks = (html / "book" / "benchmarks.html").read_text(encoding="utf-8")
-    assert "paper's method" in benchmarks and "dp_accounting" in benchmarks
+    assert "Speed-up of accountlib" in benchmarks and "dp_accounting" in benchmarks

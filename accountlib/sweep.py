@@ -1,0 +1,275 @@
+"""Running many independent jobs: the 946 DHC pairs, and papermill parameter grids.
+
+Layer 10 of :mod:`accountlib`. Jobs run on an executor — a local process pool
+by default, or a Dask distributed cluster when the caller passes a scheduler
+address. Every job writes its own result files atomically (a temporary file in
+the same folder, then ``os.replace``), so an interrupted sweep loses at most
+the jobs in flight, and re-running it skips every job whose files exist.
+
+Per DHC pair (k ≤ l) the sweep writes
+
+* ``eps_delta/pair_K_L.csv`` — columns ``delta_zcdp,epsilon,delta,error_bound``:
+  for each δ_zCDP on the grid 5e-1, 1e-1, …, 1e-30, ε = ε_zCDP(δ_zCDP) and the
+  exact δ(ε), certified to ``error_bound ≤ rel_tol·δ``;
+* ``tradeoff/pair_K_L.csv`` — columns ``alpha,beta,error_bound``: vertices of
+  the exact trade-off curve (α_j, β_j), chosen log-uniformly in α from both
+  ends (dense near α = 0 and near β = 0), certified to ``abs_tol``.
+
+Numbers are decimal strings with 30 significant digits.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import os
+import sys
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from fractions import Fraction
+from pathlib import Path
+
+import mpmath
+
+from . import census
+from .profiles import ShiftPair, epsilon_zcdp
+
+__all__ = ["pair_job", "run_jobs", "run_dhc_sweep", "pair_paths", "tradeoff_indices", "add_sweep_parser",
+           "run_notebook_grid"]
+
+DIGITS = 30
+EPS_DELTA_HEADER = ("delta_zcdp", "epsilon", "delta", "error_bound")
+TRADEOFF_HEADER = ("alpha", "beta", "error_bound")
+
+
+def _decimal(value) -> str:
+    with mpmath.workdps(DIGITS + 10):
+        return mpmath.nstr(mpmath.mpf(value), DIGITS, strip_zeros=False, min_fixed=-4, max_fixed=6)
+
+
+def write_csv_atomically(path: Path, header, rows) -> None:
+    """Write a CSV so that ``path`` either does not exist or holds the whole file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}-", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(buffer.getvalue())
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+
+
+def pair_paths(out_dir, k: int, l: int) -> tuple[Path, Path]:
+    out_dir = Path(out_dir)
+    name = f"pair_{k}_{l}.csv"
+    return out_dir / "eps_delta" / name, out_dir / "tradeoff" / name
+
+
+def tradeoff_indices(pair: ShiftPair, points_per_side: int, smallest_alpha: float, cut: int) -> list[int]:
+    """Lattice indices j whose vertices (α_j, β_j) cover the curve, log-uniform in α near both ends.
+
+    α_j = P(S_L ≥ j) ≈ Φ̄(j/s) with s² = Var S_L; the index set is closed under
+    j ↦ 2L + 1 − j, so every β_j is again one of the α's (one tail per vertex).
+    """
+    from scipy.special import ndtri
+
+    sd = math.sqrt(float(sum(Fraction(c * c) / r for c, r in zip(pair.lattice.coefficients, pair.rhos))))
+    centre = pair.shift / 2
+    logs = [math.log10(smallest_alpha) * (1 - i / (points_per_side - 1)) + math.log10(0.5) * i / (points_per_side - 1)
+            for i in range(points_per_side)]
+    upper = {min(cut, max(0, round(centre - sd * ndtri(10**x)))) for x in logs}
+    upper |= {math.ceil(centre + 0.5)}
+    indices = upper | {pair.shift + 1 - j for j in upper}
+    return sorted(indices)
+
+
+def pair_job(k: int, l: int, out_dir, *, smallest_delta_exponent: int = 30, rel_tol: float = 1e-6,
+             abs_tol: float = 1e-25, points_per_side: int = 220, variance_scale=1) -> dict:
+    """Compute and write both curves of DHC pair (k, l); returns a summary (timings, node counts).
+
+    ``variance_scale`` c multiplies every noise variance (ρ_i → ρ_i/c); the
+    ε grid stays at ε_zCDP(δ) of the *unscaled* ρ.
+    """
+    started = time.perf_counter()
+    scale = Fraction(variance_scale)
+    rhos = [r / scale for r in census.pair_rhos(k, l)]
+    pair = ShiftPair(rhos)
+    base_rho = census.TOTAL_RHO  # ρ = (Σρ_i)/2 of every unscaled pair
+    levels = census.delta_levels(smallest_delta_exponent)
+    epsilons = [Fraction(repr(epsilon_zcdp(base_rho, d))) for d in levels]
+    # exact δ sits below δ_zCDP (by a factor ~50 for the census pairs): aim the first engine there
+    guess = min(rel_tol * d * 1e-3 / (2 * (1 + math.exp(float(e)))) for d, e in zip(levels, epsilons))
+    points = pair.delta(epsilons, rel_tol=rel_tol, start_delta=max(guess, 1e-300))
+    eps_rows = [(f"{d:.0e}", _decimal(p.epsilon), _decimal(p.delta), _decimal(p.error_bound))
+                for d, p in zip(levels, points)]
+    engine = pair.engine(abs_tol / 4)
+    indices = tradeoff_indices(pair, points_per_side, abs_tol, engine.cut)
+    tails = {j: engine.tail_index(j) for j in indices}
+    vertices = []
+    for j in indices:
+        a, b = tails[j], tails[pair.shift + 1 - j]
+        vertices.append((a.value, b.value, max(a.error_bound, b.error_bound)))
+    vertices.sort(key=lambda v: v[0])
+    trade_rows = [(_decimal(a), _decimal(b), _decimal(e)) for a, b, e in vertices]
+    eps_path, trade_path = pair_paths(out_dir, k, l)
+    write_csv_atomically(eps_path, EPS_DELTA_HEADER, eps_rows)
+    write_csv_atomically(trade_path, TRADEOFF_HEADER, trade_rows)
+    finest = min(pair._engines, key=lambda e: e.delta)
+    return {
+        "pair": (k, l),
+        "seconds": time.perf_counter() - started,
+        "L": str(pair.lattice.scale),
+        "N": finest.modulus,
+        "per_factor_nodes": finest.sieve.per_factor_count,
+        "nodes": int(finest.nodes.size),
+        "engines": len(pair._engines),
+        "smallest_Delta": finest.delta,
+    }
+
+
+# -- executors ------------------------------------------------------------------------------------
+
+
+def _progress(total: int, enabled: bool):
+    if not enabled:
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:  # pragma: no cover - tqdm ships with the book extra
+        return None
+    return tqdm(total=total, unit="job", smoothing=0.1, file=sys.stderr)
+
+
+def run_jobs(function, jobs: list[tuple], *, scheduler: str | None = None, workers: int | None = None,
+             progress: bool = True, on_result=None) -> list:
+    """Run ``function(*args)`` for every args tuple in ``jobs``; return the results in completion order.
+
+    By default a local ``ProcessPoolExecutor`` (``workers`` processes, default:
+    all cores); with ``scheduler`` (an address such as ``tcp://127.0.0.1:8786``)
+    the jobs go to that Dask distributed cluster instead. A progress bar shows
+    jobs done and the estimated time left. ``on_result`` is called with each
+    result as it arrives.
+    """
+    bar = _progress(len(jobs), progress)
+    results = []
+    try:
+        if scheduler:
+            from dask.distributed import Client
+            from dask.distributed import as_completed as dask_completed
+
+            with Client(scheduler) as client:
+                futures = [client.submit(function, *args, pure=False) for args in jobs]
+                for future in dask_completed(futures):
+                    results.append(_collect(future.result(), bar, on_result))
+        elif workers == 1:
+            for args in jobs:
+                results.append(_collect(function(*args), bar, on_result))
+        else:
+            with ProcessPoolExecutor(max_workers=workers) as pool:
+                futures = [pool.submit(function, *args) for args in jobs]
+                for future in as_completed(futures):
+                    results.append(_collect(future.result(), bar, on_result))
+    finally:
+        if bar is not None:
+            bar.close()
+    return results
+
+
+def _collect(result, bar, on_result):
+    if bar is not None:
+        bar.update(1)
+    if on_result is not None:
+        on_result(result)
+    return result
+
+
+def run_dhc_sweep(out_dir="results/dhc", pairs=None, *, scheduler=None, workers=None, progress=True,
+                  **job_options) -> list[dict]:
+    """Both curves for every pair in ``pairs`` (default: all 946), skipping pairs already written.
+
+    Returns the summaries of the pairs computed in this run (finished pairs
+    from earlier runs are skipped and not returned).
+    """
+    pairs = census.all_pairs() if pairs is None else [tuple(sorted(p)) for p in pairs]
+    todo = [p for p in pairs if not all(path.is_file() for path in pair_paths(out_dir, *p))]
+    jobs = [(k, l, str(out_dir)) for k, l in todo]
+    if job_options:
+        from functools import partial
+
+        function = partial(pair_job, **job_options)
+    else:
+        function = pair_job
+    return run_jobs(function, jobs, scheduler=scheduler, workers=workers, progress=progress)
+
+
+def run_notebook_grid(notebook, grid: list[dict], out_dir, *, scheduler=None, workers=None,
+                      progress=True) -> list[str]:
+    """Execute a jupytext chapter once per parameter set with papermill, on the same executor.
+
+    Each run writes ``out_dir/<stem>__<k=v>...ipynb``; runs whose output exists are skipped.
+    """
+    notebook, out_dir = Path(notebook).resolve(), Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    jobs = []
+    for parameters in grid:
+        label = "__".join(f"{k}={v}" for k, v in sorted(parameters.items()))
+        target = out_dir / f"{notebook.stem}__{label}.ipynb"
+        if not target.is_file():
+            jobs.append((str(notebook), str(target), parameters))
+    return run_jobs(_execute_notebook, jobs, scheduler=scheduler, workers=workers, progress=progress)
+
+
+def _execute_notebook(source: str, target: str, parameters: dict) -> str:
+    import jupytext
+    import papermill
+
+    partial_target = Path(target).with_suffix(".partial.ipynb")
+    papermill.execute_notebook(jupytext.read(source), str(partial_target), parameters=parameters,
+                               cwd=str(Path(source).parent), progress_bar=False)
+    os.replace(partial_target, target)
+    return target
+
+
+# -- command line ------------------------------------------------------------------------------
+
+
+def add_sweep_parser(subparsers) -> None:
+    sweep = subparsers.add_parser("sweep", help="run many pairs (DHC) on a process pool or a Dask cluster",
+                                  description="Compute the exact (ε, δ) and trade-off curves of DHC pairs, one "
+                                  "file per pair, written atomically; re-running skips finished pairs.")
+    sweep.add_argument("target", choices=["dhc"], help="what to sweep (dhc: the 946 allocation pairs)")
+    sweep.add_argument("--out", default="results/dhc", help="output folder (default results/dhc)")
+    sweep.add_argument("--pairs", nargs="+", type=int, metavar="K L",
+                       help="only these pairs, as a flat list K1 L1 K2 L2 ... (default: all 946)")
+    sweep.add_argument("--workers", type=int, default=None, help="local processes (default: all cores)")
+    sweep.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                       help="run on the Dask distributed scheduler at ADDRESS (e.g. tcp://127.0.0.1:8786)")
+    sweep.add_argument("--no-progress", action="store_true", help="no progress bar")
+    sweep.set_defaults(handler=_sweep_command)
+
+
+def _sweep_command(args) -> int:
+    pairs = None
+    if args.pairs:
+        if len(args.pairs) % 2 or any(not 1 <= p <= 43 for p in args.pairs):
+            print("error: --pairs takes an even number of allocation numbers, each in 1..43", file=sys.stderr)
+            return 2
+        pairs = list(zip(args.pairs[::2], args.pairs[1::2]))
+    if args.workers is not None and args.workers < 1:
+        print("error: --workers must be >= 1", file=sys.stderr)
+        return 2
+    started = time.perf_counter()
+    done = run_dhc_sweep(args.out, pairs, scheduler=args.scheduler, workers=args.workers,
+                         progress=not args.no_progress)
+    print(f"{len(done)} pairs computed in {time.perf_counter() - started:.1f} s; results in {args.out}")
+    return 0
