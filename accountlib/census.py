@@ -94,3 +94,111 @@ def delta_levels(smallest_exponent: int = 21) -> list[float]:
     (42, [0.5, 0.1, 0.05], 1e-21)
     """
     return [float(f"{m}e-{k}") for k in range(1, smallest_exponent + 1) for m in (5, 1)]
+
+
+# --------------------------------------------------------------------------------------------
+# Census-wide results from the per-pair files written by ``accountlib.sweep``
+# --------------------------------------------------------------------------------------------
+
+_CONTEXT_DIGITS = 45
+
+
+def _read_rows(path) -> list[dict]:
+    with open(path, newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def read_pair_curves(out_dir, k: int, l: int) -> dict:
+    """The two curves of pair (k, l) from the sweep's files, as lists of ``Decimal`` (exact strings kept)."""
+    from decimal import Decimal
+
+    from .sweep import pair_paths
+
+    eps_path, trade_path = pair_paths(out_dir, k, l)
+    eps_rows, trade_rows = _read_rows(eps_path), _read_rows(trade_path)
+    return {
+        "delta_zcdp": [Decimal(r["delta_zcdp"]) for r in eps_rows],
+        "epsilon": [Decimal(r["epsilon"]) for r in eps_rows],
+        "delta": [Decimal(r["delta"]) for r in eps_rows],
+        "delta_error": [Decimal(r["error_bound"]) for r in eps_rows],
+        "alpha": [Decimal(r["alpha"]) for r in trade_rows],
+        "beta": [Decimal(r["beta"]) for r in trade_rows],
+        "tradeoff_error": [Decimal(r["error_bound"]) for r in trade_rows],
+    }
+
+
+def available_pairs(out_dir) -> list[tuple[int, int]]:
+    """Pairs whose two result files exist in ``out_dir``."""
+    from .sweep import pair_paths
+
+    return [p for p in all_pairs() if all(path.is_file() for path in pair_paths(out_dir, *p))]
+
+
+def census_eps_delta(curves: dict) -> list[dict]:
+    """The census-wide (ε, δ) curve: at each ε_zCDP(δ) level the max of δ over pairs, and which pair.
+
+    ``curves`` maps (k, l) to :func:`read_pair_curves` output. Since max is
+    1-Lipschitz in the sup norm, the census value carries the largest error
+    bound among the pairs.
+    """
+    pairs = sorted(curves)
+    first = curves[pairs[0]]
+    rows = []
+    for i, level in enumerate(first["delta_zcdp"]):
+        worst = max(pairs, key=lambda p: curves[p]["delta"][i])
+        rows.append({
+            "delta_zcdp": level,
+            "epsilon": first["epsilon"][i],
+            "delta": curves[worst]["delta"][i],
+            "error_bound": max(curves[p]["delta_error"][i] for p in pairs),
+            "pair": worst,
+        })
+    return rows
+
+
+def census_tradeoff(curves: dict) -> list[dict]:
+    """The census-wide trade-off curve: the lower convex envelope of min over pairs of f_kl.
+
+    Each f_kl is convex and piecewise linear, so the envelope of the minimum is the
+    lower convex hull of all pairs' vertices (Andrew's monotone chain, in exact
+    ``Decimal`` arithmetic at 45 digits). Each hull vertex is tagged with the pair
+    it comes from. The vertices are those the sweep stored (≥ 400 per pair), so
+    between them the envelope is an upper bound on the exact one.
+    """
+    from decimal import localcontext
+
+    points = []
+    for pair, curve in curves.items():
+        points.extend(zip(curve["alpha"], curve["beta"], curve["tradeoff_error"], [pair] * len(curve["alpha"])))
+    points.sort(key=lambda p: (p[0], p[1]))
+    hull = []
+    with localcontext() as context:
+        context.prec = _CONTEXT_DIGITS
+        for point in points:
+            while len(hull) >= 2:
+                (ox, oy, *_), (ax, ay, *_) = hull[-2], hull[-1]
+                if (ax - ox) * (point[1] - oy) - (ay - oy) * (point[0] - ox) <= 0:
+                    hull.pop()
+                else:
+                    break
+            hull.append(point)
+    return [{"alpha": a, "beta": b, "error_bound": e, "pair": p} for a, b, e, p in hull]
+
+
+def write_census_results(out_dir) -> dict:
+    """Write ``census_eps_delta.csv`` and ``census_tradeoff.csv`` from every pair present in ``out_dir``."""
+    from pathlib import Path
+
+    from .sweep import write_csv_atomically
+
+    out_dir = Path(out_dir)
+    pairs = available_pairs(out_dir)
+    curves = {p: read_pair_curves(out_dir, *p) for p in pairs}
+    eps_rows = census_eps_delta(curves)
+    trade_rows = census_tradeoff(curves)
+    write_csv_atomically(out_dir / "census_eps_delta.csv", ("delta_zcdp", "epsilon", "delta", "error_bound", "pair"),
+                         [(r["delta_zcdp"], r["epsilon"], r["delta"], r["error_bound"], f"{r['pair'][0]}_{r['pair'][1]}")
+                          for r in eps_rows])
+    write_csv_atomically(out_dir / "census_tradeoff.csv", ("alpha", "beta", "error_bound", "pair"),
+                         [(r["alpha"], r["beta"], r["error_bound"], f"{r['pair'][0]}_{r['pair'][1]}") for r in trade_rows])
+    return {"pairs": len(pairs), "eps_delta": eps_rows, "tradeoff": trade_rows}

@@ -27,7 +27,7 @@ from fractions import Fraction
 import mpmath
 
 from ._numbers import as_fraction, as_positive_fraction
-from .lattice import lattice_of
+from .lattice import lattice_of, threshold_index
 from .tails import TailEngine
 
 __all__ = [
@@ -96,8 +96,13 @@ class ShiftPair:
     # -- engines, shared across calls: any engine with Δ' ≤ Δ serves a request for Δ ----------
 
     def engine(self, delta: float) -> TailEngine:
-        """A :class:`TailEngine` with accuracy at least ``delta`` (built once, then reused)."""
-        usable = [e for e in self._engines if e.delta <= delta]
+        """A :class:`TailEngine` with accuracy at least ``delta`` (built once, then reused).
+
+        An existing engine is reused when it is at least as accurate and not more
+        than a million times more accurate than asked (a far finer engine keeps
+        many more nodes and digits, so building a coarser one is cheaper).
+        """
+        usable = [e for e in self._engines if delta * 1e-6 <= e.delta <= delta]
         if usable:
             return max(usable, key=lambda e: e.delta)
         engine = TailEngine(self.lattice, delta)
@@ -106,9 +111,7 @@ class ShiftPair:
 
     # -- (ε, δ) -------------------------------------------------------------------------------
 
-    def _delta_at(self, engine: TailEngine, epsilon: Fraction) -> DeltaPoint:
-        first = engine.tail(epsilon / self.rho - 1)
-        second = engine.tail(epsilon / self.rho + 1)
+    def _combine(self, engine: TailEngine, epsilon: Fraction, first, second) -> DeltaPoint:
         with mpmath.workdps(int(engine.bits * 0.30103) + 10):
             eps = mpmath.mpf(epsilon.numerator) / epsilon.denominator
             growth = mpmath.exp(eps)
@@ -128,17 +131,35 @@ class ShiftPair:
             raise ValueError(f"rel_tol must be in (0, 0.5]; got {rel_tol!r}")
         if start_delta is not None and not 0 < start_delta < 1:
             raise ValueError(f"start_delta must be in (0, 1); got {start_delta!r}")
-        delta = min([start_delta or _START_DELTA] + [e.delta for e in self._engines])
-        while True:
+        delta = start_delta or _START_DELTA
+        points: dict[int, DeltaPoint] = {}
+        todo = list(range(len(eps)))
+        while todo:
             engine = self.engine(delta)
-            points = [self._delta_at(engine, e) for e in eps]
-            needed = [
-                rel_tol * float(p.delta) / (2 * (1 + math.exp(min(float(p.epsilon), 700))))
-                for p in points if not p.error_bound <= rel_tol * float(p.delta)
-            ]
-            if not needed or delta <= _MIN_DELTA:
-                return points
-            delta = max(min(min(needed), delta * 1e-2), _MIN_DELTA) if min(needed) > 0 else delta * 1e-20
+            needed = {}
+            for i, point in zip(todo, self._delta_batch(engine, [eps[i] for i in todo])):
+                points[i] = point
+                if not point.error_bound <= rel_tol * float(point.delta):
+                    growth = 1 + math.exp(min(float(point.epsilon), 700))
+                    estimate = float(point.delta) if point.delta > 0 else 0.0
+                    needed[i] = rel_tol * estimate / (2 * growth) if estimate > 0 else delta * 1e-20
+            if not needed or engine.delta <= _MIN_DELTA:
+                break
+            todo = sorted(needed)
+            # one engine serves a band of twelve decades of required accuracy; finer ones come next round
+            loosest = max(needed.values())
+            delta = max(min(v for v in needed.values() if v >= loosest * 1e-12), _MIN_DELTA)
+            delta = min(delta, engine.delta * 1e-2)
+        return [points[i] for i in range(len(eps))]
+
+    def _delta_batch(self, engine: TailEngine, epsilons: list[Fraction]) -> list[DeltaPoint]:
+        """δ(ε) for several ε from one engine, all thresholds in one batch."""
+        scale = self.lattice.scale
+        indices = [threshold_index(e / self.rho - 1, scale) for e in epsilons]
+        indices += [threshold_index(e / self.rho + 1, scale) for e in epsilons]
+        tails = engine.tail_indices(indices)
+        lows, highs = tails[: len(epsilons)], tails[len(epsilons):]
+        return [self._combine(engine, e, a, b) for e, a, b in zip(epsilons, lows, highs)]
 
     # -- trade-off --------------------------------------------------------------------------
 

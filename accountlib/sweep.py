@@ -94,7 +94,7 @@ def tradeoff_indices(pair: ShiftPair, points_per_side: int, smallest_alpha: floa
 
 
 def pair_job(k: int, l: int, out_dir, *, smallest_delta_exponent: int = 30, rel_tol: float = 1e-6,
-             abs_tol: float = 1e-25, points_per_side: int = 220, variance_scale=1) -> dict:
+             abs_tol: float = 1e-25, points_per_side: int = 200, variance_scale=1) -> dict:
     """Compute and write both curves of DHC pair (k, l); returns a summary (timings, node counts).
 
     ``variance_scale`` c multiplies every noise variance (ρ_i → ρ_i/c); the
@@ -107,14 +107,13 @@ def pair_job(k: int, l: int, out_dir, *, smallest_delta_exponent: int = 30, rel_
     base_rho = census.TOTAL_RHO  # ρ = (Σρ_i)/2 of every unscaled pair
     levels = census.delta_levels(smallest_delta_exponent)
     epsilons = [Fraction(repr(epsilon_zcdp(base_rho, d))) for d in levels]
-    # exact δ sits below δ_zCDP (by a factor ~50 for the census pairs): aim the first engine there
-    guess = min(rel_tol * d * 1e-3 / (2 * (1 + math.exp(float(e)))) for d, e in zip(levels, epsilons))
-    points = pair.delta(epsilons, rel_tol=rel_tol, start_delta=max(guess, 1e-300))
+    # start coarse: the large-δ levels are settled by a cheap engine, finer engines follow for the rest
+    points = pair.delta(epsilons, rel_tol=rel_tol, start_delta=1e-16)
     eps_rows = [(f"{d:.0e}", _decimal(p.epsilon), _decimal(p.delta), _decimal(p.error_bound))
                 for d, p in zip(levels, points)]
     engine = pair.engine(abs_tol / 4)
     indices = tradeoff_indices(pair, points_per_side, abs_tol, engine.cut)
-    tails = {j: engine.tail_index(j) for j in indices}
+    tails = dict(zip(indices, engine.tail_indices(indices)))
     vertices = []
     for j in indices:
         a, b = tails[j], tails[pair.shift + 1 - j]
@@ -202,6 +201,7 @@ def run_dhc_sweep(out_dir="results/dhc", pairs=None, *, scheduler=None, workers=
     """
     pairs = census.all_pairs() if pairs is None else [tuple(sorted(p)) for p in pairs]
     todo = [p for p in pairs if not all(path.is_file() for path in pair_paths(out_dir, *p))]
+    todo = order_by_cost(todo)
     jobs = [(k, l, str(out_dir)) for k, l in todo]
     if job_options:
         from functools import partial
@@ -210,6 +210,24 @@ def run_dhc_sweep(out_dir="results/dhc", pairs=None, *, scheduler=None, workers=
     else:
         function = pair_job
     return run_jobs(function, jobs, scheduler=scheduler, workers=workers, progress=progress)
+
+
+def allocation_weight(k: int) -> int:
+    """Surviving nodes of pair (k, k) at Δ = 1e-20: how much quadrature work allocation k brings."""
+    pair = ShiftPair(census.pair_rhos(k, k))
+    from .quadrature import node_count, truncation_point
+    from .sieve import sieve_nodes
+
+    cut = truncation_point(pair.lattice.variance_proxy, 1e-20)
+    modulus = node_count(cut)
+    return sieve_nodes(pair.lattice.groups, modulus, 1e-20 / (4 * (2 * cut + 1))).product_count
+
+
+def order_by_cost(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Cheap pairs first (by the heavier allocation's node count), so that a sweep interrupted
+    early has finished as many pairs as possible and long jobs do not block the pool at the start."""
+    weights = {k: allocation_weight(k) for k in sorted({k for pair in pairs for k in pair})}
+    return sorted(pairs, key=lambda p: (max(weights[p[0]], weights[p[1]]), p))
 
 
 def run_notebook_grid(notebook, grid: list[dict], out_dir, *, scheduler=None, workers=None,
