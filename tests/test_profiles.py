@@ -92,3 +92,15 @@ def test_bad_input():
         ShiftPair([1]).tradeoff([2])
     with pytest.raises(ValueError, match="epsilons must be > 0"):
         ShiftPair([1]).delta([0])
+
+
+def test_results_do_not_depend_on_the_callers_mpmath_precision():
+    """Regression: tail values were once rounded to the caller's default 15 digits."""
+    results = []
+    for digits in (15, 120):
+        with mpmath.workdps(digits):
+            point = ShiftPair(census.pair_rhos(1, 43)).delta(["8.67139664583832"], rel_tol=1e-12)[0]
+            results.append(point)
+    with mpmath.workdps(60):
+        assert abs(results[0].delta - results[1].delta) <= results[0].error_bound + results[1].error_bound
+        assert results[0].error_bound < 1e-12 * results[0].delta

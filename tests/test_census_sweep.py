@@ -1,0 +1,163 @@
+"""DHC data, the resumable sweep (local pool and Dask), and census-wide aggregation."""
+
+import csv
+import os
+import signal
+import subprocess
+import sys
+import time
+from decimal import Decimal
+from fractions import Fraction
+
+import mpmath
+import pytest
+
+from accountlib import census, sweep
+from accountlib.profiles import ShiftPair
+
+LIGHT_PAIRS = [(2, 8), (2, 13), (13, 13), (8, 16)]  # L = 49622: seconds each
+
+
+def test_allocations_load_and_validate():
+    for k in census.ALLOCATIONS:
+        rho = census.load_allocation(k)
+        assert len(rho) == 80 and sum(rho) == Fraction(24811, 5000)
+    assert census.load_allocation(13)[0] == Fraction(11, 10000)
+    assert len(census.all_pairs()) == 946
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("a,b\n1/2,1/2\n", "expected a header and 10 rows"),
+        ("h1,h2,h3,h4,h5,h6,h7,h8\n" + "x,0,0,0,0,0,0,0\n" * 10, "is not a fraction"),
+        ("h1,h2,h3,h4,h5,h6,h7,h8\n" + "-1/2,0,0,0,0,0,0,0\n" * 10, "negative budget"),
+        ("h1,h2,h3,h4,h5,h6,h7,h8\n" + "1/2,0,0,0,0,0,0,0\n" * 10, "sum to 5"),
+    ],
+)
+def test_malformed_allocation_fails_clearly(text, message):
+    with pytest.raises(ValueError, match=message):
+        census.parse_allocation(text, source="broken.csv")
+
+
+def test_bad_allocation_numbers():
+    with pytest.raises(ValueError, match="between 1 and 43"):
+        census.load_allocation(44)
+    with pytest.raises(ValueError, match="l must be an allocation number"):
+        census.pair_rhos(1, 0)
+
+
+def read(path):
+    with open(path, newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_pair_job_files(tmp_path):
+    summary = sweep.pair_job(13, 13, tmp_path, smallest_delta_exponent=12, points_per_side=60)
+    eps_path, trade_path = sweep.pair_paths(tmp_path, 13, 13)
+    rows = read(eps_path)
+    assert list(rows[0]) == ["delta_zcdp", "epsilon", "delta", "error_bound"]
+    assert len(rows) == 24
+    for row in rows:
+        assert len(Decimal(row["delta"]).as_tuple().digits) >= 25
+        assert Decimal(row["error_bound"]) <= Decimal("1e-6") * Decimal(row["delta"])
+    deltas = [Decimal(r["delta"]) for r in rows]
+    assert all(a > b for a, b in zip(deltas, deltas[1:]))
+    trade = read(trade_path)
+    assert list(trade[0]) == ["alpha", "beta", "error_bound"]
+    assert len(trade) >= 100
+    alphas = [Decimal(r["alpha"]) for r in trade]
+    betas = [Decimal(r["beta"]) for r in trade]
+    assert alphas == sorted(alphas) and betas == sorted(betas, reverse=True)
+    assert all(Decimal(r["error_bound"]) <= Decimal("1e-25") for r in trade)
+    assert summary["nodes"] > 0
+
+
+def test_pair_job_spot_check_against_higher_accuracy(tmp_path):
+    """A stored δ agrees with an independent rerun at 1e-12 relative accuracy within the stored bound."""
+    sweep.pair_job(2, 13, tmp_path, smallest_delta_exponent=10, points_per_side=30)
+    rows = read(sweep.pair_paths(tmp_path, 2, 13)[0])
+    pair = ShiftPair(census.pair_rhos(2, 13))
+    eps = [Fraction(r["epsilon"]) for r in rows[::4]]
+    fine = pair.delta(eps, rel_tol=1e-12)
+    with mpmath.workdps(40):
+        for row, point in zip(rows[::4], fine):
+            assert abs(mpmath.mpf(row["delta"]) - point.delta) <= float(row["error_bound"]) + point.error_bound
+
+
+@pytest.mark.slow
+def test_committed_results_spot_checks():
+    """Spot-check committed sweep files (where present) against fresh higher-accuracy computations."""
+    from pathlib import Path
+
+    out = Path(__file__).resolve().parents[1] / "results" / "dhc"
+    present = census.available_pairs(out)
+    if not present:
+        pytest.skip("no committed DHC results")
+    for k, l in [p for p in [(13, 13), (1, 43), (2, 5)] if p in present]:
+        rows = read(sweep.pair_paths(out, k, l)[0])
+        pair = ShiftPair(census.pair_rhos(k, l))
+        picks = [rows[0], rows[len(rows) // 2], rows[-1]]
+        fresh = pair.delta([Fraction(r["epsilon"]) for r in picks], rel_tol=1e-9)
+        with mpmath.workdps(40):
+            for row, point in zip(picks, fresh):
+                assert abs(mpmath.mpf(row["delta"]) - point.delta) <= float(row["error_bound"]) + point.error_bound
+
+
+def test_sweep_resumes_after_being_killed(tmp_path):
+    pairs = " ".join(f"{k} {l}" for k, l in LIGHT_PAIRS)
+    command = [sys.executable, "-m", "accountlib", "sweep", "dhc", "--out", str(tmp_path), "--workers", "1",
+               "--no-progress", "--pairs", *pairs.split()]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.time() + 300
+    while time.time() < deadline and not list((tmp_path / "tradeoff").glob("pair_*.csv")):
+        time.sleep(0.2)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    finished = [p for p in LIGHT_PAIRS if all(path.is_file() for path in sweep.pair_paths(tmp_path, *p))]
+    assert 1 <= len(finished) < len(LIGHT_PAIRS)
+    for k, l in finished:  # every file present is complete
+        for path in sweep.pair_paths(tmp_path, k, l):
+            assert len(read(path)) > 10
+    mtimes = {p: sweep.pair_paths(tmp_path, *p)[0].stat().st_mtime for p in finished}
+    done = sweep.run_dhc_sweep(tmp_path, LIGHT_PAIRS, workers=1, progress=False)
+    assert sorted(d["pair"] for d in done) == sorted(set(LIGHT_PAIRS) - set(finished))
+    assert all(sweep.pair_paths(tmp_path, *p)[0].stat().st_mtime == t for p, t in mtimes.items())
+    leftovers = [name for name in os.listdir(tmp_path / "eps_delta") if not name.endswith(".csv")]
+    assert not [name for name in leftovers if not name.endswith(".tmp")]
+
+
+def test_sweep_on_a_dask_local_cluster_matches_the_process_pool(tmp_path):
+    distributed = pytest.importorskip("dask.distributed")
+    options = dict(smallest_delta_exponent=6, points_per_side=20)
+    pairs = LIGHT_PAIRS[:3]
+    local = sweep.run_dhc_sweep(tmp_path / "local", pairs, workers=2, progress=False, **options)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        remote = sweep.run_dhc_sweep(tmp_path / "dask", pairs, scheduler=cluster.scheduler_address,
+                                     progress=False, **options)
+    assert sorted(r["pair"] for r in local) == sorted(r["pair"] for r in remote) == sorted(pairs)
+    for k, l in pairs:
+        for a, b in zip(sweep.pair_paths(tmp_path / "local", k, l), sweep.pair_paths(tmp_path / "dask", k, l)):
+            assert a.read_text() == b.read_text()
+
+
+def test_census_wide_aggregation(tmp_path):
+    options = dict(smallest_delta_exponent=8, points_per_side=40)
+    sweep.run_dhc_sweep(tmp_path, LIGHT_PAIRS, workers=2, progress=False, **options)
+    result = census.write_census_results(tmp_path)
+    assert result["pairs"] == len(LIGHT_PAIRS)
+    curves = {p: census.read_pair_curves(tmp_path, *p) for p in LIGHT_PAIRS}
+    for i, row in enumerate(result["eps_delta"]):
+        assert row["delta"] == max(c["delta"][i] for c in curves.values())
+    hull = result["tradeoff"]
+    alphas = [r["alpha"] for r in hull]
+    assert alphas == sorted(alphas)
+    # the envelope lies on or below every pair's vertices
+    for curve in curves.values():
+        for a, b in zip(curve["alpha"][::10], curve["beta"][::10]):
+            j = max(i for i, x in enumerate(alphas) if x <= a)
+            if j + 1 < len(hull):
+                x0, y0, x1, y1 = alphas[j], hull[j]["beta"], alphas[j + 1], hull[j + 1]["beta"]
+                interpolated = y0 + (y1 - y0) * (a - x0) / (x1 - x0) if x1 > x0 else y0
+                assert interpolated <= b + Decimal("1e-20")
+    assert (tmp_path / "census_eps_delta.csv").is_file() and (tmp_path / "census_tradeoff.csv").is_file()
