@@ -202,3 +202,82 @@ def write_census_results(out_dir) -> dict:
     write_csv_atomically(out_dir / "census_tradeoff.csv", ("alpha", "beta", "error_bound", "pair"),
                          [(r["alpha"], r["beta"], r["error_bound"], f"{r['pair'][0]}_{r['pair'][1]}") for r in trade_rows])
     return {"pairs": len(pairs), "eps_delta": eps_rows, "tradeoff": trade_rows}
+
+
+# --------------------------------------------------------------------------------------------
+# The noise we can give back: scale every variance by c ≤ 1 while the exact δ stays ≤ δ_zCDP
+# --------------------------------------------------------------------------------------------
+
+
+def scaled_delta(k: int, l: int, c, epsilon, *, rel_tol: float = 1e-6):
+    """Exact δ(ε) of pair (k, l) with every noise variance multiplied by c (ρ_i → ρ_i/c)."""
+    from ._numbers import as_positive_fraction
+    from .profiles import ShiftPair
+
+    c = as_positive_fraction(c, "c")
+    return ShiftPair([r / c for r in pair_rhos(k, l)]).delta([epsilon], rel_tol=rel_tol)[0]
+
+
+def smallest_variance_scale(pairs, delta_target: float, *, resolution: int = 10_000, rel_tol: float = 1e-6) -> dict:
+    """The smallest c = j/resolution such that max over ``pairs`` of δ_c(ε_zCDP(δ)) ≤ δ.
+
+    ε stays at ε_zCDP(δ) of the Bureau's ρ = 4.9622; the noise variances shrink by c.
+    δ_c(ε) grows as c falls, so c is found by bisection on j, certified at each step:
+    a step counts as "private enough" only when δ + error_bound ≤ δ_target for every pair.
+    Returns c, the variance reduction 1 − c, and the binding pair.
+    """
+    from .conversions import zcdp_epsilon
+
+    epsilon = Fraction(repr(zcdp_epsilon(TOTAL_RHO, delta_target)))
+
+    def worst(j):
+        scale = Fraction(j, resolution)
+        best = None
+        for k, l in pairs:
+            point = scaled_delta(k, l, scale, epsilon, rel_tol=rel_tol)
+            upper = float(point.delta) + point.error_bound
+            if best is None or upper > best[0]:
+                best = (upper, (k, l))
+        return best
+
+    low, high = 1, resolution  # invariant: high satisfies, low does not (checked below)
+    upper_at_one, binding = worst(high)
+    if upper_at_one > delta_target:
+        return {"delta": delta_target, "epsilon": float(epsilon), "c": None, "reduction": None, "pair": binding}
+    while high - low > 1:
+        middle = (low + high) // 2
+        upper, pair = worst(middle)
+        if upper <= delta_target:
+            high, binding = middle, pair
+        else:
+            low = middle
+    c = Fraction(high, resolution)
+    return {"delta": delta_target, "epsilon": float(epsilon), "c": c, "reduction": float(1 - c), "pair": binding}
+
+
+# --------------------------------------------------------------------------------------------
+# Comparing curves: interpolation on common grids (for the proxy question and the figures)
+# --------------------------------------------------------------------------------------------
+
+
+def tradeoff_on_grid(alphas, betas, grid):
+    """f at the α in ``grid`` by linear interpolation between stored vertices (float64).
+
+    The exact f is convex and the stored points lie on it, so the chords are upper
+    bounds of f between vertices; with ≥ 400 vertices per pair the gap is far below
+    the differences plotted.
+    """
+    import numpy as np
+
+    return np.interp(np.asarray(grid, dtype=float), np.asarray(alphas, dtype=float), np.asarray(betas, dtype=float))
+
+
+def epsilon_for_delta(epsilons, deltas, targets):
+    """ε(δ) by monotone (PCHIP) interpolation of log δ against ε on the stored grid (float64)."""
+    import numpy as np
+    from scipy.interpolate import PchipInterpolator
+
+    eps = np.asarray(epsilons, dtype=float)
+    logd = np.log(np.asarray(deltas, dtype=float))
+    inverse = PchipInterpolator(logd[::-1], eps[::-1])  # log δ decreases with ε
+    return inverse(np.log(np.asarray(targets, dtype=float)))
