@@ -33,6 +33,7 @@ import math
 import os
 import tempfile
 from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 
 __all__ = ["record", "load", "ledger_path", "printed_tolerance", "judge"]
@@ -69,13 +70,13 @@ def printed_tolerance(paper: str) -> float:
 def judge(paper, ours, tolerance) -> tuple[str, str]:
     """Return ``(verdict, tolerance_text)`` for one claim; see the module docstring."""
     if tolerance == "bound":
-        limit = float(str(paper).lstrip("<≤ ").strip())
-        return ("pass" if float(ours) < limit else "fail"), "upper bound"
+        limit = _exact(str(paper).lstrip("<≤ ").strip())
+        return ("pass" if _exact(ours) < limit else "fail"), "upper bound"
     if tolerance == "printed":
         allowed = printed_tolerance(str(paper))
         text = f"printed digits (±{allowed:.3g})"
     elif isinstance(tolerance, str) and tolerance.startswith("rel:"):
-        allowed = float(tolerance[4:]) * abs(float(paper))
+        allowed = float(tolerance[4:]) * abs(float(_exact(paper)))
         text = f"relative {float(tolerance[4:]):.3g}"
     elif isinstance(tolerance, str) and tolerance.startswith("abs:"):
         allowed = float(tolerance[4:])
@@ -87,10 +88,21 @@ def judge(paper, ours, tolerance) -> tuple[str, str]:
         raise ValueError(
             f"tolerance must be a number, 'printed', 'bound', 'rel:X' or 'abs:X'; got {tolerance!r}"
         )
-    difference = abs(float(ours) - float(paper))
+    difference = abs(_exact(ours) - _exact(paper))  # exact rational arithmetic: "3/22" and decimals alike
     # a hair of slack so that an exact tie at half a unit (ours rounds either way) still passes
-    verdict = "pass" if math.isfinite(difference) and difference <= allowed * (1 + 1e-9) else "fail"
+    verdict = "pass" if difference <= Fraction(allowed) * (1 + Fraction(1, 10**9)) else "fail"
     return verdict, text
+
+
+def _exact(value) -> Fraction:
+    """A number, a decimal or fraction string, or an mpf, as an exact Fraction."""
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if not math.isfinite(value):
+            raise ValueError(f"cannot judge a non-finite value {value!r}")
+        return Fraction(value)
+    return Fraction(str(value).strip())
 
 
 def _jsonable(value):
