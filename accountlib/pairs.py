@@ -295,10 +295,13 @@ def zeta_pair(w: float = 3.0, *, dps: int = 30):
         q_boundary = 1 - mpmath.polylog(w, mpmath.e ** -1) / zeta
 
     def delta(epsilon):
+        # δ(ε) = Σ_{k ≥ ε} P{k}(1 − e^{ε−k}) = [ζ(w) − Σ_{k<k0} k^{−w} − e^ε(Li_w(1/e) − Σ_{k<k0} k^{−w}e^{−k})]/ζ(w)
         with mpmath.workdps(dps + 10):
             eps = mpmath.mpf(epsilon)
-            start = max(1, int(mpmath.ceil(eps)))
-            total = mpmath.nsum(lambda k: k ** -w * (1 - mpmath.exp(eps - k)), [start, mpmath.inf])
+            k0 = max(1, int(mpmath.ceil(eps)))
+            head = mpmath.fsum(mpmath.mpf(k) ** -w for k in range(1, k0))
+            head_e = mpmath.fsum(mpmath.mpf(k) ** -w * mpmath.exp(-k) for k in range(1, k0))
+            total = (zeta - head) - mpmath.exp(eps) * (mpmath.polylog(w, mpmath.e ** -1) - head_e)
             return +(total / zeta)
 
     return delta, q_boundary
