@@ -37,7 +37,7 @@ def rdp_to_epsilon(rdp, delta: float, *, alpha_max: float = 1e6) -> float:
     non-smooth or flat curves are handled.
 
     >>> round(rdp_to_epsilon(lambda a: 0.5 * a, 1e-5), 4)  # ρ-zCDP with ρ = 1/2
-    4.5469
+    4.7284
     """
     delta = _check_delta(delta)
     log_delta = math.log(delta)

@@ -63,13 +63,13 @@ for (sigma2, c), n in lat.groups:
     print(f"{str(sigma2):>12} {c:>7d} {n:>6d}")
 
 # %%
-ledger.record(
+_ = ledger.record(
     "sieve.§4.lattice.L_13_13",
     source="Sieve paper §4 (lattice mapping); MATH.md §3",
     paper="49622",
     ours=str(lat.scale),
     tolerance="abs:0",
-);
+)
 
 # %% [markdown]
 # ## The DFT identity
@@ -155,7 +155,7 @@ print(f"certified error      < {point.error_bound:.1e}  (relative {point.error_b
 print(f"zCDP claims delta    = 1e-10, i.e. {1e-10 / float(point.delta):.0f}x larger")
 
 # %%
-ledger.record("sieve.§5.delta_13_13_at_eps_zcdp_1e-10", source="Sieve paper §5 (released value, pair [M0, M0])",
+_ = ledger.record("sieve.§5.delta_13_13_at_eps_zcdp_1e-10", source="Sieve paper §5 (released value, pair [M0, M0])",
               paper="1.78319933504175e-12", ours=mpmath.nstr(point.delta, 20), tolerance="printed")
-ledger.record("math.§2.eps_zcdp_1e-10", source="MATH.md §2 (zCDP baseline at δ = 1e-10)",
-              paper="26.34", ours=f"{eps:.12f}", tolerance="printed");
+_ = ledger.record("math.§2.eps_zcdp_1e-10", source="MATH.md §2 (zCDP baseline at δ = 1e-10)",
+              paper="26.34", ours=f"{eps:.12f}", tolerance="printed")

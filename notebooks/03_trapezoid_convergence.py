@@ -110,11 +110,11 @@ fig.tight_layout()
 
 # %%
 slope = np.polyfit(np.array(node_counts[3:15]) ** 2, np.log(np.maximum(errors[0][3:15], 1e-300)), 1)[0]
-ledger.record(
+_ = ledger.record(
     "math.§4.trapezoid_gaussian_rate",
     source="MATH.md §4 / sieve paper Lemma 4.3 (error ~ exp(-N²/2V) for an entire integrand)",
     paper=f"{-1 / (2 * v):.6g}",
     ours=f"{slope:.6g}",
     tolerance="rel:0.05",
-);
+)
 print(f"fitted d log(error) / d N^2 = {slope:.5f}; predicted -1/(2V) = {-1 / (2 * v):.5f}")

@@ -110,10 +110,10 @@ for family, paper in paper_table2.items():
                       paper=p, ours=f"{o:.6g}", tolerance="printed")
 g = ranges(appendix_rows, "gaussian")
 print(f"gaussian: ratio {g[0]:.0f}–{g[1]:.0f}, dMSE {g[2]:.0f}–{g[3]:.0f} (paper 1 and 0)")
-ledger.record("unifying.D3.table2.gaussian.ratio", source="Unifying paper, Appendix D.3.2, Table 2", paper="1",
+_ = ledger.record("unifying.D3.table2.gaussian.ratio", source="Unifying paper, Appendix D.3.2, Table 2", paper="1",
               ours=g[1], tolerance="abs:0")
-ledger.record("unifying.D3.table2.gaussian.dmse", source="Unifying paper, Appendix D.3.2, Table 2", paper="0",
-              ours=g[3], tolerance="abs:0");
+_ = ledger.record("unifying.D3.table2.gaussian.dmse", source="Unifying paper, Appendix D.3.2, Table 2", paper="0",
+              ours=g[3], tolerance="abs:0")
 
 # %% [markdown]
 # ## Which target gives the main text's ranges?
@@ -178,5 +178,5 @@ for family in ("mixture", "laplace"):
         check = acs.monte_carlo_delta_mse(family, w["d"], *main_target, releases=monte_carlo_releases, seed=seed + i)
         worst = max(worst, check["relative_difference"])
 print(f"largest relative difference, empirical vs analytic dMSE: {worst:.3%} (paper: within 0.158%)")
-ledger.record("unifying.5.1.monte_carlo", source="Unifying paper §5.1 (Monte Carlo within 0.158%)",
-              paper="<0.158", ours=f"{100 * worst:.4f}", tolerance="bound");
+_ = ledger.record("unifying.5.1.monte_carlo", source="Unifying paper §5.1 (Monte Carlo within 0.158%)",
+              paper="<0.158", ours=f"{100 * worst:.4f}", tolerance="bound")
