@@ -7,10 +7,15 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: book test install clean
 
+# torch==2.13.0 (CPU) comes from the machine's local wheel folder; install it before opacus.
+WHEELS := $(wildcard /opt/wheels)
+FIND   := $(if $(WHEELS),--find-links $(WHEELS),)
+
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[book,test,dist]'
+	$(BIN)/python -m pip install --quiet $(FIND) 'torch==2.13.0'
+	$(BIN)/python -m pip install --quiet $(FIND) -e '.[book,test,dist,dpsgd]'
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -19,7 +19,7 @@ def _pins(lines):
 def test_environment_yml_agrees_with_pyproject():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     requirements = list(project["dependencies"])
-    for extra in ("book", "test", "dist"):
+    for extra in ("book", "test", "dist", "dpsgd"):
         requirements += project["optional-dependencies"][extra]
     from_pyproject = _pins(requirements)
     from_conda = _pins(line.strip().lstrip("- ") for line in (ROOT / "environment.yml").read_text().splitlines())
