@@ -281,3 +281,35 @@ def epsilon_for_delta(epsilons, deltas, targets):
     logd = np.log(np.asarray(deltas, dtype=float))
     inverse = PchipInterpolator(logd[::-1], eps[::-1])  # log δ decreases with ε
     return inverse(np.log(np.asarray(targets, dtype=float)))
+
+
+def _variance_job(level: float, candidates: list, resolution: int) -> dict:
+    return smallest_variance_scale([tuple(p) for p in candidates], level, resolution=resolution)
+
+
+def variance_reduction_table(out_dir, levels, *, top: int = 3, resolution: int = 1000, workers=None,
+                             scheduler=None, progress: bool = True) -> list[dict]:
+    """The variance give-back at each δ in ``levels``, searched over the ``top`` pairs with the largest δ there.
+
+    Reads the sweep's per-pair files in ``out_dir``, runs one certified bisection per level on the
+    sweep executor, and writes ``variance_reduction.csv`` (delta, epsilon, c, reduction, pair).
+    """
+    from pathlib import Path
+
+    from .sweep import run_jobs, write_csv_atomically
+
+    out_dir = Path(out_dir)
+    pairs = available_pairs(out_dir)
+    curves = {p: read_pair_curves(out_dir, *p) for p in pairs}
+    grid = [float(x) for x in curves[pairs[0]]["delta_zcdp"]]
+    jobs = []
+    for level in levels:
+        index = min(range(len(grid)), key=lambda i: abs(grid[i] - level))
+        ranked = sorted(pairs, key=lambda p: curves[p]["delta"][index], reverse=True)[:top]
+        jobs.append((float(level), ranked, resolution))
+    rows = run_jobs(_variance_job, jobs, workers=workers, scheduler=scheduler, progress=progress)
+    rows.sort(key=lambda r: -r["delta"])
+    write_csv_atomically(out_dir / "variance_reduction.csv", ("delta", "epsilon", "c", "reduction", "pair"),
+                         [(f"{r['delta']:.0e}", repr(r["epsilon"]), str(r["c"]), repr(r["reduction"]),
+                           f"{r['pair'][0]}_{r['pair'][1]}") for r in rows])
+    return rows
