@@ -89,3 +89,9 @@ def as_dps(value, name: str = "dps") -> int:
     if not 5 <= dps <= 100_000:
         raise ValueError(f"{name} must be between 5 and 100000 decimal digits; got {dps}")
     return dps
+
+
+def decimal_string(value, digits: int = 30) -> str:
+    """``value`` (float, mpf, Fraction-free number) as a decimal string with ``digits`` significant digits."""
+    with mpmath.workdps(digits + 10):
+        return mpmath.nstr(mpmath.mpf(value), digits, strip_zeros=False, min_fixed=-4, max_fixed=6)

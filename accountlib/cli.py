@@ -18,18 +18,16 @@ import json
 import sys
 from fractions import Fraction
 
-import mpmath
 
 from . import census
-from ._numbers import as_fraction
+from ._numbers import as_fraction, decimal_string
 from .profiles import ShiftPair
 
 DIGITS = 30
 
 
 def _decimal(value) -> str:
-    with mpmath.workdps(DIGITS + 10):
-        return mpmath.nstr(mpmath.mpf(value), DIGITS, strip_zeros=False, min_fixed=-4, max_fixed=6)
+    return decimal_string(value, DIGITS)
 
 
 def _number(name: str):

@@ -31,9 +31,9 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from fractions import Fraction
 from pathlib import Path
 
-import mpmath
 
 from . import census
+from ._numbers import decimal_string
 from .profiles import ShiftPair, epsilon_zcdp
 
 __all__ = ["pair_job", "run_jobs", "run_dhc_sweep", "pair_paths", "tradeoff_indices", "add_sweep_parser",
@@ -45,8 +45,7 @@ TRADEOFF_HEADER = ("alpha", "beta", "error_bound")
 
 
 def _decimal(value) -> str:
-    with mpmath.workdps(DIGITS + 10):
-        return mpmath.nstr(mpmath.mpf(value), DIGITS, strip_zeros=False, min_fixed=-4, max_fixed=6)
+    return decimal_string(value, DIGITS)
 
 
 def write_csv_atomically(path: Path, header, rows) -> None:
@@ -209,7 +208,19 @@ def run_dhc_sweep(out_dir="results/dhc", pairs=None, *, scheduler=None, workers=
         function = partial(pair_job, **job_options)
     else:
         function = pair_job
-    return run_jobs(function, jobs, scheduler=scheduler, workers=workers, progress=progress)
+    log = Path(out_dir) / "sweep_log.csv"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    fields = ("pair", "seconds", "L", "N", "per_factor_nodes", "nodes", "engines", "smallest_Delta")
+
+    def record(summary):  # one line per finished pair: timings and node counts for the benchmark
+        new_file = not log.is_file()
+        with open(log, "a", encoding="utf-8") as handle:
+            if new_file:
+                handle.write(",".join(fields) + "\n")
+            pair = summary["pair"]
+            handle.write(",".join([f"{pair[0]}_{pair[1]}"] + [str(summary[f]) for f in fields[1:]]) + "\n")
+
+    return run_jobs(function, jobs, scheduler=scheduler, workers=workers, progress=progress, on_result=record)
 
 
 def allocation_weight(k: int) -> int:

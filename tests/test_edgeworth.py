@@ -3,7 +3,6 @@
 import math
 
 import mpmath
-import numpy as np
 import pytest
 
 from accountlib import discrete_gaussian as dg
