@@ -190,9 +190,10 @@ if full and variance_file.is_file():
                        "pair": tuple(int(x) for x in row["pair"].split("_"))} for row in csv.DictReader(handle)]
 else:
     reductions = []
+    candidates = sorted(quick_pairs) if quick else pairs  # quick mode stays fast: its dozen pairs only
     for level in variance_levels_quick:
         index = int(np.argmin(np.abs(levels - level)))
-        ranked = sorted(pairs, key=lambda p: curves[p]["delta"][index], reverse=True)[:top_pairs_for_variance]
+        ranked = sorted(candidates, key=lambda p: curves[p]["delta"][index], reverse=True)[:top_pairs_for_variance]
         reductions.append(census.smallest_variance_scale(ranked, level, resolution=1000))
 
 # %%
