@@ -138,3 +138,12 @@ def test_calibrate_dpsgd_q1_equals_gaussian_and_meets_epsilon():
 def test_bad_input_raises_clear_value_errors(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_local_expansion_terms():
+    """Gaussian: all three terms vanish; Laplace: ρ equals the mean loss (t → 0 endpoint) and κ4 ≠ 0."""
+    gauss = rdp.Gaussian(1.0).loss_cumulants(0.3)
+    assert abs(gauss["rho_minus_mean"]) < 1e-8 and abs(gauss["kappa3"]) < 1e-4 and abs(gauss["kappa4"]) < 1e-2
+    assert gauss["mean"] == pytest.approx(0.3**2 / 2, rel=1e-6)
+    lap = rdp.Laplace().loss_cumulants(0.2)
+    assert abs(lap["rho_minus_mean"]) < 1e-7
