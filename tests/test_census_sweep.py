@@ -161,3 +161,20 @@ def test_census_wide_aggregation(tmp_path):
                 interpolated = y0 + (y1 - y0) * (a - x0) / (x1 - x0) if x1 > x0 else y0
                 assert interpolated <= b + Decimal("1e-20")
     assert (tmp_path / "census_eps_delta.csv").is_file() and (tmp_path / "census_tradeoff.csv").is_file()
+
+
+def test_papermill_grid_on_the_sweep_executor(tmp_path):
+    """A chapter run twice with papermill through the same executor as the DHC sweep; reruns skip."""
+    from pathlib import Path
+
+    import nbformat
+
+    chapter = Path(__file__).resolve().parents[1] / "notebooks" / "01_discrete_gaussian.py"
+    grid = [{"dps": 40}, {"dps": 50}]
+    outputs = sweep.run_notebook_grid(chapter, grid, tmp_path, workers=1, progress=False)
+    assert len(outputs) == 2
+    for path in outputs:
+        notebook = nbformat.read(path, as_version=4)
+        assert any("parameters" in c.metadata.get("tags", []) for c in notebook.cells)
+        assert all(not any(o.get("output_type") == "error" for o in c.get("outputs", [])) for c in notebook.cells)
+    assert sweep.run_notebook_grid(chapter, grid, tmp_path, workers=1, progress=False) == []
