@@ -107,7 +107,7 @@ for row in wide[::6]:
 hull = census.census_tradeoff(curves)
 h_alpha = np.array([float(r["alpha"]) for r in hull])
 h_beta = np.array([float(r["beta"]) for r in hull])
-grid = np.linspace(0, 1, 401)
+grid = np.concatenate([[0.0], np.logspace(-14, 0, 400)])  # log-spaced: the curves bend at tiny α
 f_zcdp = approxdp_to_tradeoff(lambda d: zcdp_epsilon(RHO, d), grid)
 f_zcdp_rdp = approxdp_to_tradeoff(lambda d: zcdp_rdp_epsilon(RHO, d), grid, deltas=np.logspace(-40, -0.01, 300))
 fig, axes = plt.subplots(1, 2, figsize=(10, 4))
