@@ -77,6 +77,31 @@ for name, paper in (("mixture", "2.00"), ("Laplace", "4.00")):
     print(f"{name}: fitted slope {slopes[name]:.4f} (paper {paper}) -> {entry['verdict']}")
 
 # %% [markdown]
+# ### Try it: the gap as a function of the order, for any shift
+#
+# Run the notebook to move the sliders; the rendered book shows them, with their plot, at the starting values
+# (a static page cannot run Python). Γ(t) for the three noises of Proposition 4.1 at shift $s$:
+
+# %% tags=["nbval-ignore-output"]
+import ipywidgets as widgets
+
+
+def show_gaps(s=0.3, t_max=3.0):
+    orders = np.linspace(0.05, t_max, 60)
+    fig, ax = plt.subplots(figsize=(6, 3.4))
+    for name, mechanism in (("Gaussian", gaussian), ("mixture", mixture), ("Laplace", laplace)):
+        ax.plot(orders, [mechanism.gap(t, s) for t in orders], label=name)
+    ax.set_xlabel("order t")
+    ax.set_ylabel(r"$\Gamma(t)$")
+    ax.set_title(f"s = {s:.3g}")
+    ax.legend()
+    plt.show()
+
+
+_ = widgets.interact(show_gaps, s=widgets.FloatLogSlider(value=0.3, base=10, min=-2, max=0.5, step=0.05),
+                     t_max=widgets.FloatSlider(value=3.0, min=0.5, max=8.0, step=0.5))
+
+# %% [markdown]
 # ## Poisson subsampling (Proposition 4.2, Figure 4(b)–(c))
 #
 # DP-SGD's step is the pair $Q = N(0, z^2C^2I)$, $P_q = (1-q)Q + qN(v, z^2C^2I)$. Its zCDP parameter does not depend on $q$
@@ -103,6 +128,24 @@ fig.tight_layout()
 # NBVAL_CHECK_OUTPUT
 print(f"gap at q = 1: {subsampled_gap[-1]:.2e}; at q = {qs[0]}: {subsampled_gap[0]:.6f} (limit rho_sum*t(t+1) = {rho_sum * 2:.0f})")
 print("gap decreasing in q:", bool(np.all(np.diff(subsampled_gap) <= 1e-12)))
+
+# %% [markdown]
+# ### Try it: the subsampled step's gap for any sampling rate
+
+# %% tags=["nbval-ignore-output"]
+def show_subsampled(q=0.05):
+    mechanism = rdp.PoissonSubsampledGaussian(q, z)
+    orders = np.linspace(0.05, 4, 60)
+    fig, ax = plt.subplots(figsize=(6, 3.4))
+    ax.plot(orders, [n_steps * mechanism.cgf(t, 1.0) for t in orders], label=r"exact $\mathbf{K}(t)$")
+    ax.plot(orders, [rho_sum * t * (t + 1) for t in orders], "--", label=r"zCDP $\rho_{\rm sum}t(t+1)$")
+    ax.set_xlabel("order t")
+    ax.set_title(f"q = {q:.3g}: gap at t = 1 is {n_steps * mechanism.gap(1.0, 1.0):.3f}")
+    ax.legend()
+    plt.show()
+
+
+_ = widgets.interact(show_subsampled, q=widgets.FloatLogSlider(value=0.05, base=10, min=-3, max=0, step=0.1))
 
 # %% [markdown]
 # ## Allocation under a fixed total $\rho$ (Proposition 4.3)
