@@ -53,3 +53,4 @@ def test_book_builds_without_warnings_and_loads_nothing_from_outside(tmp_path):
     assert "sieve.A1.lambda4.sigma2=1" in ledger
     benchmarks = (html / "book" / "benchmarks.html").read_text(encoding="utf-8")
     assert "Speed-up of accountlib" in benchmarks and "dp_accounting" in benchmarks
+    assert "the full DHC sweep" in benchmarks

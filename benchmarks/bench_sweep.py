@@ -1,0 +1,71 @@
+"""Benchmark: the full 946-pair DHC sweep on this machine (both curve kinds, certified).
+
+    .venv/bin/python benchmarks/bench_sweep.py [--workers 2] [--out DIR]
+
+Runs ``accountlib.sweep.run_dhc_sweep`` into a fresh folder (default: a temporary one), times it, and
+summarises the per-pair log (seconds, N, nodes after the per-factor sieve and after product pruning).
+Writes ``benchmarks/RESULTS_sweep.md``, which the book's benchmarks page includes. The paper reports
+0.5 CPU-hours per pair, i.e. 473 CPU-hours for the 946 pairs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from accountlib import sweep
+
+HERE = Path(__file__).resolve().parent
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--out", default=None)
+    args = parser.parse_args()
+    out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="dhc_bench_"))
+    started = time.perf_counter()
+    sweep.run_dhc_sweep(out, workers=args.workers, progress=True)
+    wall = time.perf_counter() - started
+    with open(out / "sweep_log.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    seconds = [float(r["seconds"]) for r in rows]
+    nodes = [int(r["nodes"]) for r in rows]
+    per_factor = [int(r["per_factor_nodes"]) for r in rows]
+    modulus = [int(r["N"]) for r in rows]
+    slowest = sorted(rows, key=lambda r: -float(r["seconds"]))[:5]
+    describe = lambda xs: f"{min(xs):,} / {int(statistics.median(xs)):,} / {max(xs):,}"
+    lines = [
+        "# Benchmark: the full DHC sweep",
+        "",
+        f"`benchmarks/bench_sweep.py --workers {args.workers}`: all {len(rows)} pairs, both curve kinds — the (ε, δ) "
+        "curve on 60 levels δ_zCDP = 5e-1 … 1e-30 certified to 1e-6 relative, and ≥ 400 trade-off vertices "
+        "certified to 1e-25 absolute.",
+        "",
+        "| quantity | value |",
+        "|---|---|",
+        f"| wall time, {args.workers} worker processes | {wall:,.0f} s ({wall / 60:.1f} min) |",
+        f"| CPU time summed over pairs | {sum(seconds):,.0f} s ({sum(seconds) / 3600:.2f} CPU-hours) |",
+        "| the paper's method | 946 × 0.5 = 473 CPU-hours |",
+        f"| seconds per pair (min / median / max) | {min(seconds):.2f} / {statistics.median(seconds):.2f} / {max(seconds):.1f} |",
+        f"| N, finest engine (min / median / max) | {describe(modulus)} |",
+        f"| nodes after the per-factor sieve (min / median / max) | {describe(per_factor)} |",
+        f"| nodes after product pruning (min / median / max) | {describe(nodes)} |",
+        "",
+        "Slowest pairs: " + ", ".join(f"({r['pair'].replace('_', ', ')}) {float(r['seconds']):.0f} s, "
+                                     f"{int(r['nodes']):,} nodes" for r in slowest) + ".",
+        "",
+        "The slow pairs involve allocations whose integrand stays large on 10⁵ nodes (coefficients such as",
+        "949 and 48,673 that beat against each other); the goal of 10 minutes needs a tilted contour for them.",
+        "",
+    ]
+    (HERE / "RESULTS_sweep.md").write_text("\n".join(lines))
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
