@@ -70,33 +70,26 @@ for r in main_rows:
           f"{r['laplace_ratio']:>13.4f} {r['laplace_dmse']:>7.3f} | {r['gaussian_ratio']:.0f}, {r['gaussian_dmse']:.0f}")
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
-x = np.arange(len(workloads))
-for i, family in enumerate(["mixture", "laplace"]):
-    axes[0].bar(x + (i - 0.5) * 0.4, [r[f"{family}_dmse"] for r in main_rows], 0.4, label=family)
-    axes[1].bar(x + (i - 0.5) * 0.4, [r[f"{family}_ratio"] for r in main_rows], 0.4, label=family)
-for ax, label in zip(axes, [r"$\Delta$MSE (\$1000$^2$ per query)", r"Var$(Z_{\rm RDP})$ / Var$(Z_{\rm zCDP})$"]):
-    ax.set_xticks(x, [w["state"] for w in workloads], rotation=90, fontsize=7)
-    ax.set_ylabel(label)
-axes[0].set_yscale("log")
-axes[1].axhline(1, color="gray", lw=0.8)
-axes[1].legend(fontsize=8)
-fig.suptitle(f"zCDP's cost by state at (ε, δ) = {main_target} (Gaussian: ratio 1, ΔMSE 0)", fontsize=10)
-fig.tight_layout()
+def plot_by_state(rows, title):
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
+    x = np.arange(len(workloads))
+    for i, family in enumerate(["mixture", "laplace"]):
+        axes[0].bar(x + (i - 0.5) * 0.4, [r[f"{family}_dmse"] for r in rows], 0.4, label=family)
+        axes[1].bar(x + (i - 0.5) * 0.4, [r[f"{family}_ratio"] for r in rows], 0.4, label=family)
+    for ax, label in zip(axes, [r"$\Delta$MSE (\$1000$^2$ per query)", r"Var$(Z_{\rm RDP})$ / Var$(Z_{\rm zCDP})$"]):
+        ax.set_xticks(x, [w["state"] for w in workloads], rotation=90, fontsize=7)
+        ax.set_ylabel(label)
+    axes[0].set_yscale("log")
+    axes[1].axhline(1, color="gray", lw=0.8)
+    axes[1].legend(fontsize=8)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+
+
+plot_by_state(main_rows, f"zCDP's cost by state at (ε, δ) = {main_target} (Gaussian: ratio 1, ΔMSE 0)")
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
-for i, family in enumerate(["mixture", "laplace"]):
-    axes[0].bar(x + (i - 0.5) * 0.4, [r[f"{family}_dmse"] for r in appendix_rows], 0.4, label=family)
-    axes[1].bar(x + (i - 0.5) * 0.4, [r[f"{family}_ratio"] for r in appendix_rows], 0.4, label=family)
-for ax, label in zip(axes, [r"$\Delta$MSE (\$1000$^2$ per query)", r"Var$(Z_{\rm RDP})$ / Var$(Z_{\rm zCDP})$"]):
-    ax.set_xticks(x, [w["state"] for w in workloads], rotation=90, fontsize=7)
-    ax.set_ylabel(label)
-axes[0].set_yscale("log")
-axes[1].axhline(1, color="gray", lw=0.8)
-axes[1].legend(fontsize=8)
-fig.suptitle(f"The same at (ε, δ) = {appendix_target} (Appendix D.3.2)", fontsize=10)
-fig.tight_layout()
+plot_by_state(appendix_rows, f"The same at (ε, δ) = {appendix_target} (Appendix D.3.2)")
 
 # %% [markdown]
 # The Gaussian calibrations coincide exactly: the Gaussian Rényi curve *is* its zCDP envelope ($\Gamma\equiv0$).
