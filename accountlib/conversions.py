@@ -19,7 +19,7 @@ import math
 import numpy as np
 from scipy.optimize import minimize_scalar
 
-__all__ = ["rdp_to_epsilon", "zcdp_epsilon", "zcdp_rdp_epsilon", "approxdp_to_tradeoff"]
+__all__ = ["minimize_on_grid", "rdp_to_epsilon", "zcdp_epsilon", "zcdp_rdp_epsilon", "approxdp_to_tradeoff"]
 
 
 def _check_delta(delta: float, name: str = "delta") -> float:
@@ -49,11 +49,25 @@ def rdp_to_epsilon(rdp, delta: float, *, alpha_max: float = 1e6) -> float:
             return math.inf
         return value - (log_delta + math.log(alpha)) / (alpha - 1) + math.log((alpha - 1) / alpha)
 
-    grid = np.linspace(math.log(1e-4), math.log(alpha_max), 200)
-    values = [objective(x) for x in grid]
+    return minimize_on_grid(objective, np.linspace(math.log(1e-4), math.log(alpha_max), 200))
+
+
+def minimize_on_grid(objective, grid) -> float:
+    """min of ``objective`` over a sorted 1-D ``grid``, refined by a bounded scalar search between the
+    neighbours of the best grid point; never above the best grid value. Points where the objective
+    raises an overflow or domain error count as +inf."""
+
+    def safe(x):
+        try:
+            value = objective(float(x))
+        except (OverflowError, FloatingPointError, ValueError):
+            return math.inf
+        return value if not math.isnan(value) else math.inf
+
+    values = [safe(x) for x in grid]
     best = int(np.argmin(values))
     lo, hi = grid[max(best - 1, 0)], grid[min(best + 1, len(grid) - 1)]
-    result = minimize_scalar(objective, bounds=(lo, hi), method="bounded", options={"xatol": 1e-12})
+    result = minimize_scalar(safe, bounds=(lo, hi), method="bounded", options={"xatol": 1e-12})
     return float(min(result.fun, values[best]))
 
 

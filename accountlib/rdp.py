@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import integrate, optimize, special
 
-from .conversions import rdp_to_epsilon
+from .conversions import minimize_on_grid, rdp_to_epsilon
 
 __all__ = [
     "Mechanism", "Gaussian", "Laplace", "GaussianMixture", "StudentT", "GeneralizedGaussian",
@@ -143,20 +143,8 @@ class Mechanism:
 
 def _sup_ratio(cgf) -> float:
     """sup_{t>0} K(t)/(t(t+1)) on a log grid in [1e-6, 1e4], refined locally."""
-    grid = np.logspace(-6, 4, 161)
-    values = []
-    for t in grid:
-        try:
-            v = cgf(float(t)) / (t * (t + 1))
-        except (OverflowError, FloatingPointError, ValueError):
-            v = -math.inf
-        values.append(v if math.isfinite(v) else -math.inf)
-    best = int(np.argmax(values))
-    lo, hi = grid[max(best - 1, 0)], grid[min(best + 1, len(grid) - 1)]
-    result = optimize.minimize_scalar(lambda x: -cgf(math.exp(x)) / (math.exp(x) * (math.exp(x) + 1)),
-                                      bounds=(math.log(lo), math.log(hi)), method="bounded",
-                                      options={"xatol": 1e-12})
-    return float(max(values[best], -result.fun))
+    ratio = lambda x: -cgf(math.exp(x)) / (math.exp(x) * (math.exp(x) + 1))
+    return -minimize_on_grid(ratio, np.log(np.logspace(-6, 4, 161)))
 
 
 # -- continuous additive noise --------------------------------------------------------------------
@@ -555,12 +543,7 @@ def epsilon_rdp(cgf, delta) -> float:
     if not 0 < delta < 1:
         raise ValueError(f"delta must be in (0, 1); got {delta!r}")
     objective = lambda x: (cgf(math.exp(x)) + math.log(c_t(math.exp(x))) - math.log(delta)) / math.exp(x)
-    grid = np.linspace(math.log(1e-3), math.log(1e4), 200)
-    values = [objective(x) for x in grid]
-    best = int(np.argmin(values))
-    result = optimize.minimize_scalar(objective, bounds=(grid[max(best - 1, 0)], grid[min(best + 1, 199)]),
-                                      method="bounded", options={"xatol": 1e-12})
-    return float(min(values[best], result.fun))
+    return minimize_on_grid(objective, np.linspace(math.log(1e-3), math.log(1e4), 200))
 
 
 def epsilon_zcdp(rho, delta) -> float:
