@@ -209,38 +209,50 @@ def write_census_results(out_dir) -> dict:
 # --------------------------------------------------------------------------------------------
 
 
+VARIANCE_LEVELS = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-8, 1e-10, 1e-12, 1e-15, 1e-20, 1e-25, 1e-30)
+
+
 def scaled_delta(k: int, l: int, c, epsilon, *, rel_tol: float = 1e-6):
     """Exact δ(ε) of pair (k, l) with every noise variance multiplied by c (ρ_i → ρ_i/c)."""
     from ._numbers import as_positive_fraction
     from .profiles import ShiftPair
 
     c = as_positive_fraction(c, "c")
-    return ShiftPair([r / c for r in pair_rhos(k, l)]).delta([epsilon], rel_tol=rel_tol)[0]
+    # start coarse (as the sweep does): shallow levels need Δ ≈ 1e-12, deep ones go to the tilted contour
+    return ShiftPair([r / c for r in pair_rhos(k, l)]).delta([epsilon], rel_tol=rel_tol, start_delta=1e-16)[0]
 
 
-def smallest_variance_scale(pairs, delta_target: float, *, resolution: int = 10_000, rel_tol: float = 1e-6) -> dict:
+def smallest_variance_scale(pairs, delta_target: float, *, resolution: int = 10_000, rel_tol: float = 1e-6,
+                            known_infeasible: int = 0) -> dict:
     """The smallest c = j/resolution such that max over ``pairs`` of δ_c(ε_zCDP(δ)) ≤ δ.
 
     ε stays at ε_zCDP(δ) of the Bureau's ρ = 4.9622; the noise variances shrink by c.
     δ_c(ε) grows as c falls, so c is found by bisection on j, certified at each step:
-    a step counts as "private enough" only when δ + error_bound ≤ δ_target for every pair.
-    Returns c, the variance reduction 1 − c, and the binding pair.
+    a step counts as "private enough" only when δ + error_bound ≤ δ_target for every pair
+    (a step stops at the first pair that exceeds δ). ``known_infeasible`` is a j already known
+    to fail (the search starts above it). Returns c, the variance reduction 1 − c, and the
+    binding pair.
     """
     from .conversions import zcdp_epsilon
 
     epsilon = Fraction(repr(zcdp_epsilon(TOTAL_RHO, delta_target)))
+    order = list(pairs)
 
     def worst(j):
         scale = Fraction(j, resolution)
         best = None
-        for k, l in pairs:
+        for k, l in order:
             point = scaled_delta(k, l, scale, epsilon, rel_tol=rel_tol)
             upper = float(point.delta) + point.error_bound
             if best is None or upper > best[0]:
                 best = (upper, (k, l))
+            if upper > delta_target:  # infeasible already; try this pair first next time
+                order.remove((k, l))
+                order.insert(0, (k, l))
+                break
         return best
 
-    low, high = 1, resolution  # invariant: high satisfies, low does not (checked below)
+    low, high = max(1, known_infeasible), resolution  # invariant: high satisfies, low does not
     upper_at_one, binding = worst(high)
     if upper_at_one > delta_target:
         return {"delta": delta_target, "epsilon": float(epsilon), "c": None, "reduction": None, "pair": binding}
@@ -283,16 +295,33 @@ def epsilon_for_delta(epsilons, deltas, targets):
     return inverse(np.log(np.asarray(targets, dtype=float)))
 
 
-def _variance_job(level: float, candidates: list, resolution: int) -> dict:
-    return smallest_variance_scale([tuple(p) for p in candidates], level, resolution=resolution)
+def _variance_job(level: float, candidates: list, resolution: int, known_infeasible: int = 0) -> dict:
+    return smallest_variance_scale([tuple(p) for p in candidates], level, resolution=resolution,
+                                   known_infeasible=known_infeasible)
+
+
+def _check_pair_job(k: int, l: int, checks: list) -> tuple:
+    """δ_c(ε) + error bound of pair (k, l) for each (δ level, c) in ``checks``."""
+    from .conversions import zcdp_epsilon
+
+    uppers = []
+    for level, c in checks:
+        epsilon = Fraction(repr(zcdp_epsilon(TOTAL_RHO, level)))
+        point = scaled_delta(k, l, Fraction(c), epsilon)
+        uppers.append(float(point.delta) + point.error_bound)
+    return (k, l), uppers
 
 
 def variance_reduction_table(out_dir, levels, *, top: int = 3, resolution: int = 1000, workers=None,
-                             scheduler=None, progress: bool = True) -> list[dict]:
-    """The variance give-back at each δ in ``levels``, searched over the ``top`` pairs with the largest δ there.
+                             scheduler=None, progress: bool = True, verify: bool = True) -> list[dict]:
+    """The variance give-back at each δ in ``levels``, certified over every pair.
 
-    Reads the sweep's per-pair files in ``out_dir``, runs one certified bisection per level on the
-    sweep executor, and writes ``variance_reduction.csv`` (delta, epsilon, c, reduction, pair).
+    Reads the sweep's per-pair files in ``out_dir``; per level, a certified bisection over the ``top``
+    pairs with the largest δ there finds c; then (``verify``) every available pair is evaluated at
+    its level's c, and a level where some other pair exceeds δ is searched again with that pair among
+    the candidates, until all pairs pass. Jobs run on the sweep executor. Writes
+    ``variance_reduction.csv`` (delta, epsilon, c, reduction, pair, pairs_checked, largest_upper): with
+    ``verify``, ``pair`` is the pair with the largest certified upper bound on δ at c among all pairs.
     """
     from pathlib import Path
 
@@ -302,14 +331,40 @@ def variance_reduction_table(out_dir, levels, *, top: int = 3, resolution: int =
     pairs = available_pairs(out_dir)
     curves = {p: read_pair_curves(out_dir, *p) for p in pairs}
     grid = [float(x) for x in curves[pairs[0]]["delta_zcdp"]]
-    jobs = []
+    candidates = {}
     for level in levels:
         index = min(range(len(grid)), key=lambda i: abs(grid[i] - level))
-        ranked = sorted(pairs, key=lambda p: curves[p]["delta"][index], reverse=True)[:top]
-        jobs.append((float(level), ranked, resolution))
-    rows = run_jobs(_variance_job, jobs, workers=workers, scheduler=scheduler, progress=progress)
-    rows.sort(key=lambda r: -r["delta"])
-    write_csv_atomically(out_dir / "variance_reduction.csv", ("delta", "epsilon", "c", "reduction", "pair"),
+        candidates[float(level)] = sorted(pairs, key=lambda p: curves[p]["delta"][index], reverse=True)[:top]
+    todo = list(candidates)
+    found: dict[float, dict] = {}
+    failed_at: dict[float, int] = {}  # a j known to violate some pair, per level
+    while todo:
+        jobs = [(level, candidates[level], resolution, failed_at.get(level, 0)) for level in todo]
+        for row in run_jobs(_variance_job, jobs, workers=workers, scheduler=scheduler, progress=progress):
+            row["pairs_checked"], row["largest_upper"] = len(candidates[row["delta"]]), None
+            found[row["delta"]] = row
+        if not verify:
+            break
+        checks = [(level, str(found[level]["c"])) for level in todo if found[level]["c"] is not None]
+        results = run_jobs(_check_pair_job, [(k, l, checks) for k, l in pairs], workers=workers,
+                           scheduler=scheduler, progress=progress)
+        again = []
+        for n, (level, _) in enumerate(checks):
+            uppers = {pair: values[n] for pair, values in results}
+            worst = max(uppers, key=uppers.get)
+            violators = sorted((p for p, u in uppers.items() if u > level and p not in candidates[level]),
+                               key=uppers.get, reverse=True)
+            found[level]["pairs_checked"], found[level]["largest_upper"] = len(uppers), uppers[worst]
+            found[level]["pair"] = worst  # the binding pair over all pairs, not only the candidates
+            if violators:  # search again above the failed c, with the worst violators among the candidates
+                candidates[level] = candidates[level] + violators[:3]
+                failed_at[level] = int(found[level]["c"] * resolution)
+                again.append(level)
+        todo = again
+    rows = sorted(found.values(), key=lambda r: -r["delta"])
+    write_csv_atomically(out_dir / "variance_reduction.csv",
+                         ("delta", "epsilon", "c", "reduction", "pair", "pairs_checked", "largest_upper"),
                          [(f"{r['delta']:.0e}", repr(r["epsilon"]), str(r["c"]), repr(r["reduction"]),
-                           f"{r['pair'][0]}_{r['pair'][1]}") for r in rows])
+                           f"{r['pair'][0]}_{r['pair'][1]}", r["pairs_checked"],
+                           "" if r["largest_upper"] is None else repr(r["largest_upper"])) for r in rows])
     return rows

@@ -29,6 +29,7 @@ import mpmath
 from ._numbers import as_fraction, as_positive_fraction
 from .lattice import lattice_of, threshold_index
 from .tails import TailEngine
+from .tilted import SMALLEST_SIGMA2, TiltedTailEngine
 
 __all__ = [
     "ShiftPair",
@@ -41,6 +42,8 @@ __all__ = [
 ]
 
 _START_DELTA = 1e-30
+_TILT_FROM = 3.0  # thresholds ≥ 3√V go to the tilted engine (relative accuracy, float64)
+_TILT_TOLERANCES = (1e-12, 1e-14)  # J accuracies tried before falling back to the untilted engine
 _MIN_DELTA = 1e-300
 
 
@@ -92,6 +95,7 @@ class ShiftPair:
         self.lattice = lattice_of([(r, r / self.rho) for r in self.rhos])
         self.shift = sum(self.lattice.coefficients)  # 2L, an integer
         self._engines: list[TailEngine] = []
+        self._tilted_engines: list[TiltedTailEngine] = []  # kept for reports (node counts)
 
     # -- engines, shared across calls: any engine with Δ' ≤ Δ serves a request for Δ ----------
 
@@ -111,8 +115,9 @@ class ShiftPair:
 
     # -- (ε, δ) -------------------------------------------------------------------------------
 
-    def _combine(self, engine: TailEngine, epsilon: Fraction, first, second) -> DeltaPoint:
-        with mpmath.workdps(int(engine.bits * 0.30103) + 10):
+    def _combine(self, digits: int, epsilon: Fraction, first, second) -> DeltaPoint:
+        """δ = P(S > ε/ρ − 1) − e^ε P(S > ε/ρ + 1), at ``digits`` decimal digits, with its error bound."""
+        with mpmath.workdps(digits):
             eps = mpmath.mpf(epsilon.numerator) / epsilon.denominator
             growth = mpmath.exp(eps)
             value = first.value - growth * second.value
@@ -122,18 +127,21 @@ class ShiftPair:
     def delta(self, epsilons, *, rel_tol: float = 1e-6, start_delta: float | None = None) -> list[DeltaPoint]:
         """The exact δ(ε) at each ε, each with error_bound ≤ rel_tol·δ (MATH.md §6).
 
-        Starts at Δ = ``start_delta`` (default 1e-30, or the finest engine
-        already built) and, where the bound is not yet small enough, rebuilds
-        with Δ ≈ rel_tol·δ/(2(1 + e^ε)). A good ``start_delta`` saves the rebuild.
+        Deep levels — both thresholds at least 3√V into the tail — use the tilted contour
+        (:mod:`accountlib.tilted`), which delivers relative accuracy in float64. The others,
+        and any deep level it cannot certify, use the untilted engine: it starts at
+        Δ = ``start_delta`` (default 1e-30, or the finest engine already built) and, where the
+        bound is not yet small enough, rebuilds with Δ ≈ rel_tol·δ/(2(1 + e^ε)). A good
+        ``start_delta`` saves the rebuild.
         """
         eps = [as_positive_fraction(e, "epsilons") for e in epsilons]
         if not 0 < rel_tol <= 0.5:
             raise ValueError(f"rel_tol must be in (0, 0.5]; got {rel_tol!r}")
         if start_delta is not None and not 0 < start_delta < 1:
             raise ValueError(f"start_delta must be in (0, 1); got {start_delta!r}")
+        points: dict[int, DeltaPoint] = self._delta_tilted(eps, rel_tol)
         delta = start_delta or _START_DELTA
-        points: dict[int, DeltaPoint] = {}
-        todo = list(range(len(eps)))
+        todo = [i for i in range(len(eps)) if i not in points]
         while todo:
             engine = self.engine(delta)
             needed = {}
@@ -152,14 +160,38 @@ class ShiftPair:
             delta = min(delta, engine.delta * 1e-2)
         return [points[i] for i in range(len(eps))]
 
+    def _thresholds(self, epsilon: Fraction) -> tuple[int, int]:
+        """Lattice indices of P(S > ε/ρ − 1) and P(S > ε/ρ + 1)."""
+        scale = self.lattice.scale
+        return threshold_index(epsilon / self.rho - 1, scale), threshold_index(epsilon / self.rho + 1, scale)
+
+    def _delta_tilted(self, eps: list[Fraction], rel_tol: float) -> dict[int, DeltaPoint]:
+        """δ(ε) on the tilted contour for the deep levels it certifies to ``rel_tol``; {} if none."""
+        if any(s2 < SMALLEST_SIGMA2 for (s2, _), _ in self.lattice.groups):
+            return {}
+        spread = math.sqrt(float(self.lattice.variance_proxy))
+        deep = {i: self._thresholds(e) for i, e in enumerate(eps)}
+        deep = {i: t for i, t in deep.items() if t[0] >= _TILT_FROM * spread}
+        points: dict[int, DeltaPoint] = {}
+        for j_tol in _TILT_TOLERANCES:
+            todo = [i for i in deep if i not in points]
+            if not todo:
+                break
+            engine = TiltedTailEngine(self.lattice, smallest_index=min(deep[i][0] for i in todo), j_tol=j_tol)
+            self._tilted_engines.append(engine)
+            tails = engine.tail_indices([t for i in todo for t in deep[i]])
+            for n, i in enumerate(todo):
+                point = self._combine(60, eps[i], tails[2 * n], tails[2 * n + 1])
+                if point.error_bound <= rel_tol * float(point.delta):
+                    points[i] = point
+        return points
+
     def _delta_batch(self, engine: TailEngine, epsilons: list[Fraction]) -> list[DeltaPoint]:
         """δ(ε) for several ε from one engine, all thresholds in one batch."""
-        scale = self.lattice.scale
-        indices = [threshold_index(e / self.rho - 1, scale) for e in epsilons]
-        indices += [threshold_index(e / self.rho + 1, scale) for e in epsilons]
-        tails = engine.tail_indices(indices)
-        lows, highs = tails[: len(epsilons)], tails[len(epsilons):]
-        return [self._combine(engine, e, a, b) for e, a, b in zip(epsilons, lows, highs)]
+        thresholds = [self._thresholds(e) for e in epsilons]
+        tails = engine.tail_indices([t for pair in thresholds for t in pair])
+        digits = int(engine.bits * 0.30103) + 10
+        return [self._combine(digits, e, tails[2 * n], tails[2 * n + 1]) for n, e in enumerate(epsilons)]
 
     # -- trade-off --------------------------------------------------------------------------
 

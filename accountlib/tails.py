@@ -29,7 +29,7 @@ import mpmath
 import numpy as np
 from flint import arb, fmpq
 
-from . import _arb, _floatcf
+from . import _arb, _dd, _floatcf
 from ._numbers import as_fraction
 from .lattice import Lattice, lattice_of, threshold_index
 from .quadrature import node_count, truncation_mass_bound, truncation_point
@@ -168,6 +168,29 @@ class TailEngine:
                 constant += w * arb.sin_pi_fmpq(fmpq((k * (2 * self.cut + 1)) % (2 * n), n))
             self._weights = weights
             self._constant = constant
+            self._prepare_double_double(weights)
+
+    def _prepare_double_double(self, weights) -> None:
+        """Double-double copies of the arb weights, used per threshold when their error fits in Δ/64.
+
+        The error of one threshold's moving sum Σ w_k sin(π m_k/N) is then at most
+        Σ_k err(w_k) + Σ_k |w_k| (sine error + product error + levels × addition error): ``_dd_error``
+        holds everything but the levels term, which depends on the block and is added per call.
+        """
+        self._dd = None
+        if not weights:
+            return
+        parts = [_dd.from_arb(w) for _, w in weights]
+        hi = np.array([p[0] for p in parts])
+        lo = np.array([p[1] for p in parts])
+        represent = math.fsum(p[2] for p in parts)
+        magnitude = float(np.sum(np.abs(hi))) * (1 + 1e-12) + 1e-300
+        levels = math.ceil(math.log2(len(weights) + 1)) + 1
+        error = (represent + magnitude * (_dd.SineTable.ERROR + _dd.MUL_ERROR * 1.01 + levels * _dd.ADD_ERROR * 1.01)) * 1.01
+        if error > self.delta / 64 or self.modulus >= 2**31:
+            return  # too coarse for this Δ (or k·s could overflow int64): thresholds go through arb
+        self._dd = {"k": np.array([k for k, _ in weights], dtype=np.int64), "hi": hi, "lo": lo, "error": error,
+                    "sines": _dd.SineTable(self.modulus)}
 
     # -- evaluation ---------------------------------------------------------------------
 
@@ -209,6 +232,7 @@ class TailEngine:
         cut, n = self.cut, self.modulus
         inside = [lo for lo in los if -cut < lo <= cut]
         float_parts = self._float_parts(inside)
+        moving_parts = self._moving_parts_double_double(inside) if self._dd is not None else {}
         results = []
         for lo in los:
             if lo > cut:  # entirely in the truncated tail
@@ -220,9 +244,13 @@ class TailEngine:
             with _arb.precision(self.bits):
                 total = self._constant + self.phi0 * (cut - lo + 1) / n + arb(float_parts[lo])
                 shift = 2 * lo - 1
-                moving = arb(0)
-                for k, w in self._weights:
-                    moving += w * arb.sin_pi_fmpq(fmpq((k * shift) % (2 * n), n))
+                if lo in moving_parts:
+                    high, low, bound = moving_parts[lo]
+                    moving = _arb._add_error(arb(high) + arb(low), bound)
+                else:
+                    moving = arb(0)
+                    for k, w in self._weights:
+                        moving += w * arb.sin_pi_fmpq(fmpq((k * shift) % (2 * n), n))
                 total -= moving
                 rounding = float(total.rad())
                 digits = int(self.bits * 0.30103) + 5
@@ -231,6 +259,25 @@ class TailEngine:
             error = 3 * self.truncation_bound + self.threshold * (cut - lo + 1) + self._float_error + rounding
             results.append(TailResult(value, error * (1 + 1e-12), lo))
         return results
+
+    def _moving_parts_double_double(self, los: list[int], chunk: int = 2_000_000) -> dict:
+        """lo → (hi, lo, error) of Σ_k w_k sin(πk(2lo − 1)/N) over the arb nodes, in double-double."""
+        if not los:
+            return {}
+        n, dd = self.modulus, self._dd
+        ks = dd["k"]
+        out = {}
+        step = max(1, chunk // ks.size)
+        for start in range(0, len(los), step):
+            block = los[start:start + step]
+            shifts = np.array([2 * lo - 1 for lo in block], dtype=np.int64) % (2 * n)
+            m = np.mod(np.multiply.outer(ks, shifts), 2 * n)  # k·s < 2N·N/2 < 2^63
+            sh, sl = dd["sines"].sin(m)
+            th, tl = _dd.mul(dd["hi"][:, None], dd["lo"][:, None], sh, sl)
+            high, low, _ = _dd.column_sums(th, tl)
+            for lo, h, l in zip(block, high.tolist(), low.tolist()):
+                out[lo] = (h, l, dd["error"])
+        return out
 
     def _float_parts(self, los: list[int], chunk: int = 4_000_000) -> dict:
         """Σ_{k∈F} w_k [sin(πk(2U+1)/N) − sin(πk(2lo−1)/N)] in float64 for each lo (F: the float nodes)."""
@@ -282,7 +329,9 @@ def tail_probabilities(mechanisms, thresholds, *, abs_tol: float | None = None, 
     Give ``abs_tol`` (every error bound ≤ abs_tol) or ``rel_tol`` (every error
     bound ≤ rel_tol × value; default 1e-6). The engine chooses Δ from the
     request; for a relative request it starts from an estimate and rebuilds
-    with a smaller Δ where needed (MATH.md §6).
+    with a smaller Δ where needed (MATH.md §6). Under a relative request, upper
+    tails at least 3√V deep go to the tilted contour (:mod:`accountlib.tilted`),
+    which reaches relative accuracy without shrinking Δ.
     """
     ts = [as_fraction(t, "thresholds") for t in thresholds]
     if abs_tol is not None and rel_tol is not None:
@@ -296,16 +345,37 @@ def tail_probabilities(mechanisms, thresholds, *, abs_tol: float | None = None, 
     if not 0 < rel_tol < 1:
         raise ValueError(f"rel_tol must be in (0, 1); got {rel_tol!r}")
     lattice = lattice_of(mechanisms)
+    indices = [threshold_index(t, lattice.scale) for t in ts]
+    done = _deep_tails_tilted(lattice, indices, rel_tol)
+    if all(j in done for j in indices):
+        return [done[j] for j in indices]
     delta = 1e-30
     while True:
         engine = TailEngine(lattice, delta)
-        results = [engine.tail(t) for t in ts]
+        results = [done[j] if j in done else engine.tail_index(j) for j in indices]
         unmet = [r for r in results if r.error_bound > rel_tol * float(r.value)]
         if not unmet or delta <= min_delta:
             return results
         smallest = min(float(r.value) for r in unmet)
         new_delta = _absolute_for(rel_tol, smallest, min_delta) if smallest > 0 else delta * 1e-30
         delta = min(new_delta, delta * 1e-3)
+
+
+def _deep_tails_tilted(lattice: Lattice, indices: list[int], rel_tol: float) -> dict:
+    """Thresholds at least 3√V into the upper tail, on the tilted contour (:mod:`accountlib.tilted`).
+
+    Returns {index: TailResult} for those it certifies to ``rel_tol``; the rest stay with the
+    untilted engine (as does everything when some σ² < 1/2).
+    """
+    from .tilted import SMALLEST_SIGMA2, tilted_tail_probabilities
+
+    if any(s2 < SMALLEST_SIGMA2 for (s2, _), _ in lattice.groups) or rel_tol < 1e-12:
+        return {}
+    deep = sorted({j for j in indices if j >= 3 * math.sqrt(float(lattice.variance_proxy)) and j > 0})
+    if not deep:
+        return {}
+    results = tilted_tail_probabilities(lattice, deep, rel_tol=rel_tol)
+    return {j: r for j, r in zip(deep, results) if r.error_bound <= rel_tol * float(r.value)}
 
 
 def tail_probability(mechanisms, t, *, abs_tol: float | None = None, rel_tol: float | None = None) -> TailResult:

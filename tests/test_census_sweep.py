@@ -178,3 +178,79 @@ def test_papermill_grid_on_the_sweep_executor(tmp_path):
         assert any("parameters" in c.metadata.get("tags", []) for c in notebook.cells)
         assert all(not any(o.get("output_type") == "error" for o in c.get("outputs", [])) for c in notebook.cells)
     assert sweep.run_notebook_grid(chapter, grid, tmp_path, workers=1, progress=False) == []
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_failing_job_does_not_stop_the_others(workers):
+    import math
+
+    done = []
+    with pytest.raises(sweep.SweepError, match=r"1 of 3 jobs failed") as info:
+        sweep.run_jobs(math.sqrt, [(4.0,), (-1.0,), (9.0,)], workers=workers, progress=False, on_result=done.append)
+    assert sorted(done) == [2.0, 3.0]
+    assert info.value.failures[0][0] == (-1.0,)
+
+
+@pytest.mark.slow
+def test_committed_heavy_pair_against_the_plain_arb_paths(monkeypatch):
+    """Pair (6, 33), one of the heaviest: stored deep δ (tilted contour) and stored trade-off vertices
+    (double-double sums) against the untilted arb engine with the double-double path switched off."""
+    from pathlib import Path
+
+    from accountlib import profiles, tails
+
+    out = Path(__file__).resolve().parents[1] / "results" / "dhc"
+    if (6, 33) not in census.available_pairs(out):
+        pytest.skip("no committed DHC results")
+    eps_rows = read(sweep.pair_paths(out, 6, 33)[0])
+    picks = [r for r in eps_rows if r["delta_zcdp"] in ("1e-06", "1e-10")]
+    monkeypatch.setattr(profiles, "_TILT_FROM", float("inf"))
+    monkeypatch.setattr(tails.TailEngine, "_prepare_double_double", lambda self, weights: setattr(self, "_dd", None))
+    pair = ShiftPair(census.pair_rhos(6, 33))
+    fresh = pair.delta([Fraction(r["epsilon"]) for r in picks], rel_tol=1e-7, start_delta=1e-16)
+    assert not pair._tilted_engines
+    with mpmath.workdps(40):
+        for row, point in zip(picks, fresh):
+            assert abs(mpmath.mpf(row["delta"]) - point.delta) <= float(row["error_bound"]) + point.error_bound
+    trade_rows = read(sweep.pair_paths(out, 6, 33)[1])
+    engine = ShiftPair(census.pair_rhos(6, 33)).engine(2.5e-26)
+    assert engine._dd is None  # the arb loop, not the double-double sums that produced the stored rows
+    with mpmath.workdps(40):
+        for row in (trade_rows[i] for i in (120, 200, 280)):  # α from ~1e-10 to ~0.5
+            alpha, beta, bound = mpmath.mpf(row["alpha"]), mpmath.mpf(row["beta"]), float(row["error_bound"])
+            j = pair._bracket(engine, alpha)  # the stored vertex is (α_j, β_j) or (α_{j+1}, β_{j+1})
+            matches = []
+            for i in (j, j + 1):
+                a, b = engine.tail_index(i), engine.tail_index(pair.shift + 1 - i)
+                matches.append(abs(a.value - alpha) <= a.error_bound + bound and abs(b.value - beta) <= b.error_bound + bound)
+            assert any(matches)
+
+
+@pytest.mark.slow
+def test_committed_variance_give_back_is_tight_and_certified():
+    """At the stored c the binding pair's certified δ is ≤ δ (and matches the stored upper bound);
+    one step below, c − 1/1000, the binding pair or another top pair exceeds δ."""
+    import csv as _csv
+    from pathlib import Path
+
+    from accountlib.conversions import zcdp_epsilon
+
+    out = Path(__file__).resolve().parents[1] / "results" / "dhc"
+    path = out / "variance_reduction.csv"
+    if not path.is_file():
+        pytest.skip("no committed variance table")
+    with open(path, newline="") as handle:
+        rows = {r["delta"]: r for r in _csv.DictReader(handle)}
+    row = rows["1e-02"]
+    assert int(row["pairs_checked"]) == 946
+    c, pair = Fraction(row["c"]), tuple(int(x) for x in row["pair"].split("_"))
+    epsilon = Fraction(repr(zcdp_epsilon(census.TOTAL_RHO, 1e-2)))
+    point = census.scaled_delta(*pair, c, epsilon)
+    upper = float(point.delta) + point.error_bound
+    assert upper <= 1e-2
+    assert upper == pytest.approx(float(row["largest_upper"]), rel=1e-5)
+    curves = {p: census.read_pair_curves(out, *p) for p in census.available_pairs(out)}
+    index = [float(x) for x in curves[pair]["delta_zcdp"]].index(1e-2)
+    top = sorted(curves, key=lambda p: curves[p]["delta"][index], reverse=True)[:3]
+    below = c - Fraction(1, 1000)
+    assert max(float(census.scaled_delta(*p, below, epsilon).delta) for p in {pair, *top}) > 1e-2

@@ -1,0 +1,258 @@
+"""Deep tails with relative accuracy: the trapezoidal rule on an exponentially tilted contour.
+
+Layer 5 of :mod:`accountlib`, beside :mod:`accountlib.tails`. The untilted engine
+computes P(S_L ≥ lo) to an *absolute* accuracy Δ, so a tail of 1e-60 needs
+Δ ≈ 1e-67: hundreds of thousands of nodes in arb at 230 bits for the heaviest
+census pairs. Tilting the distribution by e^{θs} moves the mass to the
+threshold, and the tail becomes
+
+    P(S_L ≥ lo) = M(θ) e^{−θ·lo} · J,   J = Σ_{s ≥ lo} e^{−θ(s − lo)} p_θ(s),
+
+with M(θ) = E e^{θ S_L} and p_θ(s) = p(s) e^{θs}/M(θ) (the Esscher transform,
+i.e. the saddle-point contour of the Fourier integral). J is of order
+1/(λ√(2π)), λ = lo/√V, whatever the size of the tail, so a relative accuracy of
+1e-9 on the tail is an absolute accuracy of ~1e-11 on J: float64 suffices,
+the sieve threshold rises by some twenty orders of magnitude, and most nodes
+disappear. (MATH.md §3–6 give the untilted method; this is its change of
+contour, the classical way to compute large-deviation probabilities.)
+
+Why it is exact and cheap here: tilting N_Z(0, σ²) by e^{tx} gives the
+*shifted* discrete Gaussian N_Z(μ, σ²) with μ = σ²t, whose characteristic
+function has the dual (Poisson) form
+
+    φ_μ(ξ) = Σ_u e^{−σ²(ξ − 2πu)²/2 + iμ(ξ − 2πu)} / D(μ),
+    D(μ) = Σ_u e^{−2π²σ²u²} cos(2πuμ) ≥ 1 − 2Σ_{u≥1} e^{−2π²σ²u²},
+
+and E e^{tX} = e^{σ²t²/2} D(μ)/D(0). With θ = lo/V the tilted sum is centred
+at θV = lo (V = Σ c_i²σ_i², the sub-Gaussian variance proxy of S_L).
+
+The trapezoidal rule with N nodes gives, *exactly*,
+
+    (1/N) Σ_k φ_θ(ζ_k) e^{−iζ_k lo} (1 − e^{−θN}) / (1 − e^{−θ − iζ_k})
+        = Σ_s p_θ(s) e^{−θ((s − lo) mod N)},
+
+which differs from J only by wrap-around: at most
+e^{−θN/2} + C e^{−(N/2 − a)²/2V} + C e^{−(N − a)²/2V}, a = |lo − θV|, where
+C = Π_g ((1 + ε_g)/(1 − ε_g))^{n_g}, ε_g = 2Σ_{u≥1} e^{−2π²σ_g²u²}, is the
+sub-Gaussian constant of the shifted discrete Gaussians. Nodes are dropped by
+the same sieve as the untilted engine (its bound divided by D_min covers the
+tilted factors); each dropped node costs at most τ/(N(1 − e^{−θ})) per side.
+The float64 sum carries a rigorous rounding bound, measured against the
+sieve's bound on |φ| at each node. M(θ) is evaluated in arb.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+from flint import arb, fmpq
+
+from . import _arb
+from .lattice import Lattice, lattice_of
+from .quadrature import node_count
+from .sieve import _folded_distance, _mulmod, factor_bound_constant, log_factor_bound, sieve_nodes
+from .tails import TailResult
+
+__all__ = ["TiltedTailEngine", "tilted_tail_probabilities", "SMALLEST_SIGMA2"]
+
+SMALLEST_SIGMA2 = Fraction(1, 2)  # the dual form with three images needs e^{−2π²σ²} small
+_U = 2.0**-53
+
+
+def _image_sum(sigma2: float, start: int) -> float:
+    """Σ_{u ≥ start} e^{−2π²σ²u²}, rounded up."""
+    a = 2 * math.pi**2 * sigma2
+    total, u = 0.0, start
+    while True:
+        term = math.exp(-a * u * u)
+        total += term
+        if term <= 1e-30 * total or term == 0.0:
+            break
+        u += 1
+    return total * (1 + 1e-12)
+
+
+class TiltedTailEngine:
+    """P(S_L ≥ lo) with a certified *relative* error, for thresholds lo ≥ ``smallest_index``.
+
+    Parameters
+    ----------
+    mechanisms : ``(rho, weight)`` pairs or a :class:`~accountlib.lattice.Lattice`; every σ² ≥ 1/2.
+    smallest_index : the smallest threshold lo (> 0) the engine will be asked for; it fixes the
+        node count N (the wrap-around e^{−θN/2} must be negligible at θ = lo/V).
+    j_tol : the absolute accuracy aimed at for J (of order 0.01–0.4); the certified bound of each
+        result is computed, not assumed, and reported in :class:`~accountlib.tails.TailResult`.
+    """
+
+    def __init__(self, mechanisms, *, smallest_index: int, j_tol: float = 1e-12):
+        self.lattice: Lattice = mechanisms if isinstance(mechanisms, Lattice) else lattice_of(mechanisms)
+        groups = self.lattice.groups
+        if any(s2 < SMALLEST_SIGMA2 for (s2, _), _ in groups):
+            raise ValueError("the tilted engine needs every sigma2 >= 1/2 (use TailEngine otherwise)")
+        if not isinstance(smallest_index, int) or smallest_index <= 0:
+            raise ValueError(f"smallest_index must be a positive integer; got {smallest_index!r}")
+        if not 0 < j_tol < 0.1:
+            raise ValueError(f"j_tol must be in (0, 0.1); got {j_tol!r}")
+        self.variance_proxy = self.lattice.variance_proxy
+        v = float(self.variance_proxy)
+        self.smallest_index = smallest_index
+        self.j_tol = float(j_tol)
+        self._sigma2 = np.array([float(s2) for (s2, _), _ in groups])
+        self._c = [int(c) for (_, c), _ in groups]
+        self._mult = np.array([n for _, n in groups], dtype=float)
+        eps = np.array([2 * _image_sum(s2, 1) for s2 in self._sigma2])
+        self._log_dmin = np.log1p(-eps)  # log D_min per group
+        self.subgaussian_constant = float(np.exp(np.sum(self._mult * (np.log1p(eps) - self._log_dmin)))) * (1 + 1e-12)
+        theta_min = smallest_index / v
+        log_target = math.log(8 / self.j_tol)
+        half = max(log_target / theta_min, math.sqrt(2 * v * (log_target + math.log(self.subgaussian_constant))) + 2)
+        self.cut = int(math.ceil(half))
+        self.modulus = node_count(self.cut)
+        # a dropped node costs ≤ τ/(N(1 − e^{−θ})) per side: τ = j_tol(1 − e^{−θ_min})/4 covers them all
+        self.threshold = self.j_tol * -math.expm1(-theta_min) / 4
+        untilted = self.threshold * math.exp(float(np.sum(self._mult * self._log_dmin)))
+        self.sieve = sieve_nodes(groups, self.modulus, untilted)
+        ks = self.sieve.nodes[self.sieve.nodes > 0].astype(np.int64)
+        self.nodes = ks
+        n = self.modulus
+        # per node and group: the reduced angle ξ = 2π r/N, r = c·k folded into [−N/2, N/2]
+        self._xi = np.empty((len(groups), ks.size))
+        log_bound = np.zeros(ks.size)
+        for i, (((s2, c), mult)) in enumerate(groups):
+            r = np.mod(_mulmod(ks, int(c), n), n)
+            r = np.where(2 * r > n, r - n, r)
+            self._xi[i] = 2 * math.pi * (r.astype(float) / n)
+            log_bound += log_factor_bound(s2, 1, mult, 2 * math.pi * _folded_distance(r, n) / n)
+        self._log_bound = log_bound - float(np.sum(self._mult * self._log_dmin))  # bound on log|φ_θ|
+        # rounding of the exponents, relative to the bound: the main term's, and the images u = ±1, ±2
+        # (whose size relative to the main term is e^{−au² + 2πσ²|u||ξ|} ≤ e^{−a(u² − |u|)}, a = 2π²σ²)
+        s2 = self._sigma2[:, None]
+        a = 2 * math.pi**2 * s2
+        reach = 2 * math.pi * s2 * np.abs(self._xi)
+        self._image_size = [np.exp(-a * u * u + u * reach) for u in (1, 2)]
+        self._eta_base = 16 * _U * (4 + s2 * self._xi**2 / 2
+                                    + sum(size * (a * u * u + u * reach) for u, size in zip((1, 2), self._image_size)))
+
+    @property
+    def node_summary(self) -> dict:
+        return {"U": self.cut, "N": self.modulus, "tau": self.threshold, "nodes": int(self.nodes.size),
+                "per_factor_nodes": self.sieve.per_factor_count}
+
+    # -- pieces --------------------------------------------------------------------------------
+
+    def log_mgf(self, theta: Fraction) -> arb:
+        """log M(θ) = Σ_g n_g [σ²t²/2 + log(D(σ²t)/D(0))], t = θ c_g, as an arb ball (128 bits)."""
+        with _arb.precision(160):
+            total = arb(0)
+            for (s2, c), mult in self.lattice.groups:
+                t = theta * c
+                mu = s2 * t
+                a = 2 * arb.pi() ** 2 * _arb.arb_fraction(s2)
+                reach = int(math.ceil(math.sqrt(60 / float(a)))) + 2
+                num, den = arb(1), arb(1)
+                for u in range(1, reach + 1):
+                    weight = 2 * (-(a * u * u)).exp()
+                    num += weight * arb.cos_pi_fmpq(fmpq(2 * u * mu.numerator, mu.denominator))
+                    den += weight
+                rest = 2 * _image_sum(float(s2), reach + 1)
+                num = _arb._add_error(num, rest)
+                den = _arb._add_error(den, rest)
+                total += mult * (_arb.arb_fraction(s2 * t * t / 2) + (num / den).log())
+            return total
+
+    def _j_sum(self, lo: int, theta: float) -> tuple[float, float]:
+        """(J_N, rigorous float64 error) for one threshold: the trapezoidal sum on the tilted contour."""
+        n = self.modulus
+        ks = self.nodes
+        mu = self._sigma2 * theta * np.array([float(c) for c in self._c])  # μ_g = σ_g² θ c_g
+        a = 2 * math.pi**2 * self._sigma2
+        # per group: w_g = 1 + Σ_{u = ±1, ±2} e^{−au² + 2πσ²uξ − 2πiuμ} (the images of the dual form) and
+        # D_g = 1 + 2Σ_{u = 1, 2} e^{−au²} cos 2πuμ; log φ_g = −σ²ξ²/2 + iμξ + log w_g − log D_g
+        log_phi = np.zeros(ks.size, dtype=complex)
+        eta = np.zeros(ks.size)
+        for i, s2 in enumerate(self._sigma2):
+            xi = self._xi[i]
+            w = np.ones(ks.size, dtype=complex)
+            for u in (1, -1, 2, -2):
+                w += np.exp(-a[i] * u * u + 2 * math.pi * s2 * u * xi) * np.exp(-2j * math.pi * u * mu[i])
+            d = 1 + sum(2 * math.exp(-a[i] * u * u) * math.cos(2 * math.pi * u * mu[i]) for u in (1, 2))
+            log_phi += self._mult[i] * (-s2 * xi**2 / 2 + 1j * mu[i] * xi + np.log(w) - math.log(d))
+            # rounding, relative to the bound (phases: the main term's and the images'), the neglected
+            # images |u| ≥ 3 (≤ 3e^{−6a} relative) and D's neglected terms
+            phase = np.abs(mu[i]) * (np.abs(xi) + 2 * math.pi * (self._image_size[0][i] + 2 * self._image_size[1][i]))
+            eta += self._mult[i] * (self._eta_base[i] + 16 * _U * phase + 3 * math.exp(-6 * a[i])
+                                    + 6 * _image_sum(s2, 3))
+        phi = np.exp(log_phi)
+        # kernel (1 − e^{−θN}) e^{−iζ lo} / (1 − e^{−θ} e^{−iζ}), phases reduced exactly in integers
+        zeta = 2 * math.pi * ks / n
+        phase = 2 * math.pi * (np.mod(_mulmod(ks, lo, n), n) / n)
+        gain = -math.expm1(-theta * n)
+        e_theta = math.exp(-theta)
+        denominator = (-math.expm1(-theta) + e_theta * 2 * np.sin(zeta / 2) ** 2) + 1j * e_theta * np.sin(zeta)
+        kernel = gain * np.exp(-1j * phase) / denominator
+        terms = (phi * kernel).real
+        k0 = gain / -math.expm1(-theta)
+        value = (k0 + 2 * float(np.sum(terms))) / n
+        magnitude_kernel = np.abs(kernel)
+        bound = np.exp(self._log_bound) * magnitude_kernel
+        rounding = np.sum(bound * np.expm1(1.01 * eta + 8 * _U * np.abs(log_phi)) + np.abs(terms) * 40 * _U)
+        m = ks.size + 1
+        gamma = m * _U / (1 - m * _U)
+        error = (2 * (rounding + gamma * (np.sum(np.abs(terms)) + k0)) / n + 16 * _U * k0 / n) * (1 + 1e-6)
+        return value, float(error)
+
+    def tail_index(self, lo: int) -> TailResult:
+        """P(S_L ≥ lo) with its certified error bound (lo ≥ ``smallest_index``)."""
+        return self.tail_indices([lo])[0]
+
+    def tail_indices(self, indices) -> list[TailResult]:
+        """P(S_L ≥ lo) for each lo, each with its certified error bound."""
+        v_exact = self.variance_proxy
+        v = float(v_exact)
+        out = []
+        for lo in (int(i) for i in indices):
+            if lo < self.smallest_index:
+                raise ValueError(f"threshold index {lo} is below this engine's smallest_index {self.smallest_index}")
+            theta_f = lo / v
+            theta = Fraction(theta_f)
+            j_value, float_error = self._j_sum(lo, theta_f)
+            offset = abs(float(lo - theta * v_exact))  # a = |lo − θV|
+            half = self.modulus / 2
+            c = self.subgaussian_constant
+            wrap = (math.exp(-theta_f * half * (1 - 1e-12)) + c * math.exp(-((half - offset) ** 2) / (2 * v) * (1 - 1e-12))
+                    + c * math.exp(-((self.modulus - offset) ** 2) / (2 * v) * (1 - 1e-12)))
+            sieve = self.threshold / -math.expm1(-theta_f) * (1 + 1e-9)
+            j_error = wrap + sieve + float_error
+            log_prefactor = self.log_mgf(theta) - _arb.arb_fraction(theta * lo)
+            with mpmath.workdps(40):
+                prefactor = mpmath.exp(mpmath.mpf(log_prefactor.mid().str(40, radius=False)))
+                value = prefactor * mpmath.mpf(j_value)
+            prefactor_rel = math.expm1(float(log_prefactor.rad()) * 1.01 + 1e-30)
+            relative = (j_error / j_value) if j_value > j_error else math.inf
+            rel_total = relative + prefactor_rel * (1 + relative)
+            out.append(TailResult(value, float(abs(value)) * rel_total * (1 + 1e-9), lo))
+        return out
+
+
+def tilted_tail_probabilities(mechanisms, indices, *, rel_tol: float = 1e-9) -> list[TailResult]:
+    """P(S_L ≥ lo) for lattice thresholds ``indices`` (all > 0), each to ``rel_tol`` relative.
+
+    Builds a :class:`TiltedTailEngine` for the smallest index and tightens its J accuracy
+    until every bound meets ``rel_tol`` (or the float64 floor is reached).
+    """
+    indices = [int(i) for i in indices]
+    if not indices or min(indices) <= 0:
+        raise ValueError("indices must be positive lattice thresholds")
+    lattice = mechanisms if isinstance(mechanisms, Lattice) else lattice_of(mechanisms)
+    lam = max(indices) / math.sqrt(float(lattice.variance_proxy))
+    j_estimate = float(mpmath.erfc(lam / math.sqrt(2)) * mpmath.exp(lam * lam / 2)) / 2
+    j_tol = min(max(rel_tol * j_estimate / 4, 1e-15), 1e-3)
+    while True:
+        engine = TiltedTailEngine(lattice, smallest_index=min(indices), j_tol=j_tol)
+        results = engine.tail_indices(indices)
+        if all(r.error_bound <= rel_tol * float(r.value) for r in results) or j_tol <= 1e-15:
+            return results
+        j_tol = max(j_tol / 100, 1e-15)
