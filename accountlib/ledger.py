@@ -22,7 +22,8 @@ Tolerances
 * ``"rel:1e-6"`` — relative to the paper's value;
 * ``"abs:1e-9"`` — absolute;
 * ``"bound"`` — the paper states an upper bound (``paper="<1e-50"``) and
-  ours must lie below it.
+  ours must lie below it, or a lower bound (``paper=">0"``, e.g. the sign of
+  an effect) and ours must lie above it.
 """
 
 from __future__ import annotations
@@ -70,7 +71,11 @@ def printed_tolerance(paper: str) -> float:
 def judge(paper, ours, tolerance) -> tuple[str, str]:
     """Return ``(verdict, tolerance_text)`` for one claim; see the module docstring."""
     if tolerance == "bound":
-        limit = _exact(str(paper).lstrip("<≤ ").strip())
+        text = str(paper).strip()
+        if text.startswith((">", "≥")):
+            limit = _exact(text.lstrip(">≥ ").strip())
+            return ("pass" if _exact(ours) > limit else "fail"), "lower bound"
+        limit = _exact(text.lstrip("<≤ ").strip())
         return ("pass" if _exact(ours) < limit else "fail"), "upper bound"
     if tolerance == "printed":
         allowed = printed_tolerance(str(paper))

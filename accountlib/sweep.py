@@ -24,6 +24,7 @@ import csv
 import io
 import math
 import os
+import re
 import sys
 import tempfile
 import time
@@ -37,7 +38,7 @@ from ._numbers import decimal_string
 from .profiles import ShiftPair, epsilon_zcdp
 
 __all__ = ["pair_job", "run_jobs", "run_dhc_sweep", "pair_paths", "tradeoff_indices", "add_sweep_parser",
-           "run_notebook_grid"]
+           "run_notebook_grid", "dpsgd_grid", "write_text_atomically", "SweepError"]
 
 DIGITS = 30
 EPS_DELTA_HEADER = ("delta_zcdp", "epsilon", "delta", "error_bound")
@@ -48,17 +49,14 @@ def _decimal(value) -> str:
     return decimal_string(value, DIGITS)
 
 
-def write_csv_atomically(path: Path, header, rows) -> None:
-    """Write a CSV so that ``path`` either does not exist or holds the whole file."""
+def write_text_atomically(path: Path, text: str) -> None:
+    """Write ``text`` so that ``path`` either does not exist or holds the whole file."""
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(header)
-    writer.writerows(rows)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}-", suffix=".tmp")
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(buffer.getvalue())
+            out.write(text)
             out.flush()
             os.fsync(out.fileno())
         os.replace(temporary, path)
@@ -68,6 +66,15 @@ def write_csv_atomically(path: Path, header, rows) -> None:
         raise
 
 
+def write_csv_atomically(path: Path, header, rows) -> None:
+    """Write a CSV atomically (see :func:`write_text_atomically`)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    write_text_atomically(path, buffer.getvalue())
+
+
 def pair_paths(out_dir, k: int, l: int) -> tuple[Path, Path]:
     out_dir = Path(out_dir)
     name = f"pair_{k}_{l}.csv"
@@ -75,18 +82,23 @@ def pair_paths(out_dir, k: int, l: int) -> tuple[Path, Path]:
 
 
 def tradeoff_indices(pair: ShiftPair, points_per_side: int, smallest_alpha: float, cut: int) -> list[int]:
-    """Lattice indices j whose vertices (α_j, β_j) cover the curve, log-uniform in α near both ends.
+    """Lattice indices j whose vertices (α_j, β_j) cover the curve, dense near both ends.
 
-    α_j = P(S_L ≥ j) ≈ Φ̄(j/s) with s² = Var S_L; the index set is closed under
-    j ↦ 2L + 1 − j, so every β_j is again one of the α's (one tail per vertex).
+    Around the symmetric vertex j ≈ L (where α = β), the indices j = L + s·z_i take z_i with
+    Φ̄(z_i) log-uniform from 1/2 down to ``smallest_alpha`` (s² = Var S_L), capped at the engine's
+    truncation point ``cut`` so that no two collapse; the set is closed under j ↦ 2L + 1 − j, so
+    every β_j is again one of the α's (one tail per vertex). 2·``points_per_side`` distinct indices
+    or more.
     """
     from scipy.special import ndtri
 
     sd = math.sqrt(float(sum(Fraction(c * c) / r for c, r in zip(pair.lattice.coefficients, pair.rhos))))
     centre = pair.shift / 2
-    logs = [math.log10(smallest_alpha) * (1 - i / (points_per_side - 1)) + math.log10(0.5) * i / (points_per_side - 1)
+    z_max = min(-float(ndtri(smallest_alpha)), (cut - centre) / sd)
+    p_max = 0.5 * math.erfc(z_max / math.sqrt(2))  # Φ̄(z_max)
+    logs = [math.log10(p_max) * (1 - i / (points_per_side - 1)) + math.log10(0.5) * i / (points_per_side - 1)
             for i in range(points_per_side)]
-    upper = {min(cut, max(0, round(centre - sd * ndtri(10**x)))) for x in logs}
+    upper = {min(cut, round(centre - sd * float(ndtri(10**x)))) for x in logs}
     upper |= {math.ceil(centre + 0.5)}
     indices = upper | {pair.shift + 1 - j for j in upper}
     return sorted(indices)
@@ -132,6 +144,8 @@ def pair_job(k: int, l: int, out_dir, *, smallest_delta_exponent: int = 30, rel_
         "nodes": int(finest.nodes.size),
         "engines": len(pair._engines),
         "smallest_Delta": finest.delta,
+        "tilted_engines": len(pair._tilted_engines),
+        "tilted_nodes": sum(int(e.nodes.size) for e in pair._tilted_engines),
     }
 
 
@@ -156,31 +170,57 @@ def run_jobs(function, jobs: list[tuple], *, scheduler: str | None = None, worke
     all cores); with ``scheduler`` (an address such as ``tcp://127.0.0.1:8786``)
     the jobs go to that Dask distributed cluster instead. A progress bar shows
     jobs done and the estimated time left. ``on_result`` is called with each
-    result as it arrives.
+    result as it arrives. A failing job does not stop the others: when all have
+    run, :class:`SweepError` reports every failure (finished jobs keep their files).
     """
     bar = _progress(len(jobs), progress)
-    results = []
+    results, failures = [], []
+
+    def settle(args, outcome):
+        try:
+            results.append(_collect(outcome(), bar, on_result))
+        except Exception as error:  # noqa: BLE001 - reported together below
+            failures.append((args, error))
+
     try:
         if scheduler:
             from dask.distributed import Client
             from dask.distributed import as_completed as dask_completed
 
             with Client(scheduler) as client:
-                futures = [client.submit(function, *args, pure=False) for args in jobs]
+                futures = {client.submit(function, *args, pure=False): args for args in jobs}
                 for future in dask_completed(futures):
-                    results.append(_collect(future.result(), bar, on_result))
+                    settle(futures[future], future.result)
         elif workers == 1:
             for args in jobs:
-                results.append(_collect(function(*args), bar, on_result))
+                settle(args, lambda: function(*args))
         else:
             with ProcessPoolExecutor(max_workers=workers) as pool:
-                futures = [pool.submit(function, *args) for args in jobs]
+                futures = {pool.submit(function, *args): args for args in jobs}
                 for future in as_completed(futures):
-                    results.append(_collect(future.result(), bar, on_result))
+                    settle(futures[future], future.result)
     finally:
         if bar is not None:
             bar.close()
+    if failures:
+        lines = "\n".join(f"  {args!r}: {type(error).__name__}: {_last_line(error)}" for args, error in failures[:20])
+        raise SweepError(f"{len(failures)} of {len(jobs)} jobs failed (the others finished and kept their "
+                         f"files; re-running retries only the failed ones):\n{lines}", failures)
     return results
+
+
+def _last_line(error: Exception) -> str:
+    """The last non-empty line of an error's message (papermill puts the cell's exception there)."""
+    lines = [line for line in str(error).splitlines() if line.strip()]
+    return lines[-1].strip() if lines else ""
+
+
+class SweepError(RuntimeError):
+    """Some jobs of a sweep failed; ``failures`` holds (args, exception) for each."""
+
+    def __init__(self, message: str, failures: list):
+        super().__init__(message)
+        self.failures = failures
 
 
 def _collect(result, bar, on_result):
@@ -210,7 +250,8 @@ def run_dhc_sweep(out_dir="results/dhc", pairs=None, *, scheduler=None, workers=
         function = pair_job
     log = Path(out_dir) / "sweep_log.csv"
     log.parent.mkdir(parents=True, exist_ok=True)
-    fields = ("pair", "seconds", "L", "N", "per_factor_nodes", "nodes", "engines", "smallest_Delta")
+    fields = ("pair", "seconds", "L", "N", "per_factor_nodes", "nodes", "engines", "smallest_Delta", "tilted_engines",
+              "tilted_nodes")
 
     def record(summary):  # one line per finished pair: timings and node counts for the benchmark
         new_file = not log.is_file()
@@ -241,21 +282,36 @@ def order_by_cost(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return sorted(pairs, key=lambda p: (max(weights[p[0]], weights[p[1]]), p))
 
 
-def run_notebook_grid(notebook, grid: list[dict], out_dir, *, scheduler=None, workers=None,
-                      progress=True) -> list[str]:
+def run_notebook_grid(notebook, grid: list[dict], out_dir, *, fixed: dict | None = None, scheduler=None,
+                      workers=None, progress=True) -> list[str]:
     """Execute a jupytext chapter once per parameter set with papermill, on the same executor.
 
-    Each run writes ``out_dir/<stem>__<k=v>...ipynb``; runs whose output exists are skipped.
+    Each run gets ``grid[i]`` merged over ``fixed`` (parameters shared by every run, left out of the
+    file name) and writes ``out_dir/<stem>__<k=v>...ipynb``; runs whose output exists are skipped.
     """
     notebook, out_dir = Path(notebook).resolve(), Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     jobs = []
     for parameters in grid:
         label = "__".join(f"{k}={v}" for k, v in sorted(parameters.items()))
+        label = re.sub(r"[^A-Za-z0-9.=_-]+", "-", label).strip("-")
         target = out_dir / f"{notebook.stem}__{label}.ipynb"
         if not target.is_file():
-            jobs.append((str(notebook), str(target), parameters))
+            jobs.append((str(notebook), str(target), {**(fixed or {}), **parameters}))
     return run_jobs(_execute_notebook, jobs, scheduler=scheduler, workers=workers, progress=progress)
+
+
+def dpsgd_grid(targets=None, settings=None) -> list[dict]:
+    """Papermill parameter sets for the DP-SGD chapter's full sweeps: one run per (target, (q, n)).
+
+    Longest horizons first, so that two workers finish together.
+    """
+    from .dpsgd import PAPER_TARGETS, paper_settings
+
+    targets = PAPER_TARGETS if targets is None else targets
+    settings = sorted(paper_settings() if settings is None else settings, key=lambda s: -s[1])
+    return [{"targets": [[float(e), float(d)]], "settings": [[float(q), int(n)]]} for e, d in targets
+            for q, n in settings]
 
 
 def _execute_notebook(source: str, target: str, parameters: dict) -> str:
@@ -273,32 +329,81 @@ def _execute_notebook(source: str, target: str, parameters: dict) -> str:
 
 
 def add_sweep_parser(subparsers) -> None:
-    sweep = subparsers.add_parser("sweep", help="run many pairs (DHC) on a process pool or a Dask cluster",
-                                  description="Compute the exact (ε, δ) and trade-off curves of DHC pairs, one "
-                                  "file per pair, written atomically; re-running skips finished pairs.")
-    sweep.add_argument("target", choices=["dhc"], help="what to sweep (dhc: the 946 allocation pairs)")
-    sweep.add_argument("--out", default="results/dhc", help="output folder (default results/dhc)")
+    sweep = subparsers.add_parser("sweep", help="run the DHC pairs or the DP-SGD sweeps on a process pool or a Dask "
+                                  "cluster", description="dhc: the exact (ε, δ) and trade-off curves of DHC pairs, "
+                                  "one file per pair. dpsgd: the DP-SGD chapter's full sweeps, run by papermill, one "
+                                  "JSON file per setting and seed. Files are written atomically; re-running skips "
+                                  "finished work.")
+    sweep.add_argument("target", choices=["dhc", "dpsgd"],
+                       help="what to sweep (dhc: the 946 allocation pairs; dpsgd: the paper's DP-SGD grid)")
+    sweep.add_argument("--out", default=None, help="output folder (default results/dhc or results/dpsgd)")
     sweep.add_argument("--pairs", nargs="+", type=int, metavar="K L",
-                       help="only these pairs, as a flat list K1 L1 K2 L2 ... (default: all 946)")
+                       help="dhc only: these pairs, as a flat list K1 L1 K2 L2 ... (default: all 946)")
+    sweep.add_argument("--data-dir", default=None,
+                       help="dpsgd only: folder with the Fashion-MNIST IDX files (default: scikit-learn digits)")
     sweep.add_argument("--workers", type=int, default=None, help="local processes (default: all cores)")
     sweep.add_argument("--scheduler", default=None, metavar="ADDRESS",
                        help="run on the Dask distributed scheduler at ADDRESS (e.g. tcp://127.0.0.1:8786)")
+    sweep.add_argument("--summarise", action="store_true",
+                       help="dhc only: after the pairs, write the census-wide curves and the certified variance "
+                       "give-back table (needs all 946 pairs)")
     sweep.add_argument("--no-progress", action="store_true", help="no progress bar")
     sweep.set_defaults(handler=_sweep_command)
 
 
+DPSGD_CHAPTER = Path(__file__).resolve().parents[1] / "notebooks" / "10_dpsgd.py"
+
+
 def _sweep_command(args) -> int:
+    try:
+        return _run_sweep_command(args)
+    except SweepError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+
+
+def _run_sweep_command(args) -> int:
+    if args.workers is not None and args.workers < 1:
+        print("error: --workers must be >= 1", file=sys.stderr)
+        return 2
+    started = time.perf_counter()
+    if args.target == "dpsgd":
+        if args.pairs or args.summarise:
+            print("error: --pairs and --summarise apply to 'sweep dhc' only", file=sys.stderr)
+            return 2
+        if not DPSGD_CHAPTER.is_file():
+            print(f"error: the DP-SGD chapter is not at {DPSGD_CHAPTER}; run from a checkout of the book",
+                  file=sys.stderr)
+            return 2
+        if args.data_dir is not None and not Path(args.data_dir).is_dir():
+            print(f"error: --data-dir {args.data_dir!r} is not a folder", file=sys.stderr)
+            return 2
+        out = Path(args.out or "results/dpsgd").resolve()
+        fixed = {"quick": False, "results_dir": str(out), "threads": 1,
+                 "data_dir": None if args.data_dir is None else str(Path(args.data_dir).resolve())}
+        done = run_notebook_grid(DPSGD_CHAPTER, dpsgd_grid(), out / "notebooks", fixed=fixed,
+                                 scheduler=args.scheduler, workers=args.workers, progress=not args.no_progress)
+        print(f"{len(done)} chapter runs executed in {time.perf_counter() - started:.1f} s; results in {out}")
+        return 0
+    if args.data_dir is not None:
+        print("error: --data-dir applies to 'sweep dpsgd' only", file=sys.stderr)
+        return 2
     pairs = None
     if args.pairs:
         if len(args.pairs) % 2 or any(not 1 <= p <= 43 for p in args.pairs):
             print("error: --pairs takes an even number of allocation numbers, each in 1..43", file=sys.stderr)
             return 2
         pairs = list(zip(args.pairs[::2], args.pairs[1::2]))
-    if args.workers is not None and args.workers < 1:
-        print("error: --workers must be >= 1", file=sys.stderr)
-        return 2
-    started = time.perf_counter()
-    done = run_dhc_sweep(args.out, pairs, scheduler=args.scheduler, workers=args.workers,
+    out = args.out or "results/dhc"
+    done = run_dhc_sweep(out, pairs, scheduler=args.scheduler, workers=args.workers,
                          progress=not args.no_progress)
-    print(f"{len(done)} pairs computed in {time.perf_counter() - started:.1f} s; results in {args.out}")
+    print(f"{len(done)} pairs computed in {time.perf_counter() - started:.1f} s; results in {out}")
+    if args.summarise:
+        if len(census.available_pairs(out)) != 946:
+            print("error: --summarise needs all 946 pairs in the output folder", file=sys.stderr)
+            return 2
+        census.write_census_results(out)
+        rows = census.variance_reduction_table(out, census.VARIANCE_LEVELS, workers=args.workers,
+                                               scheduler=args.scheduler, progress=not args.no_progress)
+        print(f"census-wide curves and the variance give-back at {len(rows)} levels written to {out}")
     return 0

@@ -77,3 +77,15 @@ def test_help_for_everything():
     for args in ([], ["delta"], ["tradeoff"]):
         result = run(*args, "--help")
         assert result.returncode == 0 and "usage" in result.stdout
+
+
+def test_sweep_options_that_do_not_apply_are_refused(tmp_path):
+    result = run("sweep", "dpsgd", "--pairs", "1", "2", "--out", str(tmp_path))
+    assert result.returncode == 2 and "apply to 'sweep dhc' only" in result.stderr
+    result = run("sweep", "dhc", "--data-dir", str(tmp_path), "--out", str(tmp_path))
+    assert result.returncode == 2 and "--data-dir applies to 'sweep dpsgd' only" in result.stderr
+    result = run("sweep", "dpsgd", "--data-dir", str(tmp_path / "missing"), "--out", str(tmp_path))
+    assert result.returncode == 2 and "is not a folder" in result.stderr
+    result = run("sweep", "dhc", "--pairs", "13", "13", "--summarise", "--workers", "1", "--no-progress",
+                 "--out", str(tmp_path))
+    assert result.returncode == 2 and "needs all 946 pairs" in result.stderr

@@ -67,3 +67,10 @@ def test_pairing_same_streams_give_identical_runs_and_training_learns():
     noisy = dpsgd.train_run(data, q=0.05, steps=40, noise_multiplier=5.0, seed=3, eval_every=20)
     assert noisy["history"] != a["history"]
     assert a["cross_entropy"] < math.log(10)  # better than the uniform guess after 40 steps
+
+
+def test_empty_poisson_batches_add_noise_only():
+    """At q = 0.001 on 1,437 images a quarter of the batches are empty; DP-SGD still steps (noise alone)."""
+    data = dpsgd.load_data(None)
+    run = dpsgd.train_run(data, q=0.001, steps=30, noise_multiplier=1.0, seed=0, eval_every=15)
+    assert len(run["history"]) == 2 and all(math.isfinite(h["cross_entropy"]) for h in run["history"])

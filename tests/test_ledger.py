@@ -24,7 +24,7 @@ def test_record_replaces_by_id_and_judges(tmp_path):
     "paper, ours, tolerance, verdict",
     [("1.0", 1.0 + 1e-7, "rel:1e-6", "pass"), ("1.0", 1.0 + 1e-5, "rel:1e-6", "fail"),
      (2.0, 2.05, 0.1, "pass"), (2.0, 2.2, "abs:0.1", "fail"), ("<1e-50", 1e-81, "bound", "pass"),
-     ("<1e-50", 1e-49, "bound", "fail"), ("0.19", 0.1896, "printed", "pass"), ("0.19", 0.1849, "printed", "fail")],
+     ("<1e-50", 1e-49, "bound", "fail"), (">0", 0.01, "bound", "pass"), (">0", -0.01, "bound", "fail"), ("0.19", 0.1896, "printed", "pass"), ("0.19", 0.1849, "printed", "fail")],
 )
 def test_judge(paper, ours, tolerance, verdict):
     assert ledger.judge(paper, ours, tolerance)[0] == verdict
