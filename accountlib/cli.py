@@ -51,6 +51,11 @@ def _allocation(text: str) -> int:
     return k
 
 
+def _add_pair_argument(parser) -> None:
+    parser.add_argument("--pair", nargs=2, type=_allocation, required=True, metavar=("K", "L"),
+                        help="allocation numbers, 1..43")
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m accountlib",
@@ -61,8 +66,7 @@ def _parser() -> argparse.ArgumentParser:
     delta = sub.add_parser("delta", help="exact δ(ε) of a DHC pair", description=
                            "The exact δ(ε) of DHC pair (K, L), each value with a certified error bound "
                            "no larger than R·δ.")
-    delta.add_argument("--pair", nargs=2, type=_allocation, required=True, metavar=("K", "L"),
-                       help="allocation numbers, 1..43")
+    _add_pair_argument(delta)
     delta.add_argument("--eps", nargs="+", type=_number("eps"), required=True, metavar="E",
                        help="ε values (> 0), decimals or fractions, e.g. 26.34 or 1317/50")
     delta.add_argument("--rel-tol", type=_number("rel-tol"), default=Fraction(1, 10**6), metavar="R",
@@ -72,8 +76,7 @@ def _parser() -> argparse.ArgumentParser:
     trade = sub.add_parser("tradeoff", help="exact trade-off curve β = f(α) of a DHC pair", description=
                            "β = f(α) of DHC pair (K, L) (the optimal type II error at type I error α), "
                            "each with a certified absolute error bound.")
-    trade.add_argument("--pair", nargs=2, type=_allocation, required=True, metavar=("K", "L"),
-                       help="allocation numbers, 1..43")
+    _add_pair_argument(trade)
     trade.add_argument("--alpha", nargs="+", type=_number("alpha"), required=True, metavar="A",
                        help="type I errors in [0, 1]")
     trade.add_argument("--abs-tol", type=_number("abs-tol"), default=Fraction(1, 10**25), metavar="T",

@@ -181,16 +181,23 @@ def train_run(data: Dataset, *, q: float, steps: int, noise_multiplier: float, s
 
 
 def paired_runs(data: Dataset, *, q: float, steps: int, epsilon: float, delta: float, seed: int,
-                eval_every: int = EVAL_EVERY) -> dict:
-    """The zCDP-calibrated, RDP-calibrated and clipping-only runs of one setting and seed (paired)."""
+                eval_every: int = EVAL_EVERY, clip_only: dict | None = None) -> dict:
+    """The zCDP-calibrated, RDP-calibrated and clipping-only runs of one setting and seed (paired).
+
+    ``clip_only`` reuses a clipping-only run of the same (q, steps, seed) — it does not depend on the
+    privacy target — instead of training it again.
+    """
     from .rdp import calibrate_dpsgd
 
     z_rdp = calibrate_dpsgd(q, steps, epsilon, delta, "rdp")
     z_zcdp = calibrate_dpsgd(q, steps, epsilon, delta, "zcdp")
-    runs = {name: train_run(data, q=q, steps=steps, noise_multiplier=z, seed=seed, eval_every=eval_every)
-            for name, z in (("rdp", z_rdp), ("zcdp", z_zcdp), ("clip_only", 0.0))}
+    common = dict(q=q, steps=steps, seed=seed, eval_every=eval_every)
+    runs = {"rdp": train_run(data, noise_multiplier=z_rdp, **common),
+            "zcdp": train_run(data, noise_multiplier=z_zcdp, **common),
+            "clip_only": clip_only if clip_only is not None else train_run(data, noise_multiplier=0.0, **common)}
     return {"q": q, "steps": steps, "epsilon": epsilon, "delta": delta, "seed": seed, "z_rdp": z_rdp,
-            "z_zcdp": z_zcdp, "runs": runs}
+            "z_zcdp": z_zcdp, "data": data.name, "train_size": int(len(data.y_train)),
+            "test_size": int(len(data.y_test)), "runs": runs}
 
 
 # -- the paper's sweeps, one results file per (target, setting, seed) ---------------------------
@@ -238,21 +245,14 @@ def run_setting(data: Dataset, *, q: float, steps: int, epsilon: float, delta: f
     the paper, Appendix D.4.1). Files are written atomically: an interrupted sweep loses only the run
     in flight.
     """
-    from .rdp import calibrate_dpsgd
-
     path = result_path(out_dir, epsilon=epsilon, delta=delta, q=q, steps=steps, seed=seed)
 
     def train_all() -> dict:
-        z_rdp = calibrate_dpsgd(q, steps, epsilon, delta, "rdp")
-        z_zcdp = calibrate_dpsgd(q, steps, epsilon, delta, "zcdp")
-        common = dict(q=q, steps=steps, seed=seed, eval_every=eval_every)
         clip_only = _cached_run(_clip_only_path(out_dir, q=q, steps=steps, seed=seed, data_name=data.name),
-                                lambda: train_run(data, noise_multiplier=0.0, **common))
-        runs = {"rdp": train_run(data, noise_multiplier=z_rdp, **common),
-                "zcdp": train_run(data, noise_multiplier=z_zcdp, **common), "clip_only": clip_only}
-        return {"q": q, "steps": steps, "epsilon": epsilon, "delta": delta, "seed": seed, "z_rdp": z_rdp,
-                "z_zcdp": z_zcdp, "data": data.name, "train_size": int(len(data.y_train)),
-                "test_size": int(len(data.y_test)), "runs": runs}
+                                lambda: train_run(data, q=q, steps=steps, noise_multiplier=0.0, seed=seed,
+                                                  eval_every=eval_every))
+        return paired_runs(data, q=q, steps=steps, epsilon=epsilon, delta=delta, seed=seed, eval_every=eval_every,
+                           clip_only=clip_only)
 
     return _cached_run(path, train_all)
 

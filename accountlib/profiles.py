@@ -29,7 +29,8 @@ import mpmath
 from ._numbers import as_fraction, as_positive_fraction
 from .lattice import lattice_of, threshold_index
 from .tails import TailEngine
-from .tilted import SMALLEST_SIGMA2, TiltedTailEngine
+from . import tilted
+from .tilted import TiltedTailEngine
 
 __all__ = [
     "ShiftPair",
@@ -42,7 +43,6 @@ __all__ = [
 ]
 
 _START_DELTA = 1e-30
-_TILT_FROM = 3.0  # thresholds ≥ 3√V go to the tilted engine (relative accuracy, float64)
 _TILT_TOLERANCES = (1e-12, 1e-14)  # J accuracies tried before falling back to the untilted engine
 _MIN_DELTA = 1e-300
 
@@ -127,7 +127,7 @@ class ShiftPair:
     def delta(self, epsilons, *, rel_tol: float = 1e-6, start_delta: float | None = None) -> list[DeltaPoint]:
         """The exact δ(ε) at each ε, each with error_bound ≤ rel_tol·δ (MATH.md §6).
 
-        Deep levels — both thresholds at least 3√V into the tail — use the tilted contour
+        Deep levels — both thresholds at least ``tilted.DEEP_FROM``·√V into the tail — use the tilted contour
         (:mod:`accountlib.tilted`), which delivers relative accuracy in float64. The others,
         and any deep level it cannot certify, use the untilted engine: it starts at
         Δ = ``start_delta`` (default 1e-30, or the finest engine already built) and, where the
@@ -167,11 +167,8 @@ class ShiftPair:
 
     def _delta_tilted(self, eps: list[Fraction], rel_tol: float) -> dict[int, DeltaPoint]:
         """δ(ε) on the tilted contour for the deep levels it certifies to ``rel_tol``; {} if none."""
-        if any(s2 < SMALLEST_SIGMA2 for (s2, _), _ in self.lattice.groups):
-            return {}
-        spread = math.sqrt(float(self.lattice.variance_proxy))
         deep = {i: self._thresholds(e) for i, e in enumerate(eps)}
-        deep = {i: t for i, t in deep.items() if t[0] >= _TILT_FROM * spread}
+        deep = {i: t for i, t in deep.items() if tilted.is_deep(self.lattice, t[0])}
         points: dict[int, DeltaPoint] = {}
         for j_tol in _TILT_TOLERANCES:
             todo = [i for i in deep if i not in points]

@@ -362,16 +362,14 @@ def tail_probabilities(mechanisms, thresholds, *, abs_tol: float | None = None, 
 
 
 def _deep_tails_tilted(lattice: Lattice, indices: list[int], rel_tol: float) -> dict:
-    """Thresholds at least 3√V into the upper tail, on the tilted contour (:mod:`accountlib.tilted`).
+    """The deep upper-tail thresholds (:func:`accountlib.tilted.is_deep`), on the tilted contour.
 
     Returns {index: TailResult} for those it certifies to ``rel_tol``; the rest stay with the
     untilted engine (as does everything when some σ² < 1/2).
     """
-    from .tilted import SMALLEST_SIGMA2, tilted_tail_probabilities
+    from .tilted import is_deep, tilted_tail_probabilities
 
-    if any(s2 < SMALLEST_SIGMA2 for (s2, _), _ in lattice.groups) or rel_tol < 1e-12:
-        return {}
-    deep = sorted({j for j in indices if j >= 3 * math.sqrt(float(lattice.variance_proxy)) and j > 0})
+    deep = sorted({j for j in indices if is_deep(lattice, j)}) if rel_tol >= 1e-12 else []
     if not deep:
         return {}
     results = tilted_tail_probabilities(lattice, deep, rel_tol=rel_tol)

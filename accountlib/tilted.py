@@ -51,15 +51,23 @@ import numpy as np
 from flint import arb, fmpq
 
 from . import _arb
+from ._floatcf import SMALLEST_SIGMA2  # the same domain as the float path: the dual form's images decay fast
 from .lattice import Lattice, lattice_of
 from .quadrature import node_count
 from .sieve import _folded_distance, _mulmod, factor_bound_constant, log_factor_bound, sieve_nodes
 from .tails import TailResult
 
-__all__ = ["TiltedTailEngine", "tilted_tail_probabilities", "SMALLEST_SIGMA2"]
+__all__ = ["TiltedTailEngine", "tilted_tail_probabilities", "is_deep", "DEEP_FROM"]
 
-SMALLEST_SIGMA2 = Fraction(1, 2)  # the dual form with three images needs e^{−2π²σ²} small
+DEEP_FROM = 3.0  # thresholds at least 3√V into the upper tail go to the tilted contour
 _U = 2.0**-53
+
+
+def is_deep(lattice: Lattice, index: int) -> bool:
+    """Whether the tilted contour serves P(S_L ≥ index): every σ² ≥ 1/2 and index ≥ DEEP_FROM·√V."""
+    if any(s2 < SMALLEST_SIGMA2 for (s2, _), _ in lattice.groups):
+        return False
+    return index > 0 and index >= DEEP_FROM * math.sqrt(float(lattice.variance_proxy))
 
 
 def _image_sum(sigma2: float, start: int) -> float:
@@ -101,7 +109,7 @@ class TiltedTailEngine:
         self.smallest_index = smallest_index
         self.j_tol = float(j_tol)
         self._sigma2 = np.array([float(s2) for (s2, _), _ in groups])
-        self._c = [int(c) for (_, c), _ in groups]
+        self._c = np.array([float(c) for (_, c), _ in groups])
         self._mult = np.array([n for _, n in groups], dtype=float)
         eps = np.array([2 * _image_sum(s2, 1) for s2 in self._sigma2])
         self._log_dmin = np.log1p(-eps)  # log D_min per group
@@ -167,7 +175,7 @@ class TiltedTailEngine:
         """(J_N, rigorous float64 error) for one threshold: the trapezoidal sum on the tilted contour."""
         n = self.modulus
         ks = self.nodes
-        mu = self._sigma2 * theta * np.array([float(c) for c in self._c])  # μ_g = σ_g² θ c_g
+        mu = self._sigma2 * theta * self._c  # μ_g = σ_g² θ c_g
         a = 2 * math.pi**2 * self._sigma2
         # per group: w_g = 1 + Σ_{u = ±1, ±2} e^{−au² + 2πσ²uξ − 2πiuμ} (the images of the dual form) and
         # D_g = 1 + 2Σ_{u = 1, 2} e^{−au²} cos 2πuμ; log φ_g = −σ²ξ²/2 + iμξ + log w_g − log D_g

@@ -107,14 +107,18 @@ def ranges(rows, family):
     return min(ratios), max(ratios), min(dmse), max(dmse)
 
 
+def record_endpoints(prefix, source, paper, ours):
+    """Ledger entries for the four printed endpoints (ratio min/max, ΔMSE min/max), to every printed digit."""
+    for name, p, o in zip(("ratio_min", "ratio_max", "dmse_min", "dmse_max"), paper, ours):
+        ledger.record(f"{prefix}.{name}", source=source, paper=p, ours=f"{o:.6g}", tolerance="printed")
+
+
 paper_table2 = {"mixture": ("0.553", "0.557", "265.0", "860.6"), "laplace": ("0.988", "0.996", "7.279", "7.313")}
 for family, paper in paper_table2.items():
     ours = ranges(appendix_rows, family)
     print(f"{family:>8}: ratio {ours[0]:.3f}–{ours[1]:.3f} (paper {paper[0]}–{paper[1]}), "
           f"dMSE {ours[2]:.{len(paper[2].split('.')[1])}f}–{ours[3]:.{len(paper[3].split('.')[1])}f} (paper {paper[2]}–{paper[3]})")
-    for name, p, o in zip(("ratio_min", "ratio_max", "dmse_min", "dmse_max"), paper, ours):
-        ledger.record(f"unifying.D3.table2.{family}.{name}", source="Unifying paper, Appendix D.3.2, Table 2 ((5, 1e-5))",
-                      paper=p, ours=f"{o:.6g}", tolerance="printed")
+    record_endpoints(f"unifying.D3.table2.{family}", "Unifying paper, Appendix D.3.2, Table 2 ((5, 1e-5))", paper, ours)
 g = ranges(appendix_rows, "gaussian")
 print(f"gaussian: ratio {g[0]:.0f}–{g[1]:.0f}, dMSE {g[2]:.0f}–{g[3]:.0f} (paper 1 and 0)")
 _ = ledger.record("unifying.D3.table2.gaussian.ratio", source="Unifying paper, Appendix D.3.2, Table 2", paper="1",
@@ -166,9 +170,7 @@ for family, values in printed.items():
     ours = ranges(main_rows, family)
     print(f"{family:>8} at {main_target}: ratio {ours[0]:.3f}–{ours[1]:.3f}, dMSE {ours[2]:.4f}–{ours[3]:.4f} "
           f"(paper {values[0]}–{values[1]}, {values[2]}–{values[3]})")
-    for name, p, o in zip(("ratio_min", "ratio_max", "dmse_min", "dmse_max"), values, ours):
-        ledger.record(f"unifying.5.1.{family}.{name}", source="Unifying paper §5.1 (main target, found to be (3, 1e-5))",
-                      paper=p, ours=f"{o:.6g}", tolerance="printed")
+    record_endpoints(f"unifying.5.1.{family}", "Unifying paper §5.1 (main target, found to be (3, 1e-5))", values, ours)
 
 # %% [markdown]
 # ## Monte Carlo check

@@ -112,8 +112,6 @@ if stored:
 else:
     results = [dpsgd.paired_runs(data, q=q, steps=int(n), epsilon=epsilon, delta=delta, seed=seed)
                for epsilon, delta in targets for q, n in settings for seed in seeds]
-    for r in results:
-        r.update(data=data.name, train_size=len(data.y_train))
     print(f"trained {3 * len(results)} runs ({len(results)} paired settings × 3) on {data.name}")
 rows = dpsgd.summarise(results)
 print(f"results are for: {data.name} ({results[0]['train_size']} training images)")

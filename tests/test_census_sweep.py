@@ -197,14 +197,14 @@ def test_committed_heavy_pair_against_the_plain_arb_paths(monkeypatch):
     (double-double sums) against the untilted arb engine with the double-double path switched off."""
     from pathlib import Path
 
-    from accountlib import profiles, tails
+    from accountlib import tails, tilted
 
     out = Path(__file__).resolve().parents[1] / "results" / "dhc"
     if (6, 33) not in census.available_pairs(out):
         pytest.skip("no committed DHC results")
     eps_rows = read(sweep.pair_paths(out, 6, 33)[0])
     picks = [r for r in eps_rows if r["delta_zcdp"] in ("1e-06", "1e-10")]
-    monkeypatch.setattr(profiles, "_TILT_FROM", float("inf"))
+    monkeypatch.setattr(tilted, "DEEP_FROM", float("inf"))
     monkeypatch.setattr(tails.TailEngine, "_prepare_double_double", lambda self, weights: setattr(self, "_dd", None))
     pair = ShiftPair(census.pair_rhos(6, 33))
     fresh = pair.delta([Fraction(r["epsilon"]) for r in picks], rel_tol=1e-7, start_delta=1e-16)

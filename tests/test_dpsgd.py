@@ -74,3 +74,14 @@ def test_empty_poisson_batches_add_noise_only():
     data = dpsgd.load_data(None)
     run = dpsgd.train_run(data, q=0.001, steps=30, noise_multiplier=1.0, seed=0, eval_every=15)
     assert len(run["history"]) == 2 and all(math.isfinite(h["cross_entropy"]) for h in run["history"])
+
+
+def test_run_setting_stores_resumes_and_shares_the_clipping_only_run(tmp_path):
+    data = dpsgd.load_data(None)
+    first = dpsgd.run_setting(data, q=0.05, steps=10, epsilon=3.0, delta=1e-5, seed=1, out_dir=tmp_path, eval_every=5)
+    assert set(first["runs"]) == {"rdp", "zcdp", "clip_only"} and first["data"] == data.name
+    assert dpsgd.run_setting(data, q=0.05, steps=10, epsilon=3.0, delta=1e-5, seed=1, out_dir=tmp_path) == first
+    other = dpsgd.run_setting(data, q=0.05, steps=10, epsilon=5.0, delta=1e-5, seed=1, out_dir=tmp_path, eval_every=5)
+    assert other["runs"]["clip_only"] == first["runs"]["clip_only"] and other["z_rdp"] < first["z_rdp"]
+    assert len(list((tmp_path / "clip_only").glob("*.json"))) == 1
+    assert len(dpsgd.load_results(tmp_path)) == 2

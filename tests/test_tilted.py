@@ -82,7 +82,7 @@ def test_deep_levels_of_delta_agree_with_the_untilted_engine(monkeypatch):
     epsilons = [Fraction(repr(profiles.epsilon_zcdp(census.TOTAL_RHO, d))) for d in (1e-3, 1e-10, 1e-20)]
     tilted_points = profiles.ShiftPair(rhos).delta(epsilons, rel_tol=1e-6)
     assert profiles.ShiftPair(rhos)._delta_tilted(epsilons, 1e-6)  # the deep levels did go the tilted way
-    monkeypatch.setattr(profiles, "_TILT_FROM", math.inf)
+    monkeypatch.setattr(tilted, "DEEP_FROM", math.inf)
     plain = profiles.ShiftPair(rhos).delta(epsilons, rel_tol=1e-6)
     with mpmath.workdps(50):
         for a, b in zip(tilted_points, plain):
