@@ -1,10 +1,14 @@
-"""The reproduction ledger computes its verdicts and keeps one record per id."""
+"""The reproduction ledger computes its verdicts, keeps one record per id, and cannot be fooled."""
 
 import json
+import os
+from pathlib import Path
 
 import pytest
 
 from accountlib import ledger
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_record_replaces_by_id_and_judges(tmp_path):
@@ -17,35 +21,100 @@ def test_record_replaces_by_id_and_judges(tmp_path):
     entries = json.loads(path.read_text())
     assert [e["id"] for e in entries] == ["x", "y"]
     assert entries[1]["verdict"] == "fail"
-    assert set(entries[0]) >= {"id", "source", "paper", "ours", "tolerance", "verdict"}
+    assert set(entries[0]) >= {"id", "source", "paper", "ours", "tolerance", "verdict", "reason", "basis"}
 
 
 @pytest.mark.parametrize(
     "paper, ours, tolerance, verdict",
     [("1.0", 1.0 + 1e-7, "rel:1e-6", "pass"), ("1.0", 1.0 + 1e-5, "rel:1e-6", "fail"),
      (2.0, 2.05, 0.1, "pass"), (2.0, 2.2, "abs:0.1", "fail"), ("<1e-50", 1e-81, "bound", "pass"),
-     ("<1e-50", 1e-49, "bound", "fail"), (">0", 0.01, "bound", "pass"), (">0", -0.01, "bound", "fail"), ("0.19", 0.1896, "printed", "pass"), ("0.19", 0.1849, "printed", "fail")],
+     ("<1e-50", 1e-49, "bound", "fail"), (">0", 0.01, "bound", "pass"), (">0", -0.01, "bound", "fail"),
+     ("0.19", 0.1896, "printed", "pass"), ("0.19", 0.1849, "printed", "fail"),
+     ("203", 203, "exact", "pass"), ("203", 209, "exact", "fail"), ("3/22", "6/44", "exact", "pass")],
 )
 def test_judge(paper, ours, tolerance, verdict):
     assert ledger.judge(paper, ours, tolerance)[0] == verdict
 
 
-def test_explained_needs_a_failing_comparison(tmp_path):
+def test_explained_needs_a_failing_comparison_and_a_passing_check(tmp_path):
     path = tmp_path / "ledger.json"
-    entry = ledger.record("z", source="s", paper="1", ours=2, tolerance="rel:0.1", explanation="different grid", path=path)
+    good = {"claim": "the other grid gives 2", "expected": "2", "ours": 2.0, "tolerance": "exact"}
+    entry = ledger.record("z", source="s §1", paper="1", ours=2, tolerance="rel:0.1", explanation="different grid",
+                          check=good, path=path)
     assert entry["verdict"] == "explained" and entry["note"] == "different grid"
-    entry = ledger.record("w", source="s", paper="1", ours=1, tolerance="rel:0.1", explanation="n/a", path=path)
+    assert entry["checks"][0]["verdict"] == "pass" and "different grid" in entry["reason"]
+    # an explanation alone explains nothing
+    entry = ledger.record("z2", source="s §1", paper="1", ours=2, tolerance="rel:0.1", explanation="different grid",
+                          path=path)
+    assert entry["verdict"] == "fail" and "no computed check" in entry["reason"]
+    # nor does one whose check fails
+    bad = dict(good, ours=2.5)
+    entry = ledger.record("z3", source="s §1", paper="1", ours=2, tolerance="rel:0.1", explanation="different grid",
+                          check=[good, bad], path=path)
+    assert entry["verdict"] == "fail" and "check fails" in entry["reason"]
+    entry = ledger.record("w", source="s §1", paper="1", ours=1, tolerance="rel:0.1", explanation="n/a", path=path)
     assert entry["verdict"] == "pass"
 
 
-def test_bad_tolerance_and_id(tmp_path):
+def test_not_reproducible(tmp_path):
+    path = tmp_path / "ledger.json"
+    entry = ledger.not_reproducible("t", source="Sieve paper §1", paper="1,000 CPU hours", ours=None,
+                                    reason="the prior code did not run here", path=path)
+    assert entry["verdict"] == "not reproducible here" and entry["reason"].startswith("the prior")
+    with pytest.raises(ValueError, match="reason must"):
+        ledger.not_reproducible("t", source="Sieve paper §1", paper="x", reason="", path=path)
+
+
+def test_bad_input_is_named(tmp_path):
+    where = tmp_path / "l.json"
     with pytest.raises(ValueError, match="tolerance must be"):
-        ledger.record("a", source="s", paper=1, ours=1, tolerance="loose", path=tmp_path / "l.json")
+        ledger.record("a", source="s §1", paper=1, ours=1, tolerance="loose", path=where)
     with pytest.raises(ValueError, match="id must be"):
-        ledger.record("", source="s", paper=1, ours=1, tolerance=1, path=tmp_path / "l.json")
+        ledger.record("", source="s §1", paper=1, ours=1, tolerance=1, path=where)
+    with pytest.raises(ValueError, match="source must locate"):
+        ledger.record("a", source="Sieve paper", paper=1, ours=1, tolerance="exact", path=where)
+    with pytest.raises(ValueError, match="developers' note"):
+        ledger.record("a", source="MATH.md §2", paper=1, ours=1, tolerance="exact", path=where)
+    with pytest.raises(ValueError, match="basis must be"):
+        ledger.record("a", source="s", paper=1, ours=1, tolerance="exact", basis="folklore", path=where)
+    with pytest.raises(ValueError, match="decimal string"):
+        ledger.record("a", source="s §1", paper="about 200", ours=1, tolerance="printed", path=where)
+    with pytest.raises(ValueError, match="non-finite"):
+        ledger.record("a", source="s §1", paper="1", ours=float("nan"), tolerance="exact", path=where)
+    # a value not printed in a paper needs no locator, only an honest label
+    entry = ledger.record("a", source="computed by hand from Table 1", paper=1, ours=1, tolerance="exact",
+                          basis="derived here", path=where)
+    assert entry["basis"] == "derived here"
 
 
-def test_committed_ledger_has_no_failures():
-    entries = ledger.load()
+def test_audit_finds_each_weakness():
+    base = {"id": "a", "source": "Paper §1", "paper": "0.19", "ours": 0.19, "tolerance": "printed digits (±0.005)",
+            "verdict": "pass", "reason": "r", "basis": "paper", "quote": "it is 0.19 here"}
+    assert ledger.audit([base], papers=["Text: it is $0.19$ here."]) == []
+    cases = {
+        "no quote": dict(base, quote=""),
+        "quote not found": dict(base, quote="it is 0.20 here"),
+        "no tolerance_reason": dict(base, tolerance="relative 0.05"),
+        "count": dict(base, paper="203", ours=209, tolerance="relative 0.05", tolerance_reason="close"),
+        "explained": dict(base, verdict="explained"),
+        "locator": dict(base, source="Paper"),
+        "note": dict(base, source="MATH.md §2"),
+        "missing": {k: v for k, v in base.items() if k != "reason"},
+    }
+    for label, entry in cases.items():
+        assert ledger.audit([entry], papers=["Text: it is $0.19$ here."]), label
+
+
+def _papers():
+    """The two papers' texts, where this checkout can see them (not shipped with the repository)."""
+    folder = Path(os.environ.get("ACCOUNTLIB_PAPERS", ROOT.parent / "shared" / "papers"))
+    return [p.read_text(encoding="utf-8") for p in sorted(folder.glob("*.md"))] if folder.is_dir() else []
+
+
+def test_committed_ledger_has_no_failures_and_every_entry_is_honest():
+    entries = ledger.load(ROOT / "results" / "ledger.json")
     assert entries, "results/ledger.json is empty: execute the chapters"
-    assert all(e["verdict"] in ("pass", "explained") for e in entries), [e for e in entries if e["verdict"] == "fail"]
+    assert all(e["verdict"] in ("pass", "explained", "not reproducible here") for e in entries), [
+        e["id"] for e in entries if e["verdict"] not in ("pass", "explained", "not reproducible here")]
+    problems = ledger.audit(entries, papers=_papers())
+    assert not problems, "\n".join(problems)
