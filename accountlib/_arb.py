@@ -5,7 +5,7 @@ sets it for a block and restores the caller's value afterwards, so no global
 state changes behind anyone's back.
 
 Why arb and not mpmath: evaluating φ of N_Z(0, σ²) at 50+ digits is ~10× faster
-with arb (9–14 µs against 80–95 µs per value, TOOLCHAIN.md), and every arb
+with arb (9–14 µs against 80–95 µs per value, measured on the machine the book is built on), and every arb
 result is a ball [mid ± rad] that provably contains the true value, so the
 rounding error of the whole quadrature is accounted for by construction.
 """

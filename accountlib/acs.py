@@ -1,4 +1,4 @@
-"""ACS-sized workloads: how much noise zCDP costs (unifying paper §5.1, Appendix D.3; MATH.md §9).
+"""ACS-sized workloads: how much noise zCDP costs (unifying paper §5.1, Appendix D.3; book, Derivations §9).
 
 Twenty state workloads from the ACS 5-year earnings table S1501 (``data/acs_workloads.csv``):
 d = 5m queries for m complete counties. Each query's answer changes by at most $1,000

@@ -1,10 +1,10 @@
 """The 2020 Census DHC privacy-loss budget allocations and their pairs.
 
-Application layer (DESIGN.md layer 9). The 43 distinct allocations
+Application layer (layer 9). The 43 distinct allocations
 ("geographic paths") of the 2020 Census Demographic and Housing
 Characteristics File, each a 10×8 table of exact rationals ρ (queries ×
 geographic levels; 0 = a level the path does not use), summing to
-24811/5000 = 4.9622 (sieve paper §2.3, Table 1 = allocation 13; MATH.md §2).
+24811/5000 = 4.9622 (sieve paper §2.3, Table 1 = allocation 13; book, Derivations §2).
 Source: U.S. Census Bureau, privacy-loss budget allocation of 2022-08-25
 (``accountlib/data/README.md``).
 
@@ -265,6 +265,58 @@ def smallest_variance_scale(pairs, delta_target: float, *, resolution: int = 10_
             low = middle
     c = Fraction(high, resolution)
     return {"delta": delta_target, "epsilon": float(epsilon), "c": c, "reduction": float(1 - c), "pair": binding}
+
+
+def delta_at_reduction(reduction, pairs, *, low: float = 1e-30, high: float = 0.1, width: float = 1e-3,
+                       rel_tol: float = 1e-6) -> dict:
+    """The δ at which the variance give-back over ``pairs`` equals ``reduction`` (the inverse of the table).
+
+    The give-back at δ is 1 − c for the smallest c with max over pairs of δ_c(ε_zCDP(δ)) ≤ δ
+    (:func:`smallest_variance_scale`); it falls as δ shrinks. With c = 1 − ``reduction`` fixed,
+    this bisects on log δ between ``low`` and ``high`` for the δ* where the largest certified upper
+    bound on δ_c(ε_zCDP(δ)) over ``pairs`` crosses δ, until the bracket's ratio is below 1 + ``width``:
+    at ``bracket[1]`` (≥ δ*) the reduction is allowed, at ``bracket[0]`` it is not (for these pairs).
+
+    Returns ``{"reduction", "c", "delta", "bracket", "pair"}`` with ``delta`` the bracket's geometric
+    mean and ``pair`` the binding pair at the bracket's lower end.
+    """
+    import math
+
+    from ._numbers import as_positive_fraction
+    from .conversions import zcdp_epsilon
+
+    c = 1 - Fraction(str(reduction))
+    as_positive_fraction(c, "1 - reduction")
+    if not 0 < low < high < 1:
+        raise ValueError(f"low and high must satisfy 0 < low < high < 1; got low={low!r}, high={high!r}")
+    pairs = [tuple(p) for p in pairs]
+    if not pairs:
+        raise ValueError("pairs must name at least one allocation pair (k, l)")
+
+    def worst(delta):
+        epsilon = Fraction(repr(zcdp_epsilon(TOTAL_RHO, delta)))
+        uppers = {}
+        for k, l in pairs:
+            point = scaled_delta(k, l, c, epsilon, rel_tol=rel_tol)
+            uppers[(k, l)] = float(point.delta) + point.error_bound
+        pair = max(uppers, key=uppers.get)
+        return uppers[pair] / delta, pair
+
+    ratio_high, _ = worst(high)
+    ratio_low, pair = worst(low)
+    if ratio_high > 1 or ratio_low <= 1:
+        raise ValueError(
+            f"reduction {reduction!r} is not attained between delta = {low:g} and {high:g} for these pairs "
+            f"(max delta_c/delta is {ratio_high:.3g} at high and {ratio_low:.3g} at low; need <= 1 at high, > 1 at low)")
+    while high / low > 1 + width:
+        middle = math.sqrt(low * high)
+        ratio, binding = worst(middle)
+        if ratio <= 1:
+            high = middle
+        else:
+            low, pair = middle, binding
+    return {"reduction": float(Fraction(str(reduction))), "c": c, "delta": math.sqrt(low * high),
+            "bracket": (low, high), "pair": pair}
 
 
 # --------------------------------------------------------------------------------------------

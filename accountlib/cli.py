@@ -1,4 +1,4 @@
-"""Command line: ``python -m accountlib ...`` (DESIGN.md, "the public surface").
+"""Command line: ``python -m accountlib ...`` (the public surface listed in the README).
 
 Subcommands
 -----------
@@ -7,8 +7,17 @@ Subcommands
 ``tradeoff --pair K L --alpha A [A ...] [--abs-tol T] [--json]``
     β = f(α) of the pair, certified to error_bound ≤ T.
 
-Numbers are printed as decimal strings with 30 significant digits. Bad input
-exits with status 2 and a message naming the argument.
+Numbers are printed as decimal strings with 30 significant digits; an error
+bound is printed as computed (an mpf, so a bound of 1e-845 is printed, never a
+false 0). Every error — bad input, a request beyond a documented limit, a
+tolerance that could not be certified — is one line on stderr and exit status 2;
+never a traceback, and never a NaN or infinite number on stdout.
+
+Limits (see book/running.md, "Reliability"): 0 < ε ≤ profiles.MAX_EPSILON (5000);
+--rel-tol in [1e-30, 0.5]; --abs-tol in [1e-60, 0.5]; numbers with exponents
+beyond ±1000 are refused at once; an engine needing more than
+tails.MAX_NODE_BITS node-bits (environment variable ACCOUNTLIB_MAX_NODE_BITS)
+is refused before it is built.
 """
 
 from __future__ import annotations
@@ -21,7 +30,7 @@ from fractions import Fraction
 
 from . import census
 from ._numbers import as_fraction, decimal_string
-from .profiles import ShiftPair
+from .profiles import MAX_EPSILON, SMALLEST_ABS_TOL, SMALLEST_REL_TOL, ShiftPair
 
 DIGITS = 30
 
@@ -56,31 +65,46 @@ def _add_pair_argument(parser) -> None:
                         help="allocation numbers, 1..43")
 
 
+class CommandLineError(Exception):
+    """An error reported to the user as one line on stderr, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but every error is one line (no usage block) and exit status 2."""
+
+    def error(self, message):
+        raise CommandLineError(f"{self.prog}: {message}")
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="python -m accountlib",
         description="Exact, certified privacy accounting for the 2020 Census DHC allocations.",
     )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
 
     delta = sub.add_parser("delta", help="exact δ(ε) of a DHC pair", description=
                            "The exact δ(ε) of DHC pair (K, L), each value with a certified error bound "
-                           "no larger than R·δ.")
+                           "no larger than R·δ. If that bound cannot be certified the command fails (exit 2) "
+                           "rather than print a looser one.")
     _add_pair_argument(delta)
     delta.add_argument("--eps", nargs="+", type=_number("eps"), required=True, metavar="E",
-                       help="ε values (> 0), decimals or fractions, e.g. 26.34 or 1317/50")
+                       help=f"ε values in (0, {MAX_EPSILON}], decimals or fractions, e.g. 26.34 or 1317/50")
     delta.add_argument("--rel-tol", type=_number("rel-tol"), default=Fraction(1, 10**6), metavar="R",
-                       help="relative accuracy, in (0, 0.5] (default 1e-6)")
+                       help=f"relative accuracy, in [{SMALLEST_REL_TOL:g}, 0.5] (default 1e-6); an unmet "
+                       "tolerance is an error (exit 2)")
     delta.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
 
     trade = sub.add_parser("tradeoff", help="exact trade-off curve β = f(α) of a DHC pair", description=
                            "β = f(α) of DHC pair (K, L) (the optimal type II error at type I error α), "
-                           "each with a certified absolute error bound.")
+                           "each with a certified absolute error bound no larger than T. If that bound "
+                           "cannot be certified the command fails (exit 2).")
     _add_pair_argument(trade)
     trade.add_argument("--alpha", nargs="+", type=_number("alpha"), required=True, metavar="A",
                        help="type I errors in [0, 1]")
     trade.add_argument("--abs-tol", type=_number("abs-tol"), default=Fraction(1, 10**25), metavar="T",
-                       help="absolute accuracy, in (0, 0.5] (default 1e-25)")
+                       help=f"absolute accuracy, in [{SMALLEST_ABS_TOL:g}, 0.5] (default 1e-25); an unmet "
+                       "tolerance is an error (exit 2)")
     trade.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
 
     try:  # the sweep subcommand lives with the application layer when it is installed
@@ -105,23 +129,63 @@ def _print_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
 
 
 def main(argv=None) -> int:
+    """Run the command line; every error is one line on stderr and exit status 2."""
+    try:
+        return _main(argv)
+    except CommandLineError as error:
+        print(f"error: {_one_line(error)}", file=sys.stderr)
+    except (ValueError, ArithmeticError) as error:  # bad input, resource limits, uncertifiable results
+        print(f"error: {_one_line(error)}", file=sys.stderr)
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
+    except MemoryError:
+        print("error: out of memory; loosen the tolerance (see ACCOUNTLIB_MAX_NODE_BITS)", file=sys.stderr)
+    except Exception as error:  # noqa: BLE001 - a bug still gets one line, not a traceback
+        print(f"error: internal error ({type(error).__name__}): {_one_line(error)}", file=sys.stderr)
+    return 2
+
+
+def _one_line(error: BaseException) -> str:
+    return " ".join(str(error).split()) or type(error).__name__
+
+
+def _fail(message: str):
+    raise CommandLineError(message)
+
+
+def _main(argv=None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if args.command == "delta":
-        if any(e <= 0 for e in args.eps):
-            parser.error(f"--eps values must be > 0; got {[float(e) for e in args.eps if e <= 0]}")
-        if not 0 < args.rel_tol <= Fraction(1, 2):
-            parser.error(f"--rel-tol must be in (0, 0.5]; got {float(args.rel_tol)}")
-        points = _pair(*args.pair).delta(args.eps, rel_tol=float(args.rel_tol))
+        if any(e <= 0 or e > MAX_EPSILON for e in args.eps):
+            bad = [decimal_string(e, 6) for e in args.eps if e <= 0 or e > MAX_EPSILON]
+            _fail(f"--eps values must be in (0, {MAX_EPSILON}] (the largest supported ε is {MAX_EPSILON}); "
+                  f"got {', '.join(bad)}")
+        if not SMALLEST_REL_TOL <= args.rel_tol <= Fraction(1, 2):
+            _fail(f"--rel-tol must be in [{SMALLEST_REL_TOL:g}, 0.5]; got {decimal_string(args.rel_tol, 6)}")
+        rel_tol = float(args.rel_tol)
+        points = _pair(*args.pair).delta(args.eps, rel_tol=rel_tol)
+        for p in points:
+            if not p.error_bound <= rel_tol * p.delta:
+                _fail(f"could not certify --rel-tol {rel_tol:g} at ε = {decimal_string(p.epsilon, 10)}: the best "
+                      f"certified bound is {decimal_string(p.error_bound, 3)} on δ = {decimal_string(p.delta, 6)}; "
+                      f"loosen --rel-tol")
         rows = [{"epsilon": _decimal(p.epsilon), "delta": _decimal(p.delta), "error_bound": _decimal(p.error_bound)}
                 for p in points]
         keys = ("epsilon", "delta", "error_bound")
     elif args.command == "tradeoff":
         if any(not 0 <= a <= 1 for a in args.alpha):
-            parser.error(f"--alpha values must lie in [0, 1]; got {[float(a) for a in args.alpha if not 0 <= a <= 1]}")
-        if not 0 < args.abs_tol <= Fraction(1, 2):
-            parser.error(f"--abs-tol must be in (0, 0.5]; got {float(args.abs_tol)}")
-        points = _pair(*args.pair).tradeoff(args.alpha, abs_tol=float(args.abs_tol))
+            _fail(f"--alpha values must lie in [0, 1]; got "
+                  f"{', '.join(decimal_string(a, 6) for a in args.alpha if not 0 <= a <= 1)}")
+        if not SMALLEST_ABS_TOL <= args.abs_tol <= Fraction(1, 2):
+            _fail(f"--abs-tol must be in [{SMALLEST_ABS_TOL:g}, 0.5]; got {decimal_string(args.abs_tol, 6)}")
+        abs_tol = float(args.abs_tol)
+        points = _pair(*args.pair).tradeoff(args.alpha, abs_tol=abs_tol)
+        for p in points:
+            if not p.error_bound <= abs_tol:
+                _fail(f"could not certify --abs-tol {abs_tol:g} at α = {decimal_string(p.alpha, 10)}: the best "
+                      f"certified bound is {decimal_string(p.error_bound, 3)}; loosen --abs-tol")
         rows = [{"alpha": _decimal(p.alpha), "beta": _decimal(p.beta), "error_bound": _decimal(p.error_bound)}
                 for p in points]
         keys = ("alpha", "beta", "error_bound")

@@ -1,7 +1,7 @@
 """Conversions between Rényi/zCDP guarantees and (ε, δ) or trade-off guarantees.
 
 Used by the census chapter (the zCDP-implied curves) and by :mod:`accountlib.rdp`
-(unifying paper §3.2; MATH.md §8).
+(unifying paper §3.2; book, Derivations §8).
 
 * ``rdp_to_epsilon`` — C_δ[U] = inf_{α>1} {U_α − (log δ + log α)/(α−1) + log((α−1)/α)}
   (Balle et al. 2020, Thm 21; the conversion AutoDP uses), for an RDP curve U.

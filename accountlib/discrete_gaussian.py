@@ -1,6 +1,6 @@
 """The discrete Gaussian distribution N_Z(0, σ²) on the integers.
 
-Layer 1 of :mod:`accountlib` (see DESIGN.md). Everything the later layers need
+Layer 1 of :mod:`accountlib`. Everything the later layers need
 about one noise term lives here: the pmf and its normaliser Θ(σ²), the
 characteristic function in its two equal forms, cumulants and λ4, tail bounds,
 and an exact sampler.
@@ -149,7 +149,7 @@ def _cf_dual(theta, s, cutoff: int):
 def cf(theta, sigma2, *, form: str = "auto", dps: int = 30):
     """Characteristic function φ(θ) = E cos(θX) of N_Z(0, σ²).
 
-    Two equal forms (sieve paper, Appendix A.1; MATH.md §1):
+    Two equal forms (sieve paper, Appendix A.1; book, Derivations §1):
 
     * ``"direct"``: Σ_x p(x) cos(θx), cheap for σ² ≲ 1;
     * ``"dual"`` (Poisson summation):
@@ -265,7 +265,7 @@ def lambda4(sigma2, *, dps: int = 30):
     """λ4 = |κ4| / κ2², the standardised fourth cumulant of N_Z(0, σ²).
 
     The quantity that controls the first Edgeworth correction (sieve paper §6,
-    values in Appendix A.1; MATH.md §1): 72.21 at σ² = 0.1, 8.34e-6 at σ² = 1,
+    values in Appendix A.1; book, Derivations §1): 72.21 at σ² = 0.1, 8.34e-6 at σ² = 1,
     2.55e-30 at σ² = 4.
 
     >>> f"{float(lambda4(1)):.3g}"

@@ -1,6 +1,6 @@
 """The lattice Edgeworth expansion for sums of discrete Gaussians, and its discrepancy.
 
-Layer 8 of :mod:`accountlib` (sieve paper §6 and Appendix D; MATH.md §7). For S_m = Σ_{i≤m} X_i / B_m
+Layer 8 of :mod:`accountlib` (sieve paper §6 and Appendix D; book, Derivations §7). For S_m = Σ_{i≤m} X_i / B_m
 with X_i ~ N_Z(0, σ²) i.i.d. and B_m² = Var(Σ X_i) = m·Var X, the local expansion on the lattice
 (1/B_m)·Z reads
 
@@ -46,7 +46,7 @@ def normal_local(y, b_m: float):
 
 
 def edgeworth_local(y, b_m: float, lambda4: float, m: int):
-    """(1/B_m)·φ(y)·(1 + λ4/(24m)(3 − 6y² + y⁴)), the first-order lattice Edgeworth expansion (MATH.md §7)."""
+    """(1/B_m)·φ(y)·(1 + λ4/(24m)(3 − 6y² + y⁴)), the first-order lattice Edgeworth expansion (book, Derivations §7)."""
     y = np.asarray(y, dtype=float)
     return normal_local(y, b_m) * (1 + lambda4 / (24 * m) * (3 - 6 * y**2 + y**4))
 

@@ -6,7 +6,7 @@ X_i with rational weights a_i lives on the lattice (1/L)·Z with
     L = lcm(denominators of a_i) / gcd(numerators of a_i),
 
 and c_i = a_i·L are coprime integers, so S_L = L·S = Σ c_i X_i has support
-exactly Z (Bézout's identity; sieve paper §4, "lattice mapping"; MATH.md §3).
+exactly Z (Bézout's identity; sieve paper §4, "lattice mapping"; book, Derivations §3).
 All arithmetic is exact (``Fraction`` and ``int``).
 
 Mechanisms are given as ``(rho, weight)`` pairs: the noise of mechanism i is
@@ -95,7 +95,7 @@ class Lattice:
 
 
 def lattice_of(mechanisms) -> Lattice:
-    """Map the weighted sum of ``mechanisms`` to its integer lattice (MATH.md §3).
+    """Map the weighted sum of ``mechanisms`` to its integer lattice (book, Derivations §3).
 
     >>> lat = lattice_of([(1, "1/2"), (2, "1/3")])
     >>> lat.scale, lat.coefficients

@@ -6,7 +6,7 @@ function φ_S(ζ) = Π_i φ_{σ_i}(c_i ζ) (real and even),
     P(lo ≤ S_L ≤ U) ≈ (1/N) Σ_{k=0}^{N-1} φ_S(ζ_k) D(ζ_k),   ζ_k = 2πk/N,
     D(ζ) = Σ_{t=lo}^{U} cos(ζt) = [sin((U+½)ζ) − sin((lo−½)ζ)] / (2 sin(ζ/2)),
 
-(sieve paper §4, Prop. 4.1 and Lemma 4.3; MATH.md §4). The trapezoidal sum is
+(sieve paper §4, Prop. 4.1 and Lemma 4.3; book, Derivations §4). The trapezoidal sum is
 exact up to aliasing: it returns Σ_t Σ_j P(S_L = t + jN), so N ≥ 2U + 2 keeps
 the aliased mass inside P(|S_L| > U). U comes from the sub-Gaussian bound
 P(S_L > U) ≤ exp(−U²/2V), V = Σ c_i²σ_i².
@@ -38,7 +38,7 @@ __all__ = [
 
 
 def truncation_point(variance_proxy: Fraction, delta: float) -> int:
-    """U = ceil(sqrt(2V log(8/Δ))): then P(|S_L| > U) ≤ 2·exp(−U²/2V) ≤ Δ/4 (MATH.md §4).
+    """U = ceil(sqrt(2V log(8/Δ))): then P(|S_L| > U) ≤ 2·exp(−U²/2V) ≤ Δ/4 (book, Derivations §4).
 
     >>> truncation_point(Fraction(100), 1e-10)  # sqrt(200·log(8e10)) = 70.6…
     71

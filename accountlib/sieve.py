@@ -5,7 +5,7 @@ Layer 4 of :mod:`accountlib`. The integrand φ_S(ζ) = Π_g φ_{σ_g}(c_g ζ)^{n
 the points where *every* factor peaks, i.e. where each c_g ζ is close to 2πZ.
 A node ζ_k = 2πk/N may be dropped when a rigorous bound on |φ_S(ζ_k)| is
 below τ; the dropped nodes then change the trapezoidal sum by at most
-τ·max|D| (MATH.md §5).
+τ·max|D| (book, Derivations §5).
 
 The bound used for one factor at distance d = dist(cζ, 2πZ) ∈ [0, π] is
 
@@ -37,7 +37,7 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["SieveResult", "sieve_nodes", "factor_bound_constant", "scan_nodes", "log_factor_bound"]
+__all__ = ["SieveResult", "sieve_nodes", "factor_bound_constant", "scan_nodes", "log_factor_bound", "algorithm1_count"]
 
 _CHUNK = 4_000_000  # candidates processed per block (bounds memory for the largest pairs)
 
@@ -182,3 +182,66 @@ def scan_nodes(groups, modulus: int, threshold: float) -> np.ndarray:
             mask &= _folded_distance(_mulmod(k, int(c), modulus), modulus) <= w
         keep_blocks.append(k[mask])
     return np.concatenate(keep_blocks)
+
+
+def algorithm1_count(lattice, delta: float, *, modulus: int | None = None, dps: int = 80) -> dict:
+    """|C| of the sieve paper's Algorithm 1 as its §4 counts it, for comparison with the printed 203.
+
+    Like for like with the paper (§4, Step 1, Step 3 and Step 4, eq. (4.5)): U = ⌈L·sqrt(−2Σa_i²σ_i²·log(Δ/8))⌉,
+    N = 2(U+1) + ⌈dL·log(2dL)⌉ (unless ``modulus`` is given), nodes ζ_k = 2πk/N for k = 1, …, N (the
+    whole circle, both halves), and a node survives when, for every factor, the distance of c_g·ζ_k to
+    2πZ is at most the radius r_g at which the factor falls to Δ/(8U). The factor of a group of n_g
+    identical mechanisms is taken as φ_{σ_g}(c_g ζ)^{n_g} and r_g is found from the *exact* characteristic
+    function (bisection at ``dps`` digits), not from the rigorous bound the engine uses; with one factor per
+    mechanism instead (n_g = 1) the count is far larger (``per_mechanism`` in the result).
+
+    This is a count for the record, not part of the engine: :func:`sieve_nodes` keeps the half circle
+    k ∈ [0, (N−1)/2] with a prime N ≥ 2U + 2 and radii from a rigorous upper bound on |φ|.
+
+    Returns ``{"delta", "U", "N", "threshold", "count", "half_count", "per_mechanism"}``:
+    ``count`` over k = 1..N, ``half_count`` over 1 ≤ k < N/2, ``per_mechanism`` the whole-circle count
+    with n_g = 1.
+    """
+    import mpmath
+
+    from . import discrete_gaussian as dg
+
+    if not 0 < delta < 1:
+        raise ValueError(f"delta must be in (0, 1); got {delta!r}")
+    scale = int(lattice.scale)
+    variance = float(lattice.variance_proxy)  # = L²·Σ a_i²σ_i²
+    cut = math.ceil(math.sqrt(-2 * variance * math.log(delta / 8)))
+    if modulus is None:
+        dl = math.sqrt(variance / (-2 * math.log(delta / 8)))  # d·L
+        modulus = 2 * (cut + 1) + math.ceil(dl * math.log(2 * dl))
+    if not isinstance(modulus, int) or modulus < 2:
+        raise ValueError(f"modulus must be an integer >= 2; got {modulus!r}")
+    threshold = delta / (8 * cut)
+
+    def radius(sigma2, power):
+        with mpmath.workdps(dps):
+            log_tau = mpmath.log(threshold)
+            excess = lambda r: power * mpmath.log(dg.cf(r, sigma2, dps=dps)) - log_tau
+            if excess(mpmath.pi) >= 0:
+                return math.pi
+            low, high = mpmath.mpf(0), mpmath.pi  # φ decreases on (0, π)
+            for _ in range(64):
+                middle = (low + high) / 2
+                low, high = (middle, high) if excess(middle) > 0 else (low, middle)
+            return float(high)
+
+    def count(powers):
+        radii = [(int(c), radius(s2, n if powers else 1)) for (s2, c), n in lattice.groups]
+        total = half = 0
+        for start in range(1, modulus + 1, _CHUNK):
+            k = np.arange(start, min(modulus + 1, start + _CHUNK), dtype=np.int64)
+            for c, r in radii:
+                if k.size and r < math.pi:
+                    k = k[_folded_distance(_mulmod(k, c, modulus), modulus) * (2 * math.pi / modulus) <= r]
+            total += k.size
+            half += int(np.count_nonzero(2 * k < modulus))
+        return total, half
+
+    total, half = count(True)
+    return {"delta": delta, "U": cut, "N": modulus, "threshold": threshold, "count": total, "half_count": half,
+            "per_mechanism": count(False)[0]}

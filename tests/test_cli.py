@@ -1,4 +1,4 @@
-"""The command line's public surface (DESIGN.md) and its error handling."""
+"""The command line's public surface (README) and its error handling."""
 
 import json
 import subprocess
