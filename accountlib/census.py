@@ -85,7 +85,8 @@ def all_pairs() -> list[tuple[int, int]]:
 
 
 def delta_levels(smallest_exponent: int = 21) -> list[float]:
-    """The δ grid of the sieve paper's (ε, δ) figures: 5e-1, 1e-1, 5e-2, 1e-2, …, 5e-n, 1e-n.
+    """The δ grid of the book's (ε, δ) curves: 5e-1, 1e-1, 5e-2, 1e-2, …, 5e-n, 1e-n (chosen here; the sieve
+    paper's text does not list the levels of its figures).
 
     ``smallest_exponent=21`` gives the 42 levels used for the per-pair curves;
     ``30`` the grid extended to 1e-30 for the census-wide sweep.
@@ -109,21 +110,27 @@ def _read_rows(path) -> list[dict]:
 
 
 def read_pair_curves(out_dir, k: int, l: int) -> dict:
-    """The two curves of pair (k, l) from the sweep's files, as lists of ``Decimal`` (exact strings kept)."""
-    from decimal import Decimal
+    """The two curves of pair (k, l) from the sweep's files, as lists of ``Decimal`` (exact strings kept).
 
-    from .sweep import pair_paths
+    A file that is missing, has the wrong header or a field that is not a finite decimal raises
+    ``ValueError`` naming the file and the line.
+    """
+    from .sweep import EPS_DELTA_HEADER, TRADEOFF_HEADER, _finite_decimal, _read_csv, pair_paths
 
     eps_path, trade_path = pair_paths(out_dir, k, l)
-    eps_rows, trade_rows = _read_rows(eps_path), _read_rows(trade_path)
+    eps_rows, trade_rows = _read_csv(eps_path, EPS_DELTA_HEADER), _read_csv(trade_path, TRADEOFF_HEADER)
+    eps = [[_finite_decimal(x, f"{eps_path}: line {n}") for x in row] for n, row in enumerate(eps_rows, start=2)]
+    trade = [[_finite_decimal(x, f"{trade_path}: line {n}") for x in row] for n, row in enumerate(trade_rows, start=2)]
+    if not eps or not trade:
+        raise ValueError(f"{eps_path if not eps else trade_path}: no data rows")
     return {
-        "delta_zcdp": [Decimal(r["delta_zcdp"]) for r in eps_rows],
-        "epsilon": [Decimal(r["epsilon"]) for r in eps_rows],
-        "delta": [Decimal(r["delta"]) for r in eps_rows],
-        "delta_error": [Decimal(r["error_bound"]) for r in eps_rows],
-        "alpha": [Decimal(r["alpha"]) for r in trade_rows],
-        "beta": [Decimal(r["beta"]) for r in trade_rows],
-        "tradeoff_error": [Decimal(r["error_bound"]) for r in trade_rows],
+        "delta_zcdp": [r[0] for r in eps],
+        "epsilon": [r[1] for r in eps],
+        "delta": [r[2] for r in eps],
+        "delta_error": [r[3] for r in eps],
+        "alpha": [r[0] for r in trade],
+        "beta": [r[1] for r in trade],
+        "tradeoff_error": [r[2] for r in trade],
     }
 
 
@@ -186,14 +193,28 @@ def census_tradeoff(curves: dict) -> list[dict]:
 
 
 def write_census_results(out_dir) -> dict:
-    """Write ``census_eps_delta.csv`` and ``census_tradeoff.csv`` from every pair present in ``out_dir``."""
+    """Write ``census_eps_delta.csv`` and ``census_tradeoff.csv`` from every pair present in ``out_dir``.
+
+    Every pair's files are checked first (:func:`accountlib.sweep.check_pair_files`: header, finite
+    decimals, δ in [0, 1] non-increasing, a monotone trade-off curve, one common δ_zCDP grid); a file that
+    fails raises ``ValueError`` naming it, before anything is written.
+    """
     from pathlib import Path
 
-    from .sweep import write_csv_atomically
+    from .sweep import check_pair_files, pair_paths, write_csv_atomically
 
     out_dir = Path(out_dir)
     pairs = available_pairs(out_dir)
+    if not pairs:
+        raise ValueError(f"{out_dir}: no pair result files to aggregate")
+    for p in pairs:
+        check_pair_files(out_dir, *p, smallest_delta_exponent=None, rel_tol=None, abs_tol=None, points_per_side=None)
     curves = {p: read_pair_curves(out_dir, *p) for p in pairs}
+    grid = curves[pairs[0]]["delta_zcdp"]
+    for p in pairs:
+        if curves[p]["delta_zcdp"] != grid or curves[p]["epsilon"] != curves[pairs[0]]["epsilon"]:
+            raise ValueError(f"{pair_paths(out_dir, *p)[0]}: its (δ_zCDP, ε) grid differs from "
+                             f"{pair_paths(out_dir, *pairs[0])[0]}'s")
     eps_rows = census_eps_delta(curves)
     trade_rows = census_tradeoff(curves)
     write_csv_atomically(out_dir / "census_eps_delta.csv", ("delta_zcdp", "epsilon", "delta", "error_bound", "pair"),
@@ -243,7 +264,7 @@ def smallest_variance_scale(pairs, delta_target: float, *, resolution: int = 10_
         best = None
         for k, l in order:
             point = scaled_delta(k, l, scale, epsilon, rel_tol=rel_tol)
-            upper = float(point.delta) + point.error_bound
+            upper = float(point.delta + point.error_bound)
             if best is None or upper > best[0]:
                 best = (upper, (k, l))
             if upper > delta_target:  # infeasible already; try this pair first next time
@@ -360,7 +381,7 @@ def _check_pair_job(k: int, l: int, checks: list) -> tuple:
     for level, c in checks:
         epsilon = Fraction(repr(zcdp_epsilon(TOTAL_RHO, level)))
         point = scaled_delta(k, l, Fraction(c), epsilon)
-        uppers.append(float(point.delta) + point.error_bound)
+        uppers.append(float(point.delta + point.error_bound))
     return (k, l), uppers
 
 

@@ -67,7 +67,7 @@ from fractions import Fraction
 from pathlib import Path
 
 __all__ = [
-    "record", "not_reproducible", "load", "ledger_path", "printed_tolerance", "judge", "audit",
+    "record", "not_reproducible", "remove", "load", "ledger_path", "printed_tolerance", "judge", "audit",
     "VERDICTS", "BASES",
 ]
 
@@ -333,6 +333,24 @@ def record(
                 f"{c['claim']}: {c['reason']} ({c['verdict']})" for c in checks if c["verdict"] != "pass")
     entry["reason"] = reason
     return _store(entry, path)
+
+
+def remove(ids, path: Path | None = None) -> list[str]:
+    """Delete the records with these ids (e.g. after a claim's id was renamed); returns the ids removed."""
+    ids = {ids} if isinstance(ids, str) else set(ids)
+    path = Path(path) if path else ledger_path()
+    if not path.is_file():
+        return []
+    with open(path.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        entries = load(path)
+        kept = [e for e in entries if e["id"] not in ids]
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".ledger-", suffix=".json")
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            json.dump(kept, out, indent=1, ensure_ascii=False)
+            out.write("\n")
+        os.replace(temporary, path)
+    return [e["id"] for e in entries if e["id"] in ids]
 
 
 def not_reproducible(

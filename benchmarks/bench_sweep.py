@@ -17,9 +17,14 @@ import tempfile
 import time
 from pathlib import Path
 
+import json
+import sys
+
 from accountlib import sweep
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import provenance  # noqa: E402  (benchmarks/provenance.py)
 
 
 def main() -> None:
@@ -28,6 +33,7 @@ def main() -> None:
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
     out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="dhc_bench_"))
+    machine = provenance.machine()  # before the run: the code measured
     started = time.perf_counter()
     sweep.run_dhc_sweep(out, workers=args.workers, progress=True)
     wall = time.perf_counter() - started
@@ -42,6 +48,8 @@ def main() -> None:
     describe = lambda xs: f"{min(xs):,} / {int(statistics.median(xs)):,} / {max(xs):,}"
     lines = [
         "# Benchmark: the full DHC sweep",
+        "",
+        provenance.describe(machine) + " Wall times depend on the machine and on what else runs on it.",
         "",
         f"`benchmarks/bench_sweep.py --workers {args.workers}`: all {len(rows)} pairs, both curve kinds — the (ε, δ) "
         "curve on 60 levels δ_zCDP = 5e-1 … 1e-30 certified to 1e-6 relative, and ≥ 400 trade-off vertices "
@@ -70,6 +78,9 @@ def main() -> None:
         "",
     ]
     (HERE / "RESULTS_sweep.md").write_text("\n".join(lines))
+    (HERE / "results_sweep.json").write_text(json.dumps({
+        "machine": machine, "workers": args.workers, "wall_seconds": wall, "cpu_seconds": sum(seconds),
+        "pairs": len(rows)}, indent=1) + "\n")
     print("\n".join(lines))
 
 

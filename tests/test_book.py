@@ -1,12 +1,12 @@
 """Build the whole book with warnings as errors, and check it is self-contained."""
 
 import re
-import subprocess
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+
+from book_build import built_book
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -30,14 +30,9 @@ class _ExternalLoads(HTMLParser):
 
 
 @pytest.mark.book
-def test_book_builds_without_warnings_and_loads_nothing_from_outside(tmp_path):
-    jupyter_book = Path(sys.executable).with_name("jupyter-book")
-    result = subprocess.run(
-        [str(jupyter_book), "build", str(ROOT), "-W", "-n", "--keep-going", "--path-output", str(tmp_path)],
-        capture_output=True, text=True, cwd=ROOT, timeout=3600,
-    )
-    assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-5000:]
-    html = tmp_path / "_build" / "html"
+def test_book_builds_without_warnings_and_loads_nothing_from_outside(tmp_path_factory):
+    html, returncode, log = built_book(tmp_path_factory)  # one build per session, shared with test_rendered_pages
+    assert returncode == 0, log
     pages = list(html.rglob("*.html"))
     assert (html / "index.html").is_file() and (html / "book" / "ledger.html").is_file()
     for page in pages:

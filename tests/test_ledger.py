@@ -56,6 +56,14 @@ def test_explained_needs_a_failing_comparison_and_a_passing_check(tmp_path):
     assert entry["verdict"] == "pass"
 
 
+def test_remove(tmp_path):
+    path = tmp_path / "ledger.json"
+    for name in ("a", "b", "c"):
+        ledger.record(name, source="s §1", paper="1", ours=1, tolerance="exact", path=path)
+    assert ledger.remove(["b", "zz"], path=path) == ["b"]
+    assert [e["id"] for e in ledger.load(path)] == ["a", "c"]
+
+
 def test_not_reproducible(tmp_path):
     path = tmp_path / "ledger.json"
     entry = ledger.not_reproducible("t", source="Sieve paper §1", paper="1,000 CPU hours", ours=None,
