@@ -63,6 +63,7 @@ ax.axhline(np.log10(delta), color="gray", ls=":", label=r"$\Delta = 10^{-35}$")
 ax.set_ylim(-120, 5)
 ax.set_xlabel(r"$\zeta$")
 ax.set_ylabel(r"$\log_{10}$ bound on $|\varphi|$")
+ax.set_title(f"Rigorous bounds on the integrand's factors, pair {pair}")
 ax.legend(fontsize=7, loc="lower right")
 fig.tight_layout()
 
@@ -70,7 +71,7 @@ fig.tight_layout()
 # ## Which nodes survive
 #
 # A node is dropped when a rigorous bound on $|\varphi_S(\zeta_k)|$ is below $\tau = \Delta/(4(2U+1))$; all dropped
-# nodes together then move the tail by at most $\Delta/4$ (MATH.md §5). Two stages, both by integer arithmetic
+# nodes together then move the tail by at most $\Delta/4$ ([Derivations §5](../book/derivations.md)). Two stages, both by integer arithmetic
 # on $k$, never a loop over all $N$ nodes:
 #
 # 1. **per factor** (the paper's Algorithm 1): factor $g$ keeps only the residues $c_g k \bmod N$ within
@@ -92,16 +93,55 @@ for ((sigma2, c), n), radius in engine.sieve.radii.items():
     print(f"  sigma^2 = {float(sigma2):8.2f}, c = {c:5d}, n = {n:3d}: r = {radius:.3e}")
 
 # %%
-_ = ledger.record("sieve.§4.nodes_13_13", source="Sieve paper §4 (|C| = 203 surviving nodes, pair [M0, M0], Δ = 1e-35)",
-              paper="203", ours=summary["per_factor_nodes"], tolerance="rel:0.05")
-_ = ledger.record("sieve.§4.N_13_13", source="Sieve paper §1, §4 (~10^6 quadrature nodes before sieving)",
-              paper="1e6", ours=summary["N"], tolerance="rel:0.5")
+# %% [markdown]
+# The [benchmarks page](../book/benchmarks.md) counts nodes for the same pair with other numbers: it times the
+# engine that a *relative* accuracy request builds, whose $\Delta$ is chosen from $\delta$ ([Derivations §6](../book/derivations.md))
+# and whose deepest levels move to the tilted contour (below), so its $N$ and node counts differ from these, which are
+# at the paper's fixed $\Delta = 10^{-35}$. The benchmarks page lists both.
+#
+# ### The paper's $|\mathcal C| = 203$, counted like for like
+#
+# The sieve paper reports $|\mathcal C| = 203$ for this pair (§4, Step 4). Our engine's numbers above are not the same
+# count: they cover only the half circle $k \in [0, (N-1)/2]$, with our prime $N \ge 2U+2$, radii from a rigorous
+# upper bound on $|\varphi|$ and the threshold $\Delta/(4(2U+1))$. The paper's $\mathcal C$ (its eq. (4.5)) is a set of
+# $k \in [N] = \{1, \dots, N\}$ — the whole circle — with $N = 2(U+1) + dL\log(2dL)$ (§4, Step 3), kept when every
+# factor is at least $\Delta/(8U)$. `sieve.algorithm1_count` counts exactly that, taking each group of identical
+# mechanisms as one factor $\varphi^{n_g}$ with the exact characteristic function. (With one factor per mechanism, as
+# the paper's prose reads, thousands of nodes survive — printed below — so the 203 cannot be that.)
+
+# %%
+# NBVAL_CHECK_OUTPUT
+like_for_like = {d: sieve.algorithm1_count(profile.lattice, d) for d in (1e-35, 1e-25)}
+for d, c in like_for_like.items():
+    print(f"Delta = {d:.0e}: U = {c['U']:,}, N = {c['N']:,} (paper's formula); |C| over k = 1..N: {c['count']} "
+          f"(half circle: {c['half_count']}); one factor per mechanism instead: {c['per_mechanism']:,}")
 
 # %% [markdown]
-# The paper reports 203 survivors; we keep 209 with the per-factor test. The small difference is in the radii:
-# ours come from the bound $M_\sigma(d)\,e^{-\sigma^2d^2/2}$ with $M_\sigma \le 2 + (\text{tiny})$ and the threshold
-# $\tau = \Delta/(4(2U+1))$, the paper's from $\Delta/(8U)$. The product test then removes two thirds of them.
-# Where the survivors sit, and how large the integrand is there (certified values):
+# At the paper's $(\varepsilon,\delta)$ tolerance $\Delta = 10^{-35}$ the like-for-like count is 323, not 203; at
+# $\Delta = 10^{-25}$, the tolerance the paper uses for its $f$-DP curves (§3.2), it is exactly 203. The sentence
+# around the 203 speaks of Figure 4, the $(\varepsilon,\delta)$ curves, but the number matches the $f$-DP tolerance: we
+# record the comparison at $10^{-35}$ with that explanation and its check. (The count moves by a few nodes when $\Delta$
+# changes by a factor of two, so an exact match is informative but not proof.) The paper's other number here,
+# $N = 10^6$ nodes without the sieve, is the order of the $N$ its own formula gives at $\Delta = 10^{-35}$.
+
+# %%
+quote_203 = "our method evaluates $F(\\zeta_{k})$ only for $k\\in\\mathcal{C}$, where $|\\mathcal{C}|=203$"
+_ = ledger.record(
+    "sieve.§4.nodes_13_13", source="Sieve paper §4, Step 4 (Algorithm 1), pair [M0, M0]", quote=quote_203,
+    paper="203", ours=like_for_like[1e-35]["count"], tolerance="exact",
+    explanation="Counted like for like (k = 1..N, the paper's N, windows at Δ/(8U), exact φ per group of identical "
+    "mechanisms), the paper's 203 is the count at Δ = 1e-25, the tolerance of its f-DP curves (§3.2), not at the "
+    "Δ = 1e-35 of its (ε, δ) curves.",
+    check={"claim": "like-for-like |C| at Δ = 1e-25", "expected": "203", "ours": like_for_like[1e-25]["count"],
+           "tolerance": "exact"})
+_ = ledger.record(
+    "sieve.§4.N_13_13", source="Sieve paper §4, Step 4 (nodes without Algorithm 1, allocation of Table 1)",
+    quote="would require evaluating $F(\\zeta_{k})$ at all $k\\in[N]$ with $N=10^{6}$",
+    paper="1e6", ours=like_for_like[1e-35]["N"], tolerance="printed")
+
+# %% [markdown]
+# The product test removes two thirds of our per-factor survivors. Where the survivors sit, and how large the
+# integrand is there (certified values):
 
 # %%
 zetas, logs = engine.integrand_at_nodes()
@@ -110,6 +150,7 @@ ax.plot(zetas, logs, "o", ms=4)
 ax.axhline(np.log10(engine.threshold), color="gray", ls=":", label=r"$\tau$")
 ax.set_xlabel(r"$\zeta_k = 2\pi k/N$ of the surviving nodes")
 ax.set_ylabel(r"$\log_{10}|\varphi_S(\zeta_k)|$")
+ax.set_title(f"The integrand at the {zetas.size} nodes that survive, pair {pair}, Δ = {delta:.0e}")
 ax.legend()
 fig.tight_layout()
 
@@ -181,3 +222,28 @@ for lo, a, b in zip(indices, reference.tail_indices(indices), tilted_engine.tail
 # what brings the full 946-pair sweep from 13 minutes to about 3 (see the Benchmarks page): untilted, their deepest
 # $(\varepsilon, \delta)$ levels needed up to 825,362 nodes in arb at up to 230 bits; on the tilted contour they need at
 # most about 60,000 nodes in float64.
+
+# %% [markdown]
+# ## What cannot be reproduced here
+#
+# The sieve paper measures its speed against the prior state of the art — about 1,000 CPU-hours per allocation pair,
+# against 0.5 for its own method, "a 1,824-fold speedup". Those are timings of the authors' codes on the authors' machines;
+# neither the prior code nor their infrastructure is available to this book, so the ledger records them as not
+# reproducible here. What we can measure — our engine against our re-implementation of the paper's method, on one
+# machine — is on the [benchmarks page](../book/benchmarks.md).
+
+# %%
+_ = ledger.not_reproducible(
+    "sieve.abstract.speedup_1824", source="Sieve paper, Abstract", paper="1824",
+    quote="achieving a 1,824-fold speedup over prior methods while maintaining census-mandated error tolerances",
+    reason="a ratio of two timings on the authors' CPU infrastructure, one of them of the prior method's code, which is "
+    "not available here; the benchmarks page times our engine against our re-implementation of the paper's method instead")
+_ = ledger.not_reproducible(
+    "sieve.§1.1.prior_cpu_hours_1000", source="Sieve paper §1.1 (Contributions)", paper="1000",
+    quote="compared to the roughly 1,000 CPU hours required by the prior state-of-the-art",
+    reason="a timing of the prior method's code (Su, Su and Wang, 2025) on the authors' machines; neither is available here")
+_ = ledger.not_reproducible(
+    "sieve.§1.1.cpu_hours_0.5", source="Sieve paper §1.1 (Contributions)", paper="0.5",
+    quote="our method requires only 0.5 CPU hours to evaluate a single privacy budget allocation",
+    reason="a timing of the authors' code on their machines; the benchmarks page extrapolates our re-implementation of "
+    "their method on this book's machine, which is a different measurement")

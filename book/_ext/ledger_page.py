@@ -31,7 +31,7 @@ table.ledger col.c-value { width: 15%; } table.ledger col.c-ours { width: 15%; }
 table.ledger col.c-detail { width: 29%; }
 table.ledger code { font-size: 0.95em; white-space: normal; }
 table.ledger details summary { cursor: pointer; }
-.verdict { font-weight: bold; white-space: nowrap; }
+.verdict { font-weight: bold; }
 .verdict-pass { color: #1a7f37; } .verdict-fail { color: #cf222e; }
 .verdict-explained { color: #9a6700; } .verdict-not-reproducible-here { color: #57606a; }
 </style>
