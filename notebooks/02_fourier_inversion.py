@@ -136,8 +136,10 @@ for n_nodes in (12, 24, 40, 64):
 # $\Delta/4$, and any $N \ge 2U + 2$ keeps every alias of $[-U, U]$ outside $[-U, U]$: the aliased mass is
 # then part of the same $\Delta/4$. Summing the identity over $t \in [\mathrm{lo}, U]$ gives the tail with
 # the Dirichlet kernel $D(\zeta) = \sum_{t=\mathrm{lo}}^{U}\cos(\zeta t)$ ([Derivations §4](../book/derivations.md)). For the census
-# pair this needs close to a million nodes at the paper's $\Delta = 10^{-35}$ — the next chapter shows why so
-# few of them matter.
+# pair this needs close to a million nodes at the paper's $\Delta = 10^{-35}$ — the next chapters show why so
+# few of them matter. ($N$ grows with $\log(1/\Delta)$, so node counts quoted elsewhere for the same pair differ when
+# their $\Delta$ does: the [benchmarks page](../book/benchmarks.md) times the engines that a relative-accuracy
+# request builds, and names their $\Delta$.)
 
 # %%
 # NBVAL_CHECK_OUTPUT
