@@ -46,6 +46,7 @@ def machine() -> dict:
         "python": platform.python_version(),
         "system": f"{platform.system()} {platform.machine()}",
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "load_average": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None,
         "library_sha256": library_hash(),
     }
 
@@ -53,5 +54,5 @@ def machine() -> dict:
 def describe(info: dict) -> str:
     """One sentence for a results page."""
     return (f"Measured on {info['date']} on {info['cpu']} ({info['cores']} cores visible, {info['system']}, "
-            f"Python {info['python']}), library code SHA-256 `{info['library_sha256'][:16]}…` "
-            f"(`benchmarks/provenance.py`).")
+            f"Python {info['python']}; load average {info.get('load_average')} when it started), "
+            f"library code SHA-256 `{info['library_sha256'][:16]}…` (`benchmarks/provenance.py`).")
