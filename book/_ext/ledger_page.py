@@ -102,7 +102,8 @@ def ledger_markdown(entries: list[dict]) -> str:
     for title, members in groups:
         if not members:
             continue
-        out += [f"## {title}", "", "```{raw} html", (_STYLE if first else "") + _table(members), "```", ""]
+        # a four-backtick fence: no text inside (HTML-escaped, no backtick runs of four) can close it
+        out += [f"## {title}", "", "````{raw} html", (_STYLE if first else "") + _table(members).replace("````", "&#96;" * 4), "````", ""]
         first = False
     return "\n".join(out) + "\n"
 
