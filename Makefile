@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test install clean
+.PHONY: book test install lab clean
 
 # torch==2.13.0 (CPU) comes from the machine's local wheel folder; install it before opacus.
 WHEELS := $(wildcard /opt/wheels)
@@ -25,6 +25,12 @@ book: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 --dist loadfile --nbval-lax tests accountlib notebooks
+
+# JupyterLab on the chapters, in the project's environment. jupytext pairs each notebook with its .py
+# source, so saving in JupyterLab updates both. Extra options: make lab LAB_ARGS="--no-browser --port 8899"
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
+lab: $(STAMP)
+	$(BIN)/jupyter lab $(ROOT_FLAG) $(LAB_ARGS) notebooks/
 
 clean:
 	rm -rf _build

@@ -1,0 +1,56 @@
+"""Sphinx extension: small fixes to every rendered page.
+
+- Each chapter's download menu offers its executed notebook (``notebooks/NN_name.ipynb``, the pair of
+  the jupytext source) next to the ``.py`` source, so a reader can open the chapter as a live notebook.
+- Inline scripts are not repeated: Sphinx 7.4 adds a body-only script registered during the read
+  phase both as ``None`` and as ``''`` file name, so sphinx-thebe's ``const THEBE_JS_URL`` appeared
+  twice on every page (a ``SyntaxError`` in the console).
+- The theme starts in light mode instead of logging "invalid theme mode" on a reader's first visit.
+- Pages that show a Plotly explorer (``accountlib.explorers.plotly_html``) load the shipped
+  ``plotly/plotly.min.js``; other pages do not.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+
+def _script_key(script) -> tuple:
+    filename = getattr(script, "filename", script) or ""
+    attributes = getattr(script, "attributes", {}) or {}
+    return (str(filename), tuple(sorted((k, str(v)) for k, v in attributes.items())))
+
+
+def _shows_plotly(doctree) -> bool:
+    from docutils import nodes
+
+    return any("Plotly.newPlot" in node.astext() for node in doctree.findall(nodes.raw))
+
+
+def _page_fixes(app, pagename, templatename, context, doctree):
+    if not context.get("default_mode"):
+        context["default_mode"] = "light"
+    if doctree is not None and _shows_plotly(doctree):
+        app.add_js_file("plotly/plotly.min.js", priority=450)
+    scripts = context.get("script_files")
+    if scripts:
+        seen, unique = set(), []
+        for script in scripts:
+            key = _script_key(script)
+            if key not in seen:
+                seen.add(key)
+                unique.append(script)
+        scripts[:] = unique
+
+    notebook = Path(app.srcdir) / f"{pagename}.ipynb"
+    if doctree is not None and notebook.is_file() and context.get("page_source_suffix") != ".ipynb":
+        target = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(notebook, target)
+        context["ipynb_source"] = f"{pagename}.ipynb"
+
+
+def setup(app):
+    app.connect("html-page-context", _page_fixes, priority=400)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
