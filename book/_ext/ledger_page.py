@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 
 LEDGER_DOC = "book/ledger"
+_SHORT = 110  # characters of the reason shown before the row is unfolded
 _ORDER = ("fail", "explained", "not reproducible here", "pass")
 _GROUPS = (
     ("sieve.", "Sieve-accelerated quadrature paper (2020 Census DHC)"),
@@ -26,9 +27,10 @@ _STYLE = """
 table.ledger { table-layout: fixed; width: 100%; border-collapse: collapse; font-size: 0.85em; }
 table.ledger th, table.ledger td { border-top: 1px solid #ddd; padding: 0.3em 0.4em; vertical-align: top;
   overflow-wrap: anywhere; word-break: break-word; }
-table.ledger col.c-id { width: 28%; } table.ledger col.c-verdict { width: 13%; }
-table.ledger col.c-value { width: 15%; } table.ledger col.c-ours { width: 15%; }
-table.ledger col.c-detail { width: 29%; }
+table.ledger col.c-id { width: 20%; } table.ledger col.c-verdict { width: 14%; }
+table.ledger td.v { overflow-wrap: normal; word-break: normal; }
+table.ledger col.c-value { width: 14%; } table.ledger col.c-ours { width: 14%; }
+table.ledger col.c-detail { width: 38%; }
 table.ledger code { font-size: 0.95em; white-space: normal; }
 table.ledger details summary { cursor: pointer; }
 .verdict { font-weight: bold; }
@@ -62,8 +64,11 @@ def _details(entry: dict) -> str:
         )
     if entry.get("note") and entry.get("verdict") != "explained":
         parts.append(f"<b>note</b>: {_text(entry['note'])}")
-    reason = _text(entry.get("reason"))
-    return (f"<details><summary>{reason}</summary><p>" + "<br/>".join(parts) + "</p></details>")
+    reason = str(entry.get("reason") or "")
+    if len(reason) > _SHORT:
+        parts.insert(0, f"<b>reason</b>: {_text(reason)}")
+        reason = reason[:_SHORT].rsplit(" ", 1)[0] + " …"
+    return (f"<details><summary>{_text(reason)}</summary><p>" + "<br/>".join(parts) + "</p></details>")
 
 
 def _table(entries: list[dict]) -> str:
@@ -77,7 +82,7 @@ def _table(entries: list[dict]) -> str:
     for entry in entries:
         rows.append(
             f'<tr id="{html.escape(entry["id"], quote=True)}"><td><code>{_text(entry["id"])}</code></td>'
-            f"<td>{_verdict(entry.get('verdict', ''))}</td><td>{_text(entry.get('paper'))}</td>"
+            f"<td class=\"v\">{_verdict(entry.get('verdict', ''))}</td><td>{_text(entry.get('paper'))}</td>"
             f"<td>{_text(entry.get('ours'))}</td><td>{_details(entry)}</td></tr>"
         )
     rows.append("</tbody></table>")
