@@ -437,7 +437,8 @@ def audit(entries: list[dict] | None = None, papers: list[str] | None = None) ->
         if entry["verdict"] == NOT_REPRODUCIBLE:
             continue
         tolerance = str(entry["tolerance"])
-        if not tolerance.startswith(("printed", "exact", "upper bound", "lower bound")) and not entry.get(
+        if tolerance != "absolute 0" and not tolerance.startswith(("printed", "exact", "upper bound", "lower bound")) \
+                and not entry.get(
                 "tolerance_reason"):
             problems.append(f"{name}: tolerance '{tolerance}' is not the printed digits and has no tolerance_reason")
         paper = entry["paper"]

@@ -244,6 +244,6 @@ _ = ledger.not_reproducible(
     reason="a timing of the prior method's code (Su, Su and Wang, 2025) on the authors' machines; neither is available here")
 _ = ledger.not_reproducible(
     "sieve.§1.1.cpu_hours_0.5", source="Sieve paper §1.1 (Contributions)", paper="0.5",
-    quote="our method requires only 0.5 CPU hours to evaluate a single privacy budget allocation",
+    quote="our proposed method requires only 0.5 CPU hours to evaluate a single privacy budget allocation",
     reason="a timing of the authors' code on their machines; the benchmarks page extrapolates our re-implementation of "
     "their method on this book's machine, which is a different measurement")
