@@ -192,7 +192,9 @@ def test_library_hash_follows_the_code(tmp_path):
                                            ("results_sweep.json", "RESULTS_sweep.md")])
 def test_benchmarks_measured_the_current_library(results, page):
     provenance = _provenance()
-    data = json.loads((ROOT / "benchmarks" / results).read_text(encoding="utf-8"))
+    path = ROOT / "benchmarks" / results
+    assert path.is_file(), f"benchmarks/{results} is missing: run the benchmark that writes it"
+    data = json.loads(path.read_text(encoding="utf-8"))
     machine = data.get("machine")
     assert isinstance(machine, dict) and machine.get("cpu") and machine.get("cores") and machine.get("date"), machine
     text = (ROOT / "benchmarks" / page).read_text(encoding="utf-8")
