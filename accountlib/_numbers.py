@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 
@@ -16,48 +17,82 @@ import mpmath
 
 _ACCEPTED = "an int, a Fraction, a float, an mpmath mpf, or a string such as '11/10000' or '2.5e-3'"
 
+MAX_EXPONENT = 1000
+"""Decimal exponents beyond ±MAX_EXPONENT (and integers of more than MAX_EXPONENT digits) are refused at
+once: turning ``1e999999999`` into an exact fraction would build a billion-digit integer."""
+
+
+def _check_magnitude(value: Fraction, name: str, original) -> Fraction:
+    """Refuse fractions whose numerator or denominator has more than ~MAX_EXPONENT decimal digits."""
+    limit = int(MAX_EXPONENT * 3.33) + 8  # bits
+    if value.numerator.bit_length() > limit or value.denominator.bit_length() > limit:
+        raise ValueError(f"{name} is out of the supported range (magnitudes between 1e-{MAX_EXPONENT} and "
+                         f"1e{MAX_EXPONENT}); got {original!r}")
+    return value
+
+
+def _decimal_to_fraction(value: Decimal, name: str, original) -> Fraction:
+    if not value.is_finite():
+        raise ValueError(f"{name} must be finite; got {original!r}")
+    if value and abs(value.adjusted()) > MAX_EXPONENT or len(value.as_tuple().digits) > MAX_EXPONENT:
+        raise ValueError(f"{name} is out of the supported range (magnitudes between 1e-{MAX_EXPONENT} and "
+                         f"1e{MAX_EXPONENT}, at most {MAX_EXPONENT} digits); got {original!r}")
+    return Fraction(value)
+
 
 def as_fraction(value, name: str) -> Fraction:
     """Return ``value`` as an exact :class:`~fractions.Fraction`.
 
-    Accepts ints, ``Fraction``, ``Decimal``, finite floats and mpmath ``mpf``
-    (converted exactly from their binary value) and strings holding a decimal
-    or a fraction. Booleans, NaN, infinities and anything else raise
+    Accepts ints, ``Fraction``, ``Decimal``, mpmath ``mpf`` (converted exactly
+    from its binary value), finite floats — read as the shortest decimal they
+    print as, so ``0.1`` is 1/10 and not the 53-bit fraction 3602879701896397/2^55
+    — and strings holding a decimal or a fraction. Booleans, NaN, infinities,
+    magnitudes beyond 10^±``MAX_EXPONENT`` and anything else raise
     ``ValueError`` naming ``name``.
 
     >>> as_fraction("11/10000", "rho")
     Fraction(11, 10000)
     >>> as_fraction("2.5", "sigma2")
     Fraction(5, 2)
+    >>> as_fraction(0.1, "rho")
+    Fraction(1, 10)
     """
     if isinstance(value, bool):
         raise ValueError(f"{name} must be a number ({_ACCEPTED}); got the bool {value!r}")
     if isinstance(value, Fraction):
-        return value
+        return _check_magnitude(value, name, value)
     if isinstance(value, numbers.Integral):
-        return Fraction(int(value))
+        return _check_magnitude(Fraction(int(value)), name, value)
     if isinstance(value, str):
         text = value.strip()
+        if len(text) > 4 * MAX_EXPONENT:
+            raise ValueError(f"{name} is too long to be read as a number ({len(text)} characters)")
         try:
             if "/" in text:
-                return Fraction(text)
-            return Fraction(Decimal(text))
-        except (ValueError, ZeroDivisionError, InvalidOperation):
+                numerator, denominator = text.split("/", 1)
+                if not re.fullmatch(r"\s*[+-]?\d+\s*", numerator) or not re.fullmatch(r"\s*\d+\s*", denominator):
+                    raise ValueError
+                return _check_magnitude(Fraction(text), name, value)
+            return _decimal_to_fraction(Decimal(text), name, value)
+        except (ValueError, ZeroDivisionError, InvalidOperation) as error:
+            if "out of the supported range" in str(error) or "must be finite" in str(error):
+                raise
             raise ValueError(f"{name} could not be read as a number: {value!r} (accepted: {_ACCEPTED})") from None
     if isinstance(value, Decimal):
-        if not value.is_finite():
-            raise ValueError(f"{name} must be finite; got {value!r}")
-        return Fraction(value)
+        return _decimal_to_fraction(value, name, value)
     if isinstance(value, mpmath.mpf):
         if not mpmath.isfinite(value):
             raise ValueError(f"{name} must be finite; got {value!r}")
         man, exp = value.man_exp
+        if value and abs(int(exp) + int(man).bit_length()) > MAX_EXPONENT * 3.33:
+            raise ValueError(f"{name} is out of the supported range (magnitudes between 1e-{MAX_EXPONENT} and "
+                             f"1e{MAX_EXPONENT}); got {value!r}")
         return Fraction(int(man)) * (Fraction(2) ** int(exp))
-    if isinstance(value, numbers.Real):  # float, numpy floating
+    if isinstance(value, numbers.Real):  # float, numpy floating: read as the decimal it prints as
         as_float = float(value)
         if not math.isfinite(as_float):
             raise ValueError(f"{name} must be finite; got {value!r}")
-        return Fraction(as_float)
+        return Fraction(repr(as_float))
     raise ValueError(f"{name} must be a number ({_ACCEPTED}); got {type(value).__name__} {value!r}")
 
 
@@ -92,6 +127,100 @@ def as_dps(value, name: str = "dps") -> int:
 
 
 def decimal_string(value, digits: int = 30) -> str:
-    """``value`` (float, mpf, Fraction-free number) as a decimal string with ``digits`` significant digits."""
+    """``value`` (float, mpf, Fraction-free number) as a decimal string with ``digits`` significant digits.
+
+    A NaN or infinite value raises ``ArithmeticError``: such a number is never printed as a result.
+    """
     with mpmath.workdps(digits + 10):
-        return mpmath.nstr(mpmath.mpf(value), digits, strip_zeros=False, min_fixed=-4, max_fixed=6)
+        number = mpmath.mpf(value.numerator) / value.denominator if isinstance(value, Fraction) else mpmath.mpf(value)
+        if not mpmath.isfinite(number):
+            raise ArithmeticError(f"refusing to print a non-finite result ({number})")
+        return mpmath.nstr(number, digits, strip_zeros=False, min_fixed=-4, max_fixed=6)
+
+
+def as_float(value, name: str) -> float:
+    """``value`` (validated by :func:`as_fraction`) as a finite float; beyond float64's range raises ValueError."""
+    try:
+        result = float(as_fraction(value, name))
+    except OverflowError:
+        raise ValueError(f"{name} is too large for this computation (above 1.8e308); got {value!r}") from None
+    return result
+
+
+def as_tolerance(value, name: str, *, smallest: float, largest: float) -> float:
+    """A tolerance as a float in [smallest, largest]; NaN, infinities, bools and out-of-range values raise."""
+    if isinstance(value, bool) or not isinstance(value, (numbers.Real, str, Decimal)):
+        raise ValueError(f"{name} must be a number in [{smallest:g}, {largest:g}]; got {value!r}")
+    try:
+        result = float(as_fraction(value, name))
+    except (ValueError, OverflowError):
+        raise ValueError(f"{name} must be a finite number in [{smallest:g}, {largest:g}]; got {value!r}") from None
+    if not smallest <= result <= largest:
+        raise ValueError(f"{name} must be in [{smallest:g}, {largest:g}]; got {value!r}")
+    return result
+
+
+class ErrorBound(mpmath.mpf):
+    """A certified error bound: an mpmath ``mpf`` (it cannot underflow or overflow), ≥ 0 and finite.
+
+    Compares and computes like any ``mpf``; ``format(bound, ".2e")`` works as for a float
+    (through ``Decimal`` when the value lies outside float64's range), and ``float(bound)``
+    gives the float64 value (0.0 when it underflows, so prefer the bound itself).
+    """
+
+    def __format__(self, spec: str) -> str:
+        if not spec:
+            return str(self)
+        if self == 0 or 1e-300 < abs(self) < 1e300:
+            return format(float(self), spec)
+        return format(Decimal(mpmath.nstr(self, 40, min_fixed=1, max_fixed=0)), spec)
+
+    # Arithmetic with a plain float or int gives a float when the result is safely inside float64's range
+    # (so code written for float bounds keeps working), and an mpf otherwise; with an mpf it gives an mpf.
+    def _mixed(self, result, other):
+        if result is NotImplemented or isinstance(other, bool) or not isinstance(other, (float, int)):
+            return result
+        if result == 0 or 1e-300 < abs(result) < 1e300:
+            return float(result)
+        return result
+
+    def _plain(self) -> mpmath.mpf:
+        return mpmath.mpf(self._mpf_)  # the same number as a plain mpf (no subclass dispatch)
+
+    def __add__(self, other):
+        return self._mixed(self._plain() + other, other)
+
+    def __radd__(self, other):
+        return self._mixed(other + self._plain(), other)
+
+    def __sub__(self, other):
+        return self._mixed(self._plain() - other, other)
+
+    def __rsub__(self, other):
+        return self._mixed(other - self._plain(), other)
+
+    def __mul__(self, other):
+        return self._mixed(self._plain() * other, other)
+
+    def __rmul__(self, other):
+        return self._mixed(other * self._plain(), other)
+
+    def __truediv__(self, other):
+        return self._mixed(self._plain() / other, other)
+
+    def __rtruediv__(self, other):
+        return self._mixed(other / self._plain(), other)
+
+
+def error_bound(value) -> ErrorBound:
+    """``value`` (float, int, Fraction, mpf) as an :class:`ErrorBound`; a negative, NaN or infinite
+    bound raises ``ArithmeticError`` (a bound that cannot be certified is an error, never output)."""
+    if isinstance(value, Fraction):
+        with mpmath.workdps(40):
+            value = mpmath.mpf(value.numerator) / value.denominator
+    if isinstance(value, float) and math.isnan(value) or not mpmath.isfinite(value):
+        raise ArithmeticError(f"the error bound could not be certified (it is {value}); no result is returned")
+    if value < 0:
+        raise ArithmeticError(f"an error bound came out negative ({value}); no result is returned")
+    with mpmath.workdps(40):
+        return ErrorBound(value)

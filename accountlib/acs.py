@@ -49,12 +49,17 @@ def load_workloads() -> list[dict]:
 def _check(family: str, d, epsilon, delta):
     if family not in FAMILIES:
         raise ValueError(f"family must be one of {sorted(FAMILIES)}; got {family!r}")
-    if isinstance(d, bool) or int(d) != d or d < 1:
+    if isinstance(d, bool) or not isinstance(d, (int, float)) or not math.isfinite(d) or int(d) != d or d < 1:
         raise ValueError(f"d must be a positive integer (the number of queries); got {d!r}")
-    epsilon = float(epsilon)
+    if d > 10**9:
+        raise ValueError(f"d must be at most 1e9 queries; got {d!r}")
+    try:
+        epsilon, delta_value = float(epsilon), float(delta)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"epsilon and delta must be numbers; got epsilon={epsilon!r}, delta={delta!r}") from None
     if not (math.isfinite(epsilon) and epsilon > 0):
-        raise ValueError(f"epsilon must be > 0; got {epsilon!r}")
-    if not 0 < float(delta) < 1:
+        raise ValueError(f"epsilon must be > 0 and finite; got {epsilon!r}")
+    if not 0 < delta_value < 1:
         raise ValueError(f"delta must be in (0, 1); got {delta!r}")
     return FAMILIES[family][0], int(d), epsilon, float(delta)
 
@@ -76,8 +81,18 @@ def calibrate_shift(family: str, d: int, epsilon: float, delta: float, notion: s
     lo, hi = 1e-6, 1.0
     while gap(hi) < 0:
         lo, hi = hi, hi * 2
+        if hi > 1e12:
+            raise ValueError(f"no noise scale reaches epsilon={epsilon!r} at delta={delta!r} (shift above 1e12)")
     while gap(lo) > 0:
         lo /= 2
+        if lo < 1e-30:
+            # ε(s) → ε_min(δ) > 0 as s → 0: the conversion's own floor (C_δ of the zero curve)
+            try:
+                floor = f" (about {_epsilon(mechanism, d, 1e-30, delta, notion):.4g}, approached only as the noise grows)"
+            except (ValueError, ArithmeticError):  # pragma: no cover - the message loses its number only
+                floor = ""
+            raise ValueError(f"epsilon={epsilon!r} is below the smallest ε this conversion certifies at "
+                             f"delta={delta!r}{floor}")
     return optimize.brentq(gap, lo, hi, xtol=1e-15, rtol=_TOLERANCE)
 
 

@@ -160,9 +160,9 @@ def _main(argv=None) -> int:
     if args.command == "delta":
         if any(e <= 0 or e > MAX_EPSILON for e in args.eps):
             bad = [decimal_string(e, 6) for e in args.eps if e <= 0 or e > MAX_EPSILON]
-            _fail(f"--eps values must be in (0, {MAX_EPSILON}] (the largest supported ε is {MAX_EPSILON}); "
+            _fail(f"--eps values must be > 0 and at most {MAX_EPSILON} (the largest supported ε); "
                   f"got {', '.join(bad)}")
-        if not SMALLEST_REL_TOL <= args.rel_tol <= Fraction(1, 2):
+        if not Fraction(repr(SMALLEST_REL_TOL)) <= args.rel_tol <= Fraction(1, 2):
             _fail(f"--rel-tol must be in [{SMALLEST_REL_TOL:g}, 0.5]; got {decimal_string(args.rel_tol, 6)}")
         rel_tol = float(args.rel_tol)
         points = _pair(*args.pair).delta(args.eps, rel_tol=rel_tol)
@@ -178,7 +178,7 @@ def _main(argv=None) -> int:
         if any(not 0 <= a <= 1 for a in args.alpha):
             _fail(f"--alpha values must lie in [0, 1]; got "
                   f"{', '.join(decimal_string(a, 6) for a in args.alpha if not 0 <= a <= 1)}")
-        if not SMALLEST_ABS_TOL <= args.abs_tol <= Fraction(1, 2):
+        if not Fraction(repr(SMALLEST_ABS_TOL)) <= args.abs_tol <= Fraction(1, 2):
             _fail(f"--abs-tol must be in [{SMALLEST_ABS_TOL:g}, 0.5]; got {decimal_string(args.abs_tol, 6)}")
         abs_tol = float(args.abs_tol)
         points = _pair(*args.pair).tradeoff(args.alpha, abs_tol=abs_tol)

@@ -23,10 +23,23 @@ __all__ = ["minimize_on_grid", "rdp_to_epsilon", "zcdp_epsilon", "zcdp_rdp_epsil
 
 
 def _check_delta(delta: float, name: str = "delta") -> float:
-    delta = float(delta)
-    if not 0 < delta < 1:
+    try:
+        value = float(delta)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{name} must be a number in (0, 1); got {delta!r}") from None
+    if isinstance(delta, bool) or not 0 < value < 1:
         raise ValueError(f"{name} must be in (0, 1); got {delta!r}")
-    return delta
+    return value
+
+
+def _check_rho(rho, name: str = "rho") -> float:
+    try:
+        value = float(rho)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{name} must be a finite number >= 0; got {rho!r}") from None
+    if isinstance(rho, bool) or not math.isfinite(value) or value < 0:
+        raise ValueError(f"{name} must be a finite number >= 0; got {rho!r}")
+    return value
 
 
 def rdp_to_epsilon(rdp, delta: float, *, alpha_max: float = 1e6) -> float:
@@ -40,6 +53,10 @@ def rdp_to_epsilon(rdp, delta: float, *, alpha_max: float = 1e6) -> float:
     4.7284
     """
     delta = _check_delta(delta)
+    if not callable(rdp):
+        raise ValueError(f"rdp must be a callable alpha -> U(alpha); got {rdp!r}")
+    if isinstance(alpha_max, bool) or not isinstance(alpha_max, (int, float)) or not 2 <= alpha_max <= 1e12:
+        raise ValueError(f"alpha_max must be a number in [2, 1e12]; got {alpha_max!r}")
     log_delta = math.log(delta)
 
     def objective(log_alpha_minus_one: float) -> float:
@@ -74,13 +91,13 @@ def minimize_on_grid(objective, grid) -> float:
 def zcdp_epsilon(rho: float, delta: float) -> float:
     """ε_zCDP(δ) = ρ + 2·sqrt(ρ log(1/δ)): the Bureau's conversion of ρ-zCDP."""
     delta = _check_delta(delta)
-    rho = float(rho)
-    return rho + 2 * math.sqrt(rho * math.log(1 / delta))
+    rho = _check_rho(rho)
+    return rho + 2 * math.sqrt(rho * -math.log(delta))  # −log δ: 1/δ overflows for subnormal δ
 
 
 def zcdp_rdp_epsilon(rho: float, delta: float) -> float:
     """ε of ρ-zCDP through the RDP conversion C_δ (tighter than :func:`zcdp_epsilon`)."""
-    rho = float(rho)
+    rho = _check_rho(rho)
     return rdp_to_epsilon(lambda alpha: rho * alpha, delta)
 
 

@@ -28,7 +28,7 @@ import mpmath
 import numpy as np
 
 __all__ = ["LatticePair", "curves_from_pld", "pld_from_tradeoff", "tradeoff_from_curves", "pld_from_renyi",
-           "example_2_3", "zeta_pair"]
+           "example_2_3", "zeta_pair", "check_zeta_w"]
 
 INF = math.inf
 
@@ -283,21 +283,55 @@ def example_2_3(variant: str, *, cut: int = 60) -> dict:
             "q": q}
 
 
+ZETA_W_RANGE = (1.0, 100.0)
+
+
+def check_zeta_w(w) -> float:
+    """Validate the exponent w of Example 2.2's zeta pair: a finite real with 1 < w ≤ 100.
+
+    P{k} = k^{−w}/ζ(w) is a probability only for w > 1 (ζ diverges at 1 and is negative on (0, 1), which
+    would give "probabilities" above 1); beyond 100 the pair is P{1} = 1 to every digit shown. Returns w as
+    a float; raises ``ValueError`` naming ``zeta_w`` otherwise (NaN and infinities included).
+
+    >>> check_zeta_w(3)
+    3.0
+    """
+    import numbers
+
+    if isinstance(w, bool) or not isinstance(w, (numbers.Real, str)):
+        raise ValueError(f"zeta_w must be a real number in (1, 100]; got {w!r}")
+    try:
+        value = float(w)
+    except (ValueError, OverflowError):
+        raise ValueError(f"zeta_w must be a real number in (1, 100]; got {w!r}") from None
+    low, high = ZETA_W_RANGE
+    if not (math.isfinite(value) and low < value <= high):
+        raise ValueError(f"zeta_w must be a real number in (1, 100] (P(k) = k^-w/zeta(w) needs w > 1); got {w!r}")
+    return value
+
+
 def zeta_pair(w: float = 3.0, *, dps: int = 30):
     """Example 2.2: P{k} = k^{−w}/ζ(w), Q{k} = P{k}e^{−k} (k ≥ 1), Q{∂} = 1 − Li_w(e^{−1})/ζ(w).
 
     The privacy loss under P is L = k with P(L = k) ∝ k^{−w}: E_P e^{tL} = ∞ for every t > 0, so every
     RDP order is infinite, yet δ_{P‖Q}(ε) = E_P[(1 − e^{ε−L})_+] is finite. Returns a function ε ↦ δ
     (mpmath, summed to ``dps`` digits with the tail bounded by ζ(w)'s tail) and Q{∂}.
+    ``w`` must satisfy :func:`check_zeta_w`; the returned function accepts finite |ε| ≤ 1e5.
     """
+    w = check_zeta_w(w)
+    if isinstance(dps, bool) or not isinstance(dps, int) or not 5 <= dps <= 10_000:
+        raise ValueError(f"dps must be an integer in [5, 10000]; got {dps!r}")
     with mpmath.workdps(dps + 10):
         zeta = mpmath.zeta(w)
         q_boundary = 1 - mpmath.polylog(w, mpmath.e ** -1) / zeta
 
     def delta(epsilon):
         # δ(ε) = Σ_{k ≥ ε} P{k}(1 − e^{ε−k}) = [ζ(w) − Σ_{k<k0} k^{−w} − e^ε(Li_w(1/e) − Σ_{k<k0} k^{−w}e^{−k})]/ζ(w)
+        if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float, Fraction, mpmath.mpf)) \
+                or not mpmath.isfinite(epsilon) or abs(epsilon) > 1e5:
+            raise ValueError(f"epsilon must be a finite number with |epsilon| <= 1e5; got {epsilon!r}")
         with mpmath.workdps(dps + 10):
-            eps = mpmath.mpf(epsilon)
+            eps = mpmath.mpf(epsilon) if not isinstance(epsilon, Fraction) else mpmath.mpf(epsilon.numerator) / epsilon.denominator
             k0 = max(1, int(mpmath.ceil(eps)))
             head = mpmath.fsum(mpmath.mpf(k) ** -w for k in range(1, k0))
             head_e = mpmath.fsum(mpmath.mpf(k) ** -w * mpmath.exp(-k) for k in range(1, k0))

@@ -1,7 +1,7 @@
 """Privacy curves of a fixed pair of composed discrete Gaussian mechanisms.
 
 Layer 6 of :mod:`accountlib`. The pair is the one of the 2020 Census (sieve
-paper §3, Props. 3.3–3.4; MATH.md §2): mechanism i releases a count plus
+paper §3, Props. 3.3–3.4; book, Derivations §2): mechanism i releases a count plus
 N_Z(0, σ_i² = 1/ρ_i), and neighbouring data shift every count by 1. With
 ρ = (Σρ_i)/2, a_i = ρ_i/ρ (so Σa_i = 2) and S = Σ a_i X_i, the privacy loss is
 ρ(1 − S) under the first hypothesis, and
@@ -26,9 +26,10 @@ from fractions import Fraction
 
 import mpmath
 
-from ._numbers import as_fraction, as_positive_fraction
+from ._numbers import (ErrorBound, as_float, as_fraction, as_positive_fraction, as_tolerance, decimal_string,
+                       error_bound)
 from .lattice import lattice_of, threshold_index
-from .tails import TailEngine
+from .tails import SMALLEST_DELTA, TailEngine, check_lattice_size
 from . import tilted
 from .tilted import TiltedTailEngine
 
@@ -44,7 +45,13 @@ __all__ = [
 
 _START_DELTA = 1e-30
 _TILT_TOLERANCES = (1e-12, 1e-14)  # J accuracies tried before falling back to the untilted engine
-_MIN_DELTA = 1e-300
+_MIN_DELTA = SMALLEST_DELTA
+SMALLEST_REL_TOL = 1e-30  # the finest relative accuracy ShiftPair.delta accepts
+SMALLEST_ABS_TOL = 1e-60  # the finest absolute accuracy ShiftPair.tradeoff accepts (Δ = abs_tol/4 ≥ 2.5e-61)
+MAX_EPSILON = 5_000
+"""The largest ε :meth:`ShiftPair.delta` accepts. Deep levels are computed on the tilted contour, with δ and
+its bound kept as mpf numbers (δ(200) ≈ 1.5e-836, δ(5000) ≈ 2.8e-545925 for pair (1, 2), each in well under a
+second); near ε = 10⁴ the float64 phases of the contour can no longer be certified for some census pairs."""
 
 
 @dataclass(frozen=True)
@@ -53,7 +60,7 @@ class DeltaPoint:
 
     epsilon: mpmath.mpf
     delta: mpmath.mpf
-    error_bound: float
+    error_bound: ErrorBound  # an mpf: cannot underflow (δ may be far below 1e-308)
 
 
 @dataclass(frozen=True)
@@ -62,7 +69,7 @@ class TradeoffPoint:
 
     alpha: mpmath.mpf
     beta: mpmath.mpf
-    error_bound: float
+    error_bound: ErrorBound
 
 
 def epsilon_zcdp(rho, delta) -> float:
@@ -71,11 +78,11 @@ def epsilon_zcdp(rho, delta) -> float:
     >>> round(epsilon_zcdp("4.9622", 1e-10), 2)
     26.34
     """
-    rho = float(as_positive_fraction(rho, "rho"))
-    delta = float(delta)
+    rho = as_float(as_positive_fraction(rho, "rho"), "rho")
+    delta = as_float(as_fraction(delta, "delta"), "delta")
     if not 0 < delta < 1:
         raise ValueError(f"delta must be in (0, 1); got {delta!r}")
-    return rho + 2 * math.sqrt(rho * math.log(1 / delta))
+    return rho + 2 * math.sqrt(rho * -math.log(delta))
 
 
 class ShiftPair:
@@ -88,11 +95,14 @@ class ShiftPair:
     """
 
     def __init__(self, rhos):
+        if isinstance(rhos, (str, bytes)) or not hasattr(rhos, "__iter__"):
+            raise ValueError(f"rhos must be a list of budgets; got {type(rhos).__name__} {rhos!r}")
         self.rhos = [as_positive_fraction(r, f"rhos[{i}]") for i, r in enumerate(rhos)]
         if not self.rhos:
             raise ValueError("rhos must hold at least one budget")
         self.rho = sum(self.rhos, Fraction(0)) / 2
         self.lattice = lattice_of([(r, r / self.rho) for r in self.rhos])
+        check_lattice_size(self.lattice)  # refuse at once what no engine could compute
         self.shift = sum(self.lattice.coefficients)  # 2L, an integer
         self._engines: list[TailEngine] = []
         self._tilted_engines: list[TiltedTailEngine] = []  # kept for reports (node counts)
@@ -106,6 +116,7 @@ class ShiftPair:
         than a million times more accurate than asked (a far finer engine keeps
         many more nodes and digits, so building a coarser one is cheaper).
         """
+        delta = as_tolerance(delta, "delta", smallest=SMALLEST_DELTA, largest=0.5)
         usable = [e for e in self._engines if delta * 1e-6 <= e.delta <= delta]
         if usable:
             return max(usable, key=lambda e: e.delta)
@@ -121,11 +132,11 @@ class ShiftPair:
             eps = mpmath.mpf(epsilon.numerator) / epsilon.denominator
             growth = mpmath.exp(eps)
             value = first.value - growth * second.value
-            error = first.error_bound + float(growth) * second.error_bound
-        return DeltaPoint(eps, value, error * (1 + 1e-9))
+            error = (first.error_bound + growth * second.error_bound) * (1 + 1e-9)  # mpf: no overflow, no underflow
+        return DeltaPoint(eps, value, error_bound(error))
 
     def delta(self, epsilons, *, rel_tol: float = 1e-6, start_delta: float | None = None) -> list[DeltaPoint]:
-        """The exact δ(ε) at each ε, each with error_bound ≤ rel_tol·δ (MATH.md §6).
+        """The exact δ(ε) at each ε, each with error_bound ≤ rel_tol·δ (book, Derivations §6).
 
         Deep levels — both thresholds at least ``tilted.DEEP_FROM``·√V into the tail — use the tilted contour
         (:mod:`accountlib.tilted`), which delivers relative accuracy in float64. The others,
@@ -134,11 +145,15 @@ class ShiftPair:
         bound is not yet small enough, rebuilds with Δ ≈ rel_tol·δ/(2(1 + e^ε)). A good
         ``start_delta`` saves the rebuild.
         """
+        if isinstance(epsilons, (str, bytes)) or not hasattr(epsilons, "__iter__"):
+            raise ValueError(f"epsilons must be a list of numbers; got {epsilons!r}")
         eps = [as_positive_fraction(e, "epsilons") for e in epsilons]
-        if not 0 < rel_tol <= 0.5:
-            raise ValueError(f"rel_tol must be in (0, 0.5]; got {rel_tol!r}")
-        if start_delta is not None and not 0 < start_delta < 1:
-            raise ValueError(f"start_delta must be in (0, 1); got {start_delta!r}")
+        for e in eps:
+            if e > MAX_EPSILON:
+                raise ValueError(f"epsilons must be at most {MAX_EPSILON} (the largest ε supported); got {decimal_string(e, 6)}")
+        rel_tol = as_tolerance(rel_tol, "rel_tol", smallest=SMALLEST_REL_TOL, largest=0.5)
+        if start_delta is not None:
+            start_delta = as_tolerance(start_delta, "start_delta", smallest=SMALLEST_DELTA, largest=0.5)
         points: dict[int, DeltaPoint] = self._delta_tilted(eps, rel_tol)
         delta = start_delta or _START_DELTA
         todo = [i for i in range(len(eps)) if i not in points]
@@ -147,7 +162,7 @@ class ShiftPair:
             needed = {}
             for i, point in zip(todo, self._delta_batch(engine, [eps[i] for i in todo])):
                 points[i] = point
-                if not point.error_bound <= rel_tol * float(point.delta):
+                if not point.error_bound <= rel_tol * point.delta:
                     growth = 1 + math.exp(min(float(point.epsilon), 700))
                     estimate = float(point.delta) if point.delta > 0 else 0.0
                     needed[i] = rel_tol * estimate / (2 * growth) if estimate > 0 else delta * 1e-20
@@ -179,7 +194,7 @@ class ShiftPair:
             tails = engine.tail_indices([t for i in todo for t in deep[i]])
             for n, i in enumerate(todo):
                 point = self._combine(60, eps[i], tails[2 * n], tails[2 * n + 1])
-                if point.error_bound <= rel_tol * float(point.delta):
+                if point.error_bound <= rel_tol * point.delta:
                     points[i] = point
         return points
 
@@ -217,12 +232,13 @@ class ShiftPair:
 
     def tradeoff(self, alphas, *, abs_tol: float = 1e-25) -> list[TradeoffPoint]:
         """β = f(α) at each α ∈ [0, 1], each with error_bound ≤ abs_tol (where reachable)."""
+        if isinstance(alphas, (str, bytes)) or not hasattr(alphas, "__iter__"):
+            raise ValueError(f"alphas must be a list of numbers; got {alphas!r}")
         values = [as_fraction(a, "alphas") for a in alphas]
         for a in values:
             if not 0 <= a <= 1:
-                raise ValueError(f"alphas must lie in [0, 1]; got {float(a)!r}")
-        if not 0 < abs_tol < 1:
-            raise ValueError(f"abs_tol must be in (0, 1); got {abs_tol!r}")
+                raise ValueError(f"alphas must lie in [0, 1]; got {decimal_string(a, 6)}")
+        abs_tol = as_tolerance(abs_tol, "abs_tol", smallest=SMALLEST_ABS_TOL, largest=0.5)
         points = []
         for a in values:
             delta = abs_tol / 4  # self.engine() reuses any engine at least this accurate
@@ -242,17 +258,18 @@ class ShiftPair:
             slope = self.likelihood_ratio(j)
             beta = b.value + slope * (a.value - target)
             # a mis-bracketed α (within α_j's error) moves onto the neighbouring segment: both slopes bound it
-            error = b.error_bound + 2 * float(slope) * a.error_bound
+            error = (b.error_bound + 2 * slope * a.error_bound) * (1 + 1e-9)
             beta = min(max(beta, mpmath.mpf(0)), 1 - target)
-        return TradeoffPoint(target, beta, error * (1 + 1e-9))
+        return TradeoffPoint(target, beta, error_bound(error))
 
     def tradeoff_vertices(self, indices, *, abs_tol: float = 1e-25) -> list[TradeoffPoint]:
         """The vertices (α_j, β_j) of f for the given lattice indices j (no interpolation needed)."""
+        abs_tol = as_tolerance(abs_tol, "abs_tol", smallest=SMALLEST_ABS_TOL, largest=0.5)
         engine = self.engine(abs_tol / 4)
         points = []
         for j in indices:
             a, b = self.vertex(engine, int(j))
-            points.append(TradeoffPoint(a.value, b.value, max(a.error_bound, b.error_bound)))
+            points.append(TradeoffPoint(a.value, b.value, error_bound(max(a.error_bound, b.error_bound))))
         return points
 
 

@@ -2,7 +2,7 @@
 
 Layer 5 of :mod:`accountlib`: lattice (Bézout) → truncation U and prime node
 count N → sieve → characteristic function at the surviving nodes (arb balls)
-→ trapezoidal sums for any number of thresholds (sieve paper §4; MATH.md §3–6).
+→ trapezoidal sums for any number of thresholds (sieve paper §4; book, Derivations §3–6).
 
 Every value comes with a **rigorous error bound**, the sum of
 
@@ -30,14 +30,62 @@ import numpy as np
 from flint import arb, fmpq
 
 from . import _arb, _dd, _floatcf
-from ._numbers import as_fraction
+from ._numbers import ErrorBound, as_fraction, as_tolerance, error_bound
 from .lattice import Lattice, lattice_of, threshold_index
 from .quadrature import node_count, truncation_mass_bound, truncation_point
 from .sieve import SieveResult, scan_nodes, sieve_nodes
 
-__all__ = ["TailEngine", "TailResult", "tail_probability", "tail_probabilities"]
+__all__ = ["TailEngine", "TailResult", "tail_probability", "tail_probabilities", "ResourceLimitError",
+           "MAX_NODE_BITS", "SMALLEST_DELTA"]
 
 _METHODS = ("sieve", "paper")
+
+SMALLEST_DELTA = 1e-300  # the finest absolute accuracy Δ an engine is built for (float64 keeps τ = Δ/(4(2U+1)) normal)
+MAX_NODE_BITS = 10**8
+"""The largest arb workload an engine accepts: surviving nodes × working bits (~1 GB of arb balls and about a
+minute at most). Pair (6, 6), the heaviest census pair, needs ~2.5e7 at Δ = 2.5e-26 (the sweep's trade-off
+accuracy) and ~1.2e8 at Δ = 2.5e-61. Checked after the (cheap) sieve, before any node is evaluated. Raise it
+with the environment variable ``ACCOUNTLIB_MAX_NODE_BITS`` or the ``max_node_bits`` argument."""
+MAX_MODULUS = 2**40  # node counts N beyond this are refused before sieving
+
+
+class ResourceLimitError(ValueError):
+    """A request would need more nodes, precision or memory than the documented limit allows."""
+
+
+def _max_node_bits(given) -> int:
+    if given is not None:
+        return int(given)
+    import os
+
+    text = os.environ.get("ACCOUNTLIB_MAX_NODE_BITS")
+    if text is None:
+        return MAX_NODE_BITS
+    try:
+        return int(float(text))
+    except ValueError:
+        raise ValueError(f"ACCOUNTLIB_MAX_NODE_BITS must be a number; got {text!r}") from None
+
+
+MAX_VARIANCE_PROXY = 10**30  # far beyond MAX_MODULUS (which caps V near 1e21); keeps every float finite
+
+
+def check_lattice_size(lattice: Lattice) -> None:
+    """Refuse lattices whose variance proxy V = Σc_i²σ_i² no engine could handle (before any float overflows)."""
+    if lattice.variance_proxy > MAX_VARIANCE_PROXY:
+        raise ResourceLimitError(
+            f"the lattice of these mechanisms is too fine (variance proxy V ≈ 1e{len(str(int(lattice.variance_proxy))) - 1}, "
+            f"lattice scale L with {len(str(lattice.scale.numerator))} digits): no quadrature could resolve it; "
+            f"give budgets and weights with small denominators (e.g. '1/10', not a 53-bit binary fraction)")
+
+
+def truncation_tail_bound(variance_proxy, cut: int) -> ErrorBound:
+    """exp(−cut²/2V) as an :class:`ErrorBound` (never underflows), rounded up: P(S_L > cut) ≤ it."""
+    if cut <= 0:
+        return error_bound(1)
+    with mpmath.workdps(30):
+        v = mpmath.mpf(variance_proxy.numerator) / variance_proxy.denominator
+        return error_bound(mpmath.exp(-mpmath.mpf(cut) ** 2 / (2 * v)) * (1 + mpmath.mpf(10) ** -20))
 
 
 @dataclass(frozen=True)
@@ -45,7 +93,7 @@ class TailResult:
     """A certified tail probability: the true value lies in [value − error_bound, value + error_bound]."""
 
     value: mpmath.mpf
-    error_bound: float
+    error_bound: ErrorBound  # an mpf: never underflows to a false 0
     index: int  # lo: the probability is P(S_L ≥ lo)
 
     def __float__(self) -> float:
@@ -71,18 +119,26 @@ class TailEngine:
         error bound (default True); False evaluates every node in arb.
     """
 
-    def __init__(self, mechanisms, delta: float, *, method: str = "sieve", float_path: bool = True):
+    def __init__(self, mechanisms, delta: float, *, method: str = "sieve", float_path: bool = True,
+                 max_node_bits: int | None = None):
         if method not in _METHODS:
             raise ValueError(f"method must be one of {_METHODS}; got {method!r}")
-        if not isinstance(delta, (int, float)) or not 0 < delta < 1:
-            raise ValueError(f"delta must be a number in (0, 1); got {delta!r}")
+        if isinstance(delta, bool) or not isinstance(delta, (int, float)) or not SMALLEST_DELTA <= delta < 1:
+            raise ValueError(f"delta must be a number in [{SMALLEST_DELTA:g}, 1); got {delta!r}")
+        limit = _max_node_bits(max_node_bits)
         started = time.perf_counter()
         self.lattice: Lattice = mechanisms if isinstance(mechanisms, Lattice) else lattice_of(mechanisms)
+        check_lattice_size(self.lattice)
         self.delta = float(delta)
         self.method = method
         self.float_path = bool(float_path)
         self.variance_proxy = self.lattice.variance_proxy
         self.cut = truncation_point(self.variance_proxy, self.delta)  # U
+        if 2 * self.cut + 2 > MAX_MODULUS:
+            raise ResourceLimitError(
+                f"this lattice needs N ≈ {2 * self.cut + 2:.3g} quadrature nodes at Δ = {self.delta:g}, beyond the "
+                f"supported {MAX_MODULUS:.3g} (variance proxy {float(self.variance_proxy):.3g}); use budgets with "
+                f"smaller denominators or a looser tolerance")
         self.modulus = node_count(self.cut)  # N (prime, ≥ 2U + 2)
         self.threshold = self.delta / (4 * (2 * self.cut + 1))  # τ
         self.truncation_bound = truncation_mass_bound(self.variance_proxy, self.cut)
@@ -90,6 +146,12 @@ class TailEngine:
         if method == "sieve":
             self.sieve: SieveResult = sieve_nodes(self.lattice.groups, self.modulus, self.threshold)
             self.nodes = self.sieve.nodes
+            work = int(self.nodes.size) * self.bits
+            if work > limit:
+                raise ResourceLimitError(
+                    f"Δ = {self.delta:.3g} needs {self.nodes.size} quadrature nodes at {self.bits} bits "
+                    f"({work:.3g} node-bits, about {work * 10 // 8 // 2**20} MB), above the limit of {limit:.3g}; "
+                    f"loosen the tolerance or raise ACCOUNTLIB_MAX_NODE_BITS")
         else:
             self.nodes = scan_nodes(self.lattice.groups, self.modulus, self.threshold)
             self.sieve = SieveResult(nodes=self.nodes, modulus=self.modulus, threshold=self.threshold,
@@ -236,10 +298,10 @@ class TailEngine:
         results = []
         for lo in los:
             if lo > cut:  # entirely in the truncated tail
-                results.append(TailResult(mpmath.mpf(0), truncation_mass_bound(self.variance_proxy, lo - 1), lo))
+                results.append(TailResult(mpmath.mpf(0), truncation_tail_bound(self.variance_proxy, lo - 1), lo))
                 continue
             if lo <= -cut:  # P(S_L ≥ lo) = 1 − P(S_L < lo) ≥ 1 − P(S_L < −U)
-                results.append(TailResult(mpmath.mpf(1), truncation_mass_bound(self.variance_proxy, -lo), lo))
+                results.append(TailResult(mpmath.mpf(1), truncation_tail_bound(self.variance_proxy, -lo), lo))
                 continue
             with _arb.precision(self.bits):
                 total = self._constant + self.phi0 * (cut - lo + 1) / n + arb(float_parts[lo])
@@ -257,7 +319,7 @@ class TailEngine:
                 with mpmath.workdps(digits):  # never round to the caller's (default 15-digit) precision
                     value = mpmath.mpf(total.mid().str(digits, radius=False))
             error = 3 * self.truncation_bound + self.threshold * (cut - lo + 1) + self._float_error + rounding
-            results.append(TailResult(value, error * (1 + 1e-12), lo))
+            results.append(TailResult(value, error_bound(error * (1 + 1e-12)), lo))
         return results
 
     def _moving_parts_double_double(self, los: list[int], chunk: int = 2_000_000) -> dict:
@@ -290,7 +352,9 @@ class TailEngine:
         for start in range(0, len(los), step):
             block = shifts[start:start + step]
             angles = np.mod(np.multiply.outer(self._float_k, block), 2 * n)
-            values = self._float_w @ (self._float_a[:, None] - np.sin(np.pi * angles / n))
+            # an elementwise product and a column sum, not a BLAS product: the summation order (and so
+            # every bit of the result) is then the same whatever the number of BLAS threads
+            values = np.sum(self._float_w[:, None] * (self._float_a[:, None] - np.sin(np.pi * angles / n)), axis=0)
             out.update(zip(los[start:start + step], values.tolist()))
         return out
 
@@ -329,22 +393,21 @@ def tail_probabilities(mechanisms, thresholds, *, abs_tol: float | None = None, 
     Give ``abs_tol`` (every error bound ≤ abs_tol) or ``rel_tol`` (every error
     bound ≤ rel_tol × value; default 1e-6). The engine chooses Δ from the
     request; for a relative request it starts from an estimate and rebuilds
-    with a smaller Δ where needed (MATH.md §6). Under a relative request, upper
+    with a smaller Δ where needed (book, Derivations §6). Under a relative request, upper
     tails at least 3√V deep go to the tilted contour (:mod:`accountlib.tilted`),
     which reaches relative accuracy without shrinking Δ.
     """
     ts = [as_fraction(t, "thresholds") for t in thresholds]
     if abs_tol is not None and rel_tol is not None:
         raise ValueError("give abs_tol or rel_tol, not both")
+    min_delta = as_tolerance(min_delta, "min_delta", smallest=SMALLEST_DELTA, largest=0.5)
     if abs_tol is not None:
-        if not 0 < abs_tol < 1:
-            raise ValueError(f"abs_tol must be in (0, 1); got {abs_tol!r}")
+        abs_tol = as_tolerance(abs_tol, "abs_tol", smallest=SMALLEST_DELTA, largest=0.5)
         engine = TailEngine(mechanisms, abs_tol)
         return [engine.tail(t) for t in ts]
-    rel_tol = 1e-6 if rel_tol is None else rel_tol
-    if not 0 < rel_tol < 1:
-        raise ValueError(f"rel_tol must be in (0, 1); got {rel_tol!r}")
+    rel_tol = 1e-6 if rel_tol is None else as_tolerance(rel_tol, "rel_tol", smallest=1e-30, largest=0.5)
     lattice = lattice_of(mechanisms)
+    check_lattice_size(lattice)
     indices = [threshold_index(t, lattice.scale) for t in ts]
     done = _deep_tails_tilted(lattice, indices, rel_tol)
     if all(j in done for j in indices):
@@ -353,12 +416,12 @@ def tail_probabilities(mechanisms, thresholds, *, abs_tol: float | None = None, 
     while True:
         engine = TailEngine(lattice, delta)
         results = [done[j] if j in done else engine.tail_index(j) for j in indices]
-        unmet = [r for r in results if r.error_bound > rel_tol * float(r.value)]
+        unmet = [r for r in results if r.error_bound > rel_tol * r.value]
         if not unmet or delta <= min_delta:
             return results
         smallest = min(float(r.value) for r in unmet)
         new_delta = _absolute_for(rel_tol, smallest, min_delta) if smallest > 0 else delta * 1e-30
-        delta = min(new_delta, delta * 1e-3)
+        delta = max(min(new_delta, delta * 1e-3), min_delta)
 
 
 def _deep_tails_tilted(lattice: Lattice, indices: list[int], rel_tol: float) -> dict:
@@ -373,7 +436,7 @@ def _deep_tails_tilted(lattice: Lattice, indices: list[int], rel_tol: float) -> 
     if not deep:
         return {}
     results = tilted_tail_probabilities(lattice, deep, rel_tol=rel_tol)
-    return {j: r for j, r in zip(deep, results) if r.error_bound <= rel_tol * float(r.value)}
+    return {j: r for j, r in zip(deep, results) if r.error_bound <= rel_tol * r.value}
 
 
 def tail_probability(mechanisms, t, *, abs_tol: float | None = None, rel_tol: float | None = None) -> TailResult:

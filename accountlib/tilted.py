@@ -13,7 +13,7 @@ i.e. the saddle-point contour of the Fourier integral). J is of order
 1/(λ√(2π)), λ = lo/√V, whatever the size of the tail, so a relative accuracy of
 1e-9 on the tail is an absolute accuracy of ~1e-11 on J: float64 suffices,
 the sieve threshold rises by some twenty orders of magnitude, and most nodes
-disappear. (MATH.md §3–6 give the untilted method; this is its change of
+disappear. (The book's Derivations §3–6 give the untilted method; this is its change of
 contour, the classical way to compute large-deviation probabilities.)
 
 Why it is exact and cheap here: tilting N_Z(0, σ²) by e^{tx} gives the
@@ -55,7 +55,8 @@ from ._floatcf import SMALLEST_SIGMA2  # the same domain as the float path: the 
 from .lattice import Lattice, lattice_of
 from .quadrature import node_count
 from .sieve import _folded_distance, _mulmod, factor_bound_constant, log_factor_bound, sieve_nodes
-from .tails import TailResult
+from ._numbers import error_bound
+from .tails import TailResult, check_lattice_size
 
 __all__ = ["TiltedTailEngine", "tilted_tail_probabilities", "is_deep", "DEEP_FROM"]
 
@@ -63,11 +64,19 @@ DEEP_FROM = 3.0  # thresholds at least 3√V into the upper tail go to the tilte
 _U = 2.0**-53
 
 
+DEEP_UP_TO = 2000.0
+"""Thresholds more than DEEP_UP_TO·√V into the tail are left to the untilted engine, which returns 0 with the
+rigorous sub-Gaussian bound e^{−lo²/2V} (an mpf): the census ε ≤ 5000 of :mod:`accountlib.profiles` stays
+below λ = ε/√(2ρ) ≈ 1600, and beyond that the float64 phases of the tilted sum are no longer certified."""
+
+
 def is_deep(lattice: Lattice, index: int) -> bool:
-    """Whether the tilted contour serves P(S_L ≥ index): every σ² ≥ 1/2 and index ≥ DEEP_FROM·√V."""
+    """Whether the tilted contour serves P(S_L ≥ index): every σ² ≥ 1/2 and DEEP_FROM·√V ≤ index ≤ DEEP_UP_TO·√V."""
     if any(s2 < SMALLEST_SIGMA2 for (s2, _), _ in lattice.groups):
         return False
-    return index > 0 and index >= DEEP_FROM * math.sqrt(float(lattice.variance_proxy))
+    check_lattice_size(lattice)
+    spread = math.sqrt(float(lattice.variance_proxy))
+    return index > 0 and DEEP_FROM * spread <= index <= DEEP_UP_TO * spread
 
 
 def _image_sum(sigma2: float, start: int) -> float:
@@ -98,6 +107,7 @@ class TiltedTailEngine:
     def __init__(self, mechanisms, *, smallest_index: int, j_tol: float = 1e-12):
         self.lattice: Lattice = mechanisms if isinstance(mechanisms, Lattice) else lattice_of(mechanisms)
         groups = self.lattice.groups
+        check_lattice_size(self.lattice)
         if any(s2 < SMALLEST_SIGMA2 for (s2, _), _ in groups):
             raise ValueError("the tilted engine needs every sigma2 >= 1/2 (use TailEngine otherwise)")
         if not isinstance(smallest_index, int) or smallest_index <= 0:
@@ -238,10 +248,10 @@ class TiltedTailEngine:
             with mpmath.workdps(40):
                 prefactor = mpmath.exp(mpmath.mpf(log_prefactor.mid().str(40, radius=False)))
                 value = prefactor * mpmath.mpf(j_value)
-            prefactor_rel = math.expm1(float(log_prefactor.rad()) * 1.01 + 1e-30)
-            relative = (j_error / j_value) if j_value > j_error else math.inf
-            rel_total = relative + prefactor_rel * (1 + relative)
-            out.append(TailResult(value, float(abs(value)) * rel_total * (1 + 1e-9), lo))
+                prefactor_rel = math.expm1(float(log_prefactor.rad()) * 1.01 + 1e-30)
+                # |P'J' − PJ_N| ≤ P·j_error + P·prefactor_rel·(|J_N| + j_error), kept as an mpf (no underflow)
+                bound = prefactor * (j_error + prefactor_rel * (abs(j_value) + j_error)) * (1 + 1e-9)
+            out.append(TailResult(value, error_bound(bound), lo))
         return out
 
 
@@ -261,6 +271,6 @@ def tilted_tail_probabilities(mechanisms, indices, *, rel_tol: float = 1e-9) -> 
     while True:
         engine = TiltedTailEngine(lattice, smallest_index=min(indices), j_tol=j_tol)
         results = engine.tail_indices(indices)
-        if all(r.error_bound <= rel_tol * float(r.value) for r in results) or j_tol <= 1e-15:
+        if all(r.error_bound <= rel_tol * r.value for r in results) or j_tol <= 1e-15:
             return results
         j_tol = max(j_tol / 100, 1e-15)

@@ -114,13 +114,13 @@ def test_sweep_resumes_after_being_killed(tmp_path):
         time.sleep(0.2)
     process.send_signal(signal.SIGKILL)
     process.wait()
-    finished = [p for p in LIGHT_PAIRS if all(path.is_file() for path in sweep.pair_paths(tmp_path, *p))]
+    finished = [p for p in LIGHT_PAIRS if sweep.pair_status(tmp_path, *p) is None]  # files and manifest
     assert 1 <= len(finished) < len(LIGHT_PAIRS)
     for k, l in finished:  # every file present is complete
         for path in sweep.pair_paths(tmp_path, k, l):
             assert len(read(path)) > 10
     mtimes = {p: sweep.pair_paths(tmp_path, *p)[0].stat().st_mtime for p in finished}
-    done = sweep.run_dhc_sweep(tmp_path, LIGHT_PAIRS, workers=1, progress=False)
+    done = sweep.run_dhc_sweep(tmp_path, LIGHT_PAIRS, workers=1, progress=False, report=lambda line: None)
     assert sorted(d["pair"] for d in done) == sorted(set(LIGHT_PAIRS) - set(finished))
     assert all(sweep.pair_paths(tmp_path, *p)[0].stat().st_mtime == t for p, t in mtimes.items())
     leftovers = [name for name in os.listdir(tmp_path / "eps_delta") if not name.endswith(".csv")]

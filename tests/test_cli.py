@@ -71,6 +71,7 @@ def test_bad_input_exits_2_with_a_clear_message(args, message):
     assert result.returncode == 2
     assert message in result.stderr
     assert "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and result.stdout == ""  # one line, nothing else
 
 
 def test_help_for_everything():
