@@ -18,6 +18,7 @@ sieve list the nodes near each peak directly (``accountlib.sieve``).
 from __future__ import annotations
 
 import math
+import operator
 from fractions import Fraction
 
 import mpmath
@@ -32,6 +33,7 @@ __all__ = [
     "paper_node_count",
     "trapezoid_error_bound",
     "trapezoid_pmf_error_bound",
+    "trapezoid_pmf_strip_bound",
     "characteristic_function",
     "dft_pmf",
 ]
@@ -101,15 +103,52 @@ def trapezoid_pmf_error_bound(variance_proxy: Fraction, t: int, nodes: int) -> f
     faster than exponential in N, because φ_S is entire.
     """
     v = float(variance_proxy)
-    best = math.inf
-    for a in (max((nodes - abs(t)) / v, 1e-12) * f for f in (0.5, 0.8, 0.9, 1.0, 1.1, 1.25, 2.0)):
-        exponent = a * a * v / 2 + a * abs(t)
-        if a * nodes > 700:
-            log_bound = math.log(2) + exponent - a * nodes
-            best = min(best, math.exp(max(log_bound, -745)))
-        else:
-            best = min(best, 2 * math.exp(min(exponent, 700)) / math.expm1(a * nodes))
-    return best
+    strips = (max((nodes - abs(t)) / v, 1e-12) * f for f in (0.5, 0.8, 0.9, 1.0, 1.1, 1.25, 2.0))
+    return min(trapezoid_pmf_strip_bound(variance_proxy, t, nodes, a) for a in strips)
+
+
+def trapezoid_pmf_strip_bound(variance_proxy: Fraction, t: int, nodes: int, strip_half_width: float) -> float:
+    """The Trefethen–Weideman bound for P(S_L = t) by the N-node trapezoidal rule on *one* strip |Im ζ| < a.
+
+    Trefethen & Weideman (2014), Thm 3.2, as the sieve paper's Lemma 4.3 uses it: a 2π-periodic
+    integrand analytic in the strip |Im ζ| < a and bounded there by M is integrated by the N-node
+    trapezoidal rule with error at most 4πM/(e^{aN} − 1). For P(S_L = t) = (1/2π)∫ φ_S(ζ)e^{−iζt}dζ
+    the integrand on |Im ζ| ≤ a is bounded by M(a) = e^{a²V/2 + a|t|}, because
+    |φ_S(x + iy)| ≤ E e^{−yS_L} ≤ e^{y²V/2} (sub-Gaussianity of S_L with variance proxy
+    V = Σc_i²σ_i², sieve paper Prop. 4.1) and |e^{−iζt}| = e^{yt}. With the 1/2π prefactor the bound is
+
+        2·e^{a²V/2 + a|t|} / (e^{aN} − 1),
+
+    exponentially small in N for this fixed a (a straight line on a log scale).
+    :func:`trapezoid_pmf_error_bound` takes the best a for each N. Returns a float64: a bound below
+    the float range is returned as 5e-324 (the smallest positive float) rather than 0, one above it
+    as ``math.inf``. Bad input raises ValueError naming the argument.
+
+    >>> b = trapezoid_pmf_strip_bound(Fraction(189), 0, 64, 0.5)  # 2·e^{23.625}/(e^{32} − 1)
+    >>> abs(b / (2 * math.exp(23.625) / math.expm1(32)) - 1) < 1e-12
+    True
+    """
+    v = float(variance_proxy)
+    if not v > 0:
+        raise ValueError(f"variance_proxy must be a positive number V = Σc_i²σ_i²; got {variance_proxy!r}")
+    try:
+        n = operator.index(nodes)
+    except TypeError:
+        n = 0
+    if isinstance(nodes, bool) or n < 1:
+        raise ValueError(f"nodes must be a positive integer (the number N of trapezoidal nodes); got {nodes!r}")
+    a = float(strip_half_width)
+    if not (a > 0 and math.isfinite(a)):
+        raise ValueError(f"strip_half_width must be a finite number a > 0 (the strip |Im ζ| < a); "
+                         f"got {strip_half_width!r}")
+    exponent = a * a * v / 2 + a * abs(t)
+    if a * n > 700:  # e^{aN} − 1 = e^{aN} to double precision
+        log_bound = math.log(2) + exponent - a * n
+    elif exponent > 700:
+        log_bound = math.log(2) + exponent - math.log(math.expm1(a * n))
+    else:
+        return 2 * math.exp(exponent) / math.expm1(a * n)
+    return math.exp(max(log_bound, -745)) if log_bound < 709 else math.inf
 
 
 def characteristic_function(groups, zeta, *, dps: int = 30):
