@@ -366,6 +366,19 @@ def inspect_page(dt: DevTools, html_root: Path, page: str, shots: Path) -> dict:
         p, ok = _check_widgets(dt)
         explorer_problems += p
         explorer_passed += ok
+    if found["explorers"]:
+        # in print the interactive figures give way to their still figures
+        dt.call("Emulation.setEmulatedMedia", media="print")
+        printed = dt.evaluate("""({
+            plots: [...document.querySelectorAll('.plotly-explorer')].filter(e => e.getBoundingClientRect().height > 0).length,
+            stills: [...document.querySelectorAll('.tag_print-only img')]
+                .filter(i => i.naturalWidth > 0 && i.getBoundingClientRect().width > 0).length})""")
+        dt.call("Emulation.setEmulatedMedia", media="")
+        if printed["plots"] or printed["stills"] < len(found["explorers"]):
+            explorer_problems.append(f"in print {printed['plots']} interactive figure(s) show and {printed['stills']} "
+                                     f"still figure(s) for {len(found['explorers'])} explorers")
+        else:
+            explorer_passed.append(f"in print: {printed['stills']} still figures, no interactive one")
     dt.pump(0.2)
     lap("explorers")
 
@@ -414,7 +427,7 @@ def inspect_page(dt: DevTools, html_root: Path, page: str, shots: Path) -> dict:
     passed += [f"figures legible (10-pt text at least {SMALLEST_TEXT_PX:g} px)"] if found["figures"] else []
     return {"problems": list(dict.fromkeys(problems)), "passed": passed, "explorers": found["explorers"],
             "legibility": legibility,
-            "explorers_moved": len(explorer_passed), "plots": found["plots"]}
+            "explorers_moved": sum("picture changed" in p for p in explorer_passed), "plots": found["plots"]}
 
 
 def drive(html_root: Path, pages: list[str], shots: Path) -> dict:
