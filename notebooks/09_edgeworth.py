@@ -37,7 +37,6 @@ heat_m = [1, 2, 5, 10, 20, 40, 80, 160]
 target_delta = 1e-6
 
 # %%
-import math
 from fractions import Fraction as F
 
 import matplotlib.pyplot as plt
@@ -45,23 +44,35 @@ import mpmath
 import numpy as np
 
 from accountlib import census, discrete_gaussian as dg, edgeworth, ledger
-from accountlib.profiles import ShiftPair, epsilon_zcdp
 
 # %% [markdown]
 # ## $\lambda_4$ across $\sigma^2$ (Appendix A)
 #
-# The size of the first correction. (The same values are in chapter 1 and the ledger.) $\lambda_4$ is negative
-# for the discrete Gaussian — it is flatter than the Gaussian — and its size falls like $e^{-2\pi^2\sigma^2}$.
+# The size of the first correction, $\lambda_4 = \kappa_4/\kappa_2^2$. (The same values are in chapter 1 and the
+# ledger.) The fourth cumulant $\kappa_4$ of the discrete Gaussian is **positive** at every $\sigma^2$: it is
+# leptokurtic — relative to its variance, more of its mass sits at the centre and in the tails than a Gaussian's.
+# For small $\sigma^2$ nearly all mass is on $\{-1,0,1\}$ and $\kappa_4 \approx 2e^{-1/(2\sigma^2)}$; for large
+# $\sigma^2$, Poisson summation gives $\kappa_4 \approx 2(2\pi\sigma^2)^4 e^{-2\pi^2\sigma^2}$, so $\lambda_4$ falls like
+# $e^{-2\pi^2\sigma^2}$.
 
 # %%
 grid = np.logspace(-1.3, 0.9, 60)
+kappa4 = [dg.cumulants(repr(float(s)), 4, dps=40)[3] for s in grid]
 lam = [float(dg.lambda4(repr(float(s)), dps=40)) for s in grid]
 fig, ax = plt.subplots(figsize=(6, 3.6))
-ax.semilogy(grid, lam)
-ax.set_xscale("log")
+ax.loglog(grid, lam, label=r"$\lambda_4 = \kappa_4/\kappa_2^2$")
+ax.loglog(grid, [float(k) for k in kappa4], "--", label=r"$\kappa_4$")
 ax.set_xlabel(r"$\sigma^2$")
-ax.set_ylabel(r"$|\lambda_4|$")
+ax.set_ylabel("value (log scale: both are positive)")
+ax.set_title(r"The fourth cumulant of $\mathcal{N}_\mathbb{Z}(0,\sigma^2)$")
+ax.legend()
 fig.tight_layout()
+
+# %%
+# NBVAL_CHECK_OUTPUT
+print(f"kappa_4 > 0 at all {len(grid)} variances from {grid[0]:.3f} to {grid[-1]:.2f}:", all(k > 0 for k in kappa4))
+for s2 in ("0.1", "0.2", "0.4", "1", "2"):
+    print(f"sigma^2 = {s2:>3}: kappa_4 = {mpmath.nstr(dg.cumulants(s2, 4, dps=60)[3], 3)}")
 
 # %% [markdown]
 # ## The remainder $R_m(y)$
@@ -123,22 +134,43 @@ for s2, (edge, normal) in slopes.items():
 #
 # ## The oscillation, explained (Figure 1 again)
 #
-# On the lattice the pmf sits above or below the normal density according to the sign of $3 - 6y^2 + y^4$ times
-# $\lambda_4 < 0$: below near the centre, above around $|y| \approx 1.7$, below again in the tails.
+# With $\lambda_4 > 0$ the first correction $\frac{\lambda_4}{24m}(3 - 6y^2 + y^4)$ is positive at the centre,
+# negative around $|y| \approx 1.7$ (between the roots $y^2 = 3 \mp \sqrt6$) and positive again in the tails: the
+# lattice pmf should sit *above* the normal density at the centre, below it on the shoulders, above it in the tails.
+# The figure compares that term (line) with the exact discrepancy (points) at $\sigma^2 = 0.2$, where
+# $\lambda_4 = 4.12$, for two and for eight summands.
 
 # %%
-r = edgeworth.remainders("0.2", 2, dps=None)
-keep = np.abs(r["y"]) <= 3.5
+panels = {m: edgeworth.oscillation("0.2", m) for m in (2, 8)}
 grid_y = np.linspace(-3.5, 3.5, 400)
-fig, ax = plt.subplots(figsize=(7, 3.6))
-ax.plot(r["y"][keep], r["exact"][keep] - edgeworth.normal_local(r["y"][keep], r["B_m"]), "o", label="exact − normal")
-ax.plot(grid_y, edgeworth.edgeworth_local(grid_y, r["B_m"], r["lambda4"], 2) - edgeworth.normal_local(grid_y, r["B_m"]),
-        label="Edgeworth term")
-ax.axhline(0, color="gray", lw=0.8)
-ax.set_xlabel("y")
-ax.set_title(r"$X_1 + X_2$, $\sigma^2 = 0.2$")
-ax.legend()
+fig, axes = plt.subplots(1, 2, figsize=(11, 3.6))
+for ax, (m, o) in zip(axes, panels.items()):
+    ax.plot(o["y"], o["difference"], "o", label="exact pmf − normal")
+    ax.plot(grid_y, edgeworth.edgeworth_local(grid_y, o["B_m"], o["lambda4"], m) - edgeworth.normal_local(grid_y, o["B_m"]),
+            label=r"Edgeworth term $\frac{\phi(y)}{B_m}\frac{\lambda_4}{24m}(3-6y^2+y^4)$")
+    ax.axhline(0, color="gray", lw=0.8)
+    ax.set_xlabel("y")
+    ax.set_ylabel("difference in probability")
+    ax.set_title(rf"$m = {m}$ summands, $\sigma^2 = 0.2$")
+axes[0].legend(fontsize=8)
 fig.tight_layout()
+
+# %%
+# NBVAL_CHECK_OUTPUT
+for m, o in panels.items():
+    print(f"m = {m}: term at y = 0 {o['term_at_centre']:+.4f} vs exact - normal {o['difference_at_centre']:+.4f}; "
+          f"same sign at {o['sign_agreement']:.0%} of the points; largest residual / largest discrepancy "
+          f"{o['residual_ratio']:.2f}; relative size of the correction at the centre 3*lambda4/(24m) = "
+          f"{o['correction_at_centre']:.2f}")
+
+# %% [markdown]
+# With eight summands the term has the sign of the exact discrepancy at every lattice point shown and accounts for
+# most of it (the residual is about a third of the discrepancy): the pmf is above the normal density at the centre
+# and in the tails, below it on the shoulders, as $\lambda_4 > 0$ predicts. With only two summands the expansion is
+# not yet valid: the correction at the centre is $3\lambda_4/(24m) \approx 0.26$ of the density, not small, and
+# the first term even has the wrong sign there — the exact pmf of $X_1 + X_2$ sits slightly *below* the normal density
+# at 0. The oscillation of chapter 1's two-term sum is a lattice effect beyond the first correction; the Edgeworth term
+# explains the pattern once $m$ is large enough for $\lambda_4/m$ to be small.
 
 # %% [markdown]
 # ## When does exactness matter?
@@ -148,56 +180,45 @@ fig.tight_layout()
 # where GDP gives $\delta = 10^{-6}$. Exact values are certified to $10^{-9}$ relative, so every gap shown is real.
 
 # %%
-gap = np.zeros((len(heat_sigma2), len(heat_m)))
-for i, s2 in enumerate(heat_sigma2):
-    for j, m in enumerate(heat_m):
-        mu = math.sqrt(m / s2)
-        eps = edgeworth.gdp_epsilon_for_delta(target_delta, mu)
-        point = ShiftPair([1 / F(repr(s2))] * m).delta([F(repr(eps))], rel_tol=1e-9)[0]
-        gap[i, j] = abs(float(point.delta) - target_delta) / float(point.delta)
+pair_rhos = census.pair_rhos(13, 13)
+m_pair = len(pair_rhos)
+sigma2_effective = m_pair / float(sum(pair_rhos))  # the sigma^2 of m identical terms with the same mu
+dhc = edgeworth.composition_vs_gdp(pair_rhos, F("26.340588852722324353781974500154992685015224391761"), rel_tol=1e-12)
+gap = edgeworth.discrete_continuous_gap(heat_sigma2, heat_m, target_delta)
+star = (np.interp(m_pair, heat_m, np.arange(len(heat_m))) + 0.5,
+        np.interp(np.log(sigma2_effective), np.log(heat_sigma2), np.arange(len(heat_sigma2))) + 0.5)
 fig, ax = plt.subplots(figsize=(7, 4.5))
 image = ax.pcolormesh(np.arange(len(heat_m) + 1), np.arange(len(heat_sigma2) + 1), np.log10(gap), cmap="viridis")
 ax.set_xticks(np.arange(len(heat_m)) + 0.5, heat_m)
 ax.set_yticks(np.arange(len(heat_sigma2)) + 0.5, heat_sigma2)
 ax.set_xlabel("m (mechanisms composed)")
 ax.set_ylabel(r"$\sigma^2$")
+ax.plot(*star, "r*", ms=14, label=f"DHC pair (13, 13), placed at m = {m_pair}")
+ax.annotate(f"DHC (13, 13): {dhc['relative']:.0e}", star, color="white", fontsize=8, xytext=(-110, 12),
+            textcoords="offset points")
+ax.set_title(r"Discrete vs continuous Gaussian composition: relative gap in $\delta$")
+ax.legend(loc="lower left", fontsize=8)
 fig.colorbar(image, label=r"$\log_{10}$ relative gap in $\delta$")
 fig.tight_layout()
 
 # %% [markdown]
 # The DHC pairs compose 130–160 heterogeneous mechanisms with $\sigma^2$ from 2.5 to 909; their lattice is fine
 # ($L$ in the tens of thousands to millions), which smooths the privacy-loss distribution much more than $m$
-# identical terms do. For pair (13, 13) at $\varepsilon_{\mathrm{zCDP}}(10^{-10})$:
+# identical terms do. The star places pair (13, 13) at $\varepsilon_{\mathrm{zCDP}}(10^{-10})$, at the $\sigma^2$ of $m$
+# identical terms with the same $\mu$:
 
 # %%
 # NBVAL_CHECK_OUTPUT
-pair = ShiftPair(census.pair_rhos(13, 13))
-m_pair = len(census.pair_rhos(13, 13))
-sigma2_effective = m_pair / float(sum(census.pair_rhos(13, 13)))  # the σ² of m identical terms with the same μ
-eps = F("26.340588852722324353781974500154992685015224391761")
-exact = pair.delta([eps], rel_tol=1e-12)[0]
-mu = math.sqrt(float(sum(census.pair_rhos(13, 13))))  # μ² = Σ 1/σ_i² = Σ ρ_i
-continuous = edgeworth.gdp_delta(float(eps), mu)
-relative = abs(float(exact.delta) - continuous) / float(exact.delta)
-print(f"pair (13, 13): exact delta {float(exact.delta):.12e}, continuous-Gaussian delta {continuous:.12e}")
-print(f"relative gap {relative:.1e} (placed on the map at m = {m_pair}, effective sigma^2 = {sigma2_effective:.1f})")
-
-# %%
-ax.plot(np.interp(m_pair, heat_m, np.arange(len(heat_m))) + 0.5,
-        np.interp(np.log(sigma2_effective), np.log(heat_sigma2), np.arange(len(heat_sigma2))) + 0.5,
-        "r*", ms=14)
-ax.annotate(f"DHC (13, 13): {relative:.0e}", (np.interp(m_pair, heat_m, np.arange(len(heat_m))) + 0.5,
-            np.interp(np.log(sigma2_effective), np.log(heat_sigma2), np.arange(len(heat_sigma2))) + 0.5),
-            color="white", fontsize=8, xytext=(-110, 12), textcoords="offset points")
-fig
+print(f"pair (13, 13): exact delta {dhc['exact']:.12e}, continuous-Gaussian delta {dhc['continuous']:.12e}")
+print(f"relative gap {dhc['relative']:.1e} (placed on the map at m = {m_pair}, effective sigma^2 = {sigma2_effective:.1f})")
 
 # %%
 # NBVAL_CHECK_OUTPUT
 print(f"{'sigma^2':>8} " + " ".join(f"m={m:<6}" for m in heat_m))
 for s2, row in zip(heat_sigma2, gap):
     print(f"{s2:>8g} " + " ".join(f"{v:<8.0e}" for v in row))
-rule = all(gap[i, j] < 1 / s2 for i, s2 in enumerate(heat_sigma2) for j, m in enumerate(heat_m) if s2 >= 5)
-print("rule of thumb holds on this grid (sigma^2 >= 5 => relative gap < 1/sigma^2):", rule)
+print("rule of thumb holds on this grid (sigma^2 >= 5 => relative gap < 1/sigma^2):",
+      edgeworth.rule_of_thumb_holds(gap, heat_sigma2, from_sigma2=5))
 
 # %% [markdown]
 # **Rule of thumb.** For $\sigma^2 \ge 5$ the discrete and continuous compositions give $\delta$ within a relative

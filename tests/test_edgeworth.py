@@ -49,3 +49,51 @@ def test_gdp_closed_form():
 def test_bad_m():
     with pytest.raises(ValueError, match="m must be a positive integer"):
         edgeworth.exact_sum_pmf("1", 0)
+
+
+def test_first_correction_explains_the_oscillation_once_m_is_large():
+    """λ4 > 0: with m = 8 summands at σ² = 0.2 the Edgeworth term has the sign of exact − normal at every
+    lattice point and leaves a residual well below the discrepancy; at m = 2 (3λ4/(24m) ≈ 0.26, not small)
+    the term is +0.19 at y = 0 while exact − normal is negative there."""
+    eight = edgeworth.oscillation("0.2", 8)
+    assert eight["lambda4"] > 0
+    assert eight["sign_agreement"] == 1.0 and eight["residual_ratio"] < 0.5
+    assert eight["difference_at_centre"] > 0 and eight["term_at_centre"] > 0
+    two = edgeworth.oscillation("0.2", 2)
+    assert two["term_at_centre"] > 0.1 and two["difference_at_centre"] < 0
+    assert two["correction_at_centre"] > 0.25
+
+
+def test_oscillation_term_is_the_edgeworth_minus_normal_difference():
+    o = edgeworth.oscillation("0.4", 4)
+    direct = edgeworth.edgeworth_local(o["y"], o["B_m"], o["lambda4"], 4) - edgeworth.normal_local(o["y"], o["B_m"])
+    assert max(abs(a - b) for a, b in zip(direct, o["term"])) < 1e-15
+    y0 = 0.0
+    assert math.isclose(o["correction_at_centre"] * float(edgeworth.normal_local(y0, o["B_m"])),
+                        float(edgeworth.edgeworth_local(y0, o["B_m"], o["lambda4"], 4) - edgeworth.normal_local(y0, o["B_m"])),
+                        rel_tol=1e-12)
+
+
+def test_heat_map_entries_and_rule_of_thumb():
+    from fractions import Fraction
+
+    from accountlib.profiles import ShiftPair
+
+    gap = edgeworth.discrete_continuous_gap([0.5, 5], [2, 3], 1e-6)
+    assert gap.shape == (2, 2) and (gap > 0).all()
+    # one entry by hand: m = 3 at σ² = 5
+    mu = math.sqrt(3 / 5)
+    eps = edgeworth.gdp_epsilon_for_delta(1e-6, mu)
+    exact = float(ShiftPair([Fraction(1, 5)] * 3).delta([Fraction(repr(eps))], rel_tol=1e-9)[0].delta)
+    assert math.isclose(gap[1, 1], abs(exact - 1e-6) / exact, rel_tol=1e-6)
+    assert edgeworth.rule_of_thumb_holds(gap, [0.5, 5], from_sigma2=5) == bool((gap[1] < 1 / 5).all())
+    assert not edgeworth.rule_of_thumb_holds([[0.0], [0.3]], [1, 5])
+    assert edgeworth.rule_of_thumb_holds([[9.0], [0.1]], [1, 5])
+
+
+def test_composition_vs_gdp_for_a_single_mechanism():
+    from fractions import Fraction
+
+    out = edgeworth.composition_vs_gdp([Fraction(1, 4)], "1.0")
+    assert out["exact"] > 0 and out["continuous"] > 0 and out["error_bound"] <= 1e-9 * out["exact"]
+    assert math.isclose(out["continuous"], edgeworth.gdp_delta(1.0, 0.5), rel_tol=1e-15)
