@@ -147,6 +147,23 @@ def as_float(value, name: str) -> float:
     return result
 
 
+class ResourceLimitError(ValueError):
+    """A request would need more nodes, precision or memory than the documented limit allows."""
+
+
+def env_limit(name: str, default: int) -> int:
+    """A documented resource limit, overridden by the environment variable ``name`` when set."""
+    import os
+
+    text = os.environ.get(name)
+    if text is None:
+        return default
+    try:
+        return int(float(text))
+    except ValueError:
+        raise ValueError(f"{name} must be a number; got {text!r}") from None
+
+
 def as_tolerance(value, name: str, *, smallest: float, largest: float) -> float:
     """A tolerance as a float in [smallest, largest]; NaN, infinities, bools and out-of-range values raise."""
     if isinstance(value, bool) or not isinstance(value, (numbers.Real, str, Decimal)):

@@ -37,9 +37,15 @@ from fractions import Fraction
 
 import numpy as np
 
+from ._numbers import ResourceLimitError, env_limit
+
 __all__ = ["SieveResult", "sieve_nodes", "factor_bound_constant", "scan_nodes", "log_factor_bound", "algorithm1_count"]
 
 _CHUNK = 4_000_000  # candidates processed per block (bounds memory for the largest pairs)
+MAX_SIEVE_CANDIDATES = 10**8
+"""The most candidate nodes :func:`sieve_nodes` scans (about 25 blocks, tens of seconds): checked before the scan.
+The heaviest census pair, (6, 6), scans a few million at Δ = 1e-300. Raise it with the environment variable
+``ACCOUNTLIB_MAX_SIEVE_CANDIDATES``."""
 
 
 def factor_bound_constant(sigma2: Fraction) -> float:
@@ -124,6 +130,12 @@ def sieve_nodes(groups, modulus: int, threshold: float, *, product: bool = True)
                         "radius": radius, "w": min(half_width, n_half), "key": ((sigma2, c), n)})
     factors.sort(key=lambda f: f["w"])
     first, rest = factors[0], factors[1:]
+    limit = env_limit("ACCOUNTLIB_MAX_SIEVE_CANDIDATES", MAX_SIEVE_CANDIDATES)
+    if first["w"] + 1 > limit:
+        raise ResourceLimitError(
+            f"the sieve would scan {first['w'] + 1:.3g} candidate nodes (N = {modulus:.3g}, threshold {threshold:.3g}), "
+            f"above the limit of {limit:.3g}: the lattice is too fine for this accuracy; loosen the tolerance, use "
+            f"budgets with smaller denominators, or raise ACCOUNTLIB_MAX_SIEVE_CANDIDATES")
     inverse = pow(first["c"], -1, modulus)
     kept_blocks, per_factor = [], 0
     for start in range(0, first["w"] + 1, _CHUNK):

@@ -681,7 +681,7 @@ def _run_sweep_command(args) -> int:
         print(f"{len(done)} DP-SGD jobs (setting x seed) trained in {time.perf_counter() - started:.1f} s; results in {out}")
         return 0
     if args.data_dir is not None:
-        return _error("--data-dir applies to 'sweep dhc' only")
+        return _error("--data-dir applies to 'sweep dpsgd' only")
     pairs = None
     if args.pairs:
         if len(args.pairs) % 2 or any(not 1 <= p <= 43 for p in args.pairs):

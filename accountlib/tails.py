@@ -30,7 +30,7 @@ import numpy as np
 from flint import arb, fmpq
 
 from . import _arb, _dd, _floatcf
-from ._numbers import ErrorBound, as_fraction, as_tolerance, error_bound
+from ._numbers import ErrorBound, ResourceLimitError, as_fraction, as_tolerance, env_limit, error_bound
 from .lattice import Lattice, lattice_of, threshold_index
 from .quadrature import node_count, truncation_mass_bound, truncation_point
 from .sieve import SieveResult, scan_nodes, sieve_nodes
@@ -49,22 +49,8 @@ with the environment variable ``ACCOUNTLIB_MAX_NODE_BITS`` or the ``max_node_bit
 MAX_MODULUS = 2**40  # node counts N beyond this are refused before sieving
 
 
-class ResourceLimitError(ValueError):
-    """A request would need more nodes, precision or memory than the documented limit allows."""
-
-
 def _max_node_bits(given) -> int:
-    if given is not None:
-        return int(given)
-    import os
-
-    text = os.environ.get("ACCOUNTLIB_MAX_NODE_BITS")
-    if text is None:
-        return MAX_NODE_BITS
-    try:
-        return int(float(text))
-    except ValueError:
-        raise ValueError(f"ACCOUNTLIB_MAX_NODE_BITS must be a number; got {text!r}") from None
+    return int(given) if given is not None else env_limit("ACCOUNTLIB_MAX_NODE_BITS", MAX_NODE_BITS)
 
 
 MAX_VARIANCE_PROXY = 10**30  # far beyond MAX_MODULUS (which caps V near 1e21); keeps every float finite

@@ -97,7 +97,8 @@ def test_deep_lower_threshold_has_an_honest_bound():
     (["delta", "--pair", "1", "2", "--eps", "2", "--rel-tol", "1e-320"], "--rel-tol must be in [1e-30, 0.5]"),
     (["delta", "--pair", "1", "2", "--eps", "2", "--rel-tol", "1e-400"], "--rel-tol must be in"),
     (["tradeoff", "--pair", "6", "6", "--alpha", "0.5", "--abs-tol", "1e-300"], "--abs-tol must be in [1e-60, 0.5]"),
-    (["tradeoff", "--pair", "6", "6", "--alpha", "0.5", "--abs-tol", "1e-60"], "ACCOUNTLIB_MAX_NODE_BITS"),
+    pytest.param(["tradeoff", "--pair", "6", "6", "--alpha", "0.5", "--abs-tol", "1e-60"], "ACCOUNTLIB_MAX_NODE_BITS",
+                 marks=pytest.mark.slow),
 ])
 def test_tolerances_beyond_the_documented_limits_are_refused(args, fragment):
     assert_clean_error(*cli(*args), fragment)
@@ -107,6 +108,14 @@ def test_finest_supported_relative_tolerance_is_met():
     status, out, err = cli("delta", "--pair", "1", "2", "--eps", "2", "--rel-tol", "1e-30", "--json")
     assert status == 0, err
     assert_honest_rows(out, "delta", Decimal("1e-30"))
+
+
+def test_a_lattice_too_fine_for_any_sieve_is_refused_at_once():
+    pair = ShiftPair([779397786140791.0, "1/2"])  # V ≈ 3e15: the sieve would scan 6.7e8 candidates
+    with time_limit(10), pytest.raises(ValueError, match="ACCOUNTLIB_MAX_SIEVE_CANDIDATES"):
+        pair.delta([1])
+    with time_limit(10), pytest.raises(ValueError, match="too fine"):
+        ShiftPair([1e300, "1/2"])
 
 
 def test_float_budgets_are_read_as_the_decimals_they_print_as():
@@ -159,6 +168,7 @@ def test_cli_delta_with_hostile_input(pair, eps, tol):
         assert_clean_error(status, out, err)
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(pair=st.one_of(CHEAP_PAIRS, st.tuples(st.sampled_from(["0", "44", "-1", "x", "1.5"]), st.just("13"))),
        alpha=st.lists(st.one_of(HOSTILE_NUMBERS, st.sampled_from(["0", "1", "0.5", "1e-30", "0.999"])), min_size=1,
@@ -232,6 +242,7 @@ def test_conversions_with_hostile_arguments(a, b):
         assert _finite(result)
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None)
 @given(rho=HOSTILE_VALUES, value=HOSTILE_VALUES)
 def test_pairs_and_tails_with_hostile_arguments(rho, value):
@@ -248,6 +259,7 @@ def test_pairs_and_tails_with_hostile_arguments(rho, value):
             assert _finite(bound) and bound > 0
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(a=HOSTILE_VALUES, b=HOSTILE_VALUES, c=HOSTILE_VALUES)
 def test_mechanisms_and_calibration_with_hostile_arguments(a, b, c):
