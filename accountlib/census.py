@@ -403,11 +403,7 @@ def variance_reduction_table(out_dir, levels, *, top: int = 3, resolution: int =
     out_dir = Path(out_dir)
     pairs = available_pairs(out_dir)
     curves = {p: read_pair_curves(out_dir, *p) for p in pairs}
-    grid = [float(x) for x in curves[pairs[0]]["delta_zcdp"]]
-    candidates = {}
-    for level in levels:
-        index = min(range(len(grid)), key=lambda i: abs(grid[i] - level))
-        candidates[float(level)] = sorted(pairs, key=lambda p: curves[p]["delta"][index], reverse=True)[:top]
+    candidates = {float(level): largest_delta_pairs(curves, level, top=top) for level in levels}
     todo = list(candidates)
     found: dict[float, dict] = {}
     failed_at: dict[float, int] = {}  # a j known to violate some pair, per level
@@ -435,9 +431,84 @@ def variance_reduction_table(out_dir, levels, *, top: int = 3, resolution: int =
                 again.append(level)
         todo = again
     rows = sorted(found.values(), key=lambda r: -r["delta"])
-    write_csv_atomically(out_dir / "variance_reduction.csv",
-                         ("delta", "epsilon", "c", "reduction", "pair", "pairs_checked", "largest_upper"),
+    write_csv_atomically(out_dir / "variance_reduction.csv", VARIANCE_REDUCTION_HEADER,
                          [(f"{r['delta']:.0e}", repr(r["epsilon"]), str(r["c"]), repr(r["reduction"]),
                            f"{r['pair'][0]}_{r['pair'][1]}", r["pairs_checked"],
                            "" if r["largest_upper"] is None else repr(r["largest_upper"])) for r in rows])
     return rows
+
+
+VARIANCE_REDUCTION_HEADER = ("delta", "epsilon", "c", "reduction", "pair", "pairs_checked", "largest_upper")
+
+
+def largest_delta_pairs(curves: dict, level: float, *, top: int = 3, candidates=None) -> list[tuple[int, int]]:
+    """The ``top`` pairs with the largest exact δ at the zCDP level nearest ``level``, largest first.
+
+    ``curves`` maps (k, l) to :func:`read_pair_curves` output (all on the same grid of δ_zCDP levels);
+    the exact δ compared is each pair's δ at ε_zCDP(δ_zCDP) for the grid level nearest ``level``
+    (sieve paper §5.2: the pairs' curves differ only a little, so the pair that binds the census curve
+    changes with δ). ``candidates`` restricts the ranking to some of the pairs (default: all of
+    ``curves``). These are the starting candidates of the variance search in
+    :func:`variance_reduction_table` and :func:`smallest_variance_scale`.
+    """
+    if not curves:
+        raise ValueError("curves: expected read_pair_curves output for at least one pair, got none")
+    if isinstance(top, bool) or not isinstance(top, int) or top < 1:
+        raise ValueError(f"top: expected a positive integer, got {top!r}")
+    try:
+        level = float(level)
+    except (TypeError, ValueError):
+        raise ValueError(f"level: expected a δ in (0, 1), got {level!r}") from None
+    if not 0 < level < 1:
+        raise ValueError(f"level: expected a δ in (0, 1), got {level!r}")
+    pairs = sorted(curves) if candidates is None else [tuple(p) for p in candidates]
+    missing = [p for p in pairs if p not in curves]
+    if not pairs or missing:
+        raise ValueError(f"candidates: expected pairs present in curves, got {missing or 'none'}")
+    grid = [float(x) for x in curves[pairs[0]]["delta_zcdp"]]
+    index = min(range(len(grid)), key=lambda i: abs(grid[i] - level))
+    return sorted(pairs, key=lambda p: curves[p]["delta"][index], reverse=True)[:top]
+
+
+def read_variance_reduction(path) -> list[dict]:
+    """The rows of a ``variance_reduction.csv`` written by :func:`variance_reduction_table`, largest δ first.
+
+    Each row: ``delta`` (float, the level), ``epsilon`` (float, ε_zCDP(δ)), ``c`` (``Fraction``, the
+    smallest certified variance scale; ``None`` if none was found), ``reduction`` (float, 1 − c, or
+    ``None``), ``pair`` (the binding pair (k, l)), ``pairs_checked`` (int, how many pairs the level was
+    certified over; 946 for the whole census) and ``largest_upper`` (float or ``None``, the largest
+    certified upper bound on δ at c over the pairs checked). A missing file, a wrong header or a
+    malformed field raises ``ValueError`` naming the file and line.
+    """
+    from pathlib import Path
+
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"path: no variance-reduction table at {path.name!r} (run variance_reduction_table first)")
+    with open(path, newline="", encoding="utf-8") as handle:
+        reader = csv.reader(handle)
+        header = tuple(next(reader, ()))
+        if header != VARIANCE_REDUCTION_HEADER:
+            raise ValueError(f"{path.name}: expected the header {','.join(VARIANCE_REDUCTION_HEADER)}, "
+                             f"got {','.join(header) or 'nothing'}")
+        rows = []
+        for line, fields in enumerate(reader, start=2):
+            if len(fields) != len(header):
+                raise ValueError(f"{path.name}: line {line}: expected {len(header)} fields, got {len(fields)}")
+            row = dict(zip(header, fields))
+            try:
+                k, l = (int(x) for x in row["pair"].split("_"))
+                rows.append({
+                    "delta": float(row["delta"]),
+                    "epsilon": float(row["epsilon"]),
+                    "c": None if row["c"] in ("", "None") else Fraction(row["c"]),
+                    "reduction": None if row["reduction"] in ("", "None") else float(row["reduction"]),
+                    "pair": (k, l),
+                    "pairs_checked": int(row["pairs_checked"]),
+                    "largest_upper": None if row["largest_upper"] in ("", "None") else float(row["largest_upper"]),
+                })
+            except ValueError as error:
+                raise ValueError(f"{path.name}: line {line}: malformed field ({error})") from None
+            _check_index(k, "pair")
+            _check_index(l, "pair")
+    return sorted(rows, key=lambda r: -r["delta"])
