@@ -1,6 +1,6 @@
 """Privacy-loss cumulant generating functions, optimal zCDP, and the zCDP–RDP gap.
 
-Layer 7 of :mod:`accountlib`, after the unifying paper (§3–4; MATH.md §8). For
+Layer 7 of :mod:`accountlib`, after the unifying paper (§3–4; book, Derivations §8). For
 an additive-noise mechanism with noise Z and query change s, P = Law(s + Z),
 Q = Law(Z), and
 
@@ -22,10 +22,12 @@ DP-SGD calibration of §5.2 (:func:`calibrate_dpsgd`, no torch needed).
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from dataclasses import dataclass
 
+import mpmath
 import numpy as np
 from scipy import integrate, optimize, special
 
@@ -35,7 +37,10 @@ __all__ = [
     "Mechanism", "Gaussian", "Laplace", "GaussianMixture", "StudentT", "GeneralizedGaussian",
     "DiscreteLaplace", "DiscreteGaussian", "PoissonSubsampledGaussian", "Composition",
     "allocation_gap", "allocation_path", "c_t", "delta_bound", "epsilon_rdp", "epsilon_zcdp", "delta_zcdp",
-    "rdp_epsilon_cdelta", "calibrate_dpsgd", "sampled_gaussian_cgf",
+    "rdp_epsilon_cdelta", "calibrate_dpsgd", "dpsgd_epsilon", "sampled_gaussian_cgf", "QuadratureError",
+    "student_t_leading_coefficient", "student_t_coefficient_argmax", "argmax_gap_in_nu",
+    "allocation_phi", "allocation_curvature", "subsampled_node_discrepancy", "composition_gap_discrepancy",
+    "sampled_gaussian_cgf_reference",
 ]
 
 _GH_NODES = 192
@@ -44,10 +49,12 @@ _GH_NODES = 192
 def _positive(value, name: str) -> float:
     try:
         value = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"{name} must be a positive number; got {value!r}") from None
     if not math.isfinite(value) or value <= 0:
         raise ValueError(f"{name} must be a finite number > 0; got {value!r}")
+    if not 1e-100 <= value <= 1e100:
+        raise ValueError(f"{name} must be between 1e-100 and 1e100; got {value!r}")
     return value
 
 
@@ -58,11 +65,35 @@ def _order(t) -> float:
 def _shift(s) -> float:
     try:
         s = float(s)
-    except (TypeError, ValueError):
-        raise ValueError(f"s must be a real number; got {s!r}") from None
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"s must be a finite real number; got {s!r}") from None
     if not math.isfinite(s):
         raise ValueError(f"s must be finite; got {s!r}")
+    if abs(s) > 1e8:
+        raise ValueError(f"s must be at most 1e8 in absolute value; got {s!r}")
     return abs(s)
+
+
+def _nonnegative(value, name: str) -> float:
+    """A finite real ≥ 0 (ValueError naming ``name`` for NaN, infinities, negatives, bools and non-numbers)."""
+    try:
+        result = float(value)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{name} must be a finite number >= 0; got {value!r}") from None
+    if isinstance(value, bool) or not math.isfinite(result) or result < 0:
+        raise ValueError(f"{name} must be a finite number >= 0; got {value!r}")
+    return result
+
+
+def _probability(value, name: str = "delta") -> float:
+    """A δ in (0, 1) (ValueError naming ``name`` otherwise, NaN included)."""
+    try:
+        result = float(value)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{name} must be a number in (0, 1); got {value!r}") from None
+    if isinstance(value, bool) or not 0 < result < 1:
+        raise ValueError(f"{name} must be a number in (0, 1); got {value!r}")
+    return result
 
 
 _GH_CACHE: dict = {}
@@ -74,6 +105,18 @@ def _gauss_hermite(nodes: int):
         x, w = special.roots_hermite(nodes)
         _GH_CACHE[nodes] = (x, w / math.sqrt(math.pi))
     return _GH_CACHE[nodes]
+
+
+def _gauss_hermite_log(nodes: int):
+    """Nodes x and log-weights log w of :func:`_gauss_hermite`, without the nodes whose weight underflows to 0
+    (beyond |x| ≈ 27, where w < 1e-308 and no integrand here reaches e^{600}); summing a + log w by
+    ``logsumexp`` avoids the overflow that weights passed as ``b`` cause in its rescaling."""
+    key = ("log", nodes)
+    if key not in _GH_CACHE:
+        x, w = _gauss_hermite(nodes)
+        keep = w > 0
+        _GH_CACHE[key] = (x[keep], np.log(w[keep]))
+    return _GH_CACHE[key]
 
 
 class Mechanism:
@@ -91,15 +134,31 @@ class Mechanism:
     def _rho_closed_form(self, s):
         return None
 
+    def _rho_endpoint(self, s):
+        """lim_{t↓0} K(t)/(t(t+1)) = E_P L (the KL divergence) where a mechanism computes it directly."""
+        return None
+
+    def _rho_infinite(self) -> bool:
+        """True where ρ = ∞ is known in closed form (K(t)/(t(t+1)) unbounded)."""
+        return False
+
     def rho(self, s) -> float:
-        """ρ(s) = sup_{t>0} K(t)/(t(t+1)), the t → 0 endpoint (the KL divergence) included."""
+        """ρ(s) = sup_{t>0} K(t)/(t(t+1)), the t → 0 endpoint (the KL divergence) included.
+
+        Closed forms where they exist; otherwise the supremum over a log grid of t in [1e-6, 1e4], refined
+        locally, and the t ↓ 0 endpoint where the mechanism computes it. The search raises
+        :class:`QuadratureError` rather than return a non-finite value, and ``ValueError`` when the ratio is
+        still increasing at t = 1e4 (the supremum would lie beyond the grid).
+        """
         s = _shift(s)
+        if s == 0:
+            return 0.0
+        if self._rho_infinite():
+            return math.inf
         closed = self._rho_closed_form(s)
         if closed is not None:
             return closed
-        if s == 0:
-            return 0.0
-        return _sup_ratio(lambda t: self.cgf(t, s))
+        return _rho_cached(self, s)
 
     def gap(self, t, s) -> float:
         """Γ(t) = ρ(s)·t(t+1) − K(t) (≥ 0)."""
@@ -108,7 +167,10 @@ class Mechanism:
 
     def rdp(self, alpha, s) -> float:
         """The Rényi divergence D_α(P‖Q) = K(α − 1)/(α − 1), α > 1."""
-        alpha = float(alpha)
+        try:
+            alpha = float(alpha)
+        except (TypeError, ValueError, OverflowError):
+            raise ValueError(f"alpha must be a number > 1; got {alpha!r}") from None
         if not alpha > 1:
             raise ValueError(f"alpha must be > 1; got {alpha!r}")
         return self.cgf(alpha - 1, s) / (alpha - 1)
@@ -141,10 +203,41 @@ class Mechanism:
         raise NotImplementedError
 
 
-def _sup_ratio(cgf) -> float:
-    """sup_{t>0} K(t)/(t(t+1)) on a log grid in [1e-6, 1e4], refined locally."""
-    ratio = lambda x: -cgf(math.exp(x)) / (math.exp(x) * (math.exp(x) + 1))
-    return -minimize_on_grid(ratio, np.log(np.logspace(-6, 4, 161)))
+@functools.lru_cache(maxsize=4096)
+def _rho_cached(mechanism, s):
+    return _sup_ratio(lambda t: mechanism.cgf(t, s), endpoint=mechanism._rho_endpoint(s),
+                      where=f"{mechanism!r}.rho({s!r})")
+
+
+def _sup_ratio(cgf, *, endpoint=None, where: str = "sup_t K(t)/(t(t+1))") -> float:
+    """sup_{t>0} K(t)/(t(t+1)) on a log grid in [1e-6, 1e4] (8 points a decade), refined locally, max'd with
+    ``endpoint``.
+
+    Never returns inf/nan for a finite supremum: a non-finite K on the grid raises
+    :class:`QuadratureError`, and a ratio still increasing at the right end of the grid raises ValueError.
+    """
+    logs = np.log(np.logspace(-6, 4, 81))
+
+    def ratio(x):
+        t = math.exp(x)
+        return cgf(t) / (t * (t + 1))
+
+    values = np.array([ratio(float(x)) for x in logs])
+    if not np.all(np.isfinite(values)):
+        bad = float(np.exp(logs[~np.isfinite(values)][0]))
+        raise QuadratureError(f"{where}: K(t) is not finite at t = {bad:.3g}")
+    best = int(np.argmax(values))
+    if best == len(logs) - 1 and values[-1] > np.max(values[:-1]) + 1e-9 * abs(values[-1]):
+        raise ValueError(f"{where}: K(t)/(t(t+1)) is still increasing at t = 1e4; the supremum is not attained "
+                         "on [1e-6, 1e4] (it may be infinite)")
+    lo, hi = logs[max(best - 1, 0)], logs[min(best + 1, len(logs) - 1)]
+    result = optimize.minimize_scalar(lambda x: -ratio(x), bounds=(lo, hi), method="bounded",
+                                      options={"xatol": 1e-10})
+    refined = -float(result.fun) if math.isfinite(result.fun) else -math.inf
+    sup = max(float(values[best]), refined)
+    if endpoint is not None:
+        sup = max(sup, float(endpoint))
+    return sup
 
 
 # -- continuous additive noise --------------------------------------------------------------------
@@ -237,12 +330,12 @@ class GaussianMixture(Mechanism):
         return np.logaddexp(-(x - m) ** 2 / 2, -(x + m) ** 2 / 2) - math.log(2 * math.sqrt(2 * math.pi))
 
     def _cgf_nodes(self, t, s, nodes):
-        x, w = _gauss_hermite(nodes)
+        x, log_w = _gauss_hermite_log(nodes)
         total = []
         for sign in (-1.0, 1.0):
             points = sign * self.m + math.sqrt(2) * x
             log_ratio = self._log_density(points - s) - self._log_density(points)
-            total.append(special.logsumexp((t + 1) * log_ratio, b=w))
+            total.append(special.logsumexp((t + 1) * log_ratio + log_w))
         return float(np.logaddexp(*total) - math.log(2))
 
     def cgf(self, t, s):
@@ -258,76 +351,329 @@ class GaussianMixture(Mechanism):
         return s * s / 2
 
 
-class _QuadratureNoise(Mechanism):
-    """Symmetric continuous noise with a log-density; K by adaptive quadrature of E_Q[(p/q)^{t+1}]."""
+class QuadratureError(ArithmeticError):
+    """A quadrature whose error estimate does not meet its tolerance (raised, never returned as inf/nan)."""
 
-    def _log_density(self, x):  # pragma: no cover - abstract
+
+def _integrate_checked(integrand, breakpoints, *, rel_tol: float, floor: float = 0.0):
+    """∫_{−∞}^{∞} integrand, split at ``breakpoints``, with QUADPACK's error estimate checked.
+
+    Returns (value, error). Raises :class:`QuadratureError` when QUADPACK warns (round-off,
+    subdivision limit, divergence) or when the summed error estimate exceeds
+    ``rel_tol·|value| + floor``; the caller then retries at higher precision.
+    """
+    points = sorted(set(float(b) for b in breakpoints if math.isfinite(b)))
+    pieces = list(zip([-math.inf] + points, points + [math.inf]))
+    total, error = 0.0, 0.0
+    with warnings.catch_warnings():
+        # a rough first pass sets the absolute scale, so that pieces carrying a negligible share of the
+        # integral are not asked for a relative accuracy they cannot reach (QUADPACK's round-off warning)
+        warnings.simplefilter("ignore", integrate.IntegrationWarning)
+        rough = sum(integrate.quad(integrand, a, b, epsabs=0, epsrel=1e-4, limit=100)[0] for a, b in pieces)
+        warnings.simplefilter("error", integrate.IntegrationWarning)
+        warnings.simplefilter("error", RuntimeWarning)
+        epsabs = max(floor, 0.02 * rel_tol * abs(rough) / len(pieces))
+        for a, b in pieces:
+            try:
+                result = integrate.quad(integrand, a, b, epsabs=epsabs, epsrel=0.1 * rel_tol, limit=500,
+                                        full_output=1)
+            except (RuntimeWarning, OverflowError, ZeroDivisionError) as exc:
+                raise QuadratureError(f"quadrature on ({a:g}, {b:g}) failed: {exc}") from None
+            value, err = result[0], result[1]
+            # QUADPACK's flag 2 ("round-off detected") only says the requested 0.1·rel_tol was not reached;
+            # the error estimate is still checked below against rel_tol. Every other flag is a failure.
+            if len(result) > 3 and not (result[2].get("ier", 0) == 2 or "roundoff" in str(result[3])):
+                raise QuadratureError(f"quadrature on ({a:g}, {b:g}) failed: {result[3]}")
+            total += value
+            error += err
+    if not (math.isfinite(total) and math.isfinite(error)) or error > rel_tol * abs(total) + floor:
+        raise QuadratureError(f"quadrature error estimate {error:.3g} exceeds the tolerance for the value {total:.6g}")
+    return total, error
+
+
+class _QuadratureNoise(Mechanism):
+    """Symmetric continuous noise with log-density ℓ; K by checked quadrature (no overflow, no silent failure).
+
+    With Δ(x) = ℓ(x − s) − ℓ(x) the privacy loss at output x, E_Q[e^{(t+1)Δ}] = E_P[e^{tΔ}] and
+    E_P[1] = 1, so
+
+        K(t) = c + log( e^{−c} + ∫ p(x)·e^{−c}·(e^{tΔ(x)} − 1) dx ),     c = max(0, max_x log p(x) + tΔ(x)).
+
+    For small t (c = 0) this is log1p of an integral of p·expm1(tΔ): K keeps its relative accuracy down to
+    t ~ 1e-8 (no 1 + tiny cancellation). For large t the log-integrand peaks far out (at x ~ t·s for the
+    generalized Gaussian); shifting by its maximum c keeps every exponent ≤ 0, so nothing overflows. The
+    integral is split at 0, s, the peak x* and x* ± 3, 10, 30 local widths, and QUADPACK's error estimate
+    is checked (relative 1e-9); if it fails, the same integral is done by mpmath's tanh-sinh quadrature
+    at 30 digits with its error estimate checked, and if that fails too, :class:`QuadratureError` is raised.
+    ``cgf_check`` reports the difference between the float64 and the 30-digit mpmath evaluations.
+    """
+
+    _REL_TOL = 1e-9
+
+    def _ell(self, x: float) -> float:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def _integrand(self, x, t, s):
-        return math.exp(self._log_density(x) + (t + 1) * (self._log_density(x - s) - self._log_density(x)))
+    def _ell_mp(self, x):  # pragma: no cover - abstract
+        raise NotImplementedError
 
-    def _cgf_quad(self, t, s, tolerance):
-        pieces = [(-math.inf, -abs(s) - 1), (-abs(s) - 1, 0.0), (0.0, abs(s)), (abs(s), abs(s) + 1), (abs(s) + 1, math.inf)]
-        total = 0.0
-        with warnings.catch_warnings():
-            # near the float64 limit QUADPACK warns of round-off; cgf_check measures the actual convergence
-            warnings.simplefilter("ignore", integrate.IntegrationWarning)
-            for a, b in pieces:
-                value, _ = integrate.quad(self._integrand, a, b, args=(t, s), epsabs=0, epsrel=tolerance, limit=400)
-                total += value
-        return math.log(total)
+    def _log_density(self, x):
+        return np.vectorize(self._ell, otypes=[float])(x) if np.ndim(x) else self._ell(float(x))
+
+    def _peak(self, t, s):
+        """The maximiser x* of log p(x) + tΔ(x) = (t+1)ℓ(x−s) − tℓ(x), its value and a local width."""
+        g = lambda x: (t + 1) * self._ell(x - s) - t * self._ell(x)
+        centre = s / 2
+        grid = centre + np.concatenate([-np.logspace(-3, 7, 121)[::-1], [0.0], np.logspace(-3, 7, 121)])
+        values = np.array([g(x) for x in grid])
+        best = int(np.argmax(values))
+        lo, hi = grid[max(best - 1, 0)], grid[min(best + 1, len(grid) - 1)]
+        result = optimize.minimize_scalar(lambda x: -g(x), bounds=(lo, hi), method="bounded",
+                                          options={"xatol": 1e-10 * max(1.0, abs(grid[best]))})
+        x_star = float(result.x) if -result.fun >= values[best] else float(grid[best])
+        g_star = g(x_star)
+        h = 1e-3 * max(1.0, abs(x_star))
+        curvature = -(g(x_star + h) - 2 * g_star + g(x_star - h)) / (h * h)
+        width = 1 / math.sqrt(curvature) if curvature > 0 and math.isfinite(curvature) else max(1.0, abs(x_star))
+        return x_star, g_star, min(max(width, 1e-3), 1e6)
+
+    def _cgf_float(self, t, s):
+        x_star, g_star, width = self._peak(t, s)
+        c = max(0.0, g_star)
+        ell = self._ell
+
+        def integrand(x):
+            # p·(e^{tΔ} − 1) + t·(q − p): the added term integrates to 0 (∫p = ∫q = 1) and cancels the first
+            # order in Δ, so the integrand is ≈ t(t+1)Δ²/2·p ≥ 0 for small Δ and nothing cancels in the sum
+            log_p, log_q = ell(x - s), ell(x)
+            delta = log_p - log_q
+            exponent = t * delta
+            if exponent < 300:
+                first = math.exp(log_p - c) * math.expm1(exponent)
+            else:
+                first = math.exp(log_p + exponent - c) - math.exp(log_p - c)
+            if abs(delta) < 0.5:
+                second = t * math.exp(log_p - c) * math.expm1(-delta)
+            else:
+                second = t * (math.exp(log_q - c) - math.exp(log_p - c))
+            return first + second
+
+        breaks = [0.0, s, x_star] + [x_star + k * width for k in (-30, -10, -3, 3, 10, 30)]
+        floor = 1e-300 if c == 0 else math.exp(-c) * 1e-12
+        # K = c + log(integral): a relative error η in the integral is an absolute error η in K, so for
+        # large K (c ≫ 1, where the exponents themselves carry rounding of order c·1e-16) the integral needs
+        # only relative accuracy REL_TOL·c to give K to relative accuracy REL_TOL.
+        tolerance = min(1e-4, self._REL_TOL * max(1.0, c))
+        value, _ = _integrate_checked(integrand, breaks, rel_tol=tolerance, floor=floor)
+        if c == 0:
+            return math.log1p(value)
+        inner = math.exp(-c) + value
+        if not inner > 0:
+            raise QuadratureError(f"K({t}) at s = {s}: non-positive integral {inner!r}")
+        return c + math.log(inner)
+
+    def _cgf_mp(self, t, s, dps: int = 30):
+        """The same integral by mpmath's tanh-sinh quadrature at ``dps`` digits (error estimate checked)."""
+        x_star, g_star, width = self._peak(t, s)
+        with mpmath.workdps(dps):
+            t_, s_ = mpmath.mpf(t), mpmath.mpf(s)
+            c = max(mpmath.mpf(0), mpmath.mpf(g_star))
+            ell = self._ell_mp
+
+            def integrand(x):
+                log_p, log_q = ell(x - s_), ell(x)
+                return mpmath.exp(log_p - c) * (mpmath.expm1(t_ * (log_p - log_q)) + t_ * mpmath.expm1(log_q - log_p))
+
+            points = sorted(set([0.0, float(s), x_star] + [x_star + k * width for k in (-30, -10, -3, 3, 10, 30)]))
+            value, error = mpmath.quad(integrand, [-mpmath.inf] + [mpmath.mpf(p) for p in points] + [mpmath.inf],
+                                       error=True, maxdegree=10)
+            inner = mpmath.exp(-c) + value
+            if not (inner > 0 and error <= mpmath.mpf(10) ** (-(dps // 2)) * (abs(value) + mpmath.exp(-c) * 1e-12)):
+                raise QuadratureError(f"K({t}) at s = {s}: mpmath quadrature error estimate {mpmath.nstr(error, 3)} "
+                                      f"too large for the value {mpmath.nstr(value, 10)}")
+            return float(c + mpmath.log(inner)) if c > 0 else float(mpmath.log1p(value))
+
+    def _cgf_quad(self, t, s):
+        if s == 0:
+            return 0.0
+        try:
+            return self._cgf_float(t, s)
+        except QuadratureError:
+            return self._cgf_mp(t, s)
 
     def cgf(self, t, s):
-        return self._cgf_quad(_order(t), _shift(s), 1e-13)
+        return self._cgf_quad(_order(t), _shift(s))
 
     def _cgf_negative(self, u, s):
-        return self._cgf_quad(u, _shift(s), 1e-13)
+        return self._cgf_quad(u, _shift(s))
 
     def cgf_check(self, t, s):
-        return abs(self._cgf_quad(_order(t), _shift(s), 1e-10) - self._cgf_quad(_order(t), _shift(s), 1e-13))
+        """|K by float64 checked quadrature − K by 30-digit mpmath quadrature|."""
+        t, s = _order(t), _shift(s)
+        return abs(self._cgf_quad(t, s) - self._cgf_mp(t, s))
+
+    def kl(self, s) -> float:
+        """E_P[L] = KL(P‖Q) = ∫ p(x)(ℓ(x − s) − ℓ(x)) dx, the t ↓ 0 endpoint of K(t)/(t(t+1)) (checked quadrature)."""
+        s = _shift(s)
+        if s == 0:
+            return 0.0
+        ell = self._ell
+
+        def integrand(x):
+            # E_P[Δ] = E_P[Δ + e^{−Δ} − 1] (E_P e^{−Δ} = E_Q 1 = 1): a non-negative integrand, no cancellation
+            log_p, log_q = ell(x - s), ell(x)
+            delta = log_p - log_q
+            if abs(delta) < 1e-3:
+                return math.exp(log_p) * delta * delta * (0.5 - delta * (1 / 6 - delta * (1 / 24 - delta / 120)))
+            if abs(delta) < 1:
+                return math.exp(log_p) * (delta + math.expm1(-delta))
+            return math.exp(log_p) * (delta - 1) + math.exp(log_q)
+        value, _ = _integrate_checked(integrand, [0.0, s / 2, s, -1.0, s + 1, -10.0, s + 10], rel_tol=self._REL_TOL,
+                                      floor=1e-300)
+        return value
+
+    def _rho_endpoint(self, s):
+        return self.kl(s)
 
 
 @dataclass(frozen=True)
 class StudentT(_QuadratureNoise):
-    """Student-t_ν noise (density ∝ (1 + x²/ν)^{−(ν+1)/2}, ν ≥ 1) (§4.4)."""
+    """Student-t_ν noise, density f_ν(x) = Γ((ν+1)/2)/(√(νπ)Γ(ν/2))·(1 + x²/ν)^{−(ν+1)/2}, ν ≥ 1 (§4.4).
+
+    The privacy loss is bounded (|Δ| ≤ s·B_ν), so ρ is finite; for small shifts it is the t ↓ 0 endpoint,
+    the mean privacy loss (§4.4). :func:`student_t_leading_coefficient` gives the leading coefficient
+    −κ4(S_ν)/24 of Γ(t)/([t(t+1)]²s⁴) (Appendix C.6).
+    """
 
     nu: float = 3.0
     name = "Student-t"
 
     def __post_init__(self):
-        if not float(self.nu) >= 1:
-            raise ValueError(f"nu must be >= 1; got {self.nu!r}")
+        try:
+            nu = float(self.nu)
+        except (TypeError, ValueError):
+            raise ValueError(f"nu must be a number >= 1; got {self.nu!r}") from None
+        if not (math.isfinite(nu) and nu >= 1):
+            raise ValueError(f"nu must be >= 1 (finite); got {self.nu!r}")
 
-    def _log_density(self, x):
+    @functools.cached_property
+    def _const(self):
+        nu = float(self.nu)
+        return special.gammaln((nu + 1) / 2) - special.gammaln(nu / 2) - 0.5 * math.log(nu * math.pi)
+
+    def _ell(self, x):
         nu = self.nu
-        return (special.gammaln((nu + 1) / 2) - special.gammaln(nu / 2) - 0.5 * math.log(nu * math.pi)
-                - (nu + 1) / 2 * math.log1p(x * x / nu))
+        return self._const - (nu + 1) / 2 * math.log1p(x * x / nu)
+
+    def _ell_mp(self, x):
+        nu = mpmath.mpf(self.nu)
+        return (mpmath.loggamma((nu + 1) / 2) - mpmath.loggamma(nu / 2) - mpmath.log(nu * mpmath.pi) / 2
+                - (nu + 1) / 2 * mpmath.log1p(x * x / nu))
 
 
 @dataclass(frozen=True)
 class GeneralizedGaussian(_QuadratureNoise):
-    """Generalized Gaussian noise, density β/(2Γ(1/β))·e^{−|x|^β} (β = 1 Laplace, β = 2 Gaussian) (§4.4).
+    """Generalized Gaussian noise with density e^{−|x|^β/β}/(2β^{1/β−1}Γ(1/β)) (§4.4, Appendix C.7).
 
-    ``chi`` is the quartic coefficient χ_β of the local expansion (the paper's (4.8)).
+    β = 1 is unit Laplace noise and β = 2 is N(0, 1) (so ρ = s²/2 and Γ ≡ 0 there). ``chi`` is the quartic
+    coefficient χ_β of the local expansion (the paper's (4.8)), in this parametrisation.
+
+    For β > 2 the noise is not zCDP at all: log p + tΔ peaks at x ≈ (β − 1)s·t with height of order t^β,
+    so K(t) grows like t^β and K(t)/(t(t+1)) → ∞; ``rho`` and ``gap`` return ``math.inf`` there, which is the
+    exact value, not an overflow.
     """
 
     beta: float = 1.5
     name = "generalized Gaussian"
 
     def __post_init__(self):
-        if not float(self.beta) > 0:
-            raise ValueError(f"beta must be > 0; got {self.beta!r}")
+        try:
+            beta = float(self.beta)
+        except (TypeError, ValueError):
+            raise ValueError(f"beta must be a number > 0; got {self.beta!r}") from None
+        if not (math.isfinite(beta) and beta > 0):
+            raise ValueError(f"beta must be a finite number > 0; got {self.beta!r}")
 
-    def _log_density(self, x):
+    @functools.cached_property
+    def _const(self):
+        b = float(self.beta)
+        return -(math.log(2) + (1 / b - 1) * math.log(b) + special.gammaln(1 / b))
+
+    def _ell(self, x):
         b = self.beta
-        return math.log(b / 2) - special.gammaln(1 / b) - abs(x) ** b
+        return self._const - abs(x) ** b / b
+
+    def _ell_mp(self, x):
+        b = mpmath.mpf(self.beta)
+        return -(mpmath.log(2) + (1 / b - 1) * mpmath.log(b) + mpmath.loggamma(1 / b)) - abs(x) ** b / b
+
+    def _rho_infinite(self):
+        return float(self.beta) > 2
 
     @property
     def chi(self) -> float:
-        b = self.beta
+        b = float(self.beta)
         return (b ** (4 - 4 / b) / (24 * special.gamma(1 / b) ** 2)
                 * (3 * special.gamma(2 - 1 / b) ** 2 - special.gamma(4 - 3 / b) * special.gamma(1 / b)))
+
+
+def _student_t_moment(nu, j):
+    """μ_{2j,ν} = E[S_ν^{2j}] = (ν+1)^{2j}/ν^j·(1/2)_j(ν/2)_j/((ν+1)/2)_{2j}, S_ν = (ν+1)Z/(ν+Z²) (Appendix C.6)."""
+    return ((nu + 1) ** (2 * j) / nu**j * mpmath.rf(mpmath.mpf(1) / 2, j) * mpmath.rf(nu / 2, j)
+            / mpmath.rf((nu + 1) / 2, 2 * j))
+
+
+def student_t_leading_coefficient(nu, *, dps: int = 30):
+    """−κ4(S_ν)/24, the leading coefficient of the Student-t gap: Γ(t) = −κ4(S_ν)/24·[t(t+1)]²s⁴ + O(|s|⁵)
+    (unifying paper, Prop. 4.4 and Appendix C.6), with κ4(S_ν) = μ4 − 3μ2² from the exact score moments.
+
+    >>> float(student_t_leading_coefficient(1))  # ν = 1: μ2 = 1/2, μ4 = 3/8, so −(3/8 − 3/4)/24
+    0.015625
+    """
+    with mpmath.workdps(max(dps, mpmath.mp.dps) + 10):  # never below the caller's (e.g. mpmath.diff's) precision
+        nu = mpmath.mpf(nu)
+        if not nu >= 1:
+            raise ValueError(f"nu must be >= 1; got {nu}")
+        value = -(_student_t_moment(nu, 2) - 3 * _student_t_moment(nu, 1) ** 2) / 24
+    return +value
+
+
+def student_t_coefficient_argmax(*, dps: int = 30):
+    """The ν maximising :func:`student_t_leading_coefficient` (the paper's ν* ≈ 6.013, §4.4).
+
+    The root of the derivative, found by bisection on its sign in [3, 12] (the derivative by mpmath ``diff``
+    at ``dps`` + 10 digits) down to a bracket of width 10^{−dps}, and checked to be a maximum (negative second
+    derivative).
+    """
+    with mpmath.workdps(dps + 10):
+        f = lambda v: student_t_leading_coefficient(v, dps=dps + 10)
+        slope = lambda v: mpmath.diff(f, v)
+        lo, hi = mpmath.mpf(3), mpmath.mpf(12)
+        if not (slope(lo) > 0 > slope(hi)):
+            raise ArithmeticError("the leading coefficient's maximiser is not bracketed by [3, 12]")
+        while hi - lo > mpmath.mpf(10) ** (-dps):
+            mid = (lo + hi) / 2
+            if slope(mid) > 0:
+                lo = mid
+            else:
+                hi = mid
+        root = (lo + hi) / 2
+        if not mpmath.diff(f, root, 2) < 0:
+            raise ArithmeticError(f"the stationary point ν = {root} is not a maximum")
+    return +root
+
+
+def argmax_gap_in_nu(t, s, *, bounds=(3.0, 12.0), xatol: float = 1e-6) -> float:
+    """The ν in ``bounds`` where the Student-t gap Γ(t) at shift s is largest (bounded scalar search).
+
+    Not the paper's ν*: that maximises the leading coefficient (the s → 0 limit of Γ/([t(t+1)]²s⁴));
+    at a finite shift the higher-order terms move the maximiser.
+    """
+    t, s = _order(t), _shift(s)
+    result = optimize.minimize_scalar(lambda nu: -StudentT(nu).gap(t, s), bounds=bounds, method="bounded",
+                                      options={"xatol": xatol})
+    if not result.success:
+        raise ArithmeticError(f"the gap's maximiser in nu was not found: {result.message}")
+    return float(result.x)
 
 
 # -- discrete noise ------------------------------------------------------------------------------
@@ -348,6 +694,8 @@ class DiscreteLaplace(Mechanism):
         _positive(self.a, "a")
 
     def _cgf_any(self, t, s):
+        if _shift(s) > 10**6:
+            raise ValueError(f"s must be at most 1e6 for the discrete Laplace CGF (a finite sum of s terms); got {s!r}")
         r = int(round(_shift(s)))
         if abs(r - _shift(s)) > 1e-12:
             raise ValueError(f"the discrete Laplace mechanism needs an integer shift; got {s!r}")
@@ -367,7 +715,7 @@ class DiscreteLaplace(Mechanism):
 
 @dataclass(frozen=True)
 class DiscreteGaussian(Mechanism):
-    """Discrete Gaussian noise N_Z(0, σ²) with integer or real shift r (§4.5; MATH.md §8).
+    """Discrete Gaussian noise N_Z(0, σ²) with integer or real shift r (§4.5; book, Derivations §8).
 
     e^{K(t)} = e^{r²t(t+1)/(2σ²)}·Θ((t+1)r)/Θ(0), Θ(u) = Σ_x e^{−(x−u)²/2σ²}, so
     ρ = r²/(2σ²) and Γ(t) = log Θ(0) − log Θ((t+1)r): periodic in t with period 1/r,
@@ -401,6 +749,12 @@ class DiscreteGaussian(Mechanism):
     def _rho_closed_form(self, s):
         return s * s / (2 * self.sigma**2)
 
+    def gap(self, t, s) -> float:
+        """Γ(t) = log Θ(0) − log Θ((t+1)r) ≥ 0, directly (no cancellation between ρt(t+1) and K): exactly 0
+        where (t+1)r is an integer."""
+        t, r = _order(t), _shift(s)
+        return max(0.0, self._log_theta(0.0) - self._log_theta((t + 1) * r))
+
 
 # -- subsampling ---------------------------------------------------------------------------------
 
@@ -428,11 +782,11 @@ class PoissonSubsampledGaussian(Mechanism):
     def _cgf_nodes(self, t, s, nodes):
         if float(t).is_integer() and t < 400:
             return sampled_gaussian_cgf(self.q, self.z, int(t), s)
-        x, w = _gauss_hermite(nodes)
+        x, log_w = _gauss_hermite_log(nodes)
         points = math.sqrt(2) * self.z * x
         log_ratio = np.logaddexp(math.log1p(-self.q) if self.q < 1 else -np.inf,
                                  math.log(self.q) + (2 * points * s - s * s) / (2 * self.z**2))
-        return float(special.logsumexp((t + 1) * log_ratio, b=w))
+        return float(special.logsumexp((t + 1) * log_ratio + log_w))
 
     def cgf(self, t, s=1.0):
         return self._cgf_nodes(_order(t), _shift(s), _GH_NODES)
@@ -522,6 +876,80 @@ def allocation_gap(mechanism: Mechanism, n: int, rho_sum: float, omega: float, t
     return total
 
 
+def allocation_phi(mechanism: Mechanism, x: float, t: float, *, nodes: int | None = None) -> float:
+    """Φ_t(x) = x·t(t+1) − K(t; ψ(x)), the gap of one release that is given zCDP parameter x (Prop. 4.3).
+
+    ``nodes`` sets the Gauss–Hermite resolution of a :class:`GaussianMixture` (192 by default); other
+    mechanisms ignore it.
+    """
+    t, x = _order(t), float(x)
+    if x <= 0:
+        return 0.0
+    r = _inverse_rho(mechanism, x)
+    if nodes is not None and isinstance(mechanism, GaussianMixture):
+        k = mechanism._cgf_nodes(t, r, int(nodes))
+    else:
+        k = mechanism.cgf(t, r)
+    return x * t * (t + 1) - k
+
+
+def allocation_curvature(mechanism: Mechanism, t: float, grid, *, nodes: int | None = None) -> np.ndarray:
+    """Centred second differences (Φ_t(x_{i+1}) − 2Φ_t(x_i) + Φ_t(x_{i−1}))/h² at the interior points of an
+    evenly spaced ``grid`` of zCDP parameters: the numerical curvature that decides the allocation direction
+    of Prop. 4.3 (convex: spread evenly; concave: concentrate). Appendix D.1–D.2 use 501 points in [0, 1/2]."""
+    grid = np.asarray(grid, dtype=float)
+    steps = np.diff(grid)
+    if grid.ndim != 1 or len(grid) < 3 or not np.allclose(steps, steps[0], rtol=1e-9, atol=0) or steps[0] <= 0:
+        raise ValueError("grid must be an increasing, evenly spaced 1-D array of at least 3 zCDP parameters")
+    phi = np.array([allocation_phi(mechanism, x, t, nodes=nodes) for x in grid])
+    return (phi[2:] - 2 * phi[1:-1] + phi[:-2]) / steps[0] ** 2
+
+
+def subsampled_node_discrepancy(qs, z: float, t: float, s: float = 1.0, nodes=(_GH_NODES, 2 * _GH_NODES)) -> float:
+    """max over the sampling rates ``qs`` of |K(t) by ``nodes[0]``-node − K(t) by ``nodes[1]``-node Gauss–Hermite|
+    for the Poisson-subsampled Gaussian (the resolution check of Appendix D.2 at a non-integer order)."""
+    t, s = _order(t), _shift(s)
+    if float(t).is_integer():
+        raise ValueError(f"t must be a non-integer order (integer orders use the exact binomial sum); got {t!r}")
+    worst = 0.0
+    for q in qs:
+        m = PoissonSubsampledGaussian(float(q), z)
+        worst = max(worst, abs(m._cgf_nodes(t, s, nodes[0]) - m._cgf_nodes(t, s, nodes[1])))
+    return worst
+
+
+def sampled_gaussian_cgf_reference(q: float, z: float, t: float, s: float = 1.0, *, dps: int = 30) -> float:
+    """K(t) of the Poisson-subsampled Gaussian at any order t > 0 by mpmath tanh-sinh quadrature at ``dps``
+    digits: log ∫ φ(x)(1 − q + q·e^{(2xs − s²)/(2z²)})^{t+1} dx over x ~ N(0, z²), independent of the
+    Gauss–Hermite rule (the reference for the resolution check of Appendix D.2)."""
+    t, s = _order(t), _shift(s)
+    with mpmath.workdps(dps + 10):
+        q_, z_, t_, s_ = (mpmath.mpf(v) for v in (q, z, t, s))
+        density = lambda x: mpmath.npdf(x, 0, z_)
+        ratio = lambda x: 1 - q_ + q_ * mpmath.exp((2 * x * s_ - s_ * s_) / (2 * z_ * z_))
+        peak = (t_ + 1) * s_  # where the tilted integrand concentrates for q = 1
+        value, error = mpmath.quad(lambda x: density(x) * ratio(x) ** (t_ + 1),
+                                   [-mpmath.inf, -10 * z_, 0, peak, peak + 10 * z_, mpmath.inf], error=True)
+        if not error < mpmath.mpf(10) ** (-dps) * value:
+            raise QuadratureError(f"reference quadrature error {mpmath.nstr(error, 3)} too large")
+        return float(mpmath.log(value))
+
+
+def composition_gap_discrepancy(qs, z: float, t: float, n: int, s: float = 1.0) -> float:
+    """max over ``qs`` of |Γ of the n-fold composition (ρ_sum·t(t+1) − Σ_i K_i(t)) − n·Γ(t)| (Thm 3.3; the
+    composition check of Appendix D.2). Mathematically zero: what remains is floating-point rounding."""
+    t = _order(t)
+    if int(n) != n or n < 1:
+        raise ValueError(f"n must be a positive integer; got {n!r}")
+    worst = 0.0
+    for q in qs:
+        m = PoissonSubsampledGaussian(float(q), z)
+        composed = Composition(((m, s),) * int(n))
+        total = composed.rho_sum() * t * (t + 1) - composed.cgf(t)
+        worst = max(worst, abs(total - n * m.gap(t, s)))
+    return worst
+
+
 # -- conversions (§3.2) and C_δ (§5) -------------------------------------------------------------
 
 
@@ -534,6 +962,9 @@ def c_t(t) -> float:
 def delta_bound(cgf, t, epsilon) -> float:
     """δ_{P‖Q}(ε) ≤ c_t·exp(K(t) − tε)."""
     t = _order(t)
+    epsilon = float(epsilon)
+    if not math.isfinite(epsilon):
+        raise ValueError(f"epsilon must be finite; got {epsilon!r}")
     return math.exp(math.log(c_t(t)) + cgf(t) - t * epsilon)
 
 
@@ -548,13 +979,17 @@ def epsilon_rdp(cgf, delta) -> float:
 
 def epsilon_zcdp(rho, delta) -> float:
     """ε_Z = inf_t ρ(t+1) + (log c_t − log δ)/t."""
-    rho = float(rho)
+    rho = _nonnegative(rho, "rho")
+    _probability(delta, "delta")
     return epsilon_rdp(lambda t: rho * t * (t + 1), delta)
 
 
 def delta_zcdp(epsilon, rho) -> float:
     """δ_zCDP(ε; ρ) = inf_t c_t·exp(ρt(t+1) − tε)."""
-    rho = float(rho)
+    epsilon = _nonnegative(epsilon, "epsilon")
+    rho = _nonnegative(rho, "rho")
+    if epsilon > 1e6 or rho > 1e6:
+        raise ValueError(f"epsilon and rho must be at most 1e6; got epsilon={epsilon!r}, rho={rho!r}")
     objective = lambda x: math.log(c_t(math.exp(x))) + rho * math.exp(x) * (math.exp(x) + 1) - math.exp(x) * epsilon
     result = optimize.minimize_scalar(objective, bounds=(math.log(1e-6), math.log(1e4)), method="bounded",
                                       options={"xatol": 1e-12})
@@ -562,8 +997,22 @@ def delta_zcdp(epsilon, rho) -> float:
 
 
 def rdp_epsilon_cdelta(cgf, delta) -> float:
-    """C_δ[U] for the RDP curve U_α = K(α − 1)/(α − 1) of a CGF K (MATH.md §8)."""
+    """C_δ[U] for the RDP curve U_α = K(α − 1)/(α − 1) of a CGF K (book, Derivations §8)."""
     return rdp_to_epsilon(lambda alpha: cgf(alpha - 1) / (alpha - 1), delta)
+
+
+def dpsgd_epsilon(q: float, steps: int, z: float, delta: float, notion: str = "rdp") -> float:
+    """The ε that DP-SGD with Poisson rate q, ``steps`` steps and noise multiplier z certifies at δ.
+
+    ``notion="rdp"``: the sampled-Gaussian RDP curve composed ``steps`` times, converted by C_δ
+    (unifying paper §5.2, Appendix D.4); ``notion="zcdp"``: ρ = steps/(2z²), no amplification by
+    subsampling, converted by C_δ. :func:`calibrate_dpsgd` inverts this in z.
+    """
+    if notion == "zcdp":
+        rho = steps / (2 * z * z)
+        return rdp_to_epsilon(lambda alpha: rho * alpha, delta)
+    mechanism = PoissonSubsampledGaussian(q, z)
+    return rdp_to_epsilon(lambda alpha: steps * mechanism.cgf(alpha - 1, 1.0) / (alpha - 1), delta, alpha_max=1e4)
 
 
 def calibrate_dpsgd(q, steps, epsilon, delta, notion: str = "rdp", *, tolerance: float = 1e-10) -> float:
@@ -576,8 +1025,11 @@ def calibrate_dpsgd(q, steps, epsilon, delta, notion: str = "rdp", *, tolerance:
     q = float(q)
     if not (math.isfinite(q) and 0 < q <= 1):
         raise ValueError(f"q must be in (0, 1]; got {q!r}")
-    if int(steps) != steps or steps < 1:
+    if isinstance(steps, bool) or not isinstance(steps, (int, float, np.integer, np.floating)) \
+            or not math.isfinite(steps) or int(steps) != steps or steps < 1:
         raise ValueError(f"steps must be a positive integer; got {steps!r}")
+    if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 1e-14 <= tolerance <= 0.5:
+        raise ValueError(f"tolerance must be a number in [1e-14, 0.5] (a relative bracket on z); got {tolerance!r}")
     epsilon = _positive(epsilon, "epsilon")
     if not 0 < float(delta) < 1:
         raise ValueError(f"delta must be in (0, 1); got {delta!r}")
@@ -585,12 +1037,7 @@ def calibrate_dpsgd(q, steps, epsilon, delta, notion: str = "rdp", *, tolerance:
         raise ValueError(f"notion must be 'rdp' or 'zcdp'; got {notion!r}")
 
     def eps_of(z):
-        if notion == "zcdp":
-            rho = steps / (2 * z * z)
-            return rdp_to_epsilon(lambda alpha: rho * alpha, delta)
-        mechanism = PoissonSubsampledGaussian(q, z)
-        return rdp_to_epsilon(lambda alpha: steps * mechanism.cgf(alpha - 1, 1.0) / (alpha - 1), delta,
-                              alpha_max=1e4)
+        return dpsgd_epsilon(q, steps, z, delta, notion)
 
     lo, hi = 0.05, 1.0
     while eps_of(hi) > epsilon:

@@ -47,7 +47,8 @@ from accountlib import ledger, pairs
 pair = pairs.LatticePair(p={"a": F(1, 2), "b": F(1, 4), "c": F(1, 8), "P only": F(1, 8)},
                          q={"a": F(1, 8), "b": F(1, 4), "c": F(1, 2), "Q only": F(1, 8)})
 pld = pair.pld()
-print("PLD under P (likelihood ratio r = dP/dQ, P-mass):", [(str(r), str(m)) for r, m in pld])
+show = lambda value: "∞" if value == float("inf") else str(value)  # r = ∞: P-mass where Q has none
+print("PLD under P (likelihood ratio r = dP/dQ, P-mass):", [(show(r), str(m)) for r, m in pld])
 ratios = [F(1, 4), F(1, 2), F(1), F(2), F(3), F(4), F(8)]
 exact = all(pairs.curves_from_pld(pld, r) == (pair.delta_at_ratio(r), pair.reverse().delta_at_ratio(r)) for r in ratios)
 print("PLD -> both one-sided curves, exact at every tested ratio:", exact)
@@ -94,9 +95,9 @@ absolutely = pairs.LatticePair(p={"a": F(1, 2), "b": F(1, 4), "c": F(1, 4)},
                                q={"a": F(1, 8), "b": F(1, 4), "c": F(1, 2), "Q only": F(1, 8)})
 moments = [F(1)] + [absolutely.renyi_moment(order) for order in range(2, 8)]
 recovered = pairs.pld_from_renyi(moments)
-print("RDP moments -> PLD:", [(str(r), str(m)) for r, m in recovered])
+print("RDP moments -> PLD:", [(show(r), str(m)) for r, m in recovered])
 print("equals the PLD:", recovered == absolutely.pld())
-print("with the P-only output, D_2 =", pair.renyi_moment(2), "(every order infinite)")
+print("with the P-only output, D_2 =", show(pair.renyi_moment(2)), "(every order infinite)")
 
 # %% [markdown]
 # ## Example 2.2: every Rényi order infinite, the curves still finite
@@ -135,14 +136,17 @@ for variant in ("A", "B"):
           f"delta_Q||P(log 3) = {ex['reverse'](3)}; exp D_2(P||Q) = {ex['exp_d2']}")
     claims.append((variant, ex["reverse"](3), ex["exp_d2"]))
 paper = {"A": (F(3, 22), F(265, 88)), "B": (F(0), F(3))}
+quote_reverse = ("The reverse curve involves the left tail and differs: $\\delta_{Q_{A}\\|P_{A}}(\\log 3)=3/22$ but "
+                 "$\\delta_{Q_{B}\\|P_{B}}(\\log 3)=0$.")
+quote_d2 = "indeed $\\exp(D_{2}(P_{A}\\|Q_{A}))=265/88$, whereas $\\exp(D_{2}(P_{B}\\|Q_{B}))=3$."
 for variant, rev, d2 in claims:
-    ledger.record(f"unifying.ex2.3.{variant}.reverse_delta_log3", source="Unifying paper, Example 2.3",
-                  paper=str(paper[variant][0]), ours=str(rev), tolerance="abs:0")
-    ledger.record(f"unifying.ex2.3.{variant}.exp_D2", source="Unifying paper, Example 2.3",
-                  paper=str(paper[variant][1]), ours=str(d2), tolerance="abs:0")
+    ledger.record(f"unifying.ex2.3.{variant}.reverse_delta_log3", source="Unifying paper §2, Example 2.3",
+                  paper=str(paper[variant][0]), ours=str(rev), tolerance="exact", quote=quote_reverse)
+    ledger.record(f"unifying.ex2.3.{variant}.exp_D2", source="Unifying paper §2, Example 2.3",
+                  paper=str(paper[variant][1]), ours=str(d2), tolerance="exact", quote=quote_d2)
 
 # %% [markdown]
-# `ledger.record` compares these as floats; the printed fractions above are the exact values, equal to the paper's.
+# The ledger compares these exact rationals exactly; the printed fractions above equal the paper's.
 
 # %% [markdown]
 # ## Symmetric noise needs one curve

@@ -147,3 +147,178 @@ def test_local_expansion_terms():
     assert gauss["mean"] == pytest.approx(0.3**2 / 2, rel=1e-6)
     lap = rdp.Laplace().loss_cumulants(0.2)
     assert abs(lap["rho_minus_mean"]) < 1e-7
+
+
+# -- the quadrature mechanisms: finite, non-negative, and equal to independent references ------------------
+
+from datetime import timedelta
+
+import mpmath
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+# deadlines are wall-clock: generous, because this suite shares a small machine with long jobs
+SLOW = settings(max_examples=6, deadline=timedelta(seconds=300), derandomize=True,
+                suppress_health_check=[HealthCheck.too_slow])
+shifts = st.floats(min_value=1e-3, max_value=3.0)
+orders = st.floats(min_value=1e-3, max_value=20.0)
+
+
+@pytest.mark.parametrize("beta", [1.2, 1.6, 1.7, 2.0])
+def test_generalized_gaussian_gaps_of_the_issue_are_finite(beta):
+    """gap(1, 0.2) came back inf for these β (the optimiser fed by overflowing quadratures)."""
+    value = rdp.GeneralizedGaussian(beta).gap(1, 0.2)
+    assert math.isfinite(value) and value >= -1e-12
+
+
+def test_student_t_gap_of_the_issue_is_finite_and_matches_the_leading_term():
+    value = rdp.StudentT(10).gap(1, 0.2)
+    assert math.isfinite(value) and value > 0
+    leading = float(rdp.student_t_leading_coefficient(10)) * 4 * 0.2**4
+    assert value == pytest.approx(leading, rel=0.1)  # higher orders at s = 0.2 are a few per cent
+
+
+def test_generalized_gaussian_above_two_is_not_zcdp():
+    """For β > 2 K(t)/(t(t+1)) grows without bound (like t^{β−2}); ρ = ∞ is the exact answer."""
+    m = rdp.GeneralizedGaussian(3.0)
+    ratios = [m.cgf(t, 0.2) / (t * (t + 1)) for t in (1.0, 10.0, 100.0, 1000.0)]
+    assert all(b > 1.5 * a for a, b in zip(ratios, ratios[1:]))
+    assert math.isinf(m.rho(0.2)) and math.isinf(m.gap(1, 0.2))
+
+
+@SLOW
+@given(beta=st.floats(min_value=0.6, max_value=2.0), s=shifts, t=orders)
+def test_generalized_gaussian_gap_is_finite_and_nonnegative(beta, s, t):
+    m = rdp.GeneralizedGaussian(beta)
+    gap, rho = m.gap(t, s), m.rho(s)
+    assert math.isfinite(gap) and math.isfinite(rho)
+    assert gap >= -1e-9 * rho * t * (t + 1)
+
+
+@SLOW
+@given(nu=st.floats(min_value=1.0, max_value=200.0), s=shifts, t=orders)
+def test_student_t_gap_is_finite_and_nonnegative(nu, s, t):
+    m = rdp.StudentT(nu)
+    gap, rho = m.gap(t, s), m.rho(s)
+    assert math.isfinite(gap) and math.isfinite(rho)
+    assert gap >= -1e-9 * rho * t * (t + 1)
+
+
+@SLOW
+@given(s=shifts, t=orders)
+def test_generalized_gaussian_two_is_the_gaussian(s, t):
+    m, g = rdp.GeneralizedGaussian(2.0), rdp.Gaussian(1.0)
+    assert m.cgf(t, s) == pytest.approx(g.cgf(t, s), rel=1e-9)
+    assert m.rho(s) == pytest.approx(s * s / 2, rel=1e-9)
+    assert abs(m.gap(t, s)) <= 1e-9 * g.rho(s) * t * (t + 1)
+
+
+def _laplace_gap_40_digits(t, s):
+    """Γ(t) = ρt(t+1) − K(t) of unit Laplace noise from the closed forms (Prop. 4.1(iii)) at 40 digits."""
+    with mpmath.workdps(40):
+        t, r = mpmath.mpf(t), mpmath.mpf(s)
+        k = mpmath.log((t + 1) / (2 * t + 1) * mpmath.exp(t * r) + t / (2 * t + 1) * mpmath.exp(-(t + 1) * r))
+        return (r + mpmath.expm1(-r)) * t * (t + 1) - k, k
+
+
+@SLOW
+@given(s=shifts, t=orders)
+def test_generalized_gaussian_one_is_the_laplace_closed_form(s, t):
+    m = rdp.GeneralizedGaussian(1.0)
+    gap, k = _laplace_gap_40_digits(t, s)
+    assert m.cgf(t, s) == pytest.approx(float(k), rel=1e-9)
+    assert m.rho(s) == pytest.approx(s + math.expm1(-s), rel=1e-9)
+    # Γ = ρt(t+1) − K is a difference of two numbers each good to ~1e-9 relative (the quadrature's
+    # tolerance), so it is compared to that accuracy
+    assert m.gap(t, s) == pytest.approx(float(gap), rel=1e-6, abs=2e-9 * float(k))
+
+
+def _student_t_cgf_50_digits(nu, t, s):
+    """K(t) = log ∫ f(x − s)^{t+1} f(x)^{−t} dx straight from the density, mpmath tanh-sinh at 50 digits."""
+    with mpmath.workdps(50):
+        nu, t, s = mpmath.mpf(nu), mpmath.mpf(t), mpmath.mpf(s)
+        c = mpmath.gamma((nu + 1) / 2) / (mpmath.sqrt(nu * mpmath.pi) * mpmath.gamma(nu / 2))
+        f = lambda x: c * (1 + x * x / nu) ** (-(nu + 1) / 2)
+        value = mpmath.quad(lambda x: f(x - s) ** (t + 1) / f(x) ** t, [-mpmath.inf, -10, 0, s, s + 10, mpmath.inf])
+        return mpmath.log(value)
+
+
+@settings(max_examples=5, deadline=timedelta(seconds=300), derandomize=True)
+@given(nu=st.floats(min_value=1.0, max_value=60.0), s=st.floats(min_value=0.01, max_value=2.0),
+       t=st.floats(min_value=0.01, max_value=8.0))
+def test_student_t_cgf_against_mpmath_at_50_digits(nu, s, t):
+    reference = _student_t_cgf_50_digits(nu, t, s)
+    assert rdp.StudentT(nu).cgf(t, s) == pytest.approx(float(reference), rel=1e-9, abs=1e-15)
+
+
+def test_student_t_kl_endpoint_against_mpmath():
+    nu, s = 4.0, 0.3
+    with mpmath.workdps(40):
+        c = mpmath.gamma(mpmath.mpf(nu + 1) / 2) / (mpmath.sqrt(nu * mpmath.pi) * mpmath.gamma(mpmath.mpf(nu) / 2))
+        f = lambda x: c * (1 + x * x / nu) ** (-(nu + 1) / 2)
+        kl = mpmath.quad(lambda x: f(x - s) * mpmath.log(f(x - s) / f(x)), [-mpmath.inf, 0, s, mpmath.inf])
+    assert rdp.StudentT(nu).kl(s) == pytest.approx(float(kl), rel=1e-10)
+    assert rdp.StudentT(nu).rho(s) >= rdp.StudentT(nu).kl(s)
+
+
+@pytest.mark.parametrize("beta", [1.1, 1.5, 1.9])
+def test_gap_is_continuous_in_beta(beta):
+    h = 1e-5
+    a, b = rdp.GeneralizedGaussian(beta).gap(1, 0.2), rdp.GeneralizedGaussian(beta + h).gap(1, 0.2)
+    assert abs(a - b) < 1e-3 * a  # |dΓ/dβ| is a few times Γ
+
+
+def test_gap_vanishes_continuously_as_beta_reaches_two():
+    gaps = [rdp.GeneralizedGaussian(2 - h).gap(1, 0.2) for h in (1e-1, 1e-2, 1e-3)]
+    assert gaps[0] > gaps[1] > gaps[2] > 0
+    assert gaps[2] < 2e-3 * gaps[0] * 10  # roughly linear in 2 − β
+
+
+@pytest.mark.parametrize("nu", [2.0, 6.0, 30.0])
+def test_gap_is_continuous_in_nu(nu):
+    h = 1e-5 * nu
+    a, b = rdp.StudentT(nu).gap(1, 0.2), rdp.StudentT(nu + h).gap(1, 0.2)
+    assert abs(a - b) < 1e-3 * a
+
+
+def test_student_t_tends_to_the_gaussian():
+    assert rdp.StudentT(1e6).gap(1, 0.2) < 1e-8
+    assert rdp.StudentT(1e6).rho(0.2) == pytest.approx(0.02, rel=1e-5)
+
+
+def test_quadrature_failure_raises_instead_of_returning_inf(monkeypatch):
+    m = rdp.StudentT(5.0)
+
+    def broken(*args, **kwargs):
+        raise rdp.QuadratureError("forced")
+
+    monkeypatch.setattr(rdp, "_integrate_checked", broken)
+    monkeypatch.setattr(rdp._QuadratureNoise, "_cgf_mp", lambda self, t, s, dps=30: broken())
+    with pytest.raises(rdp.QuadratureError):
+        m.cgf(1.0, 0.2)
+
+
+def test_float_quadrature_and_mpmath_fallback_agree():
+    for m in (rdp.StudentT(3.0), rdp.GeneralizedGaussian(1.4)):
+        for t in (1e-4, 1.0, 50.0):
+            assert m.cgf_check(t, 0.5) <= 1e-9 * abs(m.cgf(t, 0.5))
+
+
+def test_student_t_leading_coefficient_and_its_maximiser():
+    # closed forms: μ2 = (ν+1)/(ν+3), μ4 = 3(ν+1)³(ν+2)/(ν(ν+3)(ν+5)(ν+7))
+    for nu in (1, 3, 6, 20):
+        mu2 = mpmath.mpf(nu + 1) / (nu + 3)
+        mu4 = 3 * mpmath.mpf(nu + 1) ** 3 * (nu + 2) / (nu * (nu + 3) * (nu + 5) * (nu + 7))
+        assert abs(rdp.student_t_leading_coefficient(nu) + (mu4 - 3 * mu2**2) / 24) < mpmath.mpf("1e-28")
+    nu_star = rdp.student_t_coefficient_argmax(dps=20)
+    assert abs(nu_star - mpmath.mpf("6.0130526414")) < mpmath.mpf("1e-10")
+    c = rdp.student_t_leading_coefficient
+    assert c(nu_star) > c(nu_star - mpmath.mpf("1e-3")) and c(nu_star) > c(nu_star + mpmath.mpf("1e-3"))
+
+
+def test_student_t_gap_approaches_its_leading_term_as_s_shrinks():
+    nu, t = 6.0, 1.0
+    leading = float(rdp.student_t_leading_coefficient(nu))
+    ratios = [rdp.StudentT(nu).gap(t, s) / ((t * (t + 1)) ** 2 * s**4) for s in (0.2, 0.1, 0.05)]
+    errors = [abs(r - leading) for r in ratios]
+    assert errors[0] > errors[1] > errors[2] and errors[2] < 0.02 * leading
