@@ -92,7 +92,8 @@ def zcdp_epsilon(rho: float, delta: float) -> float:
     """ε_zCDP(δ) = ρ + 2·sqrt(ρ log(1/δ)): the Bureau's conversion of ρ-zCDP."""
     delta = _check_delta(delta)
     rho = _check_rho(rho)
-    return rho + 2 * math.sqrt(rho * -math.log(delta))  # −log δ: 1/δ overflows for subnormal δ
+    # log(1/δ) as the census grid was built (bit for bit); −log δ only where 1/δ overflows (subnormal δ)
+    return rho + 2 * math.sqrt(rho * (math.log(1 / delta) if delta >= 1e-300 else -math.log(delta)))
 
 
 def zcdp_rdp_epsilon(rho: float, delta: float) -> float:

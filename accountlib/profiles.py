@@ -82,7 +82,9 @@ def epsilon_zcdp(rho, delta) -> float:
     delta = as_float(as_fraction(delta, "delta"), "delta")
     if not 0 < delta < 1:
         raise ValueError(f"delta must be in (0, 1); got {delta!r}")
-    return rho + 2 * math.sqrt(rho * -math.log(delta))
+    # log(1/δ), not −log δ: the two differ in the last bit for some δ, and the census ε grid is built on this
+    # form (its files must be reproducible); −log δ only where 1/δ would overflow (subnormal δ)
+    return rho + 2 * math.sqrt(rho * (math.log(1 / delta) if delta >= 1e-300 else -math.log(delta)))
 
 
 class ShiftPair:

@@ -248,6 +248,11 @@ def check_pair_files(out_dir, k: int, l: int, *, smallest_delta_exponent: int | 
         if [r[0] for r in rows] != levels:
             raise ValueError(f"{eps_path}: expected {len(levels)} rows on the δ_zCDP grid 5e-01 … "
                              f"1e-{smallest_delta_exponent:02d}; found {len(rows)} rows that do not match it")
+        grid = [_decimal(Fraction(repr(epsilon_zcdp(census.TOTAL_RHO, d))))
+                for d in census.delta_levels(smallest_delta_exponent)]
+        for n, (row, epsilon) in enumerate(zip(rows, grid), start=2):
+            if row[1] != epsilon:
+                raise ValueError(f"{eps_path}: line {n}: ε = {row[1]} is not the grid's ε_zCDP = {epsilon}")
     values = [[_finite_decimal(x, f"{eps_path}: line {n}") for x in row[1:]] for n, row in enumerate(rows, start=2)]
     for n, (eps, delta, bound) in enumerate(values, start=2):
         if not (-bound <= delta <= 1 + bound and bound >= 0 and eps > 0):
