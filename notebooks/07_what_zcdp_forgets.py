@@ -186,6 +186,7 @@ def plot_subsampled(axes, k, gap, t):
     axes[0].plot(qs, k, label=rf"exact $\mathbf{{K}}({t:g})$")
     axes[0].axhline(rho_sum * t * (t + 1), color="C3", ls="--", label=r"zCDP $\rho_{\rm sum}t(t+1)$")
     axes[0].set_xlabel("q")
+    axes[0].set_ylabel(rf"$\mathbf{{K}}({t:g})$ of the $n = 20$ steps")
     axes[0].legend()
     axes[1].plot(qs, gap)
     axes[1].set_xlabel("q")
