@@ -35,7 +35,8 @@
 #
 # The census pair of allocations ({prf:ref}`def-allocation` and the section on pairs in the
 # {doc}`primer <00_primer>`), the lattice $S_L$ and its characteristic function from {doc}`02_fourier_inversion`,
-# and the trapezoidal rule with its exponential convergence from {doc}`03_trapezoid_convergence`. The
+# and the trapezoidal rule with its exponential convergence {cite}`trefethen2014trapezoidal` from
+# {doc}`03_trapezoid_convergence`. The
 # {term}`privacy profile` ({prf:ref}`def-privacy-profile`) is what all of this finally computes.
 # ```
 #

@@ -34,7 +34,7 @@ MIN_EXERCISES = 3
 # been rewritten: the test for it then must pass.
 NOT_YET_WRITTEN = {
     "01_discrete_gaussian",
-    "05_census_dhc", "06_information_equivalence", "07_what_zcdp_forgets",
+    "06_information_equivalence", "07_what_zcdp_forgets",
     "09_edgeworth", "10_dpsgd", "11_explorers",
 }
 _REASON = ("chapter not yet rewritten as course text (issue 14: prose, opening, summary and exercises "
