@@ -19,15 +19,16 @@ each with 1 and 2 torch threads. It also counts the FLOPs of one example's forwa
 (``torch.utils.flop_counter``) and measures this CPU's float32 matrix-multiply rate, which together give
 the physical floor: FLOPs per example × examples / attainable FLOP rate.
 
-Writes ``benchmarks/RESULTS_dpsgd.md`` (the book's benchmarks page includes it).
+Writes ``benchmarks/RESULTS_dpsgd.md`` (the book's benchmarks page includes it) and
+``benchmarks/results_dpsgd.json`` with the machine and the library's code hash (``provenance.py``).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import platform
+import json
 import statistics
+import sys
 import time
 import warnings
 from pathlib import Path
@@ -38,6 +39,8 @@ from torch import nn
 from accountlib import dpsgd
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import provenance  # noqa: E402
 
 
 def _opacus_module(mode: str, model):
@@ -114,6 +117,7 @@ def main() -> None:
     parser.add_argument("--data-dir", default=None)
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
+    machine = provenance.machine()
     data = dpsgd.load_data(args.data_dir)
     x = torch.from_numpy(data.x_train[:args.batch])
     y = torch.from_numpy(data.y_train[:args.batch])
@@ -139,7 +143,6 @@ def main() -> None:
     flops = flops_per_example(x.shape[-1])
     rates = {threads: matmul_rate(threads) for threads in (1, 2)}
     best = min((t, name, threads) for (name, threads), t in timings.items() if name != "plain")
-    load = os.getloadavg()[0]
     lines = [
         "# Benchmark: one DP-SGD step on this CPU",
         "",
@@ -147,9 +150,8 @@ def main() -> None:
         f"{len(y)} {data.name} images (qN at the headline setting q = 0.005, N = 60,000) through the chapter's "
         "CNN; median seconds over the repeats, the options alternating so that their ratios are comparable.",
         "",
-        f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores; torch {torch.__version__}; "
-        f"load average {load:.1f} while measuring (other work was running, so absolute times are pessimistic; "
-        "ratios within one run are what to read).",
+        provenance.describe(machine) + " On a busy machine absolute times are pessimistic; the ratios within one "
+        "run are what to read.",
         "",
         "| option | 1 thread (s) | 2 threads (s) | ms per example (best) | × plain (best) | max abs. difference from Opacus hooks |",
         "|---|---|---|---|---|---|",
@@ -180,6 +182,10 @@ def main() -> None:
         "history.",
     ]
     (HERE / "RESULTS_dpsgd.md").write_text("\n".join(lines) + "\n")
+    (HERE / "results_dpsgd.json").write_text(json.dumps({
+        "machine": machine, "batch": len(y), "data": data.name, "flops_per_example": flops,
+        "matmul_flops_per_second": rates, "agreement_with_opacus_hooks": agreement,
+        "seconds": {f"{name}/{threads}": t for (name, threads), t in timings.items()}}, indent=1) + "\n")
     print("\n".join(lines))
 
 

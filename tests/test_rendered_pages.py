@@ -189,7 +189,8 @@ def test_library_hash_follows_the_code(tmp_path):
 
 
 @pytest.mark.parametrize("results, page", [("results_engine.json", "RESULTS.md"),
-                                           ("results_sweep.json", "RESULTS_sweep.md")])
+                                           ("results_sweep.json", "RESULTS_sweep.md"),
+                                           ("results_dpsgd.json", "RESULTS_dpsgd.md")])
 def test_benchmarks_measured_the_current_library(results, page):
     provenance = _provenance()
     path = ROOT / "benchmarks" / results
@@ -201,4 +202,4 @@ def test_benchmarks_measured_the_current_library(results, page):
     assert machine["library_sha256"][:16] in text and machine["cpu"] in text, f"{page} does not say what it measured"
     assert machine["library_sha256"] == provenance.library_hash(), (
         f"accountlib changed since benchmarks/{results} was measured: rerun the benchmark "
-        f"(benchmarks/bench_engine.py or bench_sweep.py)")
+        f"(benchmarks/bench_engine.py, bench_sweep.py or bench_dpsgd_step.py)")
