@@ -59,6 +59,8 @@ CORRUPTIONS = {
     "truncated": lambda text: text[: len(text) // 2],
     "delta set to 0.5": lambda text: text.replace(text.splitlines()[4].split(",")[2], "0.5", 1),
     "nan": lambda text: text.replace(text.splitlines()[3].split(",")[3], "nan", 1),
+    "epsilon off the grid": lambda text: text.replace(text.splitlines()[2].split(",")[1],
+                                                      text.splitlines()[2].split(",")[1][:-3] + "123", 1),
 }
 
 
