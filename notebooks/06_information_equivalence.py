@@ -23,11 +23,60 @@
 # curve. The unifying paper's **Theorem 2.1**: the first three always carry the same information, and the
 # Rényi curve joins them when it is finite at some order above 1. This chapter runs each recovery of the theorem
 # as code (`accountlib.pairs`) and checks the round trips, exactly, in rational arithmetic.
+#
+# ```{admonition} What you will learn
+# - which descriptions of a pair of output distributions carry the *same* information, so that choosing among
+#   them is a matter of convenience, not of privacy (Theorem 2.1 of {cite}`su2026unifying`);
+# - how each recovery works as an algorithm: privacy-loss distribution to profiles, trade-off function to
+#   privacy-loss distribution, profiles to trade-off function by a convex conjugate, Rényi moments to
+#   privacy-loss distribution by Prony's method;
+# - why the theorem needs the Rényi curve to be finite at *some* order (Example 2.2), and why the usual two-sided
+#   $\delta(\varepsilon)$ curve is *not* one of the equivalent descriptions (Example 2.3);
+# - why symmetric noise needs only one of the two one-sided curves.
+# ```
+#
+# ```{admonition} What you need
+# From the {doc}`00_primer`: $(\varepsilon, \delta)$-DP ({prf:ref}`def-approx-dp`), the one-sided privacy profiles
+# ({prf:ref}`def-privacy-profile`), trade-off functions ({prf:ref}`def-tradeoff`) and their duality with the profiles
+# ({prf:ref}`prop-primer-duality`), the privacy-loss distribution ({prf:ref}`def-pld`) and Rényi DP ({prf:ref}`def-rdp`).
+# Nothing else; every example here is a small discrete pair whose probabilities are fractions.
+# ```
+#
+# ## The theorem
+#
+# The literature offers many ways to state how private a mechanism is, and each has its own conversion
+# formulas: $(\varepsilon, \delta)$ profiles {cite}`dwork2006our,balle2020profiles`, trade-off functions and
+# $f$-DP {cite}`dong2022gaussian`, privacy-loss distributions {cite}`koskela2020computing,gopi2021numerical`, and
+# Rényi DP {cite}`mironov2017renyi`. A natural worry is that each conversion loses something, so that the
+# choice of language changes the guarantee one can certify. For a *single* pair of distributions the worry is
+# unfounded, with two precise exceptions. Say that a description $\mathcal A$ *determines* a description
+# $\mathcal B$ when any two pairs with the same $\mathcal A$ also have the same $\mathcal B$; two descriptions that
+# determine each other are {term}`information-equivalent`.
+#
+# ```{prf:theorem} Information equivalence (unifying paper, Theorem 2.1)
+# :label: thm-info-equivalence
+#
+# For any pair of probability measures $(P, Q)$ on a common space, the following carry the same information:
+# 1. the pair of one-sided $(\varepsilon, \delta)$ curves $(\delta_{P\|Q}, \delta_{Q\|P})$;
+# 2. the pair of trade-off functions $(T_{P,Q}, T_{Q,P})$;
+# 3. the law of the extended privacy loss $L = \log dP/dQ \in [-\infty, \infty]$ under $P$.
+#
+# If moreover $D_{\alpha_0}(P\|Q) < \infty$ for some $\alpha_0 > 1$, the Rényi curve $\alpha \mapsto D_\alpha(P\|Q)$ carries
+# the same information as well.
+# ```
+#
+# Two words in the statement deserve attention. *Extended* means that $L$ may take the values $+\infty$ (outputs that
+# only $P$ produces) and $-\infty$ (outputs that only $Q$ produces); the theorem needs no absolute continuity. And the
+# first item is the *pair* of one-sided curves: as Example 2.3 below shows, their maximum — the curve usually
+# reported — carries less. The theorem is about information, not computation: a conversion may need the whole
+# curve and have no closed form. The sections below run each conversion as code and compare its output with the
+# original exactly, with Python's `Fraction` (rational numbers with integer numerator and denominator, so equality
+# means equality, not agreement to rounding).
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-cell"]
 zeta_w = 3.0  # the exponent of Example 2.2's zeta pair
 
-# %%
+# %% tags=["hide-cell"]
 from fractions import Fraction as F
 
 import matplotlib.pyplot as plt
@@ -40,7 +89,13 @@ from accountlib import ledger, pairs
 # ## A pair with mass outside the other's support
 #
 # $P$ puts $1/8$ on an output $Q$ never produces (privacy loss $+\infty$), and $Q$ puts $1/8$ where $P$ has none
-# (loss $-\infty$).
+# (loss $-\infty$). This is the hardest case for the theorem: the likelihood ratio $r = dP/dQ$ is $\infty$ on one output and
+# $0$ on another, so no Rényi divergence of order above 1 is finite, yet the three descriptions of
+# {prf:ref}`thm-info-equivalence` are still interchangeable. The PLD is reported as a list of likelihood ratios with their
+# $P$-mass; from it both one-sided curves follow, since $\delta_{P\|Q}(\varepsilon) = \mathbb E_P[(1 - e^{\varepsilon}/R)_+]$ with
+# $R = e^L$, and the reverse curve uses the same atoms read under $Q$. In the other direction, the trade-off function
+# of a discrete pair is piecewise linear, and its slopes are exactly the likelihood ratios (by the Neyman–Pearson
+# lemma, the best test rejects outputs in decreasing order of $r$), so its vertices give back the PLD.
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -60,8 +115,14 @@ print("trade-off function -> PLD, exact:", recovered == pld)
 # $T_{P,Q}(\alpha) = \sup_{r>0}[1 - \delta_{Q\|P}(\log r) - r\alpha]$, with the reverse curve below $r = 1$ obtained from the
 # forward one. On a log grid of ratios it converges to the exact piecewise-linear $T$; with the pair's own
 # likelihood ratios in the grid it is exact.
+#
+# In words: each line $\beta = 1 - \delta_{Q\|P}(\log r) - r\alpha$ lies below the trade-off curve, and the curve is the
+# upper envelope of these lines as $r$ ranges over $(0, \infty)$ — the duality of {prf:ref}`prop-primer-duality`.
+# {numref}`fig-infoeq-tradeoff` draws the trade-off function computed directly by the Neyman–Pearson construction next to
+# the one recovered from the two one-sided curves, and the reverse trade-off $T_{Q,P}$ for comparison; the dashed curve lies
+# on top of the solid one, and the printed maximum difference is at the level of float64 rounding.
 
-# %%
+# %% mystnb={"figure": {"caption": "Trade-off functions of the pair with mass outside each other's support: T_{P,Q} from the Neyman\u2013Pearson construction (solid), the same function recovered from the two one-sided curves by the convex conjugate (dashed, on top of it), and the reverse trade-off T_{Q,P}.", "name": "fig-infoeq-tradeoff"}} tags=["hide-input"]
 alphas = np.linspace(0, 1, 101)
 direct = [float(pair.tradeoff(F(a).limit_denominator(10**6))) for a in alphas]
 forward = lambda r: pair.delta_at_ratio(F(r).limit_denominator(10**9))
@@ -74,6 +135,7 @@ ax.plot(alphas, conjugate, "--", label="from the one-sided curves")
 ax.plot(alphas, [float(pair.reverse().tradeoff(F(a).limit_denominator(10**6))) for a in alphas], label=r"$T_{Q,P}$")
 ax.set_xlabel(r"$\alpha$")
 ax.set_ylabel(r"$\beta$")
+ax.set_title("Trade-off functions of the pair")
 ax.legend(fontsize=8)
 fig.tight_layout()
 
@@ -88,6 +150,13 @@ print(f"curves -> trade-off: max |difference| = {max(abs(a - b) for a, b in zip(
 # $\mathbb E_P[R^u] = e^{uD_{u+1}(P\|Q)}$ at the integer orders $2, \dots, 2J+1$ determine the $J$ atoms of the PLD (Prony's
 # method: a Hankel system for the polynomial whose roots are the likelihood ratios, then a Vandermonde system for
 # the masses — all in exact fractions).
+#
+# The reason Prony's method applies: if the PLD has atoms at likelihood ratios $r_1, \dots, r_J$ with $P$-masses
+# $m_1, \dots, m_J$, then the moments $\mu_u = \mathbb E_P[R^u] = \sum_j m_j r_j^u$ are a sum of $J$ exponentials in $u$.
+# Such a sequence satisfies a linear recurrence whose characteristic polynomial has the roots $r_j$; $2J$ consecutive
+# moments fix its coefficients through a Hankel system (a matrix with constant anti-diagonals), its roots are the
+# ratios, and the masses solve a Vandermonde system. Integer orders suffice here because the pair is finite; the
+# theorem itself uses the real-order curve.
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -106,6 +175,13 @@ print("with the P-only output, D_2 =", show(pair.renyi_moment(2)), "(every order
 # privacy loss under $P$ is $L = k$, heavy-tailed: $\mathbb E_Pe^{tL} = \sum_k k^{-w}e^{tk}/\zeta(w) = \infty$ for every $t > 0$.
 # Yet $\delta_{P\|Q}(\varepsilon) = \mathbb E_P[(1 - e^{\varepsilon - L})_+]$ is finite — the condition "finite at some order" cannot be
 # dropped from the theorem.
+#
+# The example shows why {prf:ref}`thm-info-equivalence` needs $D_{\alpha_0}(P\|Q) < \infty$ somewhere: the Rényi curve of
+# this pair is identically $+\infty$, the same as the curve of any pair with a $+\infty$ privacy loss, so it cannot
+# determine the PLD, while the one-sided curves, finite, still do. At $\varepsilon = 0$ the forward curve equals $Q$'s mass on
+# the extra point, because $\sum_k P\{k\}(1 - e^{-k}) = 1 - \sum_k Q\{k\}$; the printed values show it. The partial sums
+# of $\mathbb E_P e^{0.01L}$ printed last stay near 1.2 for the first thousand terms and then explode, once the exponential
+# $e^{0.01k}$ overtakes the polynomial $k^{-w}$.
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -125,6 +201,12 @@ print("partial sums of E_P exp(0.01 L) (times zeta(w)):", ", ".join(mpmath.nstr(
 # two laws was lost; these are the geometric left tails that reproduce every number its text states.) Both have
 # $\delta_{P\|Q}(\varepsilon) = \tfrac2{11}(4 - e^\varepsilon)_+$, and the reverse curves lie below, so
 # $\max\{\delta_{P\|Q}, \delta_{Q\|P}\}$ is the same for A and B — yet the pairs differ.
+#
+# This is the second precise exception: the usual two-sided curve is a function of the pair of one-sided curves, but not
+# conversely. A mechanism reported by its two-sided curve alone may therefore be less well described than its own
+# trade-off function or Rényi curve would describe it. The cell below computes, for both variants, the forward curve at
+# several ratios, the reverse curve at $e^\varepsilon = 3$ and $\exp D_2(P\|Q)$, and records the last two in the reproduction
+# ledger against the paper's fractions.
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -153,7 +235,10 @@ for variant, rev, d2 in claims:
 #
 # If $Z \overset{d}{=} -Z$, the reflection $x \mapsto s - x$ swaps $P = \mathrm{Law}(s+Z)$ and $Q = \mathrm{Law}(Z)$, so
 # $\delta_{P\|Q} = \delta_{Q\|P}$ and $T_{P,Q} = T_{Q,P}$ (Corollary A.1). Checked exactly for discrete Laplace noise
-# ($q(k) \propto 2^{-|k|}$, truncated symmetrically and renormalised) shifted by 1:
+# ($q(k) \propto 2^{-|k|}$, truncated symmetrically and renormalised) shifted by 1. The reason: the reflection maps $P$ to $Q$
+# and $Q$ to $P$ and is a bijection of the output space, so every event $A$ for $(P, Q)$ corresponds to an event for
+# $(Q, P)$ with the same probabilities, and the suprema defining the two curves agree. Every noise in {doc}`07_what_zcdp_forgets`
+# — Gaussian, Gaussian mixture, Laplace — is symmetric, which is why that chapter works with one direction only.
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -166,3 +251,106 @@ symmetric = pairs.LatticePair(p=shifted, q=noise)
 print("one-sided curves equal:", all(symmetric.delta_at_ratio(r) == symmetric.reverse().delta_at_ratio(r)
                                       for r in (1, F(3, 2), 2, F(5, 2))))
 print("trade-off functions equal:", symmetric.tradeoff_vertices() == symmetric.reverse().tradeoff_vertices())
+
+# %% [markdown]
+# ## Exercises
+#
+# ```{exercise} Another zeta pair: change `zeta_w` and run
+# :label: ex-infoeq-zeta
+#
+# Set `zeta_w = 2.5` in the parameters cell and re-run Example 2.2 (or call `pairs.zeta_pair(2.5)`). Is the forward curve
+# still finite and decreasing in $\varepsilon$? Explain why $\delta_{P\|Q}(0)$ equals $Q$'s mass on the extra point, and check it.
+# ```
+#
+# ```{solution-start} ex-infoeq-zeta
+# :class: dropdown
+# ```
+#
+# For every $w > 1$ the loss $L = k$ still has $\mathbb E_P e^{tL} = \infty$ for every $t > 0$, and
+# $\delta_{P\|Q}(\varepsilon) = \mathbb E_P[(1 - e^{\varepsilon - L})_+] \le 1$ is finite and non-increasing. At $\varepsilon = 0$ it is
+# $\sum_k P\{k\}(1 - e^{-k}) = 1 - \sum_k Q\{k\}$, which is $Q$'s mass on the extra point.
+
+# %%
+delta_ex, boundary_ex = pairs.zeta_pair(2.5)
+values_ex = [delta_ex(eps) for eps in (0, 1, 2, 5)]
+assert all(0 < b < a <= 1 for a, b in zip(values_ex, values_ex[1:]))
+assert abs(values_ex[0] - boundary_ex) < 1e-12
+print("w = 2.5: delta_P||Q(0), (1), (2), (5) =", ", ".join(mpmath.nstr(v, 8) for v in values_ex))
+
+# %% [markdown]
+# ```{solution-end}
+# ```
+#
+# ```{exercise} Round trips for randomised response
+# :label: ex-infoeq-response
+#
+# {term}`randomised response` with truth probability $3/4$ is the pair $P = (3/4, 1/4)$, $Q = (1/4, 3/4)$ on
+# {yes, no}. Build it as a `pairs.LatticePair`, compute its PLD, and check that the PLD gives back both one-sided curves
+# and that the trade-off function gives back the PLD, exactly. What is $\delta_{P\|Q}(\log 3)$, and why?
+# ```
+#
+# ```{solution-start} ex-infoeq-response
+# :class: dropdown
+# ```
+#
+# The likelihood ratios are $3$ (on "yes", $P$-mass $3/4$) and $1/3$ (on "no", $P$-mass $1/4$). At $e^\varepsilon = 3$ the forward
+# curve is $\sum_A (P - 3Q)_+ = 0$: no output has a ratio above 3, so randomised response is $(\log 3, 0)$-DP. The round
+# trips are exact equalities of fractions.
+
+# %%
+response = pairs.LatticePair(p={"yes": F(3, 4), "no": F(1, 4)}, q={"yes": F(1, 4), "no": F(3, 4)})
+response_pld = response.pld()
+assert sorted(r for r, _ in response_pld) == [F(1, 3), F(3)]
+assert all(pairs.curves_from_pld(response_pld, r) == (response.delta_at_ratio(r), response.reverse().delta_at_ratio(r))
+           for r in (F(1), F(2), F(3), F(4)))
+assert pairs.pld_from_tradeoff(response.tradeoff_vertices()) == response_pld
+assert response.delta_at_ratio(F(3)) == 0 and response.delta_at_ratio(F(1)) == F(1, 2)
+print("PLD:", [(str(r), str(m)) for r, m in response_pld], "; delta_P||Q(log 3) =", response.delta_at_ratio(F(3)))
+
+# %% [markdown]
+# ```{solution-end}
+# ```
+#
+# ```{exercise} Asymmetric noise needs both curves
+# :label: ex-infoeq-asymmetric
+#
+# Replace the discrete Laplace noise of the last section by an asymmetric one, $q(k) \propto 2^{-k}$ for $k \ge 0$ and
+# $q(k) \propto 3^{k}$ for $k < 0$ (truncated to $|k| \le 20$), shifted by 1. Are the two one-sided curves still equal?
+# Are they equal at $\varepsilon = 0$?
+# ```
+#
+# ```{solution-start} ex-infoeq-asymmetric
+# :class: dropdown
+# ```
+#
+# Without a reflection that swaps $P$ and $Q$ nothing forces the curves to agree, and here they do not: the two tails
+# decay at different rates, so the likelihood ratios on the two sides differ. At $\varepsilon = 0$ they do agree, for every
+# pair: $\delta_{P\|Q}(0) = \sup_A\{P(A) - Q(A)\}$ is the total variation distance, which is symmetric.
+
+# %%
+weights_ex = {k: F(1, 2**k) if k >= 0 else F(1, 3 ** (-k)) for k in range(-20, 21)}
+total_ex = sum(weights_ex.values())
+noise_ex = {k: w / total_ex for k, w in weights_ex.items()}
+asymmetric = pairs.LatticePair(p={k + 1: w for k, w in noise_ex.items()}, q=noise_ex)
+assert asymmetric.delta_at_ratio(F(1)) == asymmetric.reverse().delta_at_ratio(F(1))
+assert any(asymmetric.delta_at_ratio(r) != asymmetric.reverse().delta_at_ratio(r) for r in (F(3, 2), F(2), F(5, 2)))
+assert asymmetric.tradeoff_vertices() != asymmetric.reverse().tradeoff_vertices()
+print("delta_P||Q(log 2) =", float(asymmetric.delta_at_ratio(F(2))),
+      "; delta_Q||P(log 2) =", float(asymmetric.reverse().delta_at_ratio(F(2))))
+
+# %% [markdown]
+# ```{solution-end}
+# ```
+#
+# ## Summary
+#
+# - For one pair $(P, Q)$, the pair of one-sided profiles, the pair of trade-off functions and the law of the extended
+#   privacy loss carry the same information; the Rényi curve joins them when it is finite at some order above 1
+#   ({prf:ref}`thm-info-equivalence`). Each recovery runs here as code and round-trips exactly in fractions.
+# - The finite-order condition cannot be dropped: the zeta pair of Example 2.2 has every Rényi order infinite and finite
+#   one-sided curves.
+# - The usual two-sided curve $\max\{\delta_{P\|Q}, \delta_{Q\|P}\}$ is not equivalent: the two pairs of Example 2.3 share it but
+#   differ in their reverse curves ($3/22$ against $0$ at $\log 3$) and in $\exp D_2$ ($265/88$ against $3$).
+# - Symmetric noise has equal one-sided curves, so one suffices; asymmetric noise needs both.
+# - Choosing among the equivalent descriptions is a matter of convenience. Replacing the Rényi curve by zCDP's single
+#   $\rho$ is not: {doc}`07_what_zcdp_forgets` measures what it loses.
