@@ -54,7 +54,7 @@
 # a real number and rounding would change the privacy analysis, whereas the discrete Gaussian satisfies the
 # same zCDP guarantee as the continuous Gaussian with the same $\sigma^2$ {cite}`canonne2020discrete`
 # ({prf:ref}`def-zcdp`). The parameter $\sigma^2$ is a *scale*, not exactly the variance: the variance
-# $\operatorname{Var}X$ is slightly below $\sigma^2$, by an amount we compute below.
+# $\operatorname{Var}X$ is below $\sigma^2$, by an amount we compute below (tiny unless $\sigma^2 < 1$).
 #
 # It looks like a sampled bell curve, and for large $\sigma^2$ it nearly is one. This chapter
 # meets the four facts the rest of the book leans on: the characteristic function and its two
@@ -432,7 +432,7 @@ for s2_check in ["2", "4"]:
 # ## Summary
 #
 # - The discrete Gaussian $\mathcal N_{\mathbb Z}(0,\sigma^2)$ puts mass $e^{-x^2/2\sigma^2}/\Theta(\sigma^2)$ on
-#   each integer; its parameter $\sigma^2$ is slightly above its variance.
+#   each integer; its parameter $\sigma^2$ exceeds its variance, noticeably only for $\sigma^2$ below about 1.
 # - Its characteristic function has a direct and a dual form ({prf:ref}`prop-dg-dual`), related by Poisson
 #   summation; the direct one is cheap for small $\sigma^2$, the dual for large, and they agree to fifty
 #   digits at every variance tested.
