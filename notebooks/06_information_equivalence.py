@@ -85,6 +85,8 @@ import numpy as np
 
 from accountlib import ledger, pairs
 
+zeta_w = pairs.check_zeta_w(zeta_w)  # a papermill value outside (1, 100] stops here with a clear error
+
 # %% [markdown]
 # ## A pair with mass outside the other's support
 #
