@@ -257,7 +257,7 @@ print("trade-off functions equal:", symmetric.tradeoff_vertices() == symmetric.r
 # %% [markdown]
 # ## Exercises
 #
-# ```{exercise} Another zeta pair: change `zeta_w` and run
+# ```{exercise} Another zeta pair: change the exponent w and run
 # :label: ex-infoeq-zeta
 #
 # Set `zeta_w = 2.5` in the parameters cell and re-run Example 2.2 (or call `pairs.zeta_pair(2.5)`). Is the forward curve

@@ -628,7 +628,7 @@ print(f"discrete Gaussian gap at t = 0.5 and 1.5 (period 1): {dgauss.gap(0.5, 1)
 # %% [markdown]
 # ## Exercises
 #
-# ```{exercise} The powers at another order: change `t_main` and run
+# ```{exercise} The powers at another order: change the order t and run
 # :label: ex-zcdp-order
 #
 # {prf:ref}`prop-zcdp-three-noises` says the powers 2 and 4 do not depend on the order $t$. Set `t_main = 2.0` in the
@@ -658,7 +658,7 @@ assert all(abs(gaussian.gap(2.0, s)) < 1e-12 for s in shifts_ex)
 # ```{solution-end}
 # ```
 #
-# ```{exercise} Gaps add: check Theorem 3.3 for the subsampled step
+# ```{exercise} Gaps add: check the composition theorem for the subsampled step
 # :label: ex-zcdp-composition
 #
 # For the chapter's DP-SGD setting ($n = 20$ steps, $\rho_{\mathrm{sum}} = 5$, $z = \sqrt2$) and a sampling rate of your
