@@ -514,6 +514,14 @@ _TABLE_SOURCE = {3.0: "Unifying paper, Appendix D.4.1, Table 3", 5.0: "Unifying 
 _HEADLINE = (0.005, 500)
 
 
+_TREND_QUOTES = {
+    (3.0, "q"): "The seedwise log-$q$ trend is significant for test loss ($p=7.06\\times 10^{-4}$)",
+    (3.0, "n"): "(seedwise log-$n$ trend $p=2.9\\times 10^{-5}$)",
+    (5.0, "q"): "The seedwise log-$q$ and log-$n$ trends have $p=0.0107$ and $p=0.0152$, respectively",
+    (5.0, "n"): "The seedwise log-$q$ and log-$n$ trends have $p=0.0107$ and $p=0.0152$, respectively",
+}
+
+
 def _cell_tolerance(values) -> float:
     """√2 × the 95% Student-t half-width of a five-seed mean: the seed spread of ours and of the paper's mean."""
     return math.sqrt(2) * _t_interval(values)[1]
@@ -533,8 +541,9 @@ def record_ledger(fashion: list[dict], *, calibration_checks: dict, digits: list
 
     out = []
     checks = calibration_checks
-    quote_cal = ("The maximum calibration errors in ε are 8.67×10^−10 at ε=3 and 1.52×10^−9 at ε=5. For the main-text "
-                 "target, refining the order grid changes a noise multiplier by at most 7.38×10^−7 in relative terms")
+    quote_cal = ("The maximum calibration errors in $\\varepsilon$ are $8.67\\times 10^{-10}$ at $\\varepsilon=3$ and "
+                 "$1.52\\times 10^{-9}$ at $\\varepsilon=5$.")
+    quote_refine = "refining the order grid changes a noise multiplier by at most $7.38\\times 10^{-7}$ in relative terms"
     for epsilon, printed in ((3.0, "8.67e-10"), (5.0, "1.52e-9")):
         row = checks[epsilon, 1e-5]
         out.append(ledger.record(
@@ -543,14 +552,14 @@ def record_ledger(fashion: list[dict], *, calibration_checks: dict, digits: list
                    "ours (ε₀ − ε(z), both accountants) must be at most the paper's",
             paper=f"<{printed}", ours=f"{row['max_epsilon_error']:.3e}", tolerance="bound"))
     out.append(ledger.record(
-        "unifying.D4.1.refinement.eps=3", path=path, quote=quote_cal,
+        "unifying.D4.1.refinement.eps=3", path=path, quote=quote_refine,
         source="Unifying paper, Appendix D.4.1: relative change of a noise multiplier on refining the calibration "
                "(the paper refines its order grid; we tighten the bisection bracket a hundredfold, since our order "
                "is optimised continuously)",
         paper="<7.38e-7", ours=f"{checks[3.0, 1e-5]['max_refinement_change']:.3e}", tolerance="bound"))
     out.append(ledger.not_reproducible(
         "unifying.D4.1.gaussian_q1", path=path, paper="9.46e-10", ours=f"{checks['gaussian_q1']:.1e}",
-        quote="At q=1, calibration agrees with the Gaussian formula to a relative error of 9.46×10^−10.",
+        quote="At $q=1$, calibration agrees with the Gaussian formula to a relative error of $9.46\\times 10^{-10}$",
         source="Unifying paper, Appendix D.4.1: at q = 1, relative error of the calibration against the Gaussian "
                "formula",
         reason="accountlib's subsampled-Gaussian Rényi curve equals the Gaussian one exactly at q = 1, so the "
@@ -561,7 +570,7 @@ def record_ledger(fashion: list[dict], *, calibration_checks: dict, digits: list
     ratio = (calibrate_dpsgd(*_HEADLINE, 3.0, 1e-5, "rdp") / calibrate_dpsgd(*_HEADLINE, 3.0, 1e-5, "zcdp")) ** 2
     out.append(ledger.record(
         "unifying.5.2.calibration_direction", path=path, paper="<1", ours=f"{ratio:.6f}", tolerance="bound",
-        quote="zCDP’s simple bookkeeping is most attractive and, by Proposition 4.2, where it loses the most",
+        quote="DP-SGD is where zCDP’s simple bookkeeping is most attractive and, by Proposition 4.2, where it loses the most",
         source="Unifying paper §5.2 and Proposition 4.2: at q = 0.005, n = 500, (3, 1e-5) the RDP-calibrated noise "
                "variance is below the zCDP-calibrated one (ratio z_R²/z_Z² < 1)"))
     by_setting: dict[tuple, list[dict]] = {}
@@ -571,6 +580,8 @@ def record_ledger(fashion: list[dict], *, calibration_checks: dict, digits: list
         group = by_setting.get((epsilon, *_HEADLINE), [])
         paper = PAPER_TABLES[epsilon, *_HEADLINE]
         source = _TABLE_SOURCE[epsilon]
+        row = ("| $0.0050$ | $500$ | $2.5$ | " + " | ".join(f"${paper[k]:.3f}$" for k in
+                                                         ("Acc_Z", "Acc_R", "Acc_0", "L_Z", "L_R", "L_0")) + " |")
         where = f"q = 0.005, n = 500, (ε, δ) = ({epsilon:g}, 1e-5)"
         if len(group) < 2:
             out.append(ledger.not_reproducible(
@@ -588,12 +599,12 @@ def record_ledger(fashion: list[dict], *, calibration_checks: dict, digits: list
             loss = final[name]["cross_entropy"]
             out.append(ledger.record(
                 f"unifying.D4.eps={epsilon:g}.headline.Acc_{letter}", path=path, source=f"{source}, {where}, Acc_{letter} (%)",
-                quote=f"Acc_{letter} = {paper[f'Acc_{letter}']:.3f} in the row q = 0.0050, n = 500",
+                quote=row,
                 paper=f"{paper[f'Acc_{letter}']:.3f}", ours=f"{acc.mean():.3f}", tolerance=f"abs:{_cell_tolerance(acc):.3f}",
                 tolerance_reason=f"{reason}; {seeds}"))
             out.append(ledger.record(
                 f"unifying.D4.eps={epsilon:g}.headline.L_{letter}", path=path, source=f"{source}, {where}, L_{letter}",
-                quote=f"L_{letter} = {paper[f'L_{letter}']:.3f} in the row q = 0.0050, n = 500",
+                quote=row,
                 paper=f"{paper[f'L_{letter}']:.3f}", ours=f"{loss.mean():.4f}", tolerance=f"abs:{_cell_tolerance(loss):.4f}",
                 tolerance_reason=f"{reason}; {seeds}"))
         d_acc = 100 * (final["rdp"]["accuracy"] - final["zcdp"]["accuracy"])
@@ -603,17 +614,17 @@ def record_ledger(fashion: list[dict], *, calibration_checks: dict, digits: list
             out.append(ledger.record(
                 "unifying.5.2.accuracy_gain_q=0.005", path=path,
                 source=f"Unifying paper §5.2 and Table 3: paired accuracy gain ΔAcc = Acc_R − Acc_Z at {where}, points",
-                quote="At q=0.005, RDP calibration reaches 65.138%, a paired gain of 8.73±6.10 percentage points.",
+                quote="At $q=0.005$, RDP calibration reaches $65.138\\%$, a paired gain of $8.73\\pm 6.10$ percentage points.",
                 paper="8.73", ours=f"{d_acc.mean():.3f}", tolerance=f"abs:{math.hypot(half, 6.10):.3f}",
                 tolerance_reason=f"the paper's 95% half-width 6.10 and ours ({half:.2f}, {seeds}) combined in quadrature"))
-            paper_dl, quote_dl = paper["L_Z"] - paper["L_R"], "L_Z = 1.673 and L_R = 0.945 in the row q = 0.0050, n = 500"
+            paper_dl, quote_dl = paper["L_Z"] - paper["L_R"], row
         else:
-            paper_dl, quote_dl = 0.154, "The paired test-loss difference decreases from 0.154 at q=0.005"
+            paper_dl, quote_dl = 0.154, "The paired test-loss difference decreases from $0.154$ at $q=0.005$"
             half = _t_interval(d_acc)[1]
             out.append(ledger.record(
                 "unifying.D4.eps=5.accuracy_gain_q=0.005", path=path,
                 source=f"{source}: ΔAcc = Acc_R − Acc_Z at {where}, as the difference of the printed means (points)",
-                quote="Acc_Z = 63.586 and Acc_R = 65.160 in the row q = 0.0050, n = 500",
+                quote=row,
                 paper=f"{paper['Acc_R'] - paper['Acc_Z']:.3f}", ours=f"{d_acc.mean():.3f}",
                 tolerance=f"abs:{math.sqrt(2) * half:.3f}", tolerance_reason=f"{reason}; {seeds}"))
         half = _t_interval(d_loss)[1]
@@ -627,7 +638,7 @@ def record_ledger(fashion: list[dict], *, calibration_checks: dict, digits: list
             f"unifying.D4.eps={epsilon:g}.rdp_vs_clip_only_q=0.005", path=path,
             source=f"Unifying paper §5.2 and Appendix D.4.1: mean accuracies of the RDP and clipping-only runs differ "
                    f"by at most 0.08 points (all nine settings); ours |Acc_R − Acc_0| at {where}",
-            quote="across all nine settings of both sweeps, RDP accuracy is within 0.08 percentage points of the "
+            quote="across all nine settings of both sweeps, RDP accuracy is within $0.08$ percentage points of the "
                   "clipping-only run",
             paper="<0.08", ours=f"{gap:.3f}", tolerance="bound"))
 
@@ -646,7 +657,7 @@ def record_ledger(fashion: list[dict], *, calibration_checks: dict, digits: list
                 digits_note = (" The digits sweep has it, but there the zCDP runs stay at chance, so the sign of the "
                                "trend cannot fail." if digits else "")
                 out.append(ledger.not_reproducible(
-                    ident, path=path, source=source, paper=printed,
+                    ident, path=path, source=source, paper=printed, quote=_TREND_QUOTES[epsilon, along],
                     ours=None if seeds < 2 else f"slope {trend['dL']['slope']:+.3g}, p = {trend['dL']['p']:.2g}, {seeds} seeds",
                     reason=f"the paper's test uses five seeds of {missing}; it has not been trained in full on "
                            f"Fashion-MNIST here (about 1 CPU-hour per seed and setting on this 2-core machine).{partial}"
@@ -654,6 +665,7 @@ def record_ledger(fashion: list[dict], *, calibration_checks: dict, digits: list
             else:
                 out.append(ledger.record(
                     ident, path=path, source=source + " (significant at the 5% level in the paper; ours must be too)",
+                    quote=_TREND_QUOTES[epsilon, along],
                     paper="<0.05", ours=f"{trend['dL']['p']:.3g}", tolerance="bound"))
     for old in ("unifying.D4.eps=3.dL_shrinks_with_q", "unifying.D4.eps=3.dL_grows_with_n",
                 "unifying.D4.eps=5.dL_shrinks_with_q", "unifying.D4.eps=5.dL_grows_with_n"):

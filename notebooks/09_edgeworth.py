@@ -191,7 +191,9 @@ fig.tight_layout()
 # NBVAL_CHECK_OUTPUT
 for s2, (edge, normal) in slopes.items():
     print(f"sigma^2 = {s2:>3}: slope of sup R_m: Edgeworth {edge:.2f}, plain normal {normal:.2f}")
-    ledger.record(f"sieve.§6.edgeworth_slope.sigma2={s2}", source="Sieve paper §6 (R_m = O(m^{-3/2}))",
+    ledger.record(f"sieve.§6.edgeworth_slope.sigma2={s2}", source="Sieve paper §1.1 and §6 (R_m = O(m^{-3/2}))",
+                  quote="We show that this term is explicitly bounded by $O(m^{-3/2})$, where $m$ denotes the number of "
+                        "folds in the composition.",
                   paper="-1.5", ours=f"{edge:.3f}", tolerance="abs:0.25",
                   explanation=("The bound is not tight: for symmetric lattice laws λ3 = λ5 = 0, so the next terms "
                                "are O(m^-2) inside the bracket and R_m = O(m^-5/2) once the 1/B_m factor is counted; "

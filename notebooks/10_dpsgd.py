@@ -437,8 +437,7 @@ print(f"z_RDP = {z_r1:.4f}, z_zCDP = {z_z1:.4f}, variance ratio {ratio_small:.2e
 # $qN$ and the number of steps change; compare the noise per coordinate $zC/(qN)$ of the two runs.)
 # ```
 #
-# ```{solution}
-# :label: sol-dpsgd-demo
+# ```{solution} ex-dpsgd-demo
 # :class: dropdown
 #
 # Doubling $N$ at fixed $q$ doubles the expected batch and halves the noise per coordinate of the averaged
