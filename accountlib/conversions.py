@@ -93,7 +93,10 @@ def zcdp_epsilon(rho: float, delta: float) -> float:
     delta = _check_delta(delta)
     rho = _check_rho(rho)
     # log(1/δ) as the census grid was built (bit for bit); −log δ only where 1/δ overflows (subnormal δ)
-    return rho + 2 * math.sqrt(rho * (math.log(1 / delta) if delta >= 1e-300 else -math.log(delta)))
+    epsilon = rho + 2 * math.sqrt(rho * (math.log(1 / delta) if delta >= 1e-300 else -math.log(delta)))
+    if not math.isfinite(epsilon):
+        raise ValueError(f"rho={rho!r} is too large: ε_zCDP overflows a float (ρ + 2√(ρ log(1/δ)) must stay below 1.8e308)")
+    return epsilon
 
 
 def zcdp_rdp_epsilon(rho: float, delta: float) -> float:

@@ -92,8 +92,8 @@ from accountlib.tails import TailEngine
 #
 # Let $d = \operatorname{dist}(c\zeta, 2\pi\mathbb Z) \in [0, \pi]$. Then
 #
-# $$|\varphi_{\sigma}(c\zeta)| \le \min\Bigl(1,\ M_\sigma(d)\,e^{-\sigma^2d^2/2}\Bigr),\qquad
-# M_\sigma(d) = 1 + e^{-2\pi\sigma^2(\pi - d)} + \sum_{u\ge2}e^{-2\pi^2\sigma^2u(u-1)} + \sum_{u\ge1}e^{-2\pi^2\sigma^2u^2}.$$
+# $$\begin{aligned} |\varphi_{\sigma}(c\zeta)| &\le \min\Bigl(1,\ M_\sigma(d)\,e^{-\sigma^2d^2/2}\Bigr), \\
+# M_\sigma(d) &= 1 + e^{-2\pi\sigma^2(\pi - d)} \\ &\quad + \sum_{u\ge2}e^{-2\pi^2\sigma^2u(u-1)} + \sum_{u\ge1}e^{-2\pi^2\sigma^2u^2}.\end{aligned}$$
 # ```
 #
 # The leading Gaussian $e^{-\sigma^2d^2/2}$ is the nearest term of the dual form; the correction $M_\sigma(d)$

@@ -157,11 +157,12 @@ FAMILIES = ["gaussian", "mixture", "laplace"]
 # for more noise. The paper measures how much more by two numbers,
 #
 # $$
+# \begin{aligned}
 # \frac{\operatorname{Var}(Z_{\mathrm{RDP}})}{\operatorname{Var}(Z_{\mathrm{zCDP}})}
-# = \Bigl(\frac{s_{\mathrm{zCDP}}}{s_{\mathrm{RDP}}}\Bigr)^2 \le 1,
-# \qquad
-# \Delta\mathrm{MSE} = \operatorname{Var}(Z_{\mathrm{zCDP}}) - \operatorname{Var}(Z_{\mathrm{RDP}})
-# = \operatorname{Var} Z\,\Bigl(\frac{1}{s_{\mathrm{zCDP}}^2} - \frac{1}{s_{\mathrm{RDP}}^2}\Bigr) \ge 0,
+# &= \Bigl(\frac{s_{\mathrm{zCDP}}}{s_{\mathrm{RDP}}}\Bigr)^2 \le 1, \\
+# \Delta\mathrm{MSE} &= \operatorname{Var}(Z_{\mathrm{zCDP}}) - \operatorname{Var}(Z_{\mathrm{RDP}}) \\
+# &= \operatorname{Var} Z\,\Bigl(\frac{1}{s_{\mathrm{zCDP}}^2} - \frac{1}{s_{\mathrm{RDP}}^2}\Bigr) \ge 0,
+# \end{aligned}
 # $$
 #
 # where $Z_{\mathrm{RDP}}$ and $Z_{\mathrm{zCDP}}$ denote the calibrated noises $bZ$ of one query. The

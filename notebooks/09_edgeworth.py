@@ -146,7 +146,7 @@ for s2 in ("0.1", "0.2", "0.4", "1", "2"):
 
 # %% mystnb={"figure": {"caption": "The rescaled Edgeworth remainder B_m R_m(y) at the lattice points, for m = 8, 32 and 128 summands of variance sigma^2 = 0.2, 0.4 and 1 (log scale): it falls with m at every y.", "name": "fig-edgeworth-remainder"}} tags=["hide-input"]
 results = {s2: [edgeworth.remainders(s2, m, dps=None) for m in m_values] for s2 in sigma2_values}
-fig, axes = plt.subplots(1, len(sigma2_values), figsize=(12, 3.4))
+fig, axes = plt.subplots(1, len(sigma2_values), figsize=(10, 3.4))
 for ax, s2 in zip(axes, sigma2_values):
     for m, r in zip(m_values, results[s2]):
         if m in (8, 32, 128):
@@ -171,6 +171,7 @@ fig.tight_layout()
 
 # %% mystnb={"figure": {"caption": "The largest remainder over the lattice against m, for the Edgeworth expansion (circles, solid) and the plain normal approximation (crosses, dashed), at three variances; the dotted line has the paper's slope -3/2. The fitted slopes are in the legend.", "name": "fig-edgeworth-slopes"}} tags=["hide-input"]
 fig, ax = plt.subplots(figsize=(6, 4))
+ax.set_title("Largest remainder over the lattice against m")
 slopes = {}
 for i, s2 in enumerate(sigma2_values):
     sup_edge = np.array([r["sup_edgeworth"] for r in results[s2]])
