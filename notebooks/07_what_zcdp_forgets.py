@@ -515,22 +515,34 @@ for b, paper in ((1.0, "1/12"), (2.0, "0.0")):  # "0.0": the paper's χ_2 = 0, a
 # %% mystnb={"figure": {"caption": "The paper's Figure 11: Figure 4 repeated at order t = 1.5. (a) Gap against shift for the mixture and Laplace noise, with fitted slopes; (b) composed K(1.5) of 20 subsampled Gaussian steps against the zCDP value; (c) their gap against q.", "name": "fig-zcdp-figure11"}} tags=["hide-input"]
 gaps_15, slopes_15 = shift_gaps(t_repeat)
 subsampled_k_15, subsampled_gap_15 = subsampled_curves(t_repeat)
-fig, axes = plt.subplots(1, 3, figsize=(14, 3.8))
+fig, axes = plt.subplots(1, 3, figsize=(10, 3.6))
 plot_shift_gaps(axes[0], gaps_15, slopes_15, t_repeat)
 axes[0].set_title("(a) Proposition 4.1")
+axes[0].set_xlabel("shift s")
+axes[0].set_ylabel(rf"$\Gamma({t_repeat:g})$")
 plot_subsampled(axes[1:], subsampled_k_15, subsampled_gap_15, t_repeat)
 axes[1].set_title("(b) subsampled: K against zCDP")
 axes[2].set_title("(c) subsampled: the gap")
+for ax in axes[1:]:
+    ax.set_xlabel("q")
+axes[1].set_ylabel(rf"$\mathbf{{K}}({t_repeat:g})$ of the $n = 20$ steps")
+axes[2].set_ylabel(rf"$\mathbf{{\Gamma}}({t_repeat:g})$")
 fig.suptitle("Figure 11: Figure 4 at t = 1.5")
 fig.tight_layout()
 
 # %% mystnb={"figure": {"caption": "The paper's Figure 12: Figures 5 and 6 repeated at order t = 1.5 \u2014 the allocation path (left) and the Student-t and generalized Gaussian gaps at s = 0.2 (middle, right).", "name": "fig-zcdp-figure12"}} tags=["hide-input"]
 allocation_15 = allocation_curves(t_repeat)
 student_15, general_15 = figure6(t_repeat)
-fig, axes = plt.subplots(1, 3, figsize=(15, 3.8))
+fig, axes = plt.subplots(1, 3, figsize=(10, 3.6))
 plot_allocation(axes[0], allocation_15, t_repeat)
 axes[0].set_title("allocation (Figure 5)")
+axes[0].set_xlabel(r"$\omega$")
+axes[0].set_ylabel(rf"composed gap $\mathbf{{\Gamma}}({t_repeat:g})$")
 plot_figure6(axes[1:], student_15, general_15, t_repeat)
+axes[1].set_xlabel(r"$\nu$")
+axes[2].set_xlabel(r"$\beta$")
+for ax in axes[1:]:
+    ax.set_ylabel(rf"$\Gamma({t_repeat:g})$ at $s = 0.2$")
 fig.suptitle("Figure 12: Figures 5 and 6 at t = 1.5")
 fig.tight_layout()
 
