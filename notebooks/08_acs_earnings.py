@@ -526,7 +526,7 @@ assert variance["Gaussian"] < variance["mixture, RDP"] < variance["mixture, zCDP
 # :label: ex-acs-monte-carlo
 #
 # With paired draws, show that the relative difference between the empirical and the analytic
-# $\Delta\mathrm{MSE}$ equals $\lvert \overline{Z^2}/\operatorname{Var} Z - 1\rvert$, where $\overline{Z^2}$ is
+# $\Delta\mathrm{MSE}$ equals $\lvert \langle Z^2\rangle/\operatorname{Var} Z - 1\rvert$, where $\langle Z^2\rangle$ is
 # the average of $Z^2$ over all $R \cdot d$ draws ($R$ releases). Using $\mathbb E Z^4 = 10$ for the mixture and
 # $24$ for Laplace, estimate its standard deviation for Alabama ($d = 330$, $R = 20{,}000$), and judge whether the
 # largest difference printed above is plausible.
@@ -535,9 +535,9 @@ assert variance["Gaussian"] < variance["mixture, RDP"] < variance["mixture, zCDP
 # ```{solution} ex-acs-monte-carlo
 # :class: dropdown
 #
-# The empirical value is $(b_{\mathrm{zCDP}}^2 - b_{\mathrm{RDP}}^2)\,\overline{Z^2}$ and the analytic one
+# The empirical value is $(b_{\mathrm{zCDP}}^2 - b_{\mathrm{RDP}}^2)\,\langle Z^2\rangle$ and the analytic one
 # $(b_{\mathrm{zCDP}}^2 - b_{\mathrm{RDP}}^2)\operatorname{Var} Z$, so their relative difference is
-# $\lvert\overline{Z^2}/\operatorname{Var} Z - 1\rvert$, independent of the calibration. Its standard deviation
+# $\lvert\langle Z^2\rangle/\operatorname{Var} Z - 1\rvert$, independent of the calibration. Its standard deviation
 # is $\sqrt{\operatorname{Var}(Z^2)/(Rd)}/\operatorname{Var} Z$, with $\operatorname{Var}(Z^2) = \mathbb E Z^4 -
 # (\operatorname{Var} Z)^2$: $10 - 4 = 6$ for the mixture and $24 - 4 = 20$ for Laplace. With
 # $Rd = 6.6 \times 10^6$ this gives about 0.048% for the mixture and 0.087% for Laplace in Alabama, and less
