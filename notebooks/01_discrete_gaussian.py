@@ -328,7 +328,7 @@ print(f"largest |pmf - density| on the integers: {np.max(np.abs(values - density
 # %% [markdown]
 # The variance of the sum is a little below $0.2 + 0.3 = 0.5$ (each term's variance is below its
 # parameter, as shown above), and the largest discrepancy between pmf and density on the integers is about
-# 0.03 in probability — visible on the plot, and far larger than any numerical error. {doc}`09_edgeworth` explains this oscillation through the lattice {term}`Edgeworth expansion`
+# 0.03 in probability — visible on the plot, and far larger than any numerical error. {doc}`06_edgeworth` explains this oscillation through the lattice {term}`Edgeworth expansion`
 # and measures when it matters for privacy; the quadrature chapters show how to compute tail probabilities
 # of such sums exactly, for eighty terms at a time, to 35 digits.
 #
@@ -441,5 +441,5 @@ for s2_check in ["2", "4"]:
 # - Its fourth cumulant is positive: the law is leptokurtic, and $\lambda_4$ falls like $e^{-2\pi^2\sigma^2}$,
 #   from about 72 at $\sigma^2 = 0.1$ to below $10^{-50}$ at $\sigma^2 = 10$, matching the sieve paper's
 #   Appendix A.1 at all seven variances.
-# - Sums of discrete Gaussians oscillate around the normal density; {doc}`09_edgeworth` explains the
+# - Sums of discrete Gaussians oscillate around the normal density; {doc}`06_edgeworth` explains the
 #   oscillation and measures when it matters for privacy accounting.

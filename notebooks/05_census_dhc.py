@@ -571,5 +571,5 @@ assert below_c.delta - below_c.error_bound > row["delta"]
 #   $5\times10^{-3}$ and $6\times10^{-7}$ in this definition, and the paper does not say which $\delta$ it used.
 # - `ShiftPair` computes the same exact curves for any list of budgets you give it.
 #
-# The next chapter, {doc}`06_information_equivalence`, asks what is lost when a pair is summarised by one curve rather
-# than two. Works cited here are listed in the [bibliography](../book/bibliography.md).
+# The next chapter, {doc}`06_edgeworth`, explains why sums of discrete Gaussians are not quite Gaussian, and
+# {doc}`07_information_equivalence` asks what is lost when a pair is summarised by one curve rather than two. Works cited here are listed in the [bibliography](../book/bibliography.md).

@@ -38,7 +38,7 @@
 # The {doc}`primer <00_primer>`: $(\varepsilon, \delta)$-DP ({prf:ref}`def-approx-dp`), the privacy profile
 # ({prf:ref}`def-privacy-profile`), Rényi differential privacy and the cumulant generating function $K$
 # ({prf:ref}`def-rdp`), and $\rho$-zCDP with its gap $\Gamma$ ({prf:ref}`def-zcdp`). The chapter
-# {doc}`07_what_zcdp_forgets` measures $\Gamma$ for the three noises used here; reading it first helps but is
+# {doc}`08_what_zcdp_forgets` measures $\Gamma$ for the three noises used here; reading it first helps but is
 # not required. The statistics needed are variances and the mean squared error of an unbiased estimate.
 # ```
 #
@@ -73,7 +73,7 @@
 # Dividing by $b$ turns one query into the standardised pair $P = \text{law of } s + Z$ against
 # $Q = \text{law of } Z$, with *shift* $s = \Delta/b = 1000/b$: a large shift means little noise. All three
 # base laws are symmetric about zero, so the pair and its reverse have the same {term}`privacy profile` and the
-# same Rényi curve, and one direction suffices ({doc}`06_information_equivalence` explains why a
+# same Rényi curve, and one direction suffices ({doc}`07_information_equivalence` explains why a
 # non-symmetric pair would need both). The error of one released answer is $bZ$, unbiased, with mean
 # squared error
 #

@@ -239,7 +239,7 @@ for variant, rev, d2 in claims:
 # $\delta_{P\|Q} = \delta_{Q\|P}$ and $T_{P,Q} = T_{Q,P}$ (Corollary A.1). Checked exactly for discrete Laplace noise
 # ($q(k) \propto 2^{-|k|}$, truncated symmetrically and renormalised) shifted by 1. The reason: the reflection maps $P$ to $Q$
 # and $Q$ to $P$ and is a bijection of the output space, so every event $A$ for $(P, Q)$ corresponds to an event for
-# $(Q, P)$ with the same probabilities, and the suprema defining the two curves agree. Every noise in {doc}`07_what_zcdp_forgets`
+# $(Q, P)$ with the same probabilities, and the suprema defining the two curves agree. Every noise in {doc}`08_what_zcdp_forgets`
 # — Gaussian, Gaussian mixture, Laplace — is symmetric, which is why that chapter works with one direction only.
 
 # %%
@@ -355,4 +355,4 @@ print("delta_P||Q(log 2) =", float(asymmetric.delta_at_ratio(F(2))),
 #   differ in their reverse curves ($3/22$ against $0$ at $\log 3$) and in $\exp D_2$ ($265/88$ against $3$).
 # - Symmetric noise has equal one-sided curves, so one suffices; asymmetric noise needs both.
 # - Choosing among the equivalent descriptions is a matter of convenience. Replacing the Rényi curve by zCDP's single
-#   $\rho$ is not: {doc}`07_what_zcdp_forgets` measures what it loses.
+#   $\rho$ is not: {doc}`08_what_zcdp_forgets` measures what it loses.

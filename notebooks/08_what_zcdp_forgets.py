@@ -30,7 +30,7 @@
 # ```{admonition} What you need
 # The Rényi divergence and RDP ({prf:ref}`def-rdp`), zCDP ({prf:ref}`def-zcdp`) and the privacy-loss
 # distribution ({prf:ref}`def-pld`) from the {doc}`00_primer`, and allocations ({prf:ref}`def-allocation`).
-# {doc}`06_information_equivalence` explains why the Rényi curve, when finite, carries *all* the information
+# {doc}`07_information_equivalence` explains why the Rényi curve, when finite, carries *all* the information
 # about a pair; this chapter measures what is lost when that curve is replaced by one number.
 # ```
 #
@@ -54,7 +54,7 @@
 # otherwise {cite}`su2026unifying`. The gap is not an abstract nuisance: every conversion from zCDP to
 # $(\varepsilon, \delta)$ ({prf:ref}`prop-primer-zcdp-to-dp`) uses the parabola in place of the curve, so a
 # positive gap means the reported $\varepsilon$ charges for privacy loss that never occurs, and a mechanism
-# calibrated by zCDP adds more noise than it needs ({doc}`08_acs_earnings` and {doc}`10_dpsgd` measure how much).
+# calibrated by zCDP adds more noise than it needs ({doc}`09_acs_earnings` and {doc}`10_dpsgd` measure how much).
 #
 # This chapter measures $\Gamma$ for the paper's mechanisms with `accountlib.rdp`. Where no closed form
 # exists, $K$ is an integral computed with a checked error estimate (a failed estimate raises an error
@@ -75,7 +75,7 @@
 # ```
 #
 # So a workload of $d$ identical queries forgets $d$ times what one query forgets: the gap is a per-query
-# cost that accumulates, which is why small gaps matter for the census-sized workloads of {doc}`08_acs_earnings`.
+# cost that accumulates, which is why small gaps matter for the census-sized workloads of {doc}`09_acs_earnings`.
 
 # %% tags=["parameters", "hide-cell"]
 t_main = 1.0  # the order used in Figures 4–6
