@@ -142,8 +142,7 @@ fig.tight_layout()
 # because the quadrature chapters ({doc}`02_fourier_inversion`, {doc}`03_trapezoid_convergence`) compute
 # probabilities of sums of discrete Gaussians by integrating products of such functions.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 thetas = ["0.001", "0.1", "1/3", "1", "2", "3", "3.14159"]
 print(f"{'sigma2':>7} {'direct terms':>13} {'dual terms':>11} {'max |direct - dual|':>20}")
 for s2 in sigma2_cf:
@@ -208,8 +207,7 @@ ax.set_title(r"Tail of $\mathcal{N}_\mathbb{Z}(0, 2.5)$")
 ax.legend()
 fig.tight_layout()
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 print("bound holds at every k:", all(e <= b for e, b in zip(exact_tail, bound)))
 print(f"bound / exact at k = 25: {bound[-1] / exact_tail[-1]:.1f}")
 
@@ -246,8 +244,7 @@ print(f"bound / exact at k = 25: {bound[-1] / exact_tail[-1]:.1f}")
 # $\lambda_4$ next to the paper's value, and the ledger verdict ("printed" tolerance: our value rounded
 # as the paper rounds it must equal the paper's digits; "bound": the paper's inequality must hold).
 
-# %% tags=["hide-input"]
-# NBVAL_CHECK_OUTPUT
+# %% tags=["hide-input", "nbval-check-output"]
 paper_lambda4 = {"0.1": "72.21", "0.2": "4.12", "0.4": "0.19", "1": "8.34e-6", "2": "8.92e-14", "4": "2.55e-30", "10": "<1e-50"}
 quote_lambda4 = {  # the sieve paper's own words, Appendix A.1
     "0.1": "For $\\sigma^{2}=0.1$, $\\lambda_{4}\\approx 72.21.$", "0.2": "For $\\sigma^{2}=0.2$, $\\lambda_{4}\\approx 4.12.$",
@@ -320,8 +317,7 @@ bottom.set_xlabel("x")
 bottom.set_ylabel("pmf − density")
 fig.tight_layout()
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 print(f"Var(X1 + X2) = {var_sum:.6f}  (sum of sigma^2 = {sum(map(float, pair)):.1f})")
 print(f"largest |pmf - density| on the integers: {np.max(np.abs(values - density(support))):.4f}")
 

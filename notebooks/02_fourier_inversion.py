@@ -127,8 +127,7 @@ from accountlib.profiles import ShiftPair, epsilon_zcdp
 # {term}`census-wide curve` is built from 946 such pairs; here we take the pair $(13, 13)$: allocation 13,
 # the sieve paper's Table 1, called {term}`M0` in this book, paired with itself.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 rhos = census.pair_rhos(*pair)
 profile = ShiftPair(rhos)
 lat = profile.lattice
@@ -245,8 +244,7 @@ fig.tight_layout()
 # of $N$, with the folded sum $\sum_j \Pr(S_L = t + jN)$ of {prf:ref}`prop-fourier-aliasing` (middle
 # column) and with the pmf itself (right column), as the largest difference over $t \in [-12, 12]$.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 print(f"{'N':>4} {'max |trapezoid - sum_j P(S_L = t + jN)|':>42} {'max |trapezoid - P(S_L = t)|':>30}")
 for n_nodes in (12, 24, 40, 64):
     aliased = quadrature.dft_pmf(small_lat.groups, points, n_nodes, dps=dps)
@@ -312,8 +310,7 @@ for n_nodes in (12, 24, 40, 64):
 # for the same pair differ when their $\Delta$ does: the [benchmarks page](../book/benchmarks.md) times the
 # engines that a relative-accuracy request builds, and names their $\Delta$.)
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 for delta in (1e-10, 1e-25, 1e-35, 1e-45):
     cut = quadrature.truncation_point(lat.variance_proxy, delta)
     print(f"Delta = {delta:.0e}: U = {cut:>9,d}, N (smallest prime >= 2U+2) = {quadrature.node_count(cut):>9,d}")
@@ -339,8 +336,7 @@ for delta in (1e-10, 1e-25, 1e-35, 1e-45):
 # repository linked in their §5.1) give $\delta = 1.78319933504175\times 10^{-12}$, which we reproduce to
 # every digit given.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 eps = epsilon_zcdp(profile.rho, 1e-10)
 eps_exact = Fraction("26.340588852722324353781974500154992685015224391761")
 point = profile.delta([eps_exact], rel_tol=1e-12)[0]

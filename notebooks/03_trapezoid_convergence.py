@@ -139,8 +139,7 @@ from accountlib import discrete_gaussian as dg, lattice, ledger, quadrature
 # the lattice $L = 12$ and $c = (4, 6, 2, 3)$. The reference pmf is a brute-force convolution of the four
 # pmfs at 80 significant digits ({term}`dps` = 80), far below any error we want to see.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 mechanisms = [("1/2", "1/3"), ("2/5", "1/2"), ("1", "1/6"), ("1/7", "1/4")]
 lat = lattice.lattice_of(mechanisms)
 lowest, pmf = dg.lattice_sum_pmf(list(lat.sigma2s), list(lat.coefficients), dps=dps)
@@ -185,8 +184,7 @@ fig.tight_layout()
 # the centre, which is why the curves are shifted to the right by $|t|$. At $N = 200$ the error at $t = 0$
 # is below $10^{-45}$; a method whose error falls like $1/N^2$ would need some $10^{22}$ nodes for that.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 ok = all(e <= b for t in targets for e, b in zip(errors[t], bounds[t]))
 print("measured error below the strip bound at every N and t:", ok)
 n_index = node_counts.index(64)

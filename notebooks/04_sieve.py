@@ -172,8 +172,7 @@ fig.tight_layout()
 # bound instead (the `float_nodes` of its summary). The cell below builds the engine for the chosen pair and prints
 # how many nodes each stage keeps, and the radii $r_g$.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 engine = TailEngine(profile.lattice, delta)
 summary = engine.node_summary
 print(f"pair {pair}, Delta = {delta:.0e}: U = {summary['U']:,}, N = {summary['N']:,}")
@@ -204,8 +203,7 @@ for ((sigma2, c), n), radius in engine.sieve.radii.items():
 # mechanisms as one factor $\varphi^{n_g}$ with the exact characteristic function. (With one factor per mechanism, as
 # the paper's prose reads, thousands of nodes survive — printed below — so the 203 cannot be that.)
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 like_for_like = {d: sieve.algorithm1_count(profile.lattice, d) for d in (1e-35, 1e-25)}
 for d, c in like_for_like.items():
     print(f"Delta = {d:.0e}: U = {c['U']:,}, N = {c['N']:,} (paper's formula); |C| over k = 1..N: {c['count']} "
@@ -282,8 +280,7 @@ ax.set_ylabel("nodes after product pruning")
 ax.set_title(f"{len(rows)} DHC pairs, Δ = 1e-35")
 fig.tight_layout()
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 print(f"pairs surveyed: {len(rows)}")
 print(f"per-factor survivors: min {per_factor.min():,}, median {int(np.median(per_factor)):,}, max {per_factor.max():,}")
 print(f"after product pruning: min {product.min():,}, median {int(np.median(product)):,}, max {product.max():,}")
@@ -328,8 +325,7 @@ print(f"reduction by the product test: median {np.median(per_factor / product):.
 # contour". The cell below compares the tilted engine with the untilted one at $\Delta = 10^{-60}$, at four
 # depths $\mathrm{lo} = 3, 6, 9, 12$ standard deviations.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 from accountlib.tilted import TiltedTailEngine
 
 lattice = ShiftPair(census.pair_rhos(*pair)).lattice

@@ -109,8 +109,7 @@ RHO = float(census.TOTAL_RHO)
 # Running the full sweep takes minutes on a laptop's cores (see [Running the book yourself](../book/running.md));
 # the cell below reads its files when they are present.
 
-# %%
-# NBVAL_IGNORE_OUTPUT
+# %% tags=["hide-input", "nbval-ignore-output"]
 full_dir = Path(results_dir)
 full = len(census.available_pairs(full_dir)) == 946
 if full:
@@ -165,8 +164,7 @@ fig.tight_layout()
 # $\delta$ than reported. The worst pair changes from level to level, a first sign that the pairs are close to one
 # another.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 print(f"{'delta_zCDP':>10} {'epsilon':>9} {'exact delta (census max)':>26} {'ratio':>8} {'worst pair':>10}")
 for row in wide[::6]:
     print(f"{float(row['delta_zcdp']):>10.0e} {float(row['epsilon']):>9.4f} {float(row['delta']):>26.6e} "
@@ -351,8 +349,7 @@ else:
         ranked = census.largest_delta_pairs(curves, level, top=top_pairs_for_variance, candidates=candidates)
         reductions.append(census.smallest_variance_scale(ranked, level, resolution=1000))
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 print(f"{'delta':>8} {'c':>7} {'variance reduction':>19} {'binding pair':>13}")
 for r in reductions:
     print(f"{r['delta']:>8.0e} {float(r['c']):>7.3f} {r['reduction']:>19.1%} {str(r['pair']):>13}")
@@ -378,8 +375,7 @@ fig.tight_layout()
 # one $\delta$; `census.delta_at_reduction` finds it by bisection on $\delta$ with $c = 1 - $ (the end) fixed, over the pairs
 # that bind somewhere in the table above.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 by_level = sorted((r["delta"], 100 * r["reduction"]) for r in reductions if r["reduction"] is not None)
 binding = sorted({tuple(r["pair"]) for r in reductions})
 ends = {}

@@ -128,8 +128,7 @@ ax.set_title(r"The fourth cumulant of $\mathcal{N}_\mathbb{Z}(0,\sigma^2)$")
 ax.legend()
 fig.tight_layout()
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 print(f"kappa_4 > 0 at all {len(grid)} variances from {grid[0]:.3f} to {grid[-1]:.2f}:", all(k > 0 for k in kappa4))
 for s2 in ("0.1", "0.2", "0.4", "1", "2"):
     print(f"sigma^2 = {s2:>3}: kappa_4 = {mpmath.nstr(dg.cumulants(s2, 4, dps=60)[3], 3)}")
@@ -188,8 +187,7 @@ ax.set_ylabel(r"$\sup_y R_m(y)$")
 ax.legend(fontsize=7)
 fig.tight_layout()
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["hide-input", "nbval-check-output"]
 for s2, (edge, normal) in slopes.items():
     print(f"sigma^2 = {s2:>3}: slope of sup R_m: Edgeworth {edge:.2f}, plain normal {normal:.2f}")
     ledger.record(f"sieve.§6.edgeworth_slope.sigma2={s2}", source="Sieve paper §1.1 and §6 (R_m = O(m^{-3/2}))",
@@ -246,8 +244,7 @@ for ax, (m, o) in zip(axes, panels.items()):
 axes[0].legend(fontsize=8)
 fig.tight_layout()
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 for m, o in panels.items():
     print(f"m = {m}: term at y = 0 {o['term_at_centre']:+.4f} vs exact - normal {o['difference_at_centre']:+.4f}; "
           f"same sign at {o['sign_agreement']:.0%} of the points; largest residual / largest discrepancy "
@@ -313,13 +310,11 @@ fig.tight_layout()
 # identical terms do. The star places pair (13, 13) at $\varepsilon_{\mathrm{zCDP}}(10^{-10})$, at the $\sigma^2$ of $m$
 # identical terms with the same $\mu$:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 print(f"pair (13, 13): exact delta {dhc['exact']:.12e}, continuous-Gaussian delta {dhc['continuous']:.12e}")
 print(f"relative gap {dhc['relative']:.1e} (placed on the map at m = {m_pair}, effective sigma^2 = {sigma2_effective:.1f})")
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 print(f"{'sigma^2':>8} " + " ".join(f"m={m:<6}" for m in heat_m))
 for s2, row in zip(heat_sigma2, gap):
     print(f"{s2:>8g} " + " ".join(f"{v:<8.0e}" for v in row))

@@ -99,8 +99,7 @@ zeta_w = pairs.check_zeta_w(zeta_w)  # a papermill value outside (1, 100] stops 
 # of a discrete pair is piecewise linear, and its slopes are exactly the likelihood ratios (by the Neyman–Pearson
 # lemma, the best test rejects outputs in decreasing order of $r$), so its vertices give back the PLD.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 pair = pairs.LatticePair(p={"a": F(1, 2), "b": F(1, 4), "c": F(1, 8), "P only": F(1, 8)},
                          q={"a": F(1, 8), "b": F(1, 4), "c": F(1, 2), "Q only": F(1, 8)})
 pld = pair.pld()
@@ -141,8 +140,7 @@ ax.set_title("Trade-off functions of the pair")
 ax.legend(fontsize=8)
 fig.tight_layout()
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 print(f"curves -> trade-off: max |difference| = {max(abs(a - b) for a, b in zip(direct, conjugate)):.1e}")
 
 # %% [markdown]
@@ -160,8 +158,7 @@ print(f"curves -> trade-off: max |difference| = {max(abs(a - b) for a, b in zip(
 # ratios, and the masses solve a Vandermonde system. Integer orders suffice here because the pair is finite; the
 # theorem itself uses the real-order curve.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 absolutely = pairs.LatticePair(p={"a": F(1, 2), "b": F(1, 4), "c": F(1, 4)},
                                q={"a": F(1, 8), "b": F(1, 4), "c": F(1, 2), "Q only": F(1, 8)})
 moments = [F(1)] + [absolutely.renyi_moment(order) for order in range(2, 8)]
@@ -185,8 +182,7 @@ print("with the P-only output, D_2 =", show(pair.renyi_moment(2)), "(every order
 # of $\mathbb E_P e^{0.01L}$ printed last stay near 1.2 for the first thousand terms and then explode, once the exponential
 # $e^{0.01k}$ overtakes the polynomial $k^{-w}$.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 delta, q_boundary = pairs.zeta_pair(zeta_w)
 print(f"w = {zeta_w:g}: Q on the extra point = {mpmath.nstr(q_boundary, 10)}")
 for eps in (0, 1, 2, 5, 10):
@@ -210,8 +206,7 @@ print("partial sums of E_P exp(0.01 L) (times zeta(w)):", ", ".join(mpmath.nstr(
 # several ratios, the reverse curve at $e^\varepsilon = 3$ and $\exp D_2(P\|Q)$, and records the last two in the reproduction
 # ledger against the paper's fractions.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["hide-input", "nbval-check-output"]
 claims = []
 for variant in ("A", "B"):
     ex = pairs.example_2_3(variant)
@@ -242,8 +237,7 @@ for variant, rev, d2 in claims:
 # $(Q, P)$ with the same probabilities, and the suprema defining the two curves agree. Every noise in {doc}`08_what_zcdp_forgets`
 # — Gaussian, Gaussian mixture, Laplace — is symmetric, which is why that chapter works with one direction only.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 support = range(-30, 31)
 weights = {k: F(1, 2 ** abs(k)) for k in support}
 total = sum(weights.values())

@@ -151,8 +151,7 @@ ax.set_title("Figure 3, Gaussian panel: the two curves coincide")
 ax.legend()
 fig.tight_layout()
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 print(f"largest |exact RDP - zCDP bound| over the 100 orders: {np.max(np.abs(exact_rdp - zcdp_line)):.1e}")
 
 # %% [markdown]
@@ -209,8 +208,7 @@ plot_shift_gaps(ax, gaps_1, slopes_1, t_main)
 ax.set_title("Figure 4(a) at t = 1 (Gaussian: Γ ≡ 0, not drawn on a log scale)")
 fig.tight_layout()
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["hide-input", "nbval-check-output"]
 print(f"max |Gaussian gap| = {np.max(np.abs(gaps_1['Gaussian'])):.1e}")
 for name, paper in (("mixture", "2.00"), ("Laplace", "4.00")):
     entry = ledger.record(f"unifying.4.1.slope.{name}", source="Unifying paper §4.1, Figure 4(a) (log-log slope)",
@@ -298,8 +296,7 @@ plot_subsampled(axes, subsampled_k, subsampled_gap, t_main)
 fig.suptitle("Figure 4(b)-(c): n = 20 subsampled Gaussian steps at t = 1")
 fig.tight_layout()
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 print(f"gap at q = 1: {subsampled_gap[-1]:.2e}; at q = {qs[0]}: {subsampled_gap[0]:.6f} (limit rho_sum*t(t+1) = {rho_sum * 2:.0f})")
 print("gap decreasing in q:", bool(np.all(np.diff(subsampled_gap) <= 1e-12)))
 
@@ -373,8 +370,7 @@ plot_allocation(ax, allocation_1, t_main)
 ax.set_title(r"Figure 5: $n = 8$, $\rho_{\rm sum} = 1/2$, t = 1")
 fig.tight_layout()
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["hide-input", "nbval-check-output"]
 quotes_4_3 = {"Laplace": "The composed gap therefore increases from $0.037202015$ at the uniform allocation to "
                          "$0.193535993$ at the concentrated allocation.",
               "mixture": "Along this path, the gap decreases from $0.435179700$ at the uniform allocation to "
@@ -455,8 +451,7 @@ plot_figure6(axes, student_1, general_1, t_main)
 fig.suptitle("Figure 6: tail parameters at (t, s) = (1, 0.2)")
 fig.tight_layout()
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["hide-input", "nbval-check-output"]
 endpoint_excess = max(rdp.GeneralizedGaussian(b).rho(0.2) - rdp.GeneralizedGaussian(b).kl(0.2) for b in beta_grid)
 print(f"largest rho_beta(0.2) - E_P L over the beta grid: {endpoint_excess:.1e} (the t -> 0 endpoint attains rho)")
 print(f"generalized Gaussian gap at beta = 2: {abs(general_1[-1]):.1e}; decreasing in beta: "
@@ -546,8 +541,7 @@ for ax in axes[1:]:
 fig.suptitle("Figure 12: Figures 5 and 6 at t = 1.5")
 fig.tight_layout()
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["hide-input", "nbval-check-output"]
 print(f"max |Gaussian gap| at t = 1.5: {np.max(np.abs(gaps_15['Gaussian'])):.1e}")
 quote_slopes = ("The fitted log–log slopes of the gap against $s$ are $2.000$ and $3.997$ for the Gaussian-mixture and "
                 "Laplace families, respectively, agreeing with the quadratic and quartic local expansions.")
@@ -631,8 +625,7 @@ axes[1].legend()
 fig.suptitle("Figure 7: lattice mechanisms")
 fig.tight_layout()
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 zeros = [t for t in (1.0, 2.0, 3.0)]
 print("discrete Gaussian gap at t = 1, 2, 3:", ", ".join(f"{dgauss.gap(t, 1):.1e}" for t in zeros))
 print(f"discrete Gaussian gap at t = 0.5 and 1.5 (period 1): {dgauss.gap(0.5, 1):.6e}, {dgauss.gap(1.5, 1):.6e}")

@@ -214,8 +214,7 @@ def table(target):
 main_rows = table(main_target)
 appendix_rows = table(appendix_target)
 
-# %% tags=["hide-input"]
-# NBVAL_CHECK_OUTPUT
+# %% tags=["hide-input", "nbval-check-output"]
 print(f"(epsilon, delta) = {main_target}")
 print(f"{'state':>5} {'d':>5} | {'mixture ratio':>13} {'dMSE':>8} | {'Laplace ratio':>13} {'dMSE':>7} | Gaussian ratio, dMSE")
 for r in main_rows:
@@ -281,8 +280,7 @@ plot_by_state(appendix_rows, f"The same at (ε, δ) = {appendix_target} (Appendi
 # reproduction ledger with the tolerance "printed": our value, rounded to as many digits as the paper
 # prints, must equal the paper's. The Gaussian row must hold exactly.
 
-# %% tags=["hide-input"]
-# NBVAL_CHECK_OUTPUT
+# %% tags=["hide-input", "nbval-check-output"]
 def ranges(rows, family):
     ratios = [r[f"{family}_ratio"] for r in rows]
     dmse = [r[f"{family}_dmse"] for r in rows]
@@ -322,8 +320,7 @@ _ = ledger.record("unifying.D3.table2.gaussian.dmse", source="Unifying paper, Ap
 # digit. Both measures vary monotonically with $d$ in the per-state table, so the search computes only
 # the two extreme workloads, which keeps it cheap.
 
-# %% tags=["hide-input"]
-# NBVAL_CHECK_OUTPUT
+# %% tags=["hide-input", "nbval-check-output"]
 printed = {"mixture": ("0.552", "0.557", "652.3", "2115.7"), "laplace": ("0.989", "0.997", "16.170", "16.205")}
 _ratio = {"mixture": "retaining the RDP curve needs only $0.552$–$0.557$ of the zCDP variance",
           "laplace": "For Laplace noise the ratio is $0.989$–$0.997$"}
@@ -359,8 +356,7 @@ for (e, d), score in sorted(scores.items()):
 # so the search uses those two. The next cell records the eight endpoints at this target in the ledger; each
 # agrees with the paper to every printed digit.
 
-# %% tags=["hide-input"]
-# NBVAL_CHECK_OUTPUT
+# %% tags=["hide-input", "nbval-check-output"]
 for family, values in printed.items():
     ours = ranges(main_rows, family)
     print(f"{family:>8} at {main_target}: ratio {ours[0]:.3f}–{ours[1]:.3f}, dMSE {ours[2]:.4f}–{ours[3]:.4f} "
@@ -383,8 +379,7 @@ for family, values in printed.items():
 # difference of two independent estimates of two large MSEs. The simulation checks the whole chain from
 # calibrated scales to mean squared error, not only the algebra of the formula.
 
-# %% tags=["hide-input"]
-# NBVAL_CHECK_OUTPUT
+# %% tags=["hide-input", "nbval-check-output"]
 worst = 0.0
 for family in ("mixture", "laplace"):
     for i, w in enumerate(workloads):

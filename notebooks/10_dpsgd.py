@@ -55,7 +55,7 @@
 # sweeps run as a papermill grid of this chapter on the sweep executor:
 # `python -m accountlib sweep dpsgd --settings 0.005,500 --workers 2` (see "Running the book yourself").
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-cell"]
 quick = True  # True: committed full results plus a small demonstration run; False: train the sweeps below
 data_dir = None  # a folder with the Fashion-MNIST IDX files; None: the installed Debian package, else digits
 dataset = "auto"  # "auto", "fashion-mnist" (fail if absent) or "digits"
@@ -120,8 +120,7 @@ print(f"train {data.x_train.shape[0]:,} images, test {data.x_test.shape[0]:,} im
 # found by bisection on $\log z$ to a relative bracket of $10^{-10}$, for the paper's nine settings. The variance
 # ratio $z_R^2/z_Z^2$ is the fraction of the zCDP noise variance that the full Rényi curve needs.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 print(f"{'eps':>4} {'q':>7} {'n':>5} {'z (RDP)':>9} {'z (zCDP)':>9} {'variance ratio':>15}")
 calibration = {}
 for epsilon, delta in dpsgd.PAPER_TARGETS:
@@ -144,8 +143,7 @@ for epsilon, delta in dpsgd.PAPER_TARGETS:
 # Rényi orders; we optimise the order continuously); and, at $q = 1$, the difference between the subsampled-Gaussian
 # calibration and the plain Gaussian formula.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 checks = dpsgd.calibration_checks()
 for (epsilon, delta), row in ((k, v) for k, v in checks.items() if k != "gaussian_q1"):
     print(f"target ({epsilon:g}, {delta:g}): epsilon_0 - epsilon(z) in [{row['min_epsilon_error']:.1e}, "
@@ -162,8 +160,7 @@ print(f"q = 1: relative difference between the RDP calibration and the Gaussian 
 # diverge, not to compare with the paper. Its privacy guarantee is with respect to the subset. The full results
 # below come from the committed sweep files.
 
-# %%
-# NBVAL_IGNORE_OUTPUT
+# %% tags=["nbval-ignore-output"]
 if quick:
     small = dpsgd.load_data(data_dir, dataset=dataset, subsample=quick_subsample)
     demo = dpsgd.paired_runs(small, q=0.05, steps=quick_steps, epsilon=3.0, delta=1e-5, seed=0, eval_every=25)
@@ -187,7 +184,7 @@ else:
 # The committed sweep files, one per data set. What was run on Fashion-MNIST is listed first: the settings, the
 # seeds and the number of training runs behind each number.
 
-# %%
+# %% tags=["hide-input"]
 stored = {folder.name: dpsgd.load_results(folder) for folder in sorted(Path(results_dir).iterdir())
           if folder.is_dir() and any(folder.glob("eps=*/*.json"))} if Path(results_dir).is_dir() else {}
 main_slug = "fashion-mnist" if "fashion-mnist" in stored else dpsgd.data_slug(data.name)
@@ -208,8 +205,7 @@ for slug, found in stored.items():
 # $\Delta L$ and $\Delta\mathrm{Acc}$ with Student-$t$ 95% half-widths. The paper's values for the same cell are
 # printed under ours.
 
-# %% tags=["hide-input"]
-# NBVAL_IGNORE_OUTPUT
+# %% tags=["hide-input", "nbval-ignore-output"]
 def print_table(rows, epsilon, delta, name, compare=True):
     order = {tuple(s): i for i, s in enumerate(dpsgd.paper_settings())}  # Table 3's order: the q sweep, then n
     chosen = sorted((r for r in rows if r["epsilon"] == epsilon and r["delta"] == delta),
@@ -338,8 +334,7 @@ print(f"{drawn} sweep figures drawn for {results[0]['data']}")
 # where fewer seeds have been trained here, the line below shows the slope and $p$ for what exists, and the ledger
 # records the test as not reproduced.
 
-# %%
-# NBVAL_IGNORE_OUTPUT
+# %% tags=["nbval-ignore-output"]
 trends = {}
 for slug, found in stored.items():
     for epsilon, delta in sorted({(r["epsilon"], r["delta"]) for r in found}):
@@ -366,8 +361,7 @@ records = dpsgd.record_ledger(fashion, calibration_checks=checks,
                               digits=stored.get("scikit-learn-digits", []))
 print(f"{len(records)} ledger entries recorded")
 
-# %%
-# NBVAL_IGNORE_OUTPUT
+# %% tags=["nbval-ignore-output"]
 for entry in records:
     print(f"{entry['verdict']:>22}  {entry['id']}: paper {entry['paper']}, ours {entry['ours']}")
 
@@ -380,8 +374,7 @@ for entry in records:
 # at all: their accuracy stays near chance and their test cross-entropy diverges. On those data the direction of the
 # effects is visible, but a check such as "zCDP loses accuracy" cannot fail, so the ledger does not count them.
 
-# %%
-# NBVAL_IGNORE_OUTPUT
+# %% tags=["nbval-ignore-output"]
 digits = stored.get("scikit-learn-digits", [])
 if digits:
     digit_rows = dpsgd.summarise(digits)
