@@ -20,11 +20,11 @@
 # ```{admonition} What you will learn
 # :class: tip
 #
-# - what $(\varepsilon, \delta)$-differential privacy promises, and why a mechanism has *two* one-sided
-#   privacy profiles rather than one;
-# - how the same promise reads as a statistical test: trade-off functions, $f$-DP and $\mu$-GDP;
-# - the privacy-loss distribution, Rényi differential privacy and $\rho$-zCDP, and how they relate;
-# - what the 2020 Census releases, what a privacy-loss budget *allocation* is, and why the privacy of one
+# - what $(\varepsilon, \delta)$-differential privacy promises, and why a {term}`mechanism` has *two* one-sided
+#   {term}`privacy profiles <privacy profile>` rather than one;
+# - how the same promise reads as a statistical test: {term}`trade-off functions <trade-off function>`, {term}`f-DP` and {term}`μ-GDP`;
+# - the {term}`privacy-loss distribution`, Rényi differential privacy and $\rho$-{term}`zCDP`, and how they relate;
+# - what the 2020 Census releases, what a {term}`privacy-loss budget` *{term}`allocation`* is, and why the privacy of one
 #   person's record involves a *pair* of allocations.
 # ```
 #
@@ -63,7 +63,7 @@ from accountlib import census, edgeworth, pairs, profiles, rdp
 # A *mechanism* $M$ takes a data set $D$ and returns a random output, for instance a count with noise
 # added. Two data sets are *neighbours* when they differ in one person's record; in the census, one
 # record is *replaced* by another. Differential privacy {cite}`dwork2006calibrating,dwork2006our`
-# asks that the output distributions on neighbouring data sets be close, so that nothing an observer
+# asks that the output distributions on {term}`neighbouring data sets` be close, so that nothing an observer
 # sees depends much on any one person. Write $P$ for the law of $M(D)$ and $Q$ for the law of $M(D')$.
 # All privacy accounting in this book is about such a fixed, ordered pair $(P, Q)$.
 #
@@ -89,11 +89,11 @@ from accountlib import census, edgeworth, pairs, profiles, rdp
 #   \;=\; \sum_x \bigl(p(x) - e^{\varepsilon} q(x)\bigr)_+ ,$$
 #
 # the sum for distributions with masses $p$ and $q$. Exchanging the roles gives the other one-sided
-# profile $\delta_{Q\|P}$. The mechanism is $(\varepsilon, \delta)$-DP on this pair exactly when
+# profile $\delta_{Q\|P}$. The mechanism is {term}`(ε, δ)-DP` on this pair exactly when
 # $\max\bigl(\delta_{P\|Q}(\varepsilon), \delta_{Q\|P}(\varepsilon)\bigr) \le \delta$.
 # ```
 #
-# The simplest private mechanism is *randomised response*: a person answers a yes/no question truthfully
+# The simplest private mechanism is *{term}`randomised response`*: a person answers a yes/no question truthfully
 # with probability $3/4$ and lies otherwise. Neighbouring data sets are "the true answer is yes" ($P$)
 # and "the true answer is no" ($Q$). Its profile is $\delta(0) = 1/2$ and $\delta(\varepsilon) = 0$ from
 # $\varepsilon = \log 3$ on: randomised response is $(\log 3, 0)$-DP, "pure" differential privacy.
@@ -188,10 +188,10 @@ plt.show()
 # ```
 #
 # The census does not add continuous Gaussian noise: counts must stay integers, so it adds the
-# *discrete Gaussian* $N_{\mathbb Z}(0, \sigma^2)$ of {cite}`canonne2020discrete`, whose mass at the integer
+# *{term}`discrete Gaussian`* $N_{\mathbb Z}(0, \sigma^2)$ of {cite}`canonne2020discrete`, whose mass at the integer
 # $x$ is proportional to $e^{-x^2/2\sigma^2}$. {numref}`fig-primer-tradeoff` compares the exact trade-off
 # function of $N_{\mathbb Z}(0, \sigma^2)$ against $N_{\mathbb Z}(1, \sigma^2)$, computed by
-# `accountlib.profiles.ShiftPair` with a certified error bound, with $G_\mu$ for $\mu = 1/\sigma$, which
+# `accountlib.profiles.ShiftPair` with a {term}`certified error bound`, with $G_\mu$ for $\mu = 1/\sigma$, which
 # `accountlib` obtains from the Gaussian profile through {prf:ref}`prop-primer-duality`. The two curves
 # are close but not equal: the discrete Gaussian is *not* $\mu$-GDP with the same $\mu$, and the rest of
 # the book is about computing its curve exactly.
@@ -231,11 +231,11 @@ plt.show()
 #
 # The *privacy loss* of an output $y$ is $L(y) = \log\bigl(p(y)/q(y)\bigr)$, with $L = +\infty$ where
 # $q(y) = 0 < p(y)$. The *privacy-loss distribution* of $(P, Q)$ is the law of $L(Y)$ when $Y \sim P$;
-# the *extended* PLD keeps the mass at $+\infty$.
+# the *extended* {term}`PLD` keeps the mass at $+\infty$.
 # ```
 #
 # For two Gaussians the privacy loss is itself Gaussian, $N(\mu^2/2, \mu^2)$; for a finite pair it has
-# finitely many atoms. Composition of independent mechanisms adds their privacy losses, so PLDs
+# finitely many atoms. {term}`Composition` of independent mechanisms adds their privacy losses, so PLDs
 # *convolve* — which is why numerical accountants {cite}`koskela2020computing,gopi2021numerical` and the
 # characteristic-function method of {cite}`zhu2022optimal` work with them, and why the census problem
 # becomes the tail of a sum of many independent terms. The profile is an expectation over the PLD:
@@ -259,15 +259,15 @@ plt.show()
 # ## Rényi differential privacy and zCDP
 #
 # The last two notions summarise the PLD by its exponential moments. They are the ones the Census
-# Bureau and most DP-SGD libraries use, because they compose by simple addition.
+# Bureau and most {term}`DP-SGD` libraries use, because they compose by simple addition.
 #
 # ```{prf:definition} Rényi divergence and Rényi differential privacy (RDP)
 # :label: def-rdp
 #
 # For an order $a > 1$ the *Rényi divergence* is
-# $D_a(P\|Q) = \frac{1}{a-1}\log \mathbb{E}_Q\bigl[(p/q)^a\bigr]$. A mechanism is $(a, \tau)$-RDP
+# $D_a(P\|Q) = \frac{1}{a-1}\log \mathbb{E}_Q\bigl[(p/q)^a\bigr]$. A mechanism is $(a, \tau)$-{term}`RDP`
 # {cite}`mironov2017renyi` if $D_a(M(D)\|M(D')) \le \tau$ for all neighbours; its *RDP curve* is
-# $a \mapsto D_a$. This book writes it through the privacy-loss cumulant generating function
+# $a \mapsto D_a$. This book writes it through the privacy-loss {term}`cumulant` generating function
 # $K(t) = \log \mathbb{E}_P\bigl[e^{tL}\bigr] = t\,D_{t+1}(P\|Q)$, $t > 0$.
 # ```
 #
@@ -335,7 +335,7 @@ print(f"                 ε via the Rényi conversion = {rdp.epsilon_zcdp(rho_ce
 #
 # For one ordered pair $(P, Q)$, the two one-sided profiles, the two trade-off functions and the extended
 # PLD determine one another, and so does the full Rényi curve when it is finite at some order above one
-# {cite}`su2026unifying`. These are *information-equivalent*: choosing among them changes how a guarantee
+# {cite}`su2026unifying`. These are *{term}`information-equivalent`*: choosing among them changes how a guarantee
 # reads and how it is computed, not what it says. Two operations lose information: keeping only the
 # maximum of the two profiles, and compressing the Rényi curve into the single number $\rho$. The chapter
 # on information equivalence proves the first statement on examples; the chapter on what zCDP forgets
@@ -343,18 +343,18 @@ print(f"                 ε via the Rényi conversion = {rdp.epsilon_zcdp(rho_ce
 #
 # ## The 2020 Census in one page
 #
-# The Census Bureau protects the 2020 Demographic and Housing Characteristics (DHC) File
-# {cite}`uscensus2020dhc` with the *TopDown* algorithm of its Disclosure Avoidance System
-# {cite}`abowd2022topdown`. The data are counts: for each geographic unit, ten *marginal queries* (age, sex,
+# The Census Bureau protects the 2020 Demographic and Housing Characteristics ({term}`DHC`) File
+# {cite}`uscensus2020dhc` with the *{term}`TopDown`* algorithm of its Disclosure Avoidance System
+# {cite}`abowd2022topdown`. The data are counts: for each geographic unit, ten *{term}`marginal queries <marginal query>`* (age, sex,
 # race, Hispanic or Latino origin, household type, and so on) tabulate how many people fall in each
-# category. The geographic units are nested in eight *geographic levels*, from the whole nation down to
+# category. The geographic units are nested in eight *{term}`geographic levels <geographic level>`*, from the whole nation down to
 # the census block: US, State, County, PRIM, Tract Subset, Tract Subset Group, Block Group and Block
 # {cite}`cumingsmenon2024spines`. TopDown adds independent discrete Gaussian noise to every count at every
 # level and then post-processes the noisy counts (makes them consistent and non-negative), which costs no
 # privacy.
 #
 # How much noise each count gets is set by a *privacy-loss budget*. A block determines one unit at each
-# of the eight levels — its *geographic path* — and the Bureau assigns a zCDP budget $\rho$ to each of the
+# of the eight levels — its *{term}`geographic path`* — and the Bureau assigns a zCDP budget $\rho$ to each of the
 # $10 \times 8$ (query, level) cells along the path {cite}`uscensus2022allocation`.
 #
 # ```{prf:definition} Allocation
@@ -426,8 +426,8 @@ print(f"number of pairs k ≤ l: {len(census.all_pairs())}")
 # %% [markdown]
 # Computing the exact trade-off function and profile of each of these 946 pairs means computing tail
 # probabilities of a weighted sum of up to 160 independent discrete Gaussians, to about 35 correct
-# digits. That is what the chapters on the discrete Gaussian, Fourier inversion, the trapezoidal rule and
-# the sieve build up to, and what the census chapter then reports.
+# digits. That is what the chapters on the discrete Gaussian, {term}`Fourier inversion`, the {term}`trapezoidal rule` and
+# the {term}`sieve` build up to, and what the census chapter then reports.
 #
 # ## Exercises
 #
@@ -504,7 +504,7 @@ for s in (1, 2, 3):
 # ```
 #
 # The largest difference over $\varepsilon \in [0.1, 4]$ falls quickly as $\sigma$ grows. A wide discrete
-# Gaussian is nearly a sampled continuous Gaussian (its characteristic function's periodic images are
+# Gaussian is nearly a sampled continuous Gaussian (its {term}`characteristic function`'s periodic images are
 # tiny), while a narrow one puts most of its mass on a few integers and behaves very differently.
 
 # %%

@@ -33,8 +33,8 @@
 # ```{admonition} What you need
 # :class: note
 #
-# From the {doc}`primer <00_primer>`: the approximate-DP definition and the privacy profile
-# ({prf:ref}`def-approx-dp`, {prf:ref}`def-privacy-profile`), and the zCDP budgets of the census
+# From the {doc}`primer <00_primer>`: the approximate-DP definition and the {term}`privacy profile`
+# ({prf:ref}`def-approx-dp`, {prf:ref}`def-privacy-profile`), and the {term}`zCDP` budgets of the census
 # ({prf:ref}`def-zcdp`, {prf:ref}`def-allocation`), which fix the variances $\sigma^2$ met below. From
 # probability: the normal density, characteristic functions, moments and the idea of a Fourier series.
 # Nothing about the quadrature engines is needed yet; this chapter only studies one noise distribution.
@@ -65,7 +65,7 @@
 #
 # The parameters cell below lists the variances used. `sigma2_lambda4` is the table of the sieve paper's
 # Appendix A.1; `sigma2_cf` runs from well below 1, where the distribution is nearly a three-point law, up to
-# 909.1, the largest variance in the census allocations. `dps` is the {term}`working precision <dps>` of the
+# 909.1, the largest variance in the census {term}`allocations <allocation>`. `dps` is the {term}`working precision <dps>` of the
 # high-precision checks: 60 significant decimal digits, far more than double precision's 16, so that two
 # independent formulas can be compared to fifty digits.
 
@@ -120,7 +120,7 @@ fig.tight_layout()
 # \varphi(\theta) = \frac{\sum_{u\in\mathbb Z} e^{-\sigma^2(\theta - 2\pi u)^2/2}}{\sum_{u\in\mathbb Z} e^{-2\pi^2\sigma^2u^2}},
 # $$
 #
-# a sum of Gaussians centred on the lattice $2\pi\mathbb Z$, which needs only a handful of terms
+# a sum of Gaussians centred on the {term}`lattice` $2\pi\mathbb Z$, which needs only a handful of terms
 # once $\sigma^2 \gtrsim 1$. `cf(form="auto")` picks the shorter one. Below, the two forms are
 # evaluated independently at 60 digits; their largest disagreement is printed.
 #
@@ -157,7 +157,7 @@ for s2 in sigma2_cf:
 # since a wide distribution decorrelates quickly under a phase $e^{i\theta x}$. For $\sigma^2 = 0.3$ the curve
 # does not reach zero: at $\theta = \pi$ the phases $\cos(\pi x) = (-1)^x$ of a law concentrated on
 # $\{-1, 0, 1\}$ do not cancel. This periodic peak structure, one peak per period $2\pi$, is what the
-# sieve of {doc}`04_sieve` exploits when it multiplies many such functions with different scalings.
+# {term}`sieve` of {doc}`04_sieve` exploits when it multiplies many such functions with different scalings.
 
 # %% mystnb={"figure": {"caption": "The characteristic function of the discrete Gaussian over one period, for sigma^2 = 0.3, 2.5 and 20.9: a peak at theta = 0 that narrows as sigma^2 grows; for small sigma^2 it stays well above zero at theta = pi.", "name": "fig-dg-cf"}} tags=["hide-input"]
 theta = np.linspace(-np.pi, np.pi, 801)
@@ -191,7 +191,7 @@ fig.tight_layout()
 # below the bound by a factor that grows slowly with $k$ ({numref}`fig-dg-tail`) and levels off: far out, the
 # tail is dominated by its first term $p(k) = e^{-k^2/2\sigma^2}/\Theta(\sigma^2)$, so the ratio bound / exact
 # can never exceed $\Theta(\sigma^2) \approx \sqrt{2\pi\sigma^2}$ (about 4 at $\sigma^2 = 2.5$). The Chernoff
-# bound loses only this constant, and keeps the exponent, which is what matters for truncation.
+# bound loses only this constant, and keeps the exponent, which is what matters for {term}`truncation`.
 
 # %% mystnb={"figure": {"caption": "Tail probabilities of the discrete Gaussian with sigma^2 = 2.5: exact Pr(X >= k) (points) and the sub-Gaussian bound exp(-k^2/(2 sigma^2)) (line), on a log scale. The bound holds at every k and is loose by a factor that grows slowly with k.", "name": "fig-dg-tail"}} tags=["hide-input"]
 s2 = "2.5"
@@ -228,7 +228,7 @@ print(f"bound / exact at k = 25: {bound[-1] / exact_tail[-1]:.1f}")
 # distribution every cumulant beyond the second is zero. So $\kappa_4$ is a direct measure of
 # non-normality, and dividing by $\kappa_2^2$ makes it scale-free. "Catastrophic cancellation" means
 # subtracting two nearly equal numbers: $m_4$ and $3m_2^2$ agree in their first eighty digits at
-# $\sigma^2 = 10$, so computing their difference would need more than eighty digits of working precision
+# $\sigma^2 = 10$, so computing their difference would need more than eighty digits of {term}`working precision <dps>`
 # just to get the first digit of $\kappa_4$ right. The Poisson-summation split avoids this:
 #
 # $$
@@ -291,7 +291,7 @@ for s2 in sigma2_lambda4:
 # be visible. The lower panel of {numref}`fig-dg-sum` shows the difference, pmf minus density.
 #
 # Why do sums matter? Each census count receives its own noise, but the privacy loss of a whole release
-# is governed by a weighted sum of the noise terms along a geographic path (see
+# is governed by a weighted sum of the noise terms along a {term}`geographic path` (see
 # {doc}`02_fourier_inversion`). If sums of discrete Gaussians were again discrete Gaussians, or close enough to
 # normal, exact accounting would reduce to the closed forms of Gaussian differential privacy
 # {cite}`dong2022gaussian`. The figure shows that they are not: the mismatch is small but systematic, and it

@@ -20,22 +20,22 @@
 # ```{admonition} What you will learn
 # :class: tip
 #
-# - why the privacy of one pair of census allocations comes down to two tail probabilities of a single
-#   weighted sum $S$ of discrete Gaussian noises;
-# - how Bézout's identity puts that sum *exactly* on the integers, with no binning or interpolation;
-# - how Fourier inversion writes each probability as an integral of the characteristic function, and why
-#   the trapezoidal rule for that integral — a discrete Fourier transform — is exact up to *aliasing*;
-# - how a sub-Gaussian tail bound fixes the truncation point and the number of nodes for a requested
+# - why the privacy of one pair of census {term}`allocations <allocation>` comes down to two tail probabilities of a single
+#   weighted sum $S$ of {term}`discrete Gaussian` noises;
+# - how {term}`Bézout's identity` puts that sum *exactly* on the integers, with no binning or interpolation;
+# - how {term}`Fourier inversion` writes each probability as an integral of the {term}`characteristic function`, and why
+#   the {term}`trapezoidal rule` for that integral — a {term}`discrete Fourier transform` — is exact up to *{term}`aliasing`*;
+# - how a {term}`sub-Gaussian` tail bound fixes the {term}`truncation` point and the number of nodes for a requested
 #   accuracy $\Delta$;
 # - the exact $\delta$ of the census pair $(13, 13)$ at the Bureau's illustrative privacy level, and how far
-#   below the zCDP statement it lies.
+#   below the {term}`zCDP` statement it lies.
 # ```
 #
 # ```{admonition} What you need
 # :class: note
 #
-# From the {doc}`primer <00_primer>`: $(\varepsilon, \delta)$-DP and the privacy profile
-# ({prf:ref}`def-approx-dp`, {prf:ref}`def-privacy-profile`), the privacy-loss distribution
+# From the {doc}`primer <00_primer>`: {term}`(ε, δ)-DP` and the {term}`privacy profile`
+# ({prf:ref}`def-approx-dp`, {prf:ref}`def-privacy-profile`), the {term}`privacy-loss distribution`
 # ({prf:ref}`def-pld`), $\rho$-zCDP and its conversion to $(\varepsilon, \delta)$ ({prf:ref}`def-zcdp`,
 # {prf:ref}`prop-primer-zcdp-to-dp`), and allocations and pairs ({prf:ref}`def-allocation`). From
 # {doc}`01_discrete_gaussian`: the discrete Gaussian $\mathcal N_{\mathbb Z}(0, \sigma^2)$ and its
@@ -43,7 +43,7 @@
 # series. No Fourier analysis beyond that is assumed.
 # ```
 #
-# This chapter and the next two build the exact engine of the book, following the method of the sieve
+# This chapter and the next two build the exact engine of the book, following the method of the {term}`sieve`
 # paper {cite}`su2026sieve`. Here we take its first steps: we state the privacy question as a tail
 # probability, move the random variable onto an integer {term}`lattice`, and write its probabilities as a
 # finite Fourier sum whose only error is {term}`aliasing`. {doc}`03_trapezoid_convergence` measures how fast
@@ -54,9 +54,9 @@
 # A census record is protected by the discrete Gaussian noise added to every count it touches. Replacing one
 # person's record changes the counts along two {term}`geographic paths <geographic path>`, one for the old
 # record and one for the new, so the privacy of a single replacement is governed by a
-# {term}`pair (of allocations)`: the budgets $\rho_i$ of every mechanism along both paths
+# {term}`pair (of allocations)`: the budgets $\rho_i$ of every {term}`mechanism` along both paths
 # ({prf:ref}`def-allocation`). Mechanism $i$ adds $X_i \sim \mathcal N_{\mathbb Z}(0, \sigma_i^2)$ with
-# $\sigma_i^2 = 1/\rho_i$, and the neighbouring data set shifts each of its counts by one. Because the
+# $\sigma_i^2 = 1/\rho_i$, and the {term}`neighbouring data set <neighbouring data sets>` shifts each of its counts by one. Because the
 # privacy loss of one discrete Gaussian with a unit shift is an affine function of its noise, the privacy
 # loss of the whole {term}`composition` is an affine function of one weighted sum, and the privacy profile
 # ({prf:ref}`def-privacy-profile`) becomes a difference of two tail probabilities.
@@ -255,7 +255,7 @@ for n_nodes in (12, 24, 40, 64):
     print(f"{n_nodes:>4} {mpmath.nstr(identity, 2, min_fixed=1, max_fixed=0):>42} {mpmath.nstr(plain, 3, min_fixed=1, max_fixed=0):>30}")
 
 # %% [markdown]
-# The middle column sits at about $10^{-52}$ for every $N$: that is rounding at the working precision of 50
+# The middle column sits at about $10^{-52}$ for every $N$: that is rounding at the {term}`working precision <dps>` of 50
 # digits, nothing more, so the identity holds as stated. The right column is the aliasing itself. It falls
 # from about $8\times10^{-2}$ at $N = 12$ to about $2\times10^{-20}$ at $N = 64$, because the aliases
 # $t \pm N$ move further into the Gaussian tails of $S_L$, where the mass falls like $e^{-x^2/2V}$ — faster

@@ -20,21 +20,21 @@
 # ```{admonition} What you will learn
 # :class: tip
 #
-# - why the humble trapezoidal rule is spectacularly accurate for smooth *periodic* integrands, and what
+# - why the humble {term}`trapezoidal rule` is spectacularly accurate for smooth *periodic* integrands, and what
 #   "analytic in a strip" has to do with it (the Trefethen–Weideman theorem);
-# - why the characteristic function of a sum of discrete Gaussians is the best possible case: it is
+# - why the {term}`characteristic function` of a sum of {term}`discrete Gaussians <discrete Gaussian>` is the best possible case: it is
 #   *entire*, so every strip works, and the error falls like a Gaussian in the number of nodes $N$, faster
 #   than any exponential;
 # - how to check a convergence theorem against measurement: the measured error, the bound, and the rate
-#   $-1/(2V)$ in $N^2$ that the book records in its reproduction ledger.
+#   $-1/(2V)$ in $N^2$ that the book records in its {term}`reproduction ledger`.
 # ```
 #
 # ```{admonition} What you need
 # :class: note
 #
-# {doc}`02_fourier_inversion`: the lattice sum $S_L = \sum_i c_iX_i$, its characteristic function
-# $\varphi_S$, Fourier inversion, the trapezoidal sum as a DFT that is exact up to aliasing
-# ({prf:ref}`prop-fourier-aliasing`), and the sub-Gaussian bound with variance proxy
+# {doc}`02_fourier_inversion`: the {term}`lattice` sum $S_L = \sum_i c_iX_i$, its characteristic function
+# $\varphi_S$, {term}`Fourier inversion`, the trapezoidal sum as a {term}`DFT <discrete Fourier transform>` that is exact up to {term}`aliasing`
+# ({prf:ref}`prop-fourier-aliasing`), and the {term}`sub-Gaussian` bound with variance proxy
 # $V = \sum_i c_i^2\sigma_i^2$ ({prf:ref}`prop-fourier-subgaussian`). The discrete Gaussian from
 # {doc}`01_discrete_gaussian`. From analysis: complex numbers $\zeta = x + iy$ and what it means for a
 # function to have a power series (to be *analytic*). The privacy notions of the {doc}`primer <00_primer>`
@@ -134,7 +134,7 @@ from accountlib import discrete_gaussian as dg, lattice, ledger, quadrature
 # ## A convolution of discrete Gaussians
 #
 # We need an example where the true probabilities are known independently of any Fourier method, so we take
-# a small one: four heterogeneous mechanisms with budgets $\rho = 1/2, 2/5, 1, 1/7$ (noise variances
+# a small one: four heterogeneous {term}`mechanisms <mechanism>` with budgets $\rho = 1/2, 2/5, 1, 1/7$ (noise variances
 # $\sigma^2 = 2, 5/2, 1, 7$) and rational weights $1/3, 1/2, 1/6, 1/4$. {prf:ref}`prop-fourier-lattice` gives
 # the lattice $L = 12$ and $c = (4, 6, 2, 3)$. The reference pmf is a brute-force convolution of the four
 # pmfs at 80 significant digits ({term}`dps` = 80), far below any error we want to see.

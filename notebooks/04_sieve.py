@@ -21,8 +21,8 @@
 # :class: tip
 #
 # - why the integrand of the census tail integral is negligible almost everywhere, and where it is not
-#   (periodic peaks and their resonances);
-# - how the sieve of the sieve paper {cite}`su2026sieve` (its Algorithm 1) lists the few quadrature nodes
+#   (periodic peaks and their {term}`resonances <resonance>`);
+# - how the {term}`sieve` of the sieve paper {cite}`su2026sieve` (its Algorithm 1) lists the few {term}`quadrature nodes <quadrature node>`
 #   that matter by integer arithmetic alone, and why the number of nodes $N$ is taken prime;
 # - how a rigorous bound on each factor turns dropping nodes into a *certified* error of at most
 #   $\Delta/4$, and what pruning on the product adds to the paper's per-factor test;
@@ -33,21 +33,21 @@
 # ```{admonition} What you need
 # :class: note
 #
-# The census pair of allocations ({prf:ref}`def-allocation` and the section on pairs in the
-# {doc}`primer <00_primer>`), the lattice $S_L$ and its characteristic function from {doc}`02_fourier_inversion`,
-# and the trapezoidal rule with its exponential convergence {cite}`trefethen2014trapezoidal` from
+# The census {term}`pair of allocations <pair (of allocations)>` ({prf:ref}`def-allocation` and the section on pairs in the
+# {doc}`primer <00_primer>`), the {term}`lattice` $S_L$ and its {term}`characteristic function` from {doc}`02_fourier_inversion`,
+# and the {term}`trapezoidal rule` with its exponential convergence {cite}`trefethen2014trapezoidal` from
 # {doc}`03_trapezoid_convergence`. The
 # {term}`privacy profile` ({prf:ref}`def-privacy-profile`) is what all of this finally computes.
 # ```
 #
 # The previous chapters reduced the exact privacy of one census pair to tail probabilities
-# $\Pr(S_L \ge \mathrm{lo})$ of a weighted sum $S_L = \sum_i c_i X_i$ of independent discrete Gaussians on the
+# $\Pr(S_L \ge \mathrm{lo})$ of a weighted sum $S_L = \sum_i c_i X_i$ of independent {term}`discrete Gaussians <discrete Gaussian>` on the
 # integer {term}`lattice`, and those tails to a trapezoidal sum over $N$ equally spaced nodes
 # $\zeta_k = 2\pi k/N$ of the {term}`characteristic function`
 #
 # $$\varphi_S(\zeta) = \prod_g \varphi_{\sigma_g}(c_g\zeta)^{n_g},$$
 #
-# where the product runs over the *groups* $g$ of identical mechanisms: $n_g$ of them share the noise variance
+# where the product runs over the *groups* $g$ of identical {term}`mechanisms <mechanism>`: $n_g$ of them share the noise variance
 # $\sigma_g^2$ and the integer weight $c_g$. At the paper's tolerance $\Delta = 10^{-35}$ the census pair
 # $(13, 13)$ (the running example, {term}`M0` with itself) needs $N \approx 8\times10^5$ quadrature nodes, and
 # every node asks for the product of 160 characteristic functions to 35 or more correct digits. Almost all of
@@ -132,7 +132,7 @@ fig.tight_layout()
 # ## Which nodes survive
 #
 # The tail is the trapezoidal sum $\Pr(\mathrm{lo} \le S_L \le U) \approx \frac1N\sum_k \varphi_S(\zeta_k)D(\zeta_k)$ with the
-# Dirichlet kernel $D(\zeta) = \sum_{t=\mathrm{lo}}^{U}\cos(\zeta t)$ of {doc}`02_fourier_inversion`, and $|D| \le 2U + 1$
+# {term}`Dirichlet kernel` $D(\zeta) = \sum_{t=\mathrm{lo}}^{U}\cos(\zeta t)$ of {doc}`02_fourier_inversion`, and $|D| \le 2U + 1$
 # everywhere. That single inequality is what makes dropping nodes safe.
 #
 # ```{prf:proposition} Dropping negligible nodes
@@ -146,7 +146,7 @@ fig.tight_layout()
 #
 # The tolerance $\Delta$ is the absolute error allowed on each tail probability. It is shared out in quarters
 # (see [Derivations §6](../book/derivations.md)): a quarter for the {term}`truncation` of the support at $\pm U$ (the
-# sub-Gaussian bound $\Pr(|S_L| > U) \le 2e^{-U^2/2V}$ with the variance proxy $V = \sum_i c_i^2\sigma_i^2$), which also
+# {term}`sub-Gaussian` bound $\Pr(|S_L| > U) \le 2e^{-U^2/2V}$ with the variance proxy $V = \sum_i c_i^2\sigma_i^2$), which also
 # absorbs the {term}`aliasing` of the trapezoidal rule once $N \ge 2U + 2$; a quarter for the sieve; and the rest for
 # the rounding of the arithmetic, which is itself certified. Because the bound on each factor is at most one,
 # the product is below $\tau$ as soon as any one factor is, which gives the first of two stages. Both work by
@@ -211,7 +211,7 @@ for d, c in like_for_like.items():
 
 # %% [markdown]
 # At the paper's $(\varepsilon,\delta)$ tolerance $\Delta = 10^{-35}$ the like-for-like count is 323, not 203; at
-# $\Delta = 10^{-25}$, the tolerance the paper uses for its $f$-DP curves (§3.2), it is exactly 203. The sentence
+# $\Delta = 10^{-25}$, the tolerance the paper uses for its {term}`f-DP` curves (§3.2), it is exactly 203. The sentence
 # around the 203 speaks of Figure 4, the $(\varepsilon,\delta)$ curves, but the number matches the $f$-DP tolerance: we
 # record the comparison at $10^{-35}$ with that explanation and its check. (The count moves by a few nodes when $\Delta$
 # changes by a factor of two, so an exact match is informative but not proof.) The paper's other number here,
@@ -318,9 +318,9 @@ print(f"reduction by the product test: median {np.median(per_factor / product):.
 # The identity is one line (substitute $p_\theta$ and cancel); the content is in the choice of $\theta$. At the
 # saddle point the tilted law is centred near $\mathrm{lo}$, so $J$ is a sum over the *bulk* of $p_\theta$ rather
 # than over its far tail, and the prefactor $M(\theta)e^{-\theta\,\mathrm{lo}}$ — known in closed form — carries all
-# of the smallness. It is also the Chernoff bound: since $J \le 1$ and $M(\theta) \le e^{\theta^2V/2}$ for this
+# of the smallness. It is also the {term}`Chernoff bound`: since $J \le 1$ and $M(\theta) \le e^{\theta^2V/2}$ for this
 # sub-Gaussian sum, the tail is at most $e^{-\mathrm{lo}^2/2V}$ at $\theta = \mathrm{lo}/V$. Computing $J$ is again
-# a Fourier inversion, now of the characteristic function of $p_\theta$, which is $\varphi_S$ evaluated on the
+# a {term}`Fourier inversion`, now of the characteristic function of $p_\theta$, which is $\varphi_S$ evaluated on the
 # horizontal line $\zeta - i\theta$ of the complex plane: the same nodes, shifted off the real axis, hence "another
 # contour". The cell below compares the tilted engine with the untilted one at $\Delta = 10^{-60}$, at four
 # depths $\mathrm{lo} = 3, 6, 9, 12$ standard deviations.
@@ -341,7 +341,7 @@ for lo, a, b in zip(indices, reference.tail_indices(indices), tilted_engine.tail
           f"{str(abs(a.value - b.value) <= a.error_bound + b.error_bound):>21}")
 
 # %% [markdown]
-# Both engines agree within the sum of their certified error bounds at every depth, and the tilted one meets a
+# Both engines agree within the sum of their {term}`certified error bounds <certified error bound>` at every depth, and the tilted one meets a
 # relative bound of $10^{-8}$ even where the tail is far below $10^{-30}$. For this light pair the saving is modest. For the heaviest pairs, whose integrand stays large on $10^5$ nodes, it is
 # what brings the full 946-pair sweep from 13 minutes to about 3 (see the Benchmarks page): untilted, their deepest
 # $(\varepsilon, \delta)$ levels needed up to 825,362 nodes in arb at up to 230 bits; on the tilted contour they need at

@@ -21,12 +21,12 @@
 # :class: tip
 #
 # - how the privacy of the whole Demographic and Housing Characteristics ({term}`DHC`) File follows from the
-#   privacy of its 946 {term}`pairs <pair (of allocations)>` of allocations, as a maximum of $(\varepsilon, \delta)$
-#   curves and a {term}`lower convex envelope` of trade-off functions;
-# - how much more private the DHC File is than the Bureau's $\rho$-zCDP statement says, at every $\delta$ and as a
+#   privacy of its 946 {term}`pairs <pair (of allocations)>` of {term}`allocations <allocation>`, as a maximum of $(\varepsilon, \delta)$
+#   curves and a {term}`lower convex envelope` of {term}`trade-off functions <trade-off function>`;
+# - how much more private the DHC File is than the Bureau's $\rho$-{term}`zCDP` statement says, at every $\delta$ and as a
 #   trade-off curve;
 # - whether the single pair $[M_0, M_0]$ is a good proxy for the census when budgets are tuned;
-# - how much noise variance exact accounting could give back for the same reported privacy, and why the sieve
+# - how much noise variance exact accounting could give back for the same reported privacy, and why the {term}`sieve`
 #   paper's range of 15.08%–24.82% cannot be checked without the $\delta$ it refers to;
 # - how to compute the exact guarantee of an allocation of your own.
 # ```
@@ -37,15 +37,15 @@
 # The census background of the {doc}`primer <00_primer>`: the {term}`TopDown` algorithm, the eight geographic
 # levels, what an allocation is ({prf:ref}`def-allocation`), allocation 13 ({term}`M0`), and why one record
 # involves a *pair* of allocations. The privacy notions used here are defined there too: $(\varepsilon,
-# \delta)$-DP and the privacy profile ({prf:ref}`def-approx-dp`, {prf:ref}`def-privacy-profile`), trade-off
+# \delta)$-DP and the {term}`privacy profile` ({prf:ref}`def-approx-dp`, {prf:ref}`def-privacy-profile`), trade-off
 # functions ({prf:ref}`def-tradeoff`) and $\rho$-zCDP ({prf:ref}`def-zcdp`) with its conversion to
 # $(\varepsilon, \delta)$ ({prf:ref}`prop-primer-zcdp-to-dp`). How each pair's curves are computed with
-# certified error bounds is the subject of {doc}`02_fourier_inversion`, {doc}`03_trapezoid_convergence` and
+# {term}`certified error bounds <certified error bound>` is the subject of {doc}`02_fourier_inversion`, {doc}`03_trapezoid_convergence` and
 # {doc}`04_sieve`; this chapter uses that engine as a black box.
 # ```
 #
-# The DHC File uses 43 distinct privacy-loss budget allocations, and a person's record is protected by every
-# pair of them: replacing one record changes counts along the geographic path of the old record (allocation
+# The DHC File uses 43 distinct {term}`privacy-loss budget` allocations, and a person's record is protected by every
+# pair of them: replacing one record changes counts along the {term}`geographic path` of the old record (allocation
 # $k$) and along that of the new one (allocation $l$). The census-wide guarantee is therefore the worst case over
 # all $43\cdot42/2 + 43 = 946$ pairs $(k, l)$, $k \le l$. The sieve paper {cite}`su2026sieve` states this as its
 # Proposition 3.1; we set it out with the book's notation.
@@ -54,7 +54,7 @@
 # :label: prop-census-pairs
 #
 # Let $f_{kl}$ be the trade-off function of pair $(k, l)$ and $\delta_{kl}(\varepsilon)$ its privacy profile (the
-# larger of its two one-sided profiles). Then the DHC File is $f$-DP with
+# larger of its two one-sided profiles). Then the DHC File is {term}`f-DP` with
 # $f = \bigl(\min_{k,l} f_{kl}\bigr)^{**}$, the lower convex envelope of the minimum, and for every $\varepsilon$ it is
 # $(\varepsilon, \max_{k,l}\delta_{kl}(\varepsilon))$-DP.
 # ```
@@ -180,7 +180,7 @@ for row in wide[::6]:
 # all their vertices together, which `census.census_tradeoff` computes in exact arithmetic with Andrew's monotone
 # chain.
 #
-# The zCDP side needs a conversion. A mechanism that is $(\varepsilon, \delta)$-DP is $f_{\varepsilon,\delta}$-DP with
+# The zCDP side needs a conversion. A {term}`mechanism` that is {term}`(ε, δ)-DP` is $f_{\varepsilon,\delta}$-DP with
 # $f_{\varepsilon,\delta}(\alpha) = \max\bigl(0,\ 1 - \delta - e^{\varepsilon}\alpha,\ e^{-\varepsilon}(1 - \delta - \alpha)\bigr)$
 # {cite}`dong2022gaussian`, and a whole family of guarantees $(\varepsilon(\delta), \delta)$ gives the pointwise maximum
 # of these functions over $\delta$ (AutoDP's `approxdp_to_fdp`, here `approxdp_to_tradeoff`). We apply it to the
@@ -415,8 +415,8 @@ for name, paper in (("min", "15.08"), ("max", "24.82")):
 # Nothing above is specific to the 43 DHC allocations. `accountlib.profiles.ShiftPair` takes any list of rational
 # budgets $\rho_1, \dots, \rho_m$ — one per count that a changed record moves by one, with noise
 # $N_{\mathbb Z}(0, 1/\rho_i)$ — and computes the exact, certified privacy profile (`.delta`) and trade-off function
-# (`.tradeoff`) of their composition, with the engine of the previous chapters. (The census pair $(k, l)$ is
-# `ShiftPair(census.pair_rhos(k, l))`.) Budgets are exact fractions; the engine puts them on one integer lattice with
+# (`.tradeoff`) of their {term}`composition`, with the engine of the previous chapters. (The census pair $(k, l)$ is
+# `ShiftPair(census.pair_rhos(k, l))`.) Budgets are exact fractions; the engine puts them on one integer {term}`lattice` with
 # their common denominator, so budgets with large denominators cost more nodes but not less accuracy.
 #
 # Suppose you design a small product of your own: six counts per geographic path with the budgets below, which sum
@@ -567,5 +567,5 @@ assert below_c.delta - below_c.error_bound > row["delta"]
 #   $5\times10^{-3}$ and $6\times10^{-7}$ in this definition, and the paper does not say which $\delta$ it used.
 # - `ShiftPair` computes the same exact curves for any list of budgets you give it.
 #
-# The next chapter, {doc}`06_edgeworth`, explains why sums of discrete Gaussians are not quite Gaussian, and
+# The next chapter, {doc}`06_edgeworth`, explains why sums of {term}`discrete Gaussians <discrete Gaussian>` are not quite Gaussian, and
 # {doc}`07_information_equivalence` asks what is lost when a pair is summarised by one curve rather than two. Works cited here are listed in the [bibliography](../book/bibliography.md).

@@ -19,7 +19,7 @@
 # ```{admonition} What you will learn
 # :class: tip
 #
-# - what the lattice {term}`Edgeworth expansion` of a sum of discrete Gaussians says, and how its first
+# - what the {term}`lattice` {term}`Edgeworth expansion` of a sum of {term}`discrete Gaussians <discrete Gaussian>` says, and how its first
 #   correction, driven by the fourth {term}`cumulant` ratio $\lambda_4$, bends the normal approximation;
 # - how fast the remainder of the expansion really shrinks with the number $m$ of summands, measured against
 #   exact convolutions: faster than the sieve paper's $O(m^{-3/2})$ bound, and why;
@@ -33,10 +33,10 @@
 # :class: note
 #
 # {doc}`01_discrete_gaussian`: the {term}`discrete Gaussian`, its cumulants and the values of $\lambda_4$,
-# and the sieve paper's Figure 1. From the {doc}`primer <00_primer>`: the privacy profile
-# ({prf:ref}`def-privacy-profile`), Gaussian differential privacy ({prf:ref}`def-gdp`), zCDP
-# ({prf:ref}`def-zcdp`) and the census allocations ({prf:ref}`def-allocation`). The exact $\delta$ of a
-# composition is computed by the quadrature of {doc}`02_fourier_inversion` and {doc}`03_trapezoid_convergence`;
+# and the sieve paper's Figure 1. From the {doc}`primer <00_primer>`: the {term}`privacy profile`
+# ({prf:ref}`def-privacy-profile`), Gaussian differential privacy ({prf:ref}`def-gdp`), {term}`zCDP`
+# ({prf:ref}`def-zcdp`) and the census {term}`allocations <allocation>` ({prf:ref}`def-allocation`). The exact $\delta$ of a
+# {term}`composition` is computed by the quadrature of {doc}`02_fourier_inversion` and {doc}`03_trapezoid_convergence`;
 # here it is used as a black box with a certified error.
 # ```
 #
@@ -263,8 +263,8 @@ for m, o in panels.items():
 # %% [markdown]
 # ## When does exactness matter?
 #
-# Compose $m$ discrete Gaussian mechanisms with variance $\sigma^2$ (sensitivity 1) and compare the exact $\delta$ with
-# the closed form for the same composition of *continuous* Gaussians, $\mu$-GDP with $\mu^2 = m/\sigma^2$, at the $\varepsilon$
+# Compose $m$ discrete Gaussian {term}`mechanisms <mechanism>` with variance $\sigma^2$ ({term}`sensitivity` 1) and compare the exact $\delta$ with
+# the closed form for the same composition of *continuous* Gaussians, {term}`μ-GDP` with $\mu^2 = m/\sigma^2$, at the $\varepsilon$
 # where GDP gives $\delta = 10^{-6}$. Exact values are certified to $10^{-9}$ relative, so every gap shown is real.
 #
 # ```{prf:proposition} Composition of Gaussian mechanisms (Dong, Roth and Su)
@@ -305,8 +305,8 @@ fig.colorbar(image, label=r"$\log_{10}$ relative gap in $\delta$")
 fig.tight_layout()
 
 # %% [markdown]
-# The DHC pairs compose 130–160 heterogeneous mechanisms with $\sigma^2$ from 2.5 to 909; their lattice is fine
-# ($L$ in the tens of thousands to millions), which smooths the privacy-loss distribution much more than $m$
+# The {term}`DHC` pairs compose 130–160 heterogeneous mechanisms with $\sigma^2$ from 2.5 to 909; their lattice is fine
+# ($L$ in the tens of thousands to millions), which smooths the {term}`privacy-loss distribution` much more than $m$
 # identical terms do. The star places pair (13, 13) at $\varepsilon_{\mathrm{zCDP}}(10^{-10})$, at the $\sigma^2$ of $m$
 # identical terms with the same $\mu$:
 

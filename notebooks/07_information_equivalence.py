@@ -16,10 +16,10 @@
 # %% [markdown]
 # # Information equivalence
 #
-# For one ordered pair of output distributions $(P, Q)$ — what a mechanism produces on two neighbouring
+# For one ordered pair of output distributions $(P, Q)$ — what a {term}`mechanism` produces on two neighbouring
 # datasets — four descriptions are on offer: the one-sided $(\varepsilon,\delta)$ curves
-# $\delta_{P\|Q}(\varepsilon) = \sup_A\{P(A) - e^\varepsilon Q(A)\}$ and $\delta_{Q\|P}$, the trade-off functions $T_{P,Q}$ and
-# $T_{Q,P}$, the law of the privacy loss $L = \log dP/dQ$ under $P$ (the PLD, with $\pm\infty$ allowed), and the Rényi
+# $\delta_{P\|Q}(\varepsilon) = \sup_A\{P(A) - e^\varepsilon Q(A)\}$ and $\delta_{Q\|P}$, the {term}`trade-off functions <trade-off function>` $T_{P,Q}$ and
+# $T_{Q,P}$, the law of the privacy loss $L = \log dP/dQ$ under $P$ (the {term}`PLD`, with $\pm\infty$ allowed), and the Rényi
 # curve. The unifying paper's **Theorem 2.1**: the first three always carry the same information, and the
 # Rényi curve joins them when it is finite at some order above 1. This chapter runs each recovery of the theorem
 # as code (`accountlib.pairs`) and checks the round trips, exactly, in rational arithmetic.
@@ -27,7 +27,7 @@
 # ```{admonition} What you will learn
 # - which descriptions of a pair of output distributions carry the *same* information, so that choosing among
 #   them is a matter of convenience, not of privacy (Theorem 2.1 of {cite}`su2026unifying`);
-# - how each recovery works as an algorithm: privacy-loss distribution to profiles, trade-off function to
+# - how each recovery works as an algorithm: {term}`privacy-loss distribution` to profiles, trade-off function to
 #   privacy-loss distribution, profiles to trade-off function by a convex conjugate, Rényi moments to
 #   privacy-loss distribution by Prony's method;
 # - why the theorem needs the Rényi curve to be finite at *some* order (Example 2.2), and why the usual two-sided
@@ -36,7 +36,7 @@
 # ```
 #
 # ```{admonition} What you need
-# From the {doc}`00_primer`: $(\varepsilon, \delta)$-DP ({prf:ref}`def-approx-dp`), the one-sided privacy profiles
+# From the {doc}`00_primer`: {term}`(ε, δ)-DP` ({prf:ref}`def-approx-dp`), the one-sided {term}`privacy profiles <privacy profile>`
 # ({prf:ref}`def-privacy-profile`), trade-off functions ({prf:ref}`def-tradeoff`) and their duality with the profiles
 # ({prf:ref}`prop-primer-duality`), the privacy-loss distribution ({prf:ref}`def-pld`) and Rényi DP ({prf:ref}`def-rdp`).
 # Nothing else; every example here is a small discrete pair whose probabilities are fractions.
@@ -46,7 +46,7 @@
 #
 # The literature offers many ways to state how private a mechanism is, and each has its own conversion
 # formulas: $(\varepsilon, \delta)$ profiles {cite}`dwork2006our,balle2020profiles`, trade-off functions and
-# $f$-DP {cite}`dong2022gaussian`, privacy-loss distributions {cite}`koskela2020computing,gopi2021numerical`, and
+# {term}`f-DP` {cite}`dong2022gaussian`, privacy-loss distributions {cite}`koskela2020computing,gopi2021numerical`, and
 # Rényi DP {cite}`mironov2017renyi`. A natural worry is that each conversion loses something, so that the
 # choice of language changes the guarantee one can certify. For a *single* pair of distributions the worry is
 # unfounded, with two precise exceptions. Say that a description $\mathcal A$ *determines* a description
@@ -194,7 +194,7 @@ print("partial sums of E_P exp(0.01 L) (times zeta(w)):", ", ".join(mpmath.nstr(
 # %% [markdown]
 # ## Example 2.3: the usual two-sided curve loses information
 #
-# Two integer noise laws added to a count of sensitivity 1 share the right tail $q(k) = \tfrac{6}{11}4^{-k}$ ($k \ge 0$)
+# Two integer noise laws added to a count of {term}`sensitivity` 1 share the right tail $q(k) = \tfrac{6}{11}4^{-k}$ ($k \ge 0$)
 # and differ on the left: $q_A(k) = \tfrac3{11}2^{k}$, $q_B(k) = \tfrac6{11}3^{k}$ ($k < 0$). (The paper's display of the
 # two laws was lost; these are the geometric left tails that reproduce every number its text states.) Both have
 # $\delta_{P\|Q}(\varepsilon) = \tfrac2{11}(4 - e^\varepsilon)_+$, and the reverse curves lie below, so
@@ -231,11 +231,11 @@ for variant, rev, d2 in claims:
 # ## Symmetric noise needs one curve
 #
 # If $Z \overset{d}{=} -Z$, the reflection $x \mapsto s - x$ swaps $P = \mathrm{Law}(s+Z)$ and $Q = \mathrm{Law}(Z)$, so
-# $\delta_{P\|Q} = \delta_{Q\|P}$ and $T_{P,Q} = T_{Q,P}$ (Corollary A.1). Checked exactly for discrete Laplace noise
+# $\delta_{P\|Q} = \delta_{Q\|P}$ and $T_{P,Q} = T_{Q,P}$ (Corollary A.1). Checked exactly for discrete {term}`Laplace noise`
 # ($q(k) \propto 2^{-|k|}$, truncated symmetrically and renormalised) shifted by 1. The reason: the reflection maps $P$ to $Q$
 # and $Q$ to $P$ and is a bijection of the output space, so every event $A$ for $(P, Q)$ corresponds to an event for
 # $(Q, P)$ with the same probabilities, and the suprema defining the two curves agree. Every noise in {doc}`08_what_zcdp_forgets`
-# — Gaussian, Gaussian mixture, Laplace — is symmetric, which is why that chapter works with one direction only.
+# — Gaussian, {term}`Gaussian mixture`, Laplace — is symmetric, which is why that chapter works with one direction only.
 
 # %% tags=["nbval-check-output"]
 support = range(-30, 31)
@@ -348,5 +348,5 @@ print("delta_P||Q(log 2) =", float(asymmetric.delta_at_ratio(F(2))),
 # - The usual two-sided curve $\max\{\delta_{P\|Q}, \delta_{Q\|P}\}$ is not equivalent: the two pairs of Example 2.3 share it but
 #   differ in their reverse curves ($3/22$ against $0$ at $\log 3$) and in $\exp D_2$ ($265/88$ against $3$).
 # - Symmetric noise has equal one-sided curves, so one suffices; asymmetric noise needs both.
-# - Choosing among the equivalent descriptions is a matter of convenience. Replacing the Rényi curve by zCDP's single
+# - Choosing among the equivalent descriptions is a matter of convenience. Replacing the Rényi curve by {term}`zCDP`'s single
 #   $\rho$ is not: {doc}`08_what_zcdp_forgets` measures what it loses.

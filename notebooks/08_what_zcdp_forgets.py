@@ -17,26 +17,26 @@
 # # What zCDP forgets
 #
 # ```{admonition} What you will learn
-# - what the single number $\rho$ of zero-concentrated DP ({term}`zCDP`) keeps of a mechanism's whole Rényi
+# - what the single number $\rho$ of zero-concentrated DP ({term}`zCDP`) keeps of a {term}`mechanism`'s whole Rényi
 #   curve, and how to measure what it drops: the **gap** $\Gamma(t)$;
-# - why Gaussian noise loses nothing, a Gaussian mixture loses at order $s^2$ and Laplace noise only at
+# - why Gaussian noise loses nothing, a {term}`Gaussian mixture` loses at order $s^2$ and {term}`Laplace noise` only at
 #   order $s^4$ in the shift $s$ (Proposition 4.1 of {cite}`su2026unifying`);
-# - why Poisson subsampling, the heart of {term}`DP-SGD`, is where zCDP forgets the most;
+# - why {term}`Poisson subsampling`, the heart of {term}`DP-SGD`, is where zCDP forgets the most;
 # - how dividing a fixed total $\rho$ among releases changes the total gap, why tail weight does not order
-#   the gap, and why lattice noise has a gap that is periodic in the order;
+#   the gap, and why {term}`lattice` noise has a gap that is periodic in the order;
 # - how to read each of the paper's Figures 1 and 3–7, 11 and 12 off `accountlib.rdp`.
 # ```
 #
 # ```{admonition} What you need
-# The Rényi divergence and RDP ({prf:ref}`def-rdp`), zCDP ({prf:ref}`def-zcdp`) and the privacy-loss
-# distribution ({prf:ref}`def-pld`) from the {doc}`00_primer`, and allocations ({prf:ref}`def-allocation`).
+# The Rényi divergence and {term}`RDP` ({prf:ref}`def-rdp`), zCDP ({prf:ref}`def-zcdp`) and the privacy-loss
+# distribution ({prf:ref}`def-pld`) from the {doc}`00_primer`, and {term}`allocations <allocation>` ({prf:ref}`def-allocation`).
 # {doc}`07_information_equivalence` explains why the Rényi curve, when finite, carries *all* the information
 # about a pair; this chapter measures what is lost when that curve is replaced by one number.
 # ```
 #
 # Rényi differential privacy {cite}`mironov2017renyi` describes a pair of output distributions $(P, Q)$ — what
-# a mechanism produces on two neighbouring data sets — by a whole curve: for each order $t > 0$, the
-# cumulant generating function of the privacy loss,
+# a mechanism produces on two {term}`neighbouring data sets` — by a whole curve: for each order $t > 0$, the
+# {term}`cumulant` generating function of the privacy loss,
 #
 # $$K(t) = \log \mathbb E_Q\!\left[\left(\frac{dP}{dQ}\right)^{t+1}\right] = t\,D_{t+1}(P\|Q).$$
 #
@@ -74,7 +74,7 @@
 # $\rho_\star = \sup_{t>0}\mathbf K(t)/(t(t+1))$ is at most $\rho_{\mathrm{sum}}$.
 # ```
 #
-# So a workload of $d$ identical queries forgets $d$ times what one query forgets: the gap is a per-query
+# So a {term}`workload` of $d$ identical queries forgets $d$ times what one query forgets: the gap is a per-query
 # cost that accumulates, which is why small gaps matter for the census-sized workloads of {doc}`09_acs_earnings`.
 
 # %% tags=["parameters", "hide-cell"]
@@ -178,7 +178,7 @@ print(f"largest |exact RDP - zCDP bound| over the 100 orders: {np.max(np.abs(exa
 #
 # To measure the powers we compute $\Gamma(1)$ on `shift_grid` (61) log-spaced shifts in $[10^{-3}, 10^{-1}]$ and fit a
 # straight line to $\log\Gamma$ against $\log s$ over $s \le 0.01$; its slope is the power.
-# {numref}`fig-zcdp-shift` shows the two lines; the printed slopes are recorded in the reproduction ledger against
+# {numref}`fig-zcdp-shift` shows the two lines; the printed slopes are recorded in the {term}`reproduction ledger` against
 # the paper's 2.00 and 4.00.
 
 # %% mystnb={"figure": {"caption": "Proposition 4.1 (the paper's Figure 4(a)) at order t = 1: the gap \u0393(1) against the shift s on log\u2013log axes for the Gaussian mixture (slope 2) and Laplace noise (slope 4); the legend gives the fitted slopes. The Gaussian gap is identically zero and cannot be drawn on a log scale.", "name": "fig-zcdp-shift"}} tags=["hide-input"]
@@ -723,7 +723,7 @@ print(f"Gamma(0.25) = Gamma(0.75) = {lattice_ex.gap(0.25, 2):.6e}; Gamma(0.5) = 
 # ## Summary
 #
 # - zCDP keeps one number, $\rho = \sup_t K(t)/(t(t+1))$, of a pair's Rényi curve; what it forgets at order $t$ is the
-#   gap $\Gamma(t) = \rho\,t(t+1) - K(t) \ge 0$, and gaps add under independent composition
+#   gap $\Gamma(t) = \rho\,t(t+1) - K(t) \ge 0$, and gaps add under independent {term}`composition`
 #   ({prf:ref}`thm-zcdp-gap-composition`).
 # - Gaussian noise forgets nothing; a Gaussian mixture with the same $\rho$ forgets at order $s^2$ and Laplace noise at
 #   order $s^4$ ({prf:ref}`prop-zcdp-three-noises`); the fitted slopes reproduce the paper's 2.00 and 4.00 at $t = 1$ and

@@ -23,9 +23,9 @@
 # - how a statistical agency *calibrates* noise: it chooses the smallest noise scale whose composed
 #   guarantee still meets a target $(\varepsilon, \delta)$, and how that choice depends on which privacy
 #   notion does the accounting;
-# - why calibrating with zCDP costs nothing for Gaussian noise, about 45% of the noise variance for a
-#   Gaussian mixture, and about 1% for Laplace noise, and how these numbers follow from the zero, quadratic
-#   and quartic zCDP–RDP gaps of the unifying paper;
+# - why calibrating with {term}`zCDP` costs nothing for Gaussian noise, about 45% of the noise variance for a
+#   {term}`Gaussian mixture`, and about 1% for {term}`Laplace noise`, and how these numbers follow from the zero, quadratic
+#   and quartic zCDP–{term}`RDP` gaps of the unifying paper;
 # - why the cost in mean squared error grows with the number of queries for one noise and stays flat for
 #   another;
 # - how the chapter identifies the privacy target behind the paper's main-text numbers, which the paper does
@@ -35,8 +35,8 @@
 # ```{admonition} What you need
 # :class: note
 #
-# The {doc}`primer <00_primer>`: $(\varepsilon, \delta)$-DP ({prf:ref}`def-approx-dp`), the privacy profile
-# ({prf:ref}`def-privacy-profile`), Rényi differential privacy and the cumulant generating function $K$
+# The {doc}`primer <00_primer>`: {term}`(ε, δ)-DP` ({prf:ref}`def-approx-dp`), the {term}`privacy profile`
+# ({prf:ref}`def-privacy-profile`), Rényi differential privacy and the {term}`cumulant` generating function $K$
 # ({prf:ref}`def-rdp`), and $\rho$-zCDP with its gap $\Gamma$ ({prf:ref}`def-zcdp`). The chapter
 # {doc}`08_what_zcdp_forgets` measures $\Gamma$ for the three noises used here; reading it first helps but is
 # not required. The statistics needed are variances and the mean squared error of an unbiased estimate.
@@ -368,7 +368,7 @@ for family, values in printed.items():
 # ## Monte Carlo check
 #
 # The analytic ΔMSE assumes nothing but the noise laws. A simulation releases every state's workload
-# 20,000 times with shared base noise for the two calibrations (paired draws), and compares the empirical
+# 20,000 times with shared base noise for the two calibrations ({term}`paired draws`), and compares the empirical
 # ΔMSE with the analytic one. The paper reports agreement within 0.158%.
 #
 # {term}`Paired draws <paired draws>` (also called common random numbers) mean that each simulated release
@@ -556,5 +556,5 @@ assert variance["Gaussian"] < variance["mixture, RDP"] < variance["mixture, zCDP
 # - The paper's main-text ranges come from $(\varepsilon, \delta) = (3, 10^{-5})$, the only target on our grid
 #   that reproduces all eight printed endpoints; Table 2 at $(5, 10^{-5})$ and the Monte Carlo agreement are
 #   reproduced as well, and all are recorded in the [reproduction ledger](../book/ledger.md).
-# - The {doc}`next chapter <10_dpsgd>` asks the same question for DP-SGD, where the gap comes from Poisson
+# - The {doc}`next chapter <10_dpsgd>` asks the same question for {term}`DP-SGD`, where the gap comes from Poisson
 #   subsampling rather than from the shape of the noise.

@@ -16,20 +16,20 @@
 # %% [markdown]
 # # DP-SGD: what zCDP costs in accuracy
 #
-# DP-SGD (differentially private stochastic gradient descent) trains a neural network on private data by
+# {term}`DP-SGD` (differentially private stochastic gradient descent) trains a neural network on private data by
 # changing two things in ordinary SGD. At every step a *Poisson* minibatch is drawn — each of the $N$ training
 # examples joins independently with probability $q$, the *sampling rate* — each example's gradient is *clipped*
 # to Euclidean norm at most $C$, and Gaussian noise of standard deviation $zC$ is added to the sum of the clipped
-# gradients before the step. The number $z$ is the *noise multiplier*. One step is a Poisson-subsampled Gaussian
-# mechanism; $n$ steps compose $n$ of them.
+# gradients before the step. The number $z$ is the *{term}`noise multiplier`*. One step is a {term}`Poisson-subsampled <Poisson subsampling>` Gaussian
+# {term}`mechanism`; $n$ steps compose $n$ of them.
 #
 # The privacy accountant turns $(q, n, z)$ into a certified $(\varepsilon, \delta)$. Two accountants are compared
 # here, both converting to $(\varepsilon, \delta)$ with the same optimal Rényi-to-DP conversion $\mathcal C_\delta$:
 #
-# * the **Rényi (RDP) accountant** keeps the whole Rényi curve of the subsampled Gaussian and composes it $n$ times.
+# * the **Rényi ({term}`RDP`) accountant** keeps the whole Rényi curve of the subsampled Gaussian and composes it $n$ times.
 #   It credits *privacy amplification by subsampling*: an example that is left out of a minibatch with probability
 #   $1-q$ leaks much less;
-# * the **zCDP accountant** summarises each step by one number $\rho$. For the subsampled Gaussian the only
+# * the **{term}`zCDP` accountant** summarises each step by one number $\rho$. For the subsampled Gaussian the only
 #   $\rho$ valid at every order is the one of the full Gaussian step, $1/(2z^2)$, so $n$ steps cost $\rho = n/(2z^2)$
 #   whatever $q$ is: subsampling is not credited at all.
 #
@@ -136,7 +136,7 @@ for epsilon, delta in dpsgd.PAPER_TARGETS:
 # with $N = 60{,}000$ and $q = 0.005$, the noise per coordinate of the averaged gradient is $zC/(qN)$: about
 # $0.11\,C$ for zCDP and $0.0023\,C$ for RDP.
 #
-# **How accurate is the calibration?** Appendix D.4.1 of the paper reports three numerical checks. We compute the
+# **How accurate is the {term}`calibration <noise calibration>`?** Appendix D.4.1 of the paper reports three numerical checks. We compute the
 # same kind of quantity for our calibration: the largest amount by which the certified $\varepsilon(z)$ falls below
 # the target (our $z$ is the upper end of the bisection bracket, so $\varepsilon(z) \le \varepsilon_0$ always); the
 # largest relative change in $z$ when the bracket is tightened a hundredfold (the paper instead refines its grid of
