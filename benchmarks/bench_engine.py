@@ -35,7 +35,7 @@ import mpmath
 import numpy as np
 
 from accountlib import census, tails
-from accountlib._arb import precision
+from accountlib.engine._arb import precision
 from accountlib.profiles import ShiftPair, epsilon_zcdp
 from accountlib.sieve import scan_nodes
 

@@ -13,6 +13,7 @@ import mpmath
 import pytest
 
 from accountlib import census, sweep
+from accountlib.infrastructure import executor, notebook_sweep
 from accountlib.profiles import ShiftPair
 
 LIGHT_PAIRS = [(2, 8), (2, 13), (13, 13), (8, 16)]  # L = 49622: seconds each
@@ -171,13 +172,13 @@ def test_papermill_grid_on_the_sweep_executor(tmp_path):
 
     chapter = Path(__file__).resolve().parents[1] / "notebooks" / "01_discrete_gaussian.py"
     grid = [{"dps": 40}, {"dps": 50}]
-    outputs = sweep.run_notebook_grid(chapter, grid, tmp_path, workers=1, progress=False)
+    outputs = notebook_sweep.run_notebook_grid(chapter, grid, tmp_path, workers=1, progress=False)
     assert len(outputs) == 2
     for path in outputs:
         notebook = nbformat.read(path, as_version=4)
         assert any("parameters" in c.metadata.get("tags", []) for c in notebook.cells)
         assert all(not any(o.get("output_type") == "error" for o in c.get("outputs", [])) for c in notebook.cells)
-    assert sweep.run_notebook_grid(chapter, grid, tmp_path, workers=1, progress=False) == []
+    assert notebook_sweep.run_notebook_grid(chapter, grid, tmp_path, workers=1, progress=False) == []
 
 
 @pytest.mark.parametrize("workers", [1, 2])
@@ -185,8 +186,8 @@ def test_a_failing_job_does_not_stop_the_others(workers):
     import math
 
     done = []
-    with pytest.raises(sweep.SweepError, match=r"1 of 3 jobs failed") as info:
-        sweep.run_jobs(math.sqrt, [(4.0,), (-1.0,), (9.0,)], workers=workers, progress=False, on_result=done.append)
+    with pytest.raises(executor.SweepError, match=r"1 of 3 jobs failed") as info:
+        executor.run_jobs(math.sqrt, [(4.0,), (-1.0,), (9.0,)], workers=workers, progress=False, on_result=done.append)
     assert sorted(done) == [2.0, 3.0]
     assert info.value.failures[0][0] == (-1.0,)
 

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from flint import arb, fmpq
 
-from accountlib import _arb, _dd, census, lattice, profiles, tails, tilted
+from accountlib import census, lattice, profiles, tails, tilted
+from accountlib.engine import _arb, _dd
 from tests.test_tails import brute_tails
 
 # σ² = 1/ρ ≥ 1/2 throughout (the tilted engine's domain)

@@ -23,8 +23,8 @@ from importlib import resources
 
 from scipy import optimize
 
-from .conversions import rdp_to_epsilon
-from .rdp import Gaussian, GaussianMixture, Laplace
+from ..theory.conversions import rdp_to_epsilon
+from ..theory.rdp import Gaussian, GaussianMixture, Laplace
 
 __all__ = ["FAMILIES", "SHIFT", "load_workloads", "calibrate_shift", "noise_scale", "variance_ratio", "delta_mse",
            "monte_carlo_delta_mse"]

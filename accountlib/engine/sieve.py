@@ -37,7 +37,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ._numbers import ResourceLimitError, env_limit
+from ..infrastructure.numbers import ResourceLimitError, env_limit
 
 __all__ = ["SieveResult", "sieve_nodes", "factor_bound_constant", "scan_nodes", "log_factor_bound", "algorithm1_count"]
 

@@ -28,9 +28,9 @@ import sys
 from fractions import Fraction
 
 
-from . import census
-from ._numbers import as_fraction, decimal_string
-from .profiles import MAX_EPSILON, SMALLEST_ABS_TOL, SMALLEST_REL_TOL, ShiftPair
+from ..applications import census
+from ..infrastructure.numbers import as_fraction, decimal_string
+from ..theory.profiles import MAX_EPSILON, SMALLEST_ABS_TOL, SMALLEST_REL_TOL, ShiftPair
 
 DIGITS = 30
 

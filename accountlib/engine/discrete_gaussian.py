@@ -37,7 +37,7 @@ from math import comb, isqrt
 import mpmath
 import numpy as np
 
-from ._numbers import as_dps, as_fraction, as_int, as_positive_fraction, fraction_to_mpf
+from ..infrastructure.numbers import as_dps, as_fraction, as_int, as_positive_fraction, fraction_to_mpf
 
 __all__ = [
     "log_normalizer",

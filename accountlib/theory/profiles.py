@@ -26,12 +26,12 @@ from fractions import Fraction
 
 import mpmath
 
-from ._numbers import (ErrorBound, as_float, as_fraction, as_positive_fraction, as_tolerance, decimal_string,
+from ..infrastructure.numbers import (ErrorBound, as_float, as_fraction, as_positive_fraction, as_tolerance, decimal_string,
                        error_bound)
-from .lattice import lattice_of, threshold_index
-from .tails import SMALLEST_DELTA, TailEngine, check_lattice_size
-from . import tilted
-from .tilted import TiltedTailEngine
+from ..engine.lattice import lattice_of, threshold_index
+from ..engine.tails import SMALLEST_DELTA, TailEngine, check_lattice_size
+from ..engine import tilted
+from ..engine.tilted import TiltedTailEngine
 
 __all__ = [
     "ShiftPair",

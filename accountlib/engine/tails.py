@@ -30,7 +30,7 @@ import numpy as np
 from flint import arb, fmpq
 
 from . import _arb, _dd, _floatcf
-from ._numbers import ErrorBound, ResourceLimitError, as_fraction, as_tolerance, env_limit, error_bound
+from ..infrastructure.numbers import ErrorBound, ResourceLimitError, as_fraction, as_tolerance, env_limit, error_bound
 from .lattice import Lattice, lattice_of, threshold_index
 from .quadrature import node_count, truncation_mass_bound, truncation_point
 from .sieve import SieveResult, scan_nodes, sieve_nodes

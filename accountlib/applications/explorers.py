@@ -37,9 +37,10 @@ from pathlib import Path
 import mpmath
 import numpy as np
 
-from . import census, edgeworth, lattice, quadrature, rdp
-from . import discrete_gaussian as dg
-from .profiles import ShiftPair
+from . import census
+from ..engine import discrete_gaussian as dg, lattice, quadrature
+from ..theory import edgeworth, rdp
+from ..theory.profiles import ShiftPair
 
 __all__ = [
     "Series",

@@ -22,7 +22,7 @@ import math
 import mpmath
 import numpy as np
 
-from . import discrete_gaussian as dg
+from ..engine import discrete_gaussian as dg
 
 __all__ = ["standardized_cumulants", "exact_sum_pmf", "edgeworth_local", "normal_local", "remainders",
            "oscillation", "gdp_delta", "gdp_epsilon_for_delta", "discrete_continuous_gap", "composition_vs_gdp",

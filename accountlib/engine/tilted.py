@@ -55,7 +55,7 @@ from ._floatcf import SMALLEST_SIGMA2  # the same domain as the float path: the 
 from .lattice import Lattice, lattice_of
 from .quadrature import node_count
 from .sieve import _folded_distance, _mulmod, factor_bound_constant, log_factor_bound, sieve_nodes
-from ._numbers import error_bound
+from ..infrastructure.numbers import error_bound
 from .tails import TailResult, check_lattice_size
 
 __all__ = ["TiltedTailEngine", "tilted_tail_probabilities", "is_deep", "DEEP_FROM"]

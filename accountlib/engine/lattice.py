@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import reduce
 
-from ._numbers import as_fraction, as_positive_fraction
+from ..infrastructure.numbers import as_fraction, as_positive_fraction
 
 __all__ = ["Mechanism", "Lattice", "as_mechanisms", "lattice_of", "threshold_index"]
 
