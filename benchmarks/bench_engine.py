@@ -11,7 +11,7 @@ a test fails when the library has changed since.
 
 (i)   ours: ``ShiftPair.delta`` on 42 δ levels (our grid, ``census.delta_levels(21)``), relative accuracy 1e-6, from scratch
       (sieve, φ evaluations, thresholds, and the rebuild with a smaller Δ where 1e-6 needs it).
-(ii)  the paper's method, re-implemented faithfully (``TailEngine(method="paper")`` pieces):
+(ii)  the paper's method, re-implemented faithfully (the pieces of ``TailEngine(paths=PAPER_PATHS)``):
       fixed Δ = 1e-35, the per-factor sieve found by scanning every node, and the integrand
       F(ζ) = φ_S(ζ)·D(ζ) evaluated afresh at every surviving node for every threshold, with the
       direct-sum characteristic function of 48σ²+1 terms. It runs far past 5 minutes, so we time
@@ -57,11 +57,11 @@ def bench_ours(k: int, l: int) -> dict:
     pair = ShiftPair(census.pair_rhos(k, l))
     points = pair.delta(_epsilons(pair), rel_tol=1e-6)
     seconds = time.perf_counter() - started
-    engine = min(pair._engines, key=lambda e: e.delta)
+    engine = min(pair.engines, key=lambda e: e.accuracy)
     return {
         "seconds": seconds,
-        "engines_built": len(pair._engines),
-        "smallest_Delta": engine.delta,
+        "engines_built": len(pair.engines),
+        "smallest_Delta": engine.accuracy,
         "U": engine.cut,
         "N": engine.modulus,
         "per_factor_nodes": engine.sieve.per_factor_count,

@@ -198,23 +198,22 @@ def test_committed_heavy_pair_against_the_plain_arb_paths(monkeypatch):
     (double-double sums) against the untilted arb engine with the double-double path switched off."""
     from pathlib import Path
 
-    from accountlib import tails, tilted
+    from accountlib.engine.results import EvaluationPaths
 
+    arb_only = EvaluationPaths(tilted=False, double_double=False)  # neither path that produced the stored rows
     out = Path(__file__).resolve().parents[1] / "results" / "dhc"
     if (6, 33) not in census.available_pairs(out):
         pytest.skip("no committed DHC results")
     eps_rows = read(sweep.pair_paths(out, 6, 33)[0])
     picks = [r for r in eps_rows if r["delta_zcdp"] in ("1e-06", "1e-10")]
-    monkeypatch.setattr(tilted, "DEEP_FROM", float("inf"))
-    monkeypatch.setattr(tails.TailEngine, "_prepare_double_double", lambda self, weights: setattr(self, "_dd", None))
-    pair = ShiftPair(census.pair_rhos(6, 33))
-    fresh = pair.delta([Fraction(r["epsilon"]) for r in picks], rel_tol=1e-7, start_delta=1e-16)
-    assert not pair._tilted_engines
+    pair = ShiftPair(census.pair_rhos(6, 33), paths=arb_only)
+    fresh = pair.delta([Fraction(r["epsilon"]) for r in picks], rel_tol=1e-7, start_accuracy=1e-16)
+    assert not pair.tilted_engines
     with mpmath.workdps(40):
         for row, point in zip(picks, fresh):
             assert abs(mpmath.mpf(row["delta"]) - point.delta) <= float(row["error_bound"]) + point.error_bound
     trade_rows = read(sweep.pair_paths(out, 6, 33)[1])
-    engine = ShiftPair(census.pair_rhos(6, 33)).engine(2.5e-26)
+    engine = ShiftPair(census.pair_rhos(6, 33), paths=arb_only).engine(2.5e-26)
     assert engine._dd is None  # the arb loop, not the double-double sums that produced the stored rows
     with mpmath.workdps(40):
         for row in (trade_rows[i] for i in (120, 200, 280)):  # α from ~1e-10 to ~0.5

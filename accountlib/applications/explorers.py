@@ -1,6 +1,6 @@
 """Explorers: the book's curves for a grid of parameter values, switched by a slider.
 
-Application layer (layer 9): every number comes from the layers above (:mod:`accountlib.rdp`,
+Application layer of :mod:`accountlib`: every number comes from the layers below (:mod:`accountlib.rdp`,
 :mod:`accountlib.profiles`, :mod:`accountlib.edgeworth`, :mod:`accountlib.quadrature`,
 :mod:`accountlib.census`); this module only arranges them.
 

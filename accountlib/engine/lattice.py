@@ -1,6 +1,6 @@
 """Rational weights on a common integer lattice (Bézout scaling).
 
-Layer 2 of :mod:`accountlib`. A weighted sum S = Σ a_i X_i of integer-valued
+Engine layer of :mod:`accountlib`. A weighted sum S = Σ a_i X_i of integer-valued
 X_i with rational weights a_i lives on the lattice (1/L)·Z with
 
     L = lcm(denominators of a_i) / gcd(numerators of a_i),

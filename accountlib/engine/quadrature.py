@@ -1,6 +1,6 @@
 """Truncation, node counts and the trapezoidal (DFT) sum for lattice tail probabilities.
 
-Layer 3 of :mod:`accountlib`. For S_L = Σ c_i X_i on Z with characteristic
+Engine layer of :mod:`accountlib`. For S_L = Σ c_i X_i on Z with characteristic
 function φ_S(ζ) = Π_i φ_{σ_i}(c_i ζ) (real and even),
 
     P(lo ≤ S_L ≤ U) ≈ (1/N) Σ_{k=0}^{N-1} φ_S(ζ_k) D(ζ_k),   ζ_k = 2πk/N,
@@ -39,15 +39,15 @@ __all__ = [
 ]
 
 
-def truncation_point(variance_proxy: Fraction, delta: float) -> int:
+def truncation_point(variance_proxy: Fraction, accuracy: float) -> int:
     """U = ceil(sqrt(2V log(8/Δ))): then P(|S_L| > U) ≤ 2·exp(−U²/2V) ≤ Δ/4 (book, Derivations §4).
 
     >>> truncation_point(Fraction(100), 1e-10)  # sqrt(200·log(8e10)) = 70.6…
     71
     """
-    if not 0 < delta < 1:
-        raise ValueError(f"delta must be in (0, 1); got {delta!r}")
-    return math.ceil(math.sqrt(2 * float(variance_proxy) * math.log(8 / delta)))
+    if not 0 < accuracy < 1:
+        raise ValueError(f"accuracy must be in (0, 1); got {accuracy!r}")
+    return math.ceil(math.sqrt(2 * float(variance_proxy) * math.log(8 / accuracy)))
 
 
 def truncation_mass_bound(variance_proxy: Fraction, cut: int) -> float:

@@ -1,6 +1,6 @@
 """The lattice Edgeworth expansion for sums of discrete Gaussians, and its discrepancy.
 
-Layer 8 of :mod:`accountlib` (sieve paper §6 and Appendix D; the book's derivations appendix). For
+Theory layer of :mod:`accountlib` (sieve paper §6 and Appendix D; the book's derivations appendix). For
 S_m = Σ_{i≤m} X_i / B_m with X_i ~ N_Z(0, σ²) i.i.d. and B_m² = Var(Σ X_i) = m·Var X, the local expansion
 on the lattice (1/B_m)·Z reads
 

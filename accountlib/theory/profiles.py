@@ -1,6 +1,6 @@
 """Privacy curves of a fixed pair of composed discrete Gaussian mechanisms.
 
-Layer 6 of :mod:`accountlib`. The pair is the one of the 2020 Census (sieve
+Theory layer of :mod:`accountlib`. The pair is the one of the 2020 Census (sieve
 paper §3, Props. 3.3–3.4; book, Derivations §2): mechanism i releases a count plus
 N_Z(0, σ_i² = 1/ρ_i), and neighbouring data shift every count by 1. With
 ρ = (Σρ_i)/2, a_i = ρ_i/ρ (so Σa_i = 2) and S = Σ a_i X_i, the privacy loss is
@@ -29,8 +29,9 @@ import mpmath
 from ..infrastructure.numbers import (ErrorBound, as_float, as_fraction, as_positive_fraction, as_tolerance, decimal_string,
                        error_bound)
 from ..engine.lattice import lattice_of, threshold_index
-from ..engine.tails import SMALLEST_DELTA, TailEngine, check_lattice_size
-from ..engine import tilted
+from ..engine.front import START_ACCURACY, CertifiedTails, next_accuracy
+from ..engine.results import DEFAULT_PATHS, SMALLEST_ACCURACY, EvaluationPaths, check_lattice_size
+from ..engine.tails import TailEngine
 from ..engine.tilted import TiltedTailEngine
 
 __all__ = [
@@ -43,9 +44,7 @@ __all__ = [
     "lower_convex_envelope",
 ]
 
-_START_DELTA = 1e-30
 _TILT_TOLERANCES = (1e-12, 1e-14)  # J accuracies tried before falling back to the untilted engine
-_MIN_DELTA = SMALLEST_DELTA
 SMALLEST_REL_TOL = 1e-30  # the finest relative accuracy ShiftPair.delta accepts
 SMALLEST_ABS_TOL = 1e-60  # the finest absolute accuracy ShiftPair.tradeoff accepts (Δ = abs_tol/4 ≥ 2.5e-61)
 MAX_EPSILON = 5_000
@@ -94,9 +93,13 @@ class ShiftPair:
     ----------
     rhos : the budgets ρ_i > 0 (exact rationals; int, Fraction or strings).
         Zeros are rejected; drop unused entries first.
+    paths : the engine's evaluation paths (:class:`~accountlib.engine.results.EvaluationPaths`; default: all).
+
+    Every tail probability goes through the engine's front door, :class:`~accountlib.engine.front.CertifiedTails`,
+    which builds the engines, reuses them across calls and decides when a deep tail uses the tilted contour.
     """
 
-    def __init__(self, rhos):
+    def __init__(self, rhos, *, paths: EvaluationPaths = DEFAULT_PATHS):
         if isinstance(rhos, (str, bytes)) or not hasattr(rhos, "__iter__"):
             raise ValueError(f"rhos must be a list of budgets; got {type(rhos).__name__} {rhos!r}")
         self.rhos = [as_positive_fraction(r, f"rhos[{i}]") for i, r in enumerate(rhos)]
@@ -106,25 +109,23 @@ class ShiftPair:
         self.lattice = lattice_of([(r, r / self.rho) for r in self.rhos])
         check_lattice_size(self.lattice)  # refuse at once what no engine could compute
         self.shift = sum(self.lattice.coefficients)  # 2L, an integer
-        self._engines: list[TailEngine] = []
-        self._tilted_engines: list[TiltedTailEngine] = []  # kept for reports (node counts)
+        self.tails = CertifiedTails(self.lattice, paths=paths)
 
-    # -- engines, shared across calls: any engine with Δ' ≤ Δ serves a request for Δ ----------
+    # -- engines, shared across calls (the front door's reuse policy) --------------------------
 
-    def engine(self, delta: float) -> TailEngine:
-        """A :class:`TailEngine` with accuracy at least ``delta`` (built once, then reused).
+    def engine(self, accuracy: float) -> TailEngine:
+        """An untilted :class:`TailEngine` with absolute accuracy at least ``accuracy`` (Δ), built once, then reused."""
+        return self.tails.engine(accuracy)
 
-        An existing engine is reused when it is at least as accurate and not more
-        than a million times more accurate than asked (a far finer engine keeps
-        many more nodes and digits, so building a coarser one is cheaper).
-        """
-        delta = as_tolerance(delta, "delta", smallest=SMALLEST_DELTA, largest=0.5)
-        usable = [e for e in self._engines if delta * 1e-6 <= e.delta <= delta]
-        if usable:
-            return max(usable, key=lambda e: e.delta)
-        engine = TailEngine(self.lattice, delta)
-        self._engines.append(engine)
-        return engine
+    @property
+    def engines(self) -> list[TailEngine]:
+        """The untilted engines built so far (for reports: node counts, Δ)."""
+        return self.tails.engines
+
+    @property
+    def tilted_engines(self) -> list[TiltedTailEngine]:
+        """The tilted-contour engines built so far."""
+        return self.tails.tilted_engines
 
     # -- (ε, δ) -------------------------------------------------------------------------------
 
@@ -137,15 +138,15 @@ class ShiftPair:
             error = (first.error_bound + growth * second.error_bound) * (1 + 1e-9)  # mpf: no overflow, no underflow
         return DeltaPoint(eps, value, error_bound(error))
 
-    def delta(self, epsilons, *, rel_tol: float = 1e-6, start_delta: float | None = None) -> list[DeltaPoint]:
-        """The exact δ(ε) at each ε, each with error_bound ≤ rel_tol·δ (book, Derivations §6).
+    def delta(self, epsilons, *, rel_tol: float = 1e-6, start_accuracy: float | None = None) -> list[DeltaPoint]:
+        """The exact privacy profile δ(ε) at each ε, each with error_bound ≤ rel_tol·δ (book chapter 4).
 
-        Deep levels — both thresholds at least ``tilted.DEEP_FROM``·√V into the tail — use the tilted contour
-        (:mod:`accountlib.tilted`), which delivers relative accuracy in float64. The others,
-        and any deep level it cannot certify, use the untilted engine: it starts at
-        Δ = ``start_delta`` (default 1e-30, or the finest engine already built) and, where the
-        bound is not yet small enough, rebuilds with Δ ≈ rel_tol·δ/(2(1 + e^ε)). A good
-        ``start_delta`` saves the rebuild.
+        Deep levels — both thresholds at least ``paths.deep_from``·√V into the tail — use the tilted contour
+        (:mod:`accountlib.engine.tilted`), which delivers relative accuracy in float64. The others,
+        and any deep level it cannot certify, use the untilted engine: it starts at absolute accuracy
+        Δ = ``start_accuracy`` (default 1e-30) and, where the bound is not yet small enough, rebuilds
+        with Δ ≈ rel_tol·δ/(2(1 + e^ε)) (:func:`accountlib.engine.front.next_accuracy`). A good
+        ``start_accuracy`` saves the rebuild.
         """
         if isinstance(epsilons, (str, bytes)) or not hasattr(epsilons, "__iter__"):
             raise ValueError(f"epsilons must be a list of numbers; got {epsilons!r}")
@@ -154,27 +155,26 @@ class ShiftPair:
             if e > MAX_EPSILON:
                 raise ValueError(f"epsilons must be at most {MAX_EPSILON} (the largest ε supported); got {decimal_string(e, 6)}")
         rel_tol = as_tolerance(rel_tol, "rel_tol", smallest=SMALLEST_REL_TOL, largest=0.5)
-        if start_delta is not None:
-            start_delta = as_tolerance(start_delta, "start_delta", smallest=SMALLEST_DELTA, largest=0.5)
+        if start_accuracy is not None:
+            start_accuracy = as_tolerance(start_accuracy, "start_accuracy", smallest=SMALLEST_ACCURACY, largest=0.5)
         points: dict[int, DeltaPoint] = self._delta_tilted(eps, rel_tol)
-        delta = start_delta or _START_DELTA
+        accuracy = start_accuracy or START_ACCURACY
         todo = [i for i in range(len(eps)) if i not in points]
         while todo:
-            engine = self.engine(delta)
+            engine = self.engine(accuracy)
             needed = {}
             for i, point in zip(todo, self._delta_batch(engine, [eps[i] for i in todo])):
                 points[i] = point
                 if not point.error_bound <= rel_tol * point.delta:
                     growth = 1 + math.exp(min(float(point.epsilon), 700))
                     estimate = float(point.delta) if point.delta > 0 else 0.0
-                    needed[i] = rel_tol * estimate / (2 * growth) if estimate > 0 else delta * 1e-20
-            if not needed or engine.delta <= _MIN_DELTA:
+                    needed[i] = rel_tol * estimate / (2 * growth) if estimate > 0 else accuracy * 1e-20
+            if not needed or engine.accuracy <= SMALLEST_ACCURACY:
                 break
             todo = sorted(needed)
             # one engine serves a band of twelve decades of required accuracy; finer ones come next round
             loosest = max(needed.values())
-            delta = max(min(v for v in needed.values() if v >= loosest * 1e-12), _MIN_DELTA)
-            delta = min(delta, engine.delta * 1e-2)
+            accuracy = next_accuracy(engine.accuracy, min(v for v in needed.values() if v >= loosest * 1e-12))
         return [points[i] for i in range(len(eps))]
 
     def _thresholds(self, epsilon: Fraction) -> tuple[int, int]:
@@ -185,14 +185,13 @@ class ShiftPair:
     def _delta_tilted(self, eps: list[Fraction], rel_tol: float) -> dict[int, DeltaPoint]:
         """δ(ε) on the tilted contour for the deep levels it certifies to ``rel_tol``; {} if none."""
         deep = {i: self._thresholds(e) for i, e in enumerate(eps)}
-        deep = {i: t for i, t in deep.items() if tilted.is_deep(self.lattice, t[0])}
+        deep = {i: t for i, t in deep.items() if self.tails.is_deep(t[0])}
         points: dict[int, DeltaPoint] = {}
         for j_tol in _TILT_TOLERANCES:
             todo = [i for i in deep if i not in points]
             if not todo:
                 break
-            engine = TiltedTailEngine(self.lattice, smallest_index=min(deep[i][0] for i in todo), j_tol=j_tol)
-            self._tilted_engines.append(engine)
+            engine = self.tails.tilted_engine(min(deep[i][0] for i in todo), j_tol)
             tails = engine.tail_indices([t for i in todo for t in deep[i]])
             for n, i in enumerate(todo):
                 point = self._combine(60, eps[i], tails[2 * n], tails[2 * n + 1])
@@ -243,12 +242,12 @@ class ShiftPair:
         abs_tol = as_tolerance(abs_tol, "abs_tol", smallest=SMALLEST_ABS_TOL, largest=0.5)
         points = []
         for a in values:
-            delta = abs_tol / 4  # self.engine() reuses any engine at least this accurate
+            accuracy = abs_tol / 4  # self.engine() reuses any engine at least this accurate
             while True:
-                point = self._tradeoff_at(self.engine(delta), a)
-                if point.error_bound <= abs_tol or delta <= _MIN_DELTA:
+                point = self._tradeoff_at(self.engine(accuracy), a)
+                if point.error_bound <= abs_tol or accuracy <= SMALLEST_ACCURACY:
                     break
-                delta = max(delta * min(1e-2, abs_tol / point.error_bound / 4), _MIN_DELTA)
+                accuracy = next_accuracy(accuracy, accuracy * (abs_tol / point.error_bound / 4))
             points.append(point)
         return points
 

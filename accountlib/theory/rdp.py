@@ -1,6 +1,6 @@
 """Privacy-loss cumulant generating functions, optimal zCDP, and the zCDP–RDP gap.
 
-Layer 7 of :mod:`accountlib`, after the unifying paper (§3–4; book, Derivations §8). For
+Theory layer of :mod:`accountlib`, after the unifying paper (§3–4; book, Derivations §8). For
 an additive-noise mechanism with noise Z and query change s, P = Law(s + Z),
 Q = Law(Z), and
 

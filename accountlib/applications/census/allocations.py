@@ -1,6 +1,6 @@
 """The 2020 Census DHC privacy-loss budget allocations and their pairs.
 
-Application layer (layer 9). The 43 distinct allocations
+Application layer of :mod:`accountlib`. The 43 distinct allocations
 ("geographic paths") of the 2020 Census Demographic and Housing
 Characteristics File, each a 10×8 table of exact rationals ρ (queries ×
 geographic levels; 0 = a level the path does not use), summing to

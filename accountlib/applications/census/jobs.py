@@ -1,6 +1,6 @@
 """The DHC sweep: both exact curves of every allocation pair, one job per pair, on the generic executor.
 
-Layer 10 of :mod:`accountlib`. Jobs run on an executor — a local process pool
+Application layer of :mod:`accountlib`. Jobs run on the generic executor (:mod:`accountlib.infrastructure.executor`) — a local process pool
 by default, or a Dask distributed cluster when the caller passes a scheduler
 address. Every job writes its own result files atomically (a temporary file in
 the same folder, then ``os.replace``), so an interrupted sweep loses at most
@@ -102,7 +102,7 @@ def _pair_job(k, l, out_dir, *, smallest_delta_exponent, rel_tol, abs_tol, point
     levels = delta_levels(smallest_delta_exponent)
     epsilons = [Fraction(repr(epsilon_zcdp(base_rho, d))) for d in levels]
     # start coarse: the large-δ levels are settled by a cheap engine, finer engines follow for the rest
-    points = pair.delta(epsilons, rel_tol=rel_tol, start_delta=1e-16)
+    points = pair.delta(epsilons, rel_tol=rel_tol, start_accuracy=1e-16)
     eps_rows = [(f"{d:.0e}", _decimal(p.epsilon), _decimal(p.delta), _decimal(p.error_bound))
                 for d, p in zip(levels, points)]
     engine = pair.engine(abs_tol / 4)
@@ -117,7 +117,7 @@ def _pair_job(k, l, out_dir, *, smallest_delta_exponent, rel_tol, abs_tol, point
     eps_path, trade_path = pair_paths(out_dir, k, l)
     write_csv_atomically(eps_path, EPS_DELTA_HEADER, eps_rows)
     write_csv_atomically(trade_path, TRADEOFF_HEADER, trade_rows)
-    finest = min(pair._engines, key=lambda e: e.delta)
+    finest = min(pair.engines, key=lambda e: e.accuracy)
     return {
         "pair": (k, l),
         "seconds": time.perf_counter() - started,
@@ -125,10 +125,10 @@ def _pair_job(k, l, out_dir, *, smallest_delta_exponent, rel_tol, abs_tol, point
         "N": finest.modulus,
         "per_factor_nodes": finest.sieve.per_factor_count,
         "nodes": int(finest.nodes.size),
-        "engines": len(pair._engines),
-        "smallest_Delta": finest.delta,
-        "tilted_engines": len(pair._tilted_engines),
-        "tilted_nodes": sum(int(e.nodes.size) for e in pair._tilted_engines),
+        "engines": len(pair.engines),
+        "smallest_Delta": finest.accuracy,
+        "tilted_engines": len(pair.tilted_engines),
+        "tilted_nodes": sum(int(e.nodes.size) for e in pair.tilted_engines),
     }
 
 

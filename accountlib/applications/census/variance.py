@@ -31,7 +31,7 @@ def scaled_delta(k: int, l: int, c, epsilon, *, rel_tol: float = 1e-6):
 
     c = as_positive_fraction(c, "c")
     # start coarse (as the sweep does): shallow levels need Δ ≈ 1e-12, deep ones go to the tilted contour
-    return ShiftPair([r / c for r in pair_rhos(k, l)]).delta([epsilon], rel_tol=rel_tol, start_delta=1e-16)[0]
+    return ShiftPair([r / c for r in pair_rhos(k, l)]).delta([epsilon], rel_tol=rel_tol, start_accuracy=1e-16)[0]
 
 
 def smallest_variance_scale(pairs, delta_target: float, *, resolution: int = 10_000, rel_tol: float = 1e-6,
