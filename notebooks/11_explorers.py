@@ -41,7 +41,7 @@
 # {doc}`05_census_dhc`. You can read each section on its own once you have read the chapter it builds on.
 # ```
 #
-# Every chapter of this book fixes its parameters and draws one picture. An {term}`explorer` draws the same picture
+# The other chapters of this book draw each picture for fixed parameters. An {term}`explorer` draws the same picture
 # for a whole range of a parameter and lets you move through the range with a slider. On this page each explorer comes
 # in three forms. The **interactive figure** holds the curves for a grid of parameter values, all computed with
 # `accountlib` when the book was built; the slider under it switches between them in your browser. It is drawn with
