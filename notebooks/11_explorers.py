@@ -151,10 +151,10 @@ explorers.static_figure(gap)
 plt.show()
 
 # %% [markdown]
-# Live (in Jupyter): any shift $s$ between 0.01 and 3.2, and orders up to 10. The mixture's quadrature rule is built
-# for moderate shifts and orders: before trusting a live mixture curve at shifts above 2 and orders above 8, compute
-# `rdp.GaussianMixture(1.0).cgf_check(t, s)` there, which compares the rule with one of twice as many nodes; where it
-# is not small, neither rule has converged and the curve is not reliable.
+# Live (in Jupyter): any shift $s$ between 0.01 and 3.2, and orders up to 10. At large shifts and orders the
+# mixture's integrand peaks far out, near $x \approx (t+1)s$, so the library centres its quadrature rule on that peak;
+# `rdp.GaussianMixture(1.0).cgf_check(t, s)` compares the rule with one of twice as many nodes, and you can check
+# any point of a live curve with it.
 
 # %% tags=["remove-output", "nbval-ignore-output"]
 explorers.live("gap")

@@ -69,6 +69,22 @@ def test_mixture_gauss_hermite_matches_adaptive_quadrature():
     assert rdp.GaussianMixture(m).cgf(t, s) == pytest.approx(math.log(value), rel=1e-11)
 
 
+@pytest.mark.parametrize("m, t, s", [(1.0, 15.0, 2.0), (1.0, 8.0, 3.16), (1.0, 10.0, 3.16), (2.0, 10.0, 3.0)])
+def test_mixture_far_orders_match_mpmath(m, t, s):
+    """Large (t+1)s: the integrand peaks far beyond the plain Gauss–Hermite nodes; the recentred rule holds."""
+    with mpmath.workdps(40):
+        mm, tt, ss = mpmath.mpf(m), mpmath.mpf(t), mpmath.mpf(s)
+        p = lambda x: (mpmath.npdf(x, -mm, 1) + mpmath.npdf(x, mm, 1)) / 2
+        f = lambda x: p(x - ss) ** (tt + 1) / p(x) ** tt
+        peak = (tt + 1) * ss
+        exact = float(mpmath.log(mpmath.quad(f, [-mpmath.inf, -mm - 10, 0, mm + 10, peak - 10, peak, peak + 10,
+                                                 mpmath.inf])))
+    mixture = rdp.GaussianMixture(m)
+    assert mixture.cgf(t, s) == pytest.approx(exact, rel=1e-13)
+    assert mixture.cgf_check(t, s) < 1e-9 * exact
+    assert 0 < mixture.gap(t, s) < math.log(2) + 1e-9  # the gap levels off at log 2 (unifying paper §4.1)
+
+
 def test_subsampled_gaussian_integer_and_fractional_orders_agree():
     mech = rdp.PoissonSubsampledGaussian(0.2, 1.1)
     exact = rdp.sampled_gaussian_cgf(0.2, 1.1, 3, 1.0)

@@ -14,7 +14,7 @@ Each explorer exists in three forms:
 
 The curves:
 
-* :func:`gap_series` — the gap Γ(t) = K(t) − ρ·t(t+1) between a mechanism's privacy-loss CGF and its
+* :func:`gap_series` — the gap Γ(t) = ρ·t(t+1) − K(t) ≥ 0 between a mechanism's privacy-loss CGF and its
   optimal zCDP bound (unifying paper §4.1, Prop. 4.1; Figure 4(a)) for the Gaussian, the Gaussian
   mixture and the Laplace noise, at shift s;
 * :func:`subsampled_gap_series` — Γ(t) of the Poisson-subsampled Gaussian (unifying paper Prop. 4.2,

@@ -329,13 +329,35 @@ class GaussianMixture(Mechanism):
         m = self.m
         return np.logaddexp(-(x - m) ** 2 / 2, -(x + m) ** 2 / 2) - math.log(2 * math.sqrt(2 * math.pi))
 
+    _CENTRE_FROM = 3.0  # recentre the rule when the integrand peaks beyond |x| = 3 (of the Gauss–Hermite variable)
+
+    def _log_integrand(self, t, s, sign, x):
+        """log f(x) with E g(sign·m + N(0,1)) = π^{-1/2} ∫ f(x) e^{−x²} dx, f = (q/p)^{t+1} at sign·m + √2x."""
+        points = sign * self.m + math.sqrt(2) * x
+        return (t + 1) * (self._log_density(points - s) - self._log_density(points))
+
+    def _peak(self, t, s, sign) -> float:
+        """Where log f(x) − x² is largest (the integrand's peak; at x ≈ (t+1)s/√2 for large (t+1)s)."""
+        guess = (t + 1) * s / math.sqrt(2)
+        result = optimize.minimize_scalar(lambda x: -(float(self._log_integrand(t, s, sign, np.array([x]))[0]) - x * x),
+                                          bracket=(min(0.0, guess) - 1, max(0.0, guess) + 1), tol=1e-10)
+        return float(result.x)
+
     def _cgf_nodes(self, t, s, nodes):
+        """K(t) by an n-node Gauss–Hermite rule per mixture component.
+
+        When (t+1)s is large the integrand (q/p)^{t+1}e^{−x²} peaks far out (x ≈ (t+1)s/√2), beyond the
+        rule's nodes; the rule is then recentred on the peak c: ∫ f(x)e^{−x²}dx = ∫ f(c+y)e^{−2cy−c²} e^{−y²}dy.
+        """
         x, log_w = _gauss_hermite_log(nodes)
         total = []
         for sign in (-1.0, 1.0):
-            points = sign * self.m + math.sqrt(2) * x
-            log_ratio = self._log_density(points - s) - self._log_density(points)
-            total.append(special.logsumexp((t + 1) * log_ratio + log_w))
+            centre = self._peak(t, s, sign) if abs((t + 1) * s) / math.sqrt(2) > self._CENTRE_FROM else 0.0
+            if abs(centre) <= self._CENTRE_FROM:
+                total.append(special.logsumexp(self._log_integrand(t, s, sign, x) + log_w))
+            else:
+                total.append(special.logsumexp(self._log_integrand(t, s, sign, centre + x) - 2 * centre * x
+                                               - centre * centre + log_w))
         return float(np.logaddexp(*total) - math.log(2))
 
     def cgf(self, t, s):
