@@ -238,7 +238,7 @@ def _execute_notebook(source: str, target: str, parameters: dict, ledger_dir: st
         nb.cells.insert(0, setup)
     partial_target = Path(target).with_suffix(".partial.ipynb")
     papermill.execute_notebook(nb, str(partial_target), parameters=parameters, cwd=str(Path(source).parent),
-                               progress_bar=False, extra_arguments=["--log-level=ERROR"])  # no kernel chatter
+                               progress_bar=False, extra_arguments=["--log-level=CRITICAL"])  # no kernel chatter
     with open(partial_target, "rb") as handle:
         os.fsync(handle.fileno())
     os.replace(partial_target, target)

@@ -13,13 +13,13 @@
 
 # %% [markdown]
 # A chapter-like notebook for the tests of `python -m accountlib sweep notebook`: a parameters cell, a few
-# values glued with myst-nb (hidden, shown, a numpy scalar, a list, a figure, a table), and a switch that
-# makes the run fail.
+# values glued with myst-nb (hidden, shown, a numpy scalar, a list, a figure, a table), and a parameter
+# that makes one run of a grid fail.
 
 # %% tags=["parameters"]
 x = 2  # a number
 label = "a"  # a text
-fail = False  # True: the run raises
+fail_at = None  # the run raises when x equals this
 offset = 0.5
 
 # %%
@@ -29,7 +29,7 @@ from myst_nb import glue
 
 from accountlib import ledger
 
-if fail:
+if x == fail_at:
     raise ValueError(f"asked to fail at x = {x}")
 square = x * x + offset
 glue("square", square, display=False)
