@@ -227,7 +227,19 @@ def _fail(message: str):
     raise CommandLineError(message)
 
 
+def _refuse_negative_budgets(argv: list[str]) -> None:
+    """argparse reads ``--rho -1/10`` as an unknown option; name the real problem instead."""
+    if "--rho" in argv:
+        for token in argv[argv.index("--rho") + 1:]:
+            if token.startswith("-") and token[1:2].isdigit():
+                _fail(f"--rho budgets must be > 0; got {token!r}")
+            if token.startswith("-"):
+                break
+
+
 def _main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    _refuse_negative_budgets(argv)
     parser = _parser()
     args = parser.parse_args(argv)
     if args.command == "delta":
