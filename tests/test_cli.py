@@ -109,7 +109,7 @@ def test_rho_and_budgets_give_the_pair_output_byte_for_byte(tmp_path):
 
 
 def test_rho_of_one_mechanism_against_a_closed_form():
-    """One mechanism N_Z(0, 1/ρ) vs N_Z(1, 1/ρ) at ρ = 1/2: δ(ε) = P(Z > ε/ρ − 1/2... ) summed directly."""
+    """One mechanism N_Z(0, 1/ρ) vs N_Z(1, 1/ρ) at ρ = 1/2: δ(ε) = Σ_x (p(x) − e^ε p(x − 1))_+ summed directly."""
     from fractions import Fraction
 
     import mpmath
