@@ -1,4 +1,4 @@
-"""``python -m accountlib sweep ...``: the DHC pairs and the DP-SGD grid on the generic executor.
+"""``python -m accountlib sweep ...``: the DHC pairs, the DP-SGD grid and any chapter's parameter grid.
 
 Each application hands its jobs to :func:`accountlib.infrastructure.executor.run_jobs`; this module only
 parses the command line, checks it and reports. Every error is one line on stderr and exit status 2.
@@ -14,18 +14,32 @@ from ..applications import census
 from ..applications.census import pair_status, run_dhc_sweep
 from ..applications.dpsgd import dpsgd_grid
 from ..infrastructure.executor import SweepError, check_scheduler_address, run_jobs, sweep_lock
+from ..infrastructure.notebook_sweep import split_values, sweep_notebook
 
 __all__ = ["add_sweep_parser"]
 
 def add_sweep_parser(subparsers) -> None:
-    sweep = subparsers.add_parser("sweep", help="run the DHC pairs or the DP-SGD sweeps on a process pool or a Dask "
-                                  "cluster", description="dhc: the exact (ε, δ) and trade-off curves of DHC pairs, "
-                                  "one file per pair. dpsgd: the DP-SGD chapter's training sweeps (one job per setting and seed), one "
-                                  "JSON file per setting and seed. Files are written atomically; re-running skips "
+    sweep = subparsers.add_parser("sweep", help="run the DHC pairs, the DP-SGD sweeps or a chapter's parameter grid "
+                                  "on a process pool or a Dask cluster", description="dhc: the exact (ε, δ) and "
+                                  "trade-off curves of DHC pairs, one file per pair. dpsgd: the DP-SGD chapter's training "
+                                  "sweeps (one job per setting and seed), one JSON file per setting and seed. notebook "
+                                  "CHAPTER: the chapter run with papermill at every point of the --grid (Cartesian "
+                                  "product), one executed notebook per point, and the values each run glued (myst-nb "
+                                  "glue) in one table, OUT/results.csv. Files are written atomically; re-running skips "
                                   "finished work.")
-    sweep.add_argument("target", choices=["dhc", "dpsgd"],
-                       help="what to sweep (dhc: the 946 allocation pairs; dpsgd: the paper's DP-SGD grid)")
-    sweep.add_argument("--out", default=None, help="output folder (default results/dhc or results/dpsgd); made "
+    sweep.add_argument("target", choices=["dhc", "dpsgd", "notebook"],
+                       help="what to sweep (dhc: the 946 allocation pairs; dpsgd: the paper's DP-SGD grid; "
+                       "notebook: a chapter over a parameter grid)")
+    sweep.add_argument("chapter", nargs="?", default=None, metavar="CHAPTER",
+                       help="notebook only: notebooks/NN_name.py (or .ipynb), or a chapter stem such as "
+                       "00_primer or its number 00")
+    sweep.add_argument("--grid", action="append", default=[], metavar="NAME=V1,V2",
+                       help="notebook only: a parameter of the chapter's parameters cell and its values (Python "
+                       "literals such as 0.5, True, [1, 2], else text); repeat for a Cartesian product")
+    sweep.add_argument("--set", action="append", default=[], metavar="NAME=V", dest="fixed",
+                       help="notebook only: a parameter given the same value in every run")
+    sweep.add_argument("--out", default=None, help="output folder (default results/dhc or results/dpsgd; required "
+                       "for notebook); made "
                        "absolute before jobs are sent, and with --scheduler it must be on a filesystem every worker "
                        "shares. One sweep at a time per folder (a lock file refuses a second)")
     sweep.add_argument("--pairs", nargs="+", type=int, metavar="K L",
@@ -63,6 +77,45 @@ def _error(message: str) -> int:
     return 2
 
 
+def _assignments(option: str, items: list[str], *, many: bool) -> dict[str, list[str]]:
+    """``NAME=V1,V2`` (``--grid``) or ``NAME=V`` (``--set``) items as {name: [value texts]}."""
+    found = {}
+    for item in items:
+        name, equals, values = item.partition("=")
+        name = name.strip()
+        if not equals or not name.isidentifier():
+            raise ValueError(f"{option} takes NAME={'V1,V2,...' if many else 'V'} with NAME a parameter of the "
+                             f"chapter; got {item!r}")
+        if name in found:
+            raise ValueError(f"{option} {name} is given twice")
+        found[name] = split_values(values) if many else [values.strip()]
+        if any(v == "" for v in found[name]):
+            raise ValueError(f"{option} {name}: an empty value in {item!r}")
+    return found
+
+
+def _notebook_sweep(args) -> int:
+    if args.chapter is None:
+        return _error("sweep notebook needs CHAPTER (notebooks/NN_name.py, or a chapter stem such as 00_primer)")
+    if args.out is None:
+        return _error("sweep notebook needs --out DIR (the executed notebooks and results.csv go there)")
+    if args.pairs or args.summarise or args.data_dir or args.settings or args.seeds or args.targets:
+        return _error("--pairs, --summarise, --data-dir, --settings, --seeds and --targets do not apply to "
+                      "'sweep notebook' (use --grid NAME=V1,V2 and --set NAME=V)")
+    grid = _assignments("--grid", args.grid, many=True)
+    fixed = {n: v[0] for n, v in _assignments("--set", args.fixed, many=False).items()}
+    started = time.perf_counter()
+    result = sweep_notebook(args.chapter, grid, args.out, fixed=fixed, scheduler=args.scheduler,
+                            workers=args.workers, progress=not args.no_progress)
+    print(f"{len(result.executed)} runs executed in {time.perf_counter() - started:.1f} s; {result.rows} runs "
+          f"tabulated in {result.table}")
+    if result.skipped_names:
+        print(f"not tabulated (not a scalar): {', '.join(result.skipped_names)}")
+    if result.failures:
+        return _error(" ".join(result.failure_message.split()))
+    return 0
+
+
 def _run_sweep_command(args) -> int:
     if args.workers is not None and args.workers < 1:
         return _error("--workers must be >= 1")
@@ -70,6 +123,10 @@ def _run_sweep_command(args) -> int:
         check_scheduler_address(args.scheduler)
     if args.out is not None and Path(args.out).exists() and not Path(args.out).is_dir():
         return _error(f"--out {args.out} exists and is not a folder")
+    if args.target == "notebook":
+        return _notebook_sweep(args)
+    if args.chapter is not None or args.grid or args.fixed:
+        return _error(f"CHAPTER, --grid and --set apply to 'sweep notebook' only, not to 'sweep {args.target}'")
     started = time.perf_counter()
     if args.target == "dpsgd":
         if args.pairs or args.summarise:
