@@ -5,6 +5,8 @@ import subprocess
 import sys
 from decimal import Decimal
 
+import mpmath
+
 import pytest
 
 
@@ -152,6 +154,19 @@ def test_bad_budgets_exit_2_with_one_line(args, message):
     assert len(result.stderr.strip().splitlines()) == 1 and len(result.stderr) < 500 and result.stdout == ""
 
 
+def test_budgets_with_sensitivities_are_the_library_pair(tmp_path):
+    from accountlib.profiles import ShiftPair
+
+    (tmp_path / "b.csv").write_text("rho,sensitivity\n1/2,1\n1/3,2\n")
+    result = run("delta", "--budgets", str(tmp_path / "b.csv"), "--eps", "1", "--json")
+    assert result.returncode == 0, result.stderr
+    point = ShiftPair(["1/2", "1/3"], sensitivities=[1, 2]).delta([1])[0]
+    row = json.loads(result.stdout)[0]
+    assert mpmath.mpf(row["delta"]) == pytest.approx(point.delta, rel=1e-25)
+    # a sensitivity of 2 is a larger shift than two mechanisms of sensitivity 1 would make: δ is larger
+    assert point.delta > ShiftPair(["1/2", "1/3"]).delta([1])[0].delta
+
+
 @pytest.mark.parametrize(
     "text, message",
     [
@@ -161,7 +176,8 @@ def test_bad_budgets_exit_2_with_one_line(args, message):
         ("rho\n0.1\n0\n", "line 3: rho must be > 0"),
         ("rho\n0.1,2\n", "line 2 has 2 fields, expected 1"),
         ("rho\nx\n", "line 2 rho could not be read"),
-        ("rho,sensitivity\n0.1,2\n", "sensitivity '2' is not supported"),
+        ("rho,sensitivity\n0.1,0\n", "sensitivity must be a whole number in 1..1000000"),
+        ("rho,sensitivity\n0.1,1.5\n", "sensitivity must be a whole number"),
     ],
 )
 def test_bad_budget_files(tmp_path, text, message):

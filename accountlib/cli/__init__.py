@@ -10,8 +10,9 @@ Subcommands
     β = f(α) of the same composition, certified to error_bound ≤ T.
 
 ``--rho`` takes exact rationals (decimals or fractions such as 11/10000), each > 0, any number of them;
-``--budgets`` a CSV file with a ``rho`` column (one budget per line; a ``sensitivity`` column, if
-present, must hold 1 everywhere: ``ShiftPair`` composes shift-1 pairs). ``--pair K L`` is the budgets
+``--budgets`` a CSV file with a ``rho`` column (one budget per line) and optionally a ``sensitivity``
+column: mechanism i then compares N_Z(0, 1/ρ_i) with N_Z(s_i, 1/ρ_i), s_i a whole number
+(``ShiftPair(rhos, sensitivities=...)``). ``--pair K L`` is the budgets
 of allocations K and L together (``census.pair_rhos``). Exactly one of the three.
 
 Numbers are printed as decimal strings with 30 significant digits; an error
@@ -37,7 +38,7 @@ from fractions import Fraction
 
 from ..applications import census
 from ..infrastructure.numbers import as_fraction, decimal_string
-from ..theory.profiles import MAX_EPSILON, SMALLEST_ABS_TOL, SMALLEST_REL_TOL, ShiftPair
+from ..theory.profiles import MAX_EPSILON, MAX_SENSITIVITY, SMALLEST_ABS_TOL, SMALLEST_REL_TOL, ShiftPair
 
 DIGITS = 30
 
@@ -81,8 +82,9 @@ def _budget(text: str) -> Fraction:
 MAX_BUDGET_FILE_BYTES = 10**7
 
 
-def _budgets_file(path: str) -> list[Fraction]:
-    """The ``rho`` column of a CSV file (header ``rho`` or ``rho,sensitivity``), each budget > 0."""
+def _budgets_file(path: str) -> tuple[list[Fraction], list[int] | None]:
+    """The budgets (and sensitivities, when the file has that column) of a CSV file with header ``rho`` or
+    ``rho,sensitivity``: each budget > 0, each sensitivity a positive integer."""
     import csv
     import io
     from pathlib import Path
@@ -99,7 +101,7 @@ def _budgets_file(path: str) -> list[Fraction]:
     if header not in (["rho"], ["rho", "sensitivity"]):
         _fail(f"--budgets {path}: the first line must be the header rho (or rho,sensitivity); got "
               f"{','.join(rows[0]) if rows else 'an empty file'!r}")
-    budgets = []
+    budgets, shifts = [], []
     for line, row in enumerate(rows[1:], start=2):
         if len(row) != len(header):
             _fail(f"--budgets {path}: line {line} has {len(row)} fields, expected {len(header)}")
@@ -107,13 +109,16 @@ def _budgets_file(path: str) -> list[Fraction]:
         rho = as_fraction(row[0], f"{where} rho")
         if rho <= 0:
             _fail(f"{where}: rho must be > 0 (drop unused mechanisms); got {row[0].strip()!r}")
-        if len(row) == 2 and as_fraction(row[1], f"{where} sensitivity") != 1:
-            _fail(f"{where}: sensitivity {row[1].strip()!r} is not supported; the command line composes "
-                  "N_Z(0, 1/rho) against N_Z(1, 1/rho) (sensitivity 1) only")
+        if len(row) == 2:
+            shift = as_fraction(row[1], f"{where} sensitivity")
+            if shift.denominator != 1 or not 1 <= shift <= MAX_SENSITIVITY:
+                _fail(f"{where}: sensitivity must be a whole number in 1..{MAX_SENSITIVITY} (the noise lives on the "
+                      f"integers, so a query moves by a whole number); got {row[1].strip()!r}")
+            shifts.append(int(shift))
         budgets.append(rho)
     if not budgets:
         _fail(f"--budgets {path}: no budgets below the header")
-    return budgets
+    return budgets, (shifts if len(header) == 2 else None)
 
 
 def _add_pair_argument(parser) -> None:
@@ -124,8 +129,9 @@ def _add_pair_argument(parser) -> None:
                        help="your own composition: the budgets ρ_i > 0 of mechanisms N_Z(0, 1/ρ_i) against "
                        "N_Z(1, 1/ρ_i), exact decimals or fractions, e.g. 0.05 11/10000")
     which.add_argument("--budgets", metavar="FILE.csv",
-                       help="the same budgets from a CSV file with a header line rho (or rho,sensitivity with "
-                       "sensitivity 1) and one budget per line")
+                       help="the budgets from a CSV file: a header line rho (or rho,sensitivity) and one mechanism "
+                       "per line; mechanism i compares N_Z(0, 1/ρ_i) with N_Z(s_i, 1/ρ_i), s_i its sensitivity "
+                       "(a whole number, default 1)")
 
 
 class CommandLineError(Exception):
@@ -191,7 +197,10 @@ def _composition(args) -> ShiftPair:
     """The pair the user named: ``--pair K L``, ``--rho R ...`` or ``--budgets FILE.csv``."""
     if args.pair is not None:
         return _pair(*args.pair)
-    return ShiftPair(args.rho if args.rho is not None else _budgets_file(args.budgets))
+    if args.rho is not None:
+        return ShiftPair(args.rho)
+    budgets, shifts = _budgets_file(args.budgets)
+    return ShiftPair(budgets, sensitivities=shifts)
 
 
 def _print_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:

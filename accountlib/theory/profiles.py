@@ -86,29 +86,62 @@ def epsilon_zcdp(rho, delta) -> float:
     return rho + 2 * math.sqrt(rho * (math.log(1 / delta) if delta >= 1e-300 else -math.log(delta)))
 
 
+MAX_SENSITIVITY = 10**6
+
+
+def _sensitivities(values, count: int) -> list[int]:
+    """The shifts s_i as positive integers (default all 1); a clear error names the bad entry."""
+    if values is None:
+        return [1] * count
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise ValueError(f"sensitivities must be a list of positive integers; got {values!r}")
+    values = list(values)
+    if len(values) != count:
+        raise ValueError(f"sensitivities must hold one shift per budget ({count}); got {len(values)}")
+    out = []
+    for i, value in enumerate(values):
+        try:
+            s = as_fraction(value, f"sensitivities[{i}]")
+        except ValueError:
+            raise ValueError(f"sensitivities[{i}] must be a positive integer; got {value!r}") from None
+        if s.denominator != 1 or not 1 <= s <= MAX_SENSITIVITY:
+            raise ValueError(f"sensitivities[{i}] must be an integer in 1..{MAX_SENSITIVITY} (the discrete Gaussian "
+                             f"lives on the integers, so a query moves by a whole number); got {value!r}")
+        out.append(int(s))
+    return out
+
+
 class ShiftPair:
-    """Composition of N_Z(0, 1/ρ_i) against N_Z(1, 1/ρ_i), i = 1..m (the census pair).
+    """Composition of N_Z(0, 1/ρ_i) against N_Z(s_i, 1/ρ_i), i = 1..m (the census pair has every s_i = 1).
+
+    Mechanism i adds discrete Gaussian noise of variance 1/ρ_i to a query that neighbouring data move by the
+    integer s_i (its sensitivity). The privacy loss is ρ'(1 − S) with ρ' = Σ ρ_i s_i²/2 (the pair's zCDP ρ) and
+    S = Σ (ρ_i s_i/ρ') X_i, so δ(ε) = P(S > ε/ρ' − 1) − e^ε P(S > ε/ρ' + 1), and S under the second
+    distribution is S + 2 (sieve paper §2; book chapter 2).
 
     Parameters
     ----------
     rhos : the budgets ρ_i > 0 (exact rationals; int, Fraction or strings).
         Zeros are rejected; drop unused entries first.
+    sensitivities : the shifts s_i, positive integers (default: all 1).
     paths : the engine's evaluation paths (:class:`~accountlib.engine.results.EvaluationPaths`; default: all).
 
     Every tail probability goes through the engine's front door, :class:`~accountlib.engine.front.CertifiedTails`,
     which builds the engines, reuses them across calls and decides when a deep tail uses the tilted contour.
     """
 
-    def __init__(self, rhos, *, paths: EvaluationPaths = DEFAULT_PATHS):
+    def __init__(self, rhos, *, sensitivities=None, paths: EvaluationPaths = DEFAULT_PATHS):
         if isinstance(rhos, (str, bytes)) or not hasattr(rhos, "__iter__"):
             raise ValueError(f"rhos must be a list of budgets; got {type(rhos).__name__} {rhos!r}")
         self.rhos = [as_positive_fraction(r, f"rhos[{i}]") for i, r in enumerate(rhos)]
         if not self.rhos:
             raise ValueError("rhos must hold at least one budget")
-        self.rho = sum(self.rhos, Fraction(0)) / 2
-        self.lattice = lattice_of([(r, r / self.rho) for r in self.rhos])
+        self.sensitivities = _sensitivities(sensitivities, len(self.rhos))
+        self.rho = sum((r * s * s for r, s in zip(self.rhos, self.sensitivities)), Fraction(0)) / 2
+        self.lattice = lattice_of([(r, r * s / self.rho) for r, s in zip(self.rhos, self.sensitivities)])
         check_lattice_size(self.lattice)  # refuse at once what no engine could compute
-        self.shift = sum(self.lattice.coefficients)  # 2L, an integer
+        # S moves by 2 between the two distributions: 2L on the lattice, an integer
+        self.shift = sum(c * s for c, s in zip(self.lattice.coefficients, self.sensitivities))
         self.tails = CertifiedTails(self.lattice, paths=paths)
 
     # -- engines, shared across calls (the front door's reuse policy) --------------------------
