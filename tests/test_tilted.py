@@ -80,7 +80,7 @@ def test_tilted_engine_rejects_what_it_cannot_do():
 def test_deep_levels_of_delta_agree_with_the_untilted_engine(monkeypatch):
     """ShiftPair.delta with the tilted deep levels against the arb engine alone (tilt switched off)."""
     rhos = census.pair_rhos(13, 13)
-    epsilons = [Fraction(repr(profiles.epsilon_zcdp(census.TOTAL_RHO, d))) for d in (1e-3, 1e-10, 1e-20)]
+    epsilons = [Fraction(repr(conversions.zcdp_epsilon(census.TOTAL_RHO, d))) for d in (1e-3, 1e-10, 1e-20)]
     tilted_points = profiles.ShiftPair(rhos).delta(epsilons, rel_tol=1e-6)
     assert profiles.ShiftPair(rhos)._delta_tilted(epsilons, 1e-6)  # the deep levels did go the tilted way
     monkeypatch.setattr(tilted, "DEEP_FROM", math.inf)

@@ -15,7 +15,7 @@ from ...infrastructure.executor import run_jobs
 from ...infrastructure.numbers import as_positive_fraction
 from ...theory.conversions import zcdp_epsilon
 from ...theory.profiles import ShiftPair
-from .allocations import TOTAL_RHO, _check_index, pair_rhos
+from .allocations import TOTAL_RHO, check_allocation, pair_rhos
 from .census_wide import available_pairs, read_pair_curves
 
 __all__ = ["VARIANCE_LEVELS", "scaled_delta", "smallest_variance_scale", "delta_at_reduction", "tradeoff_on_grid",
@@ -293,6 +293,6 @@ def read_variance_reduction(path) -> list[dict]:
                 })
             except ValueError as error:
                 raise ValueError(f"{path.name}: line {line}: malformed field ({error})") from None
-            _check_index(k, "pair")
-            _check_index(l, "pair")
+            check_allocation(k, "pair")
+            check_allocation(l, "pair")
     return sorted(rows, key=lambda r: -r["delta"])
