@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from flint import arb, fmpq
 
-from accountlib import census, lattice, profiles, tails, tilted
+from accountlib import census, conversions, lattice, profiles, tails, tilted
 from accountlib.engine import _arb, _dd
 from tests.test_tails import brute_tails
 
