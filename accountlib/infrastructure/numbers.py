@@ -174,9 +174,9 @@ def as_probability(value, name: str = "delta") -> float:
     try:
         result = as_float(value, name)
     except ValueError as error:
-        raise ValueError(f"{name} must be a number in (0, 1); got {value!r} ({error})") from None
+        raise ValueError(f"{name} must be in (0, 1), a number strictly between 0 and 1; got {value!r} ({error})") from None
     if not 0 < result < 1:
-        raise ValueError(f"{name} must be a number in (0, 1); got {value!r}")
+        raise ValueError(f"{name} must be in (0, 1), a number strictly between 0 and 1; got {value!r}")
     return result
 
 

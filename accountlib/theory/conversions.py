@@ -127,7 +127,10 @@ def zcdp_delta(epsilon, rho) -> float:
         return 1.0
     if rho == 0:  # 0-zCDP: ε_zCDP(δ) = 0 at every δ, so δ(ε) = 0 for ε > 0
         return 0.0
-    return math.exp(-((epsilon - rho) ** 2) / (4 * rho))
+    try:
+        return math.exp(-((epsilon - rho) ** 2) / (4 * rho))
+    except OverflowError:  # (ε − ρ)² beyond float range: δ underflows
+        return 0.0
 
 
 def zcdp_epsilon_via_rdp(rho, delta) -> float:

@@ -32,6 +32,7 @@ import mpmath
 import numpy as np
 from scipy import integrate, optimize, special
 
+from ..infrastructure.numbers import as_probability
 from .conversions import rdp_to_epsilon, zcdp_epsilon_via_rdp
 
 __all__ = [
@@ -963,8 +964,7 @@ def calibrate_dpsgd(q, steps, epsilon, delta, notion: str = "rdp", *, tolerance:
     if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 1e-14 <= tolerance <= 0.5:
         raise ValueError(f"tolerance must be a number in [1e-14, 0.5] (a relative bracket on z); got {tolerance!r}")
     epsilon = _positive(epsilon, "epsilon")
-    if not 0 < float(delta) < 1:
-        raise ValueError(f"delta must be in (0, 1); got {delta!r}")
+    delta = as_probability(delta, "delta")
     if notion not in ("rdp", "zcdp"):
         raise ValueError(f"notion must be 'rdp' or 'zcdp'; got {notion!r}")
 
