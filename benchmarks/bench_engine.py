@@ -36,7 +36,8 @@ import numpy as np
 
 from accountlib import census, tails
 from accountlib.engine._arb import precision
-from accountlib.profiles import ShiftPair, epsilon_zcdp
+from accountlib.conversions import zcdp_epsilon
+from accountlib.profiles import ShiftPair
 from accountlib.sieve import scan_nodes
 
 HERE = Path(__file__).resolve().parent
@@ -49,7 +50,7 @@ PAPER_SAMPLE_NODES = 6
 
 
 def _epsilons(pair: ShiftPair) -> list[Fraction]:
-    return [Fraction(repr(epsilon_zcdp(pair.rho, d))) for d in LEVELS]
+    return [Fraction(repr(zcdp_epsilon(pair.rho, d))) for d in LEVELS]
 
 
 def bench_ours(k: int, l: int) -> dict:

@@ -55,7 +55,7 @@ from fractions import Fraction
 import matplotlib.pyplot as plt
 import numpy as np
 
-from accountlib import census, edgeworth, pairs, profiles, rdp
+from accountlib import census, conversions, edgeworth, pairs, profiles, rdp
 
 # %% [markdown]
 # ## Differential privacy as a bound on two distributions
@@ -204,7 +204,7 @@ worst_bound = max(float(point.error_bound) for point in discrete_tradeoff)
 mu = 1 / sigma
 gdp_epsilons = np.linspace(0, 12, 1201)
 gdp_profile = [edgeworth.gdp_delta(e, mu) for e in gdp_epsilons]
-gaussian_tradeoff = [profiles.tradeoff_from_delta(gdp_epsilons, gdp_profile, a) for a in alphas]
+gaussian_tradeoff = conversions.profile_to_tradeoff(gdp_epsilons, gdp_profile, alphas)
 print(f"σ = {sigma}: largest certified error bound on the discrete trade-off curve {worst_bound:.1e}")
 from myst_nb import glue  # values for `python -m accountlib sweep notebook` (hidden here)
 glue("tradeoff_gap_to_gdp", max(abs(float(p.beta) - g) for p, g in zip(discrete_tradeoff, gaussian_tradeoff)),
@@ -334,8 +334,8 @@ plt.show()
 # %%
 delta_report = 1e-10
 rho_census = float(census.TOTAL_RHO)
-print(f"ρ = {rho_census}: ε_zCDP(1e-10) = {profiles.epsilon_zcdp(census.TOTAL_RHO, delta_report):.4f} (Bureau's conversion)")
-print(f"                 ε via the Rényi conversion = {rdp.epsilon_zcdp(rho_census, delta_report):.4f}")
+print(f"ρ = {rho_census}: ε_zCDP(1e-10) = {conversions.zcdp_epsilon(census.TOTAL_RHO, delta_report):.4f} (Bureau's conversion)")
+print(f"                 ε via the Rényi conversion = {conversions.zcdp_epsilon_via_rdp(rho_census, delta_report):.4f}")
 
 # %% [markdown]
 # ## How the notions fit together
@@ -535,7 +535,7 @@ assert differences[0.5] > differences[1.0] > differences[2.0]
 #
 # (a) Check that every pair $(k, k)$ of the census has $\rho = 4.9622$. (b) At $\delta = 10^{-10}$,
 # compare $\varepsilon_{\mathrm{zCDP}}(\delta)$ of {prf:ref}`prop-primer-zcdp-to-dp` with the Rényi
-# conversion `accountlib.rdp.epsilon_zcdp`. Which is smaller, and why must it be?
+# conversion `accountlib.conversions.zcdp_epsilon_via_rdp`. Which is smaller, and why must it be?
 # ```
 #
 # ```{solution-start} ex-primer-census
@@ -550,8 +550,8 @@ assert differences[0.5] > differences[1.0] > differences[2.0]
 
 # %%
 assert all(sum(census.pair_rhos(k, k)) / 2 == census.TOTAL_RHO for k in census.ALLOCATIONS)
-bureau = profiles.epsilon_zcdp(census.TOTAL_RHO, 1e-10)
-renyi = rdp.epsilon_zcdp(float(census.TOTAL_RHO), 1e-10)
+bureau = conversions.zcdp_epsilon(census.TOTAL_RHO, 1e-10)
+renyi = conversions.zcdp_epsilon_via_rdp(float(census.TOTAL_RHO), 1e-10)
 print(f"ε_zCDP = {bureau:.4f}, Rényi conversion = {renyi:.4f}")
 assert renyi <= bureau
 

@@ -57,8 +57,9 @@ def test_tradeoff_json_and_table():
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["delta", "--pair", "0", "13", "--eps", "1"], "1..43"),
-        (["delta", "--pair", "13", "44", "--eps", "1"], "1..43"),
+        (["delta", "--pair", "0", "13", "--eps", "1"], "between 1 and 43"),
+        (["delta", "--pair", "13", "44", "--eps", "1"], "between 1 and 43"),
+        (["delta", "--pair", "x", "13", "--eps", "1"], "between 1 and 43"),
         (["delta", "--pair", "13", "13", "--eps", "0"], "must be > 0"),
         (["delta", "--pair", "13", "13", "--eps", "abc"], "could not be read"),
         (["delta", "--pair", "13", "13", "--eps", "1", "--rel-tol", "0.6"], "rel-tol must be in"),
@@ -92,6 +93,11 @@ def test_sweep_options_that_do_not_apply_are_refused(tmp_path):
     result = run("sweep", "dhc", "--pairs", "13", "13", "--summarise", "--workers", "1", "--no-progress",
                  "--out", str(tmp_path))
     assert result.returncode == 2 and "needs all 946 pairs" in result.stderr
+    for pairs in (["13", "44"], ["0", "1"]):  # the same allocation check as --pair and the library
+        result = run("sweep", "dhc", "--pairs", *pairs, "--out", str(tmp_path))
+        assert result.returncode == 2 and "--pairs must be an allocation number between 1 and 43" in result.stderr
+    result = run("sweep", "dhc", "--pairs", "13", "--out", str(tmp_path))
+    assert result.returncode == 2 and "even number" in result.stderr
 
 
 # -- your own composition: --rho and --budgets ----------------------------------------------------

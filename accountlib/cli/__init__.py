@@ -60,12 +60,9 @@ def _number(name: str):
 
 def _allocation(text: str) -> int:
     try:
-        k = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--pair takes allocation numbers 1..43; got {text!r}") from None
-    if not 1 <= k <= 43:
-        raise argparse.ArgumentTypeError(f"--pair takes allocation numbers 1..43; got {k}")
-    return k
+        return census.check_allocation(text, "each number")
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _budget(text: str) -> Fraction:

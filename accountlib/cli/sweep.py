@@ -153,8 +153,10 @@ def _run_sweep_command(args) -> int:
         return _error("--data-dir applies to 'sweep dpsgd' only")
     pairs = None
     if args.pairs:
-        if len(args.pairs) % 2 or any(not 1 <= p <= 43 for p in args.pairs):
-            return _error("--pairs takes an even number of allocation numbers, each in 1..43")
+        if len(args.pairs) % 2:
+            return _error("--pairs takes an even number of allocation numbers (K1 L1 K2 L2 ...)")
+        for p in args.pairs:
+            census.check_allocation(p, "--pairs")  # a ValueError is reported as one line
         pairs = list(dict.fromkeys(tuple(sorted(p)) for p in zip(args.pairs[::2], args.pairs[1::2])))
     out = Path(args.out or "results/dhc").expanduser().resolve()
     if args.summarise:  # checked before anything is computed

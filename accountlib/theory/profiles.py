@@ -12,7 +12,8 @@ N_Z(0, σ_i² = 1/ρ_i), and neighbouring data shift every count by 1. With
   randomising at the atom S_L = j joins consecutive vertices by a segment of
   slope −exp(ρ(j/L − 1)) (the likelihood ratio there). The result is the exact,
   convex trade-off function f(α).
-* zCDP baseline (what the Bureau reports): ε_zCDP(δ) = ρ + 2·sqrt(ρ·log(1/δ)).
+* zCDP baseline (what the Bureau reports): ε_zCDP(δ) = ρ + 2·sqrt(ρ·log(1/δ)), in
+  :func:`accountlib.conversions.zcdp_epsilon`.
 
 Conversions: δ(ε) = max_j (1 − β_j − e^ε α_j) over the vertices of f, and
 f(α) ≥ max_ε (1 − δ(ε) − e^ε α) (Dong, Roth & Su 2022, Prop. 2.12).
@@ -26,7 +27,7 @@ from fractions import Fraction
 
 import mpmath
 
-from ..infrastructure.numbers import (ErrorBound, as_float, as_fraction, as_positive_fraction, as_tolerance, decimal_string,
+from ..infrastructure.numbers import (ErrorBound, as_fraction, as_positive_fraction, as_tolerance, decimal_string,
                        error_bound)
 from ..engine.lattice import lattice_of, threshold_index
 from ..engine.front import START_ACCURACY, CertifiedTails, next_accuracy
@@ -38,9 +39,7 @@ __all__ = [
     "ShiftPair",
     "DeltaPoint",
     "TradeoffPoint",
-    "epsilon_zcdp",
     "delta_from_tradeoff",
-    "tradeoff_from_delta",
     "lower_convex_envelope",
 ]
 
@@ -69,21 +68,6 @@ class TradeoffPoint:
     alpha: mpmath.mpf
     beta: mpmath.mpf
     error_bound: ErrorBound
-
-
-def epsilon_zcdp(rho, delta) -> float:
-    """ε_zCDP(δ) = ρ + 2·sqrt(ρ log(1/δ)), the (ε, δ) implied by ρ-zCDP (Bun & Steinke 2016, Prop. 1.3).
-
-    >>> round(epsilon_zcdp("4.9622", 1e-10), 2)
-    26.34
-    """
-    rho = as_float(as_positive_fraction(rho, "rho"), "rho")
-    delta = as_float(as_fraction(delta, "delta"), "delta")
-    if not 0 < delta < 1:
-        raise ValueError(f"delta must be in (0, 1); got {delta!r}")
-    # log(1/δ), not −log δ: the two differ in the last bit for some δ, and the census ε grid is built on this
-    # form (its files must be reproducible); −log δ only where 1/δ would overflow (subnormal δ)
-    return rho + 2 * math.sqrt(rho * (math.log(1 / delta) if delta >= 1e-300 else -math.log(delta)))
 
 
 MAX_SENSITIVITY = 10**6
@@ -313,25 +297,25 @@ def delta_from_tradeoff(alphas, betas, epsilon) -> float:
     return max(0.0, max(1 - float(b) - growth * float(a) for a, b in zip(alphas, betas)))
 
 
-def tradeoff_from_delta(epsilons, deltas, alpha) -> float:
-    """f(α) ≥ max(0, max_k 1 − δ_k − e^{ε_k}α, e^{−ε_k}(1 − δ_k − α)): the trade-off curve an (ε, δ) curve implies."""
-    alpha = float(alpha)
-    best = 0.0
-    for e, d in zip(epsilons, deltas):
-        e, d = float(e), float(d)
-        best = max(best, 1 - d - math.exp(e) * alpha, math.exp(-e) * (1 - d - alpha))
-    return best
-
-
 def lower_convex_envelope(xs, ys) -> list[int]:
-    """Indices of the lower convex hull of points sorted by x (Andrew's monotone chain)."""
-    order = sorted(range(len(xs)), key=lambda i: (float(xs[i]), float(ys[i])))
+    """Indices of the lower convex hull of the points (x_i, y_i), in order of increasing x (Andrew's monotone
+    chain; ties in x ordered by y, equal points kept in their given order).
+
+    The arithmetic is that of the coordinates themselves — ``Fraction`` exactly, ``Decimal`` in the current
+    decimal context (the census-wide trade-off curve, :func:`accountlib.census.census_tradeoff`), floats in
+    float64 — so the caller chooses exact or rounded orientation tests. A point on a hull edge is dropped.
+
+    >>> lower_convex_envelope([0, 1, 2, 3], [3, 1, 2, 0])
+    [0, 1, 3]
+    """
+    if len(xs) != len(ys):
+        raise ValueError(f"xs and ys must have the same length; got {len(xs)} and {len(ys)}")
+    order = sorted(range(len(xs)), key=lambda i: (xs[i], ys[i]))
     hull: list[int] = []
     for i in order:
         while len(hull) >= 2:
             o, a = hull[-2], hull[-1]
-            cross = (float(xs[a]) - float(xs[o])) * (float(ys[i]) - float(ys[o])) - (float(ys[a]) - float(ys[o])) * (float(xs[i]) - float(xs[o]))
-            if cross <= 0:
+            if (xs[a] - xs[o]) * (ys[i] - ys[o]) - (ys[a] - ys[o]) * (xs[i] - xs[o]) <= 0:
                 hull.pop()
             else:
                 break

@@ -14,7 +14,7 @@ keeps working.
 
 from .allocations import *  # noqa: F401,F403
 from .allocations import __all__ as _allocations
-from .allocations import _check_index, parse_allocation  # noqa: F401  (used by tests and the CLI)
+from .allocations import parse_allocation  # noqa: F401  (used by tests)
 from .census_wide import *  # noqa: F401,F403
 from .census_wide import __all__ as _census_wide
 from .jobs import *  # noqa: F401,F403

@@ -16,21 +16,37 @@ of :func:`accountlib.profiles.ShiftPair` with ρ = (Σρ_i)/2 = 4.9622.
 from __future__ import annotations
 
 import csv
+import re
 from fractions import Fraction
 from functools import lru_cache
 from importlib import resources
 
 from ...infrastructure.numbers import as_int
 
-__all__ = ["ALLOCATIONS", "TOTAL_RHO", "load_allocation", "pair_rhos", "all_pairs", "delta_levels"]
+__all__ = ["ALLOCATIONS", "TOTAL_RHO", "check_allocation", "load_allocation", "pair_rhos", "all_pairs", "delta_levels"]
 
 ALLOCATIONS = range(1, 44)
 TOTAL_RHO = Fraction(24811, 5000)
 _ROWS, _COLUMNS = 10, 8
 
 
-def _check_index(k, name="k") -> int:
-    k = as_int(k, name)
+def check_allocation(k, name: str = "k") -> int:
+    """``k`` as a DHC allocation number, an int in 1..43 (also from a string of digits, as the command line
+    passes it); anything else raises ``ValueError`` naming ``name``. The one check of an allocation number:
+    the library, ``python -m accountlib delta/tradeoff --pair`` and ``sweep dhc --pairs`` all use it.
+
+    >>> check_allocation("13", "--pair")
+    13
+    """
+    if isinstance(k, str):
+        text = k.strip()
+        if not re.fullmatch(r"[+-]?\d{1,6}", text):
+            raise ValueError(f"{name} must be an allocation number between 1 and 43; got {k!r}")
+        k = int(text)
+    try:
+        k = as_int(k, name)
+    except ValueError:
+        raise ValueError(f"{name} must be an allocation number between 1 and 43; got {k!r}") from None
     if k not in ALLOCATIONS:
         raise ValueError(f"{name} must be an allocation number between 1 and 43; got {k}")
     return k
@@ -70,12 +86,12 @@ def load_allocation(k) -> list[Fraction]:
     >>> len(rho), sum(rho), rho[0]
     (80, Fraction(24811, 5000), Fraction(11, 10000))
     """
-    return list(_load(_check_index(k)))
+    return list(_load(check_allocation(k)))
 
 
 def pair_rhos(k, l) -> list[Fraction]:
     """The nonzero budgets of allocation k followed by those of l (the mechanisms of pair (k, l))."""
-    k, l = _check_index(k, "k"), _check_index(l, "l")
+    k, l = check_allocation(k, "k"), check_allocation(l, "l")
     return [r for r in _load(k) if r] + [r for r in _load(l) if r]
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
+from ...theory.profiles import lower_convex_envelope
 from ...infrastructure.atomic import finite_decimal, read_csv, write_csv_atomically
 from .allocations import all_pairs
 from .pair_files import EPS_DELTA_HEADER, TRADEOFF_HEADER, check_pair_files, pair_paths
@@ -80,8 +81,8 @@ def census_tradeoff(curves: dict) -> list[dict]:
     """The census-wide trade-off curve: the lower convex envelope of min over pairs of f_kl.
 
     Each f_kl is convex and piecewise linear, so the envelope of the minimum is the
-    lower convex hull of all pairs' vertices (Andrew's monotone chain, in exact
-    ``Decimal`` arithmetic at 45 digits). Each hull vertex is tagged with the pair
+    lower convex hull of all pairs' vertices (:func:`accountlib.profiles.lower_convex_envelope`,
+    Andrew's monotone chain, in ``Decimal`` arithmetic at 45 digits). Each hull vertex is tagged with the pair
     it comes from. The vertices are those the sweep stored (≥ 400 per pair), so
     between them the envelope is an upper bound on the exact one.
     """
@@ -90,19 +91,10 @@ def census_tradeoff(curves: dict) -> list[dict]:
     points = []
     for pair, curve in curves.items():
         points.extend(zip(curve["alpha"], curve["beta"], curve["tradeoff_error"], [pair] * len(curve["alpha"])))
-    points.sort(key=lambda p: (p[0], p[1]))
-    hull = []
     with localcontext() as context:
         context.prec = _CONTEXT_DIGITS
-        for point in points:
-            while len(hull) >= 2:
-                (ox, oy, *_), (ax, ay, *_) = hull[-2], hull[-1]
-                if (ax - ox) * (point[1] - oy) - (ay - oy) * (point[0] - ox) <= 0:
-                    hull.pop()
-                else:
-                    break
-            hull.append(point)
-    return [{"alpha": a, "beta": b, "error_bound": e, "pair": p} for a, b, e, p in hull]
+        hull = lower_convex_envelope([p[0] for p in points], [p[1] for p in points])
+    return [{"alpha": a, "beta": b, "error_bound": e, "pair": p} for a, b, e, p in (points[i] for i in hull)]
 
 
 def write_census_results(out_dir) -> dict:

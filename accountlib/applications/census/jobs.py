@@ -39,7 +39,8 @@ from pathlib import Path
 
 from ...infrastructure.atomic import sha256_of, write_csv_atomically, write_text_atomically
 from ...infrastructure.executor import SweepError, run_jobs, sweep_lock
-from ...theory.profiles import ShiftPair, epsilon_zcdp
+from ...theory.conversions import zcdp_epsilon
+from ...theory.profiles import ShiftPair
 from .allocations import TOTAL_RHO, all_pairs, delta_levels, pair_rhos
 from .pair_files import (EPS_DELTA_HEADER, JOB_DEFAULTS, TRADEOFF_HEADER, _decimal, manifest_path, pair_paths,
                          pair_status)
@@ -100,7 +101,7 @@ def _pair_job(k, l, out_dir, *, smallest_delta_exponent, rel_tol, abs_tol, point
     pair = ShiftPair(rhos)
     base_rho = TOTAL_RHO  # ρ = (Σρ_i)/2 of every unscaled pair
     levels = delta_levels(smallest_delta_exponent)
-    epsilons = [Fraction(repr(epsilon_zcdp(base_rho, d))) for d in levels]
+    epsilons = [Fraction(repr(zcdp_epsilon(base_rho, d))) for d in levels]
     # start coarse: the large-δ levels are settled by a cheap engine, finer engines follow for the rest
     points = pair.delta(epsilons, rel_tol=rel_tol, start_accuracy=1e-16)
     eps_rows = [(f"{d:.0e}", _decimal(p.epsilon), _decimal(p.delta), _decimal(p.error_bound))

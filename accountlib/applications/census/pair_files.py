@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ...infrastructure.atomic import finite_decimal, read_csv, sha256_of
 from ...infrastructure.numbers import decimal_string
-from ...theory.profiles import epsilon_zcdp
+from ...theory.conversions import zcdp_epsilon
 from .allocations import TOTAL_RHO, delta_levels
 
 __all__ = ["pair_paths", "manifest_path", "check_pair_files", "pair_status", "EPS_DELTA_HEADER", "TRADEOFF_HEADER",
@@ -71,7 +71,7 @@ def check_pair_files(out_dir, k: int, l: int, *, smallest_delta_exponent: int | 
         if [r[0] for r in rows] != levels:
             raise ValueError(f"{eps_path}: expected {len(levels)} rows on the δ_zCDP grid 5e-01 … "
                              f"1e-{smallest_delta_exponent:02d}; found {len(rows)} rows that do not match it")
-        grid = [_decimal(Fraction(repr(epsilon_zcdp(TOTAL_RHO, d))))
+        grid = [_decimal(Fraction(repr(zcdp_epsilon(TOTAL_RHO, d))))
                 for d in delta_levels(smallest_delta_exponent)]
         for n, (row, epsilon) in enumerate(zip(rows, grid), start=2):
             if row[1] != epsilon:

@@ -15,12 +15,12 @@ from ...infrastructure.executor import run_jobs
 from ...infrastructure.numbers import as_positive_fraction
 from ...theory.conversions import zcdp_epsilon
 from ...theory.profiles import ShiftPair
-from .allocations import TOTAL_RHO, _check_index, pair_rhos
+from .allocations import TOTAL_RHO, check_allocation, pair_rhos
 from .census_wide import available_pairs, read_pair_curves
 
 __all__ = ["VARIANCE_LEVELS", "scaled_delta", "smallest_variance_scale", "delta_at_reduction", "tradeoff_on_grid",
            "epsilon_for_delta", "variance_reduction_table", "VARIANCE_REDUCTION_HEADER", "largest_delta_pairs",
-           "read_variance_reduction"]
+           "read_variance_reduction", "binding_pairs", "reduction_bracket"]
 
 
 VARIANCE_LEVELS = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-8, 1e-10, 1e-12, 1e-15, 1e-20, 1e-25, 1e-30)
@@ -293,6 +293,29 @@ def read_variance_reduction(path) -> list[dict]:
                 })
             except ValueError as error:
                 raise ValueError(f"{path.name}: line {line}: malformed field ({error})") from None
-            _check_index(k, "pair")
-            _check_index(l, "pair")
+            check_allocation(k, "pair")
+            check_allocation(l, "pair")
     return sorted(rows, key=lambda r: -r["delta"])
+
+
+def binding_pairs(reductions) -> list[tuple[int, int]]:
+    """The pairs that bind at some level of a variance give-back table (rows of
+    :func:`read_variance_reduction` or :func:`variance_reduction_table`), sorted, each once."""
+    return sorted({tuple(r["pair"]) for r in reductions})
+
+
+def reduction_bracket(reductions, reduction) -> tuple[float, float] | None:
+    """The two neighbouring δ levels of a give-back table between which the give-back 1 − c crosses
+    ``reduction`` (the first such pair of levels by increasing δ; levels without a give-back skipped), or None
+    when no two levels bracket it: the ``low``, ``high`` to hand :func:`delta_at_reduction`.
+
+    >>> rows = [{"delta": 1e-10, "reduction": 0.11}, {"delta": 1e-6, "reduction": 0.15}, {"delta": 1e-3, "reduction": 0.2}]
+    >>> reduction_bracket(rows, "0.1508"), reduction_bracket(rows, "0.3")
+    ((1e-06, 0.001), None)
+    """
+    target = float(Fraction(str(reduction)) * 100)  # compared in percent, as the chapter prints the table
+    by_level = sorted((r["delta"], 100 * r["reduction"]) for r in reductions if r["reduction"] is not None)
+    for (d1, v1), (d2, v2) in zip(by_level, by_level[1:]):
+        if v1 <= target <= v2:
+            return d1, d2
+    return None
