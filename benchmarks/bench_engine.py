@@ -11,7 +11,7 @@ a test fails when the library has changed since.
 
 (i)   ours: ``ShiftPair.delta`` on 42 δ levels (our grid, ``census.delta_levels(21)``), relative accuracy 1e-6, from scratch
       (sieve, φ evaluations, thresholds, and the rebuild with a smaller Δ where 1e-6 needs it).
-(ii)  the paper's method, re-implemented faithfully (``TailEngine(method="paper")`` pieces):
+(ii)  the paper's method, re-implemented faithfully (the pieces of ``TailEngine(paths=PAPER_PATHS)``):
       fixed Δ = 1e-35, the per-factor sieve found by scanning every node, and the integrand
       F(ζ) = φ_S(ζ)·D(ζ) evaluated afresh at every surviving node for every threshold, with the
       direct-sum characteristic function of 48σ²+1 terms. It runs far past 5 minutes, so we time
@@ -35,8 +35,9 @@ import mpmath
 import numpy as np
 
 from accountlib import census, tails
-from accountlib._arb import precision
-from accountlib.profiles import ShiftPair, epsilon_zcdp
+from accountlib.engine._arb import precision
+from accountlib.conversions import zcdp_epsilon
+from accountlib.profiles import ShiftPair
 from accountlib.sieve import scan_nodes
 
 HERE = Path(__file__).resolve().parent
@@ -49,7 +50,7 @@ PAPER_SAMPLE_NODES = 6
 
 
 def _epsilons(pair: ShiftPair) -> list[Fraction]:
-    return [Fraction(repr(epsilon_zcdp(pair.rho, d))) for d in LEVELS]
+    return [Fraction(repr(zcdp_epsilon(pair.rho, d))) for d in LEVELS]
 
 
 def bench_ours(k: int, l: int) -> dict:
@@ -57,11 +58,11 @@ def bench_ours(k: int, l: int) -> dict:
     pair = ShiftPair(census.pair_rhos(k, l))
     points = pair.delta(_epsilons(pair), rel_tol=1e-6)
     seconds = time.perf_counter() - started
-    engine = min(pair._engines, key=lambda e: e.delta)
+    engine = min(pair.engines, key=lambda e: e.accuracy)
     return {
         "seconds": seconds,
-        "engines_built": len(pair._engines),
-        "smallest_Delta": engine.delta,
+        "engines_built": len(pair.engines),
+        "smallest_Delta": engine.accuracy,
         "U": engine.cut,
         "N": engine.modulus,
         "per_factor_nodes": engine.sieve.per_factor_count,

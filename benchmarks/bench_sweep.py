@@ -72,7 +72,7 @@ def main() -> None:
         "Deep (ε, δ) levels (both thresholds ≥ 3√V into the tail) are computed on the exponentially tilted",
         "contour (`accountlib.tilted`: relative accuracy in float64 with a rigorous bound); the trade-off",
         "vertices and the shallow levels use the untilted engine, whose per-threshold sums run in",
-        "double-double (`accountlib._dd`) when its bound fits in Δ/64. The slowest pairs involve allocations",
+        "double-double (`accountlib.engine._dd`) when its bound fits in Δ/64. The slowest pairs involve allocations",
         "whose integrand stays large on 10⁵ nodes (coefficients such as 949 and 48,673 that beat against",
         "each other), and their cost is now the 1e-25 trade-off engine.",
         "",

@@ -55,7 +55,7 @@ from fractions import Fraction
 import matplotlib.pyplot as plt
 import numpy as np
 
-from accountlib import census, edgeworth, pairs, profiles, rdp
+from accountlib import census, conversions, edgeworth, pairs, profiles, rdp
 
 # %% [markdown]
 # ## Differential privacy as a bound on two distributions
@@ -204,8 +204,12 @@ worst_bound = max(float(point.error_bound) for point in discrete_tradeoff)
 mu = 1 / sigma
 gdp_epsilons = np.linspace(0, 12, 1201)
 gdp_profile = [edgeworth.gdp_delta(e, mu) for e in gdp_epsilons]
-gaussian_tradeoff = [profiles.tradeoff_from_delta(gdp_epsilons, gdp_profile, a) for a in alphas]
+gaussian_tradeoff = conversions.profile_to_tradeoff(gdp_epsilons, gdp_profile, alphas)
 print(f"σ = {sigma}: largest certified error bound on the discrete trade-off curve {worst_bound:.1e}")
+from myst_nb import glue  # values for `python -m accountlib sweep notebook` (hidden here)
+glue("tradeoff_gap_to_gdp", max(abs(float(p.beta) - g) for p, g in zip(discrete_tradeoff, gaussian_tradeoff)),
+     display=False)
+glue("tradeoff_error_bound", worst_bound, display=False)
 
 # %% mystnb={"figure": {"caption": "Trade-off functions (Definition: trade-off function and f-DP). Solid: the exact curve of the discrete Gaussian pair N_Z(0, \u03c3\u00b2) against N_Z(1, \u03c3\u00b2); dashed: \u03bc-GDP with \u03bc = 1/\u03c3; dotted: the three-outcome pair above, a piecewise-linear curve. The diagonal 1 \u2212 \u03b1 is perfect privacy.", "name": "fig-primer-tradeoff"}} tags=["hide-input"]
 fig, ax = plt.subplots(figsize=(5.2, 5.0))
@@ -292,6 +296,9 @@ rho_gaussian, rho_discrete = gaussian.rho(1), discrete.rho(1)
 gap_discrete = [discrete.gap(t, 1) for t in orders_t]
 print(f"σ = {sigma_rdp}: ρ (Gaussian) = {rho_gaussian:.6f}, ρ (discrete Gaussian) = {rho_discrete:.6f}")
 print(f"largest gap Γ(t) of the discrete Gaussian on (0, 3]: {max(gap_discrete):.3e}")
+glue("rho_gaussian", float(rho_gaussian), display=False)
+glue("rho_discrete", float(rho_discrete), display=False)
+glue("largest_gap", float(max(gap_discrete)), display=False)
 
 # %% mystnb={"figure": {"caption": "R\u00e9nyi and zCDP (Definitions: RDP and \u03c1-zCDP) at shift 1. Left: the R\u00e9nyi divergence D_{t+1} = K(t)/t of the Gaussian (equal to the zCDP line \u03c1(t+1)) and of the discrete Gaussian with the same \u03c3. Right: the zCDP\u2013RDP gap \u0393(t) of the discrete Gaussian; it vanishes at integer t and is zero throughout for the Gaussian.", "name": "fig-primer-rdp"}} tags=["hide-input"]
 fig, (left, right) = plt.subplots(1, 2, figsize=(9.6, 3.6))
@@ -327,8 +334,8 @@ plt.show()
 # %%
 delta_report = 1e-10
 rho_census = float(census.TOTAL_RHO)
-print(f"ρ = {rho_census}: ε_zCDP(1e-10) = {profiles.epsilon_zcdp(census.TOTAL_RHO, delta_report):.4f} (Bureau's conversion)")
-print(f"                 ε via the Rényi conversion = {rdp.epsilon_zcdp(rho_census, delta_report):.4f}")
+print(f"ρ = {rho_census}: ε_zCDP(1e-10) = {conversions.zcdp_epsilon(census.TOTAL_RHO, delta_report):.4f} (Bureau's conversion)")
+print(f"                 ε via the Rényi conversion = {conversions.zcdp_epsilon_via_rdp(rho_census, delta_report):.4f}")
 
 # %% [markdown]
 # ## How the notions fit together
@@ -528,7 +535,7 @@ assert differences[0.5] > differences[1.0] > differences[2.0]
 #
 # (a) Check that every pair $(k, k)$ of the census has $\rho = 4.9622$. (b) At $\delta = 10^{-10}$,
 # compare $\varepsilon_{\mathrm{zCDP}}(\delta)$ of {prf:ref}`prop-primer-zcdp-to-dp` with the Rényi
-# conversion `accountlib.rdp.epsilon_zcdp`. Which is smaller, and why must it be?
+# conversion `accountlib.conversions.zcdp_epsilon_via_rdp`. Which is smaller, and why must it be?
 # ```
 #
 # ```{solution-start} ex-primer-census
@@ -543,8 +550,8 @@ assert differences[0.5] > differences[1.0] > differences[2.0]
 
 # %%
 assert all(sum(census.pair_rhos(k, k)) / 2 == census.TOTAL_RHO for k in census.ALLOCATIONS)
-bureau = profiles.epsilon_zcdp(census.TOTAL_RHO, 1e-10)
-renyi = rdp.epsilon_zcdp(float(census.TOTAL_RHO), 1e-10)
+bureau = conversions.zcdp_epsilon(census.TOTAL_RHO, 1e-10)
+renyi = conversions.zcdp_epsilon_via_rdp(float(census.TOTAL_RHO), 1e-10)
 print(f"ε_zCDP = {bureau:.4f}, Rényi conversion = {renyi:.4f}")
 assert renyi <= bureau
 

@@ -95,7 +95,8 @@ import mpmath
 import numpy as np
 
 from accountlib import census, discrete_gaussian as dg, lattice, ledger, quadrature
-from accountlib.profiles import ShiftPair, epsilon_zcdp
+from accountlib.conversions import zcdp_epsilon
+from accountlib.profiles import ShiftPair
 
 # %% [markdown]
 # ## Rational weights on one lattice (Bézout)
@@ -337,7 +338,7 @@ for delta in (1e-10, 1e-25, 1e-35, 1e-45):
 # every digit given.
 
 # %% tags=["nbval-check-output"]
-eps = epsilon_zcdp(profile.rho, 1e-10)
+eps = zcdp_epsilon(profile.rho, 1e-10)
 eps_exact = Fraction("26.340588852722324353781974500154992685015224391761")
 point = profile.delta([eps_exact], rel_tol=1e-12)[0]
 print(f"epsilon_zCDP(1e-10) = {eps:.15f}")

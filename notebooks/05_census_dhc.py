@@ -90,7 +90,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from accountlib import census, ledger, sweep
-from accountlib.conversions import approxdp_to_tradeoff, zcdp_epsilon, zcdp_rdp_epsilon
+from accountlib.conversions import approxdp_to_tradeoff, zcdp_epsilon, zcdp_epsilon_via_rdp
 from accountlib.profiles import ShiftPair
 
 RHO = float(census.TOTAL_RHO)
@@ -148,7 +148,7 @@ eps = np.array([float(r["epsilon"]) for r in wide])
 exact = np.array([float(r["delta"]) for r in wide])
 fig, ax = plt.subplots(figsize=(7, 4))
 ax.semilogy(eps, levels, "C3-", label=r"zCDP: $\delta$ with $\varepsilon = \rho + 2\sqrt{\rho\log(1/\delta)}$")
-ax.semilogy([zcdp_rdp_epsilon(RHO, d) for d in levels], levels, "C1--", label="zCDP through the RDP conversion (AutoDP)")
+ax.semilogy([zcdp_epsilon_via_rdp(RHO, d) for d in levels], levels, "C1--", label="zCDP through the RDP conversion (AutoDP)")
 ax.semilogy(eps, exact, "C0o-", ms=3, label=f"exact, max over {len(pairs)} pairs")
 ax.set_xlabel(r"$\varepsilon$")
 ax.set_ylabel(r"$\delta$")
@@ -194,7 +194,7 @@ h_alpha = np.array([float(r["alpha"]) for r in hull])
 h_beta = np.array([float(r["beta"]) for r in hull])
 grid = np.concatenate([[0.0], np.logspace(-14, 0, 400)])  # log-spaced: the curves bend at tiny α
 f_zcdp = approxdp_to_tradeoff(lambda d: zcdp_epsilon(RHO, d), grid)
-f_zcdp_rdp = approxdp_to_tradeoff(lambda d: zcdp_rdp_epsilon(RHO, d), grid, deltas=np.logspace(-40, -0.01, 300))
+f_zcdp_rdp = approxdp_to_tradeoff(lambda d: zcdp_epsilon_via_rdp(RHO, d), grid, deltas=np.logspace(-40, -0.01, 300))
 fig, axes = plt.subplots(1, 2, figsize=(10, 4))
 for ax, scale in zip(axes, ("linear", "log")):
     ax.plot(h_alpha, h_beta, "C0", label="exact (census-wide envelope)")
@@ -377,13 +377,12 @@ fig.tight_layout()
 
 # %% tags=["nbval-check-output"]
 by_level = sorted((r["delta"], 100 * r["reduction"]) for r in reductions if r["reduction"] is not None)
-binding = sorted({tuple(r["pair"]) for r in reductions})
+binding = census.binding_pairs(reductions)
 ends = {}
 for name, paper in (("min", "15.08"), ("max", "24.82")):
-    target = float(paper)
-    brackets = [(d1, d2) for (d1, v1), (d2, v2) in zip(by_level, by_level[1:]) if v1 <= target <= v2]
-    if brackets:
-        ends[name] = census.delta_at_reduction(F(paper) / 100, binding, low=brackets[0][0], high=brackets[0][1])
+    bracket = census.reduction_bracket(reductions, F(paper) / 100)
+    if bracket:
+        ends[name] = census.delta_at_reduction(F(paper) / 100, binding, low=bracket[0], high=bracket[1])
         print(f"{paper}% of the variance is given back at delta = {ends[name]['delta']:.3e} "
               f"(bracket {ends[name]['bracket'][0]:.4e} to {ends[name]['bracket'][1]:.4e}, binding pair {ends[name]['pair']})")
     else:

@@ -175,9 +175,7 @@ slopes = {}
 for i, s2 in enumerate(sigma2_values):
     sup_edge = np.array([r["sup_edgeworth"] for r in results[s2]])
     sup_normal = np.array([r["sup_normal"] for r in results[s2]])
-    fit = np.array(m_values) >= fit_from
-    slopes[s2] = (np.polyfit(np.log(np.array(m_values)[fit]), np.log(sup_edge[fit]), 1)[0],
-                  np.polyfit(np.log(np.array(m_values)[fit]), np.log(sup_normal[fit]), 1)[0])
+    slopes[s2] = edgeworth.remainder_slopes(results[s2], m_values, fit_from=fit_from)
     ax.loglog(m_values, sup_edge, "o-", color=f"C{i}", label=rf"Edgeworth, $\sigma^2={s2}$ (slope {slopes[s2][0]:.2f})")
     ax.loglog(m_values, sup_normal, "x--", color=f"C{i}", label=f"normal (slope {slopes[s2][1]:.2f})")
 ms = np.array(m_values, dtype=float)

@@ -13,6 +13,7 @@ import mpmath
 import pytest
 
 from accountlib import census, sweep
+from accountlib.infrastructure import executor, notebook_sweep
 from accountlib.profiles import ShiftPair
 
 LIGHT_PAIRS = [(2, 8), (2, 13), (13, 13), (8, 16)]  # L = 49622: seconds each
@@ -171,13 +172,13 @@ def test_papermill_grid_on_the_sweep_executor(tmp_path):
 
     chapter = Path(__file__).resolve().parents[1] / "notebooks" / "01_discrete_gaussian.py"
     grid = [{"dps": 40}, {"dps": 50}]
-    outputs = sweep.run_notebook_grid(chapter, grid, tmp_path, workers=1, progress=False)
+    outputs = notebook_sweep.run_notebook_grid(chapter, grid, tmp_path, workers=1, progress=False)
     assert len(outputs) == 2
     for path in outputs:
         notebook = nbformat.read(path, as_version=4)
         assert any("parameters" in c.metadata.get("tags", []) for c in notebook.cells)
         assert all(not any(o.get("output_type") == "error" for o in c.get("outputs", [])) for c in notebook.cells)
-    assert sweep.run_notebook_grid(chapter, grid, tmp_path, workers=1, progress=False) == []
+    assert notebook_sweep.run_notebook_grid(chapter, grid, tmp_path, workers=1, progress=False) == []
 
 
 @pytest.mark.parametrize("workers", [1, 2])
@@ -185,8 +186,8 @@ def test_a_failing_job_does_not_stop_the_others(workers):
     import math
 
     done = []
-    with pytest.raises(sweep.SweepError, match=r"1 of 3 jobs failed") as info:
-        sweep.run_jobs(math.sqrt, [(4.0,), (-1.0,), (9.0,)], workers=workers, progress=False, on_result=done.append)
+    with pytest.raises(executor.SweepError, match=r"1 of 3 jobs failed") as info:
+        executor.run_jobs(math.sqrt, [(4.0,), (-1.0,), (9.0,)], workers=workers, progress=False, on_result=done.append)
     assert sorted(done) == [2.0, 3.0]
     assert info.value.failures[0][0] == (-1.0,)
 
@@ -197,23 +198,22 @@ def test_committed_heavy_pair_against_the_plain_arb_paths(monkeypatch):
     (double-double sums) against the untilted arb engine with the double-double path switched off."""
     from pathlib import Path
 
-    from accountlib import tails, tilted
+    from accountlib.engine.results import EvaluationPaths
 
+    arb_only = EvaluationPaths(tilted=False, double_double=False)  # neither path that produced the stored rows
     out = Path(__file__).resolve().parents[1] / "results" / "dhc"
     if (6, 33) not in census.available_pairs(out):
         pytest.skip("no committed DHC results")
     eps_rows = read(sweep.pair_paths(out, 6, 33)[0])
     picks = [r for r in eps_rows if r["delta_zcdp"] in ("1e-06", "1e-10")]
-    monkeypatch.setattr(tilted, "DEEP_FROM", float("inf"))
-    monkeypatch.setattr(tails.TailEngine, "_prepare_double_double", lambda self, weights: setattr(self, "_dd", None))
-    pair = ShiftPair(census.pair_rhos(6, 33))
-    fresh = pair.delta([Fraction(r["epsilon"]) for r in picks], rel_tol=1e-7, start_delta=1e-16)
-    assert not pair._tilted_engines
+    pair = ShiftPair(census.pair_rhos(6, 33), paths=arb_only)
+    fresh = pair.delta([Fraction(r["epsilon"]) for r in picks], rel_tol=1e-7, start_accuracy=1e-16)
+    assert not pair.tilted_engines
     with mpmath.workdps(40):
         for row, point in zip(picks, fresh):
             assert abs(mpmath.mpf(row["delta"]) - point.delta) <= float(row["error_bound"]) + point.error_bound
     trade_rows = read(sweep.pair_paths(out, 6, 33)[1])
-    engine = ShiftPair(census.pair_rhos(6, 33)).engine(2.5e-26)
+    engine = ShiftPair(census.pair_rhos(6, 33), paths=arb_only).engine(2.5e-26)
     assert engine._dd is None  # the arb loop, not the double-double sums that produced the stored rows
     with mpmath.workdps(40):
         for row in (trade_rows[i] for i in (120, 200, 280)):  # α from ~1e-10 to ~0.5

@@ -90,3 +90,16 @@ def test_read_variance_reduction_reads_the_full_sweep_table_when_present():
     rows = census.read_variance_reduction(path)
     assert rows and all(0 < r["c"] <= 1 and r["reduction"] == pytest.approx(1 - float(r["c"])) for r in rows)
     assert all(r["pairs_checked"] == 946 for r in rows)
+
+
+def test_reduction_bracket_and_binding_pairs():
+    """Which two table levels bracket a give-back (census.reduction_bracket), and the binding pairs."""
+    rows = [{"delta": 1e-3, "reduction": 0.20, "pair": (2, 5)},
+            {"delta": 1e-10, "reduction": 0.11, "pair": (13, 13)},
+            {"delta": 1e-8, "reduction": None, "pair": (13, 13)},  # no give-back found: skipped
+            {"delta": 1e-6, "reduction": 0.15, "pair": [2, 5]}]
+    assert census.reduction_bracket(rows, Fraction(1508, 10000)) == (1e-6, 1e-3)
+    assert census.reduction_bracket(rows, "0.12") == (1e-10, 1e-6)
+    assert census.reduction_bracket(rows, "0.15") == (1e-10, 1e-6)  # a level equal to the target brackets it
+    assert census.reduction_bracket(rows, "0.25") is None and census.reduction_bracket(rows, "0.05") is None
+    assert census.binding_pairs(rows) == [(2, 5), (13, 13)]

@@ -97,3 +97,25 @@ def test_composition_vs_gdp_for_a_single_mechanism():
     out = edgeworth.composition_vs_gdp([Fraction(1, 4)], "1.0")
     assert out["exact"] > 0 and out["continuous"] > 0 and out["error_bound"] <= 1e-9 * out["exact"]
     assert math.isclose(out["continuous"], edgeworth.gdp_delta(1.0, 0.5), rel_tol=1e-15)
+
+
+def test_remainder_slopes_fit_the_tail_of_m_only():
+    """The chapter's slope fit (edgeworth.remainder_slopes): a least-squares line through log sup R_m against log m
+    over m ≥ fit_from only, Edgeworth steeper than the plain normal approximation."""
+    m_values = [4, 16, 32, 64]
+    results = [edgeworth.remainders("1", m, dps=None) for m in m_values]
+    edge, normal = edgeworth.remainder_slopes(results, m_values, fit_from=16)
+    logs = [math.log(m) for m in m_values[1:]]
+    for slope, key in ((edge, "sup_edgeworth"), (normal, "sup_normal")):
+        values = [math.log(r[key]) for r in results[1:]]
+        mean_x, mean_y = sum(logs) / 3, sum(values) / 3
+        expected = sum((x - mean_x) * (y - mean_y) for x, y in zip(logs, values)) / sum((x - mean_x) ** 2 for x in logs)
+        assert slope == pytest.approx(expected, rel=1e-9)
+    assert edge < normal < -1
+    # m = 4 excluded: changing its entry leaves the fit unchanged
+    assert edgeworth.remainder_slopes([{"sup_edgeworth": 1.0, "sup_normal": 1.0}] + results[1:], m_values,
+                                      fit_from=16) == (edge, normal)
+    with pytest.raises(ValueError, match="fewer than two"):
+        edgeworth.remainder_slopes(results, m_values, fit_from=64)
+    with pytest.raises(ValueError, match="same length"):
+        edgeworth.remainder_slopes(results[:2], m_values)

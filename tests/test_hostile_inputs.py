@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 
 from accountlib import acs, census, pairs, rdp
 from accountlib.cli import main
-from accountlib.conversions import rdp_to_epsilon, zcdp_epsilon
+from accountlib.conversions import (rdp_to_epsilon, zcdp_delta, zcdp_delta_via_rdp, zcdp_epsilon,
+                                    zcdp_epsilon_via_rdp)
 from accountlib.profiles import ShiftPair
 from accountlib.tails import tail_probabilities
 
@@ -126,10 +127,11 @@ def test_float_budgets_are_read_as_the_decimals_they_print_as():
 
 
 @pytest.mark.parametrize("call, fragment", [
-    (lambda: rdp.epsilon_zcdp(-1, 1e-5), "rho"),
-    (lambda: rdp.epsilon_zcdp(math.nan, 1e-5), "rho"),
-    (lambda: rdp.delta_zcdp(1, -1), "rho"),
-    (lambda: rdp.delta_zcdp(math.nan, 1), "epsilon"),
+    (lambda: zcdp_epsilon_via_rdp(-1, 1e-5), "rho"),
+    (lambda: zcdp_epsilon_via_rdp(math.nan, 1e-5), "rho"),
+    (lambda: zcdp_delta_via_rdp(1, -1), "rho"),
+    (lambda: zcdp_delta_via_rdp(math.nan, 1), "epsilon"),
+    (lambda: zcdp_delta(math.nan, 1), "epsilon"),
     (lambda: zcdp_epsilon(math.nan, 1e-5), "rho"),
     (lambda: acs.variance_ratio("gaussian", 10, 1e-4, 1e-5), "smallest ε"),
     (lambda: rdp.calibrate_dpsgd(0.01, 100, 1.0, 1e-5, tolerance=0), "tolerance"),
@@ -233,7 +235,7 @@ def _finite(x):
 @settings(max_examples=60, deadline=None)
 @given(a=HOSTILE_VALUES, b=HOSTILE_VALUES)
 def test_conversions_with_hostile_arguments(a, b):
-    for function in (rdp.epsilon_zcdp, rdp.delta_zcdp, zcdp_epsilon):
+    for function in (zcdp_epsilon_via_rdp, zcdp_delta_via_rdp, zcdp_epsilon, zcdp_delta):
         result = _library_call(function, a, b)
         if result is not None:
             assert _finite(result)

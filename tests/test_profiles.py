@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from accountlib import census, discrete_gaussian as dg
-from accountlib.profiles import ShiftPair, delta_from_tradeoff, epsilon_zcdp, lower_convex_envelope
+from accountlib.conversions import zcdp_epsilon
+from accountlib.profiles import ShiftPair, delta_from_tradeoff, lower_convex_envelope
 
 
 def brute_delta(rhos, epsilon):
@@ -74,7 +75,7 @@ def test_census_pair_13_13_released_value():
         # the paper prints 15 significant digits: ours must agree to half a unit in the last one
         assert abs(point.delta - mpmath.mpf("1.78319933504175e-12")) <= point.error_bound + mpmath.mpf("5e-27")
         assert point.error_bound < 1e-14 * point.delta
-    assert abs(epsilon_zcdp(pair.rho, 1e-10) - 26.340588852722324) < 1e-12
+    assert abs(zcdp_epsilon(pair.rho, 1e-10) - 26.340588852722324) < 1e-12
 
 
 def test_lower_convex_envelope():
@@ -104,3 +105,48 @@ def test_results_do_not_depend_on_the_callers_mpmath_precision():
     with mpmath.workdps(60):
         assert abs(results[0].delta - results[1].delta) <= results[0].error_bound + results[1].error_bound
         assert results[0].error_bound < 1e-12 * results[0].delta
+
+
+def _brute_delta(rhos, shifts, epsilon, reach=40):
+    """δ(ε) = Σ_x max(0, p(x) − e^ε q(x)) over the product of the supports, directly in mpmath."""
+    import itertools
+
+    from accountlib import discrete_gaussian as dg
+
+    with mpmath.workdps(40):
+        axes = [[(x, dg.pmf(x, 1 / Fraction(r), dps=40), dg.pmf(x - s, 1 / Fraction(r), dps=40))
+                 for x in range(-reach, reach + s + 1)] for r, s in zip(rhos, shifts)]
+        growth = mpmath.exp(epsilon)
+        total = mpmath.mpf(0)
+        for cell in itertools.product(*axes):
+            p = mpmath.fprod(c[1] for c in cell)
+            q = mpmath.fprod(c[2] for c in cell)
+            total += max(mpmath.mpf(0), p - growth * q)
+        return total
+
+
+@pytest.mark.parametrize("rhos, shifts", [(["1/2", "1/3"], [1, 2]), (["1/5", "1/4"], [3, 1]), (["1/2", "1/3"], [1, 1])])
+def test_sensitivities_against_direct_summation(rhos, shifts):
+    pair = ShiftPair(rhos, sensitivities=shifts)
+    assert pair.rho == sum(Fraction(r) * s * s for r, s in zip(rhos, shifts)) / 2  # the composition's zCDP ρ
+    for point, epsilon in zip(pair.delta([Fraction(1, 2), 2], rel_tol=1e-10), (Fraction(1, 2), 2)):
+        exact = _brute_delta(rhos, shifts, mpmath.mpf(epsilon.numerator) / epsilon.denominator)
+        with mpmath.workdps(40):
+            assert abs(point.delta - exact) <= point.error_bound + mpmath.mpf("1e-30")
+    # the trade-off curve's vertices: β_j = 1 − P_Q(S_L ≥ j) is a tail of P, shifted by 2L = Σ c_i s_i
+    assert pair.shift == sum(c * s for c, s in zip(pair.lattice.coefficients, shifts))
+
+
+def test_sensitivity_one_is_the_census_pair():
+    plain, explicit = ShiftPair(["1/2", "1/3", "1/7"]), ShiftPair(["1/2", "1/3", "1/7"], sensitivities=[1, 1, 1])
+    assert plain.rho == explicit.rho and plain.lattice == explicit.lattice and plain.shift == explicit.shift
+    assert plain.delta([1])[0] == explicit.delta([1])[0]
+
+
+@pytest.mark.parametrize("bad, message", [([1], "one shift per budget"), ([0, 1], r"sensitivities\[0\] must be an integer"),
+                                          (["1/2", 1], r"sensitivities\[0\] must be an integer"),
+                                          (["x", 1], r"sensitivities\[0\] must be a positive integer"),
+                                          ("12", "must be a list")])
+def test_bad_sensitivities(bad, message):
+    with pytest.raises(ValueError, match=message):
+        ShiftPair(["1/2", "1/3"], sensitivities=bad)

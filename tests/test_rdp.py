@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from accountlib import rdp
+from accountlib import conversions, rdp
 
 MECHANISMS = [
     (rdp.Gaussian(1.3), 0.7),
@@ -69,6 +69,22 @@ def test_mixture_gauss_hermite_matches_adaptive_quadrature():
     assert rdp.GaussianMixture(m).cgf(t, s) == pytest.approx(math.log(value), rel=1e-11)
 
 
+@pytest.mark.parametrize("m, t, s", [(1.0, 15.0, 2.0), (1.0, 8.0, 3.16), (1.0, 10.0, 3.16), (2.0, 10.0, 3.0)])
+def test_mixture_far_orders_match_mpmath(m, t, s):
+    """Large (t+1)s: the integrand peaks far beyond the plain Gauss–Hermite nodes; the recentred rule holds."""
+    with mpmath.workdps(40):
+        mm, tt, ss = mpmath.mpf(m), mpmath.mpf(t), mpmath.mpf(s)
+        p = lambda x: (mpmath.npdf(x, -mm, 1) + mpmath.npdf(x, mm, 1)) / 2
+        f = lambda x: p(x - ss) ** (tt + 1) / p(x) ** tt
+        peak = (tt + 1) * ss
+        exact = float(mpmath.log(mpmath.quad(f, [-mpmath.inf, -mm - 10, 0, mm + 10, peak - 10, peak, peak + 10,
+                                                 mpmath.inf])))
+    mixture = rdp.GaussianMixture(m)
+    assert mixture.cgf(t, s) == pytest.approx(exact, rel=1e-13)
+    assert mixture.cgf_check(t, s) < 1e-9 * exact
+    assert 0 < mixture.gap(t, s) < math.log(2) + 1e-9  # the gap levels off at log 2 (unifying paper §4.1)
+
+
 def test_subsampled_gaussian_integer_and_fractional_orders_agree():
     mech = rdp.PoissonSubsampledGaussian(0.2, 1.1)
     exact = rdp.sampled_gaussian_cgf(0.2, 1.1, 3, 1.0)
@@ -99,13 +115,49 @@ def test_generalized_gaussian_chi():
 
 
 def test_conversions():
-    rho = 0.5
-    eps_z = rdp.epsilon_zcdp(rho, 1e-5)
-    assert eps_z == pytest.approx(rdp.epsilon_rdp(lambda t: rho * t * (t + 1), 1e-5))
-    assert rdp.delta_zcdp(eps_z, rho) == pytest.approx(1e-5, rel=1e-6)
-    assert rdp.c_t(1.0) == pytest.approx(0.25)
+    """One function per formula (accountlib.conversions): each checked against an independent evaluation."""
+    rho, delta = 0.5, 1e-5
+    # ε_Z = inf_t ρ(t+1) + (log c_t − log δ)/t on a dense grid of t, independently of the minimiser
+    t = np.exp(np.linspace(np.log(1e-3), np.log(1e3), 400_001))
+    brute = np.min(rho * (t + 1) + (t * np.log(t) - (1 + t) * np.log1p(t) - np.log(delta)) / t)
+    eps_z = conversions.zcdp_epsilon_via_rdp(rho, delta)
+    assert eps_z == pytest.approx(brute, rel=1e-9) and eps_z <= brute + 1e-12
+    assert eps_z == conversions.rdp_to_epsilon(lambda alpha: rho * alpha, delta)  # C_δ of U(α) = ρα
+    assert conversions.zcdp_delta_via_rdp(eps_z, rho) == pytest.approx(delta, rel=1e-6)
+    assert conversions.c_t(1.0) == pytest.approx(0.25)
+    classical = conversions.zcdp_epsilon(rho, delta)
+    assert classical == rho + 2 * math.sqrt(rho * math.log(1 / delta)) and eps_z < classical
+    assert conversions.zcdp_delta(classical, rho) == pytest.approx(delta, rel=1e-12)
+    assert conversions.zcdp_delta(rho / 2, rho) == 1.0
+    # the issue's two numbers at the census budget: the classical bound and the RDP conversion
+    assert conversions.zcdp_epsilon("24811/5000", 1e-10) == pytest.approx(26.3406, abs=5e-5)
+    assert conversions.zcdp_epsilon_via_rdp("24811/5000", 1e-10) == pytest.approx(25.4193, abs=5e-5)
     lap = rdp.Laplace()
-    assert rdp.epsilon_rdp(lambda t: lap.cgf(t, 0.3), 1e-5) <= rdp.epsilon_zcdp(lap.rho(0.3), 1e-5) + 1e-12
+    exact = conversions.rdp_to_epsilon(lambda alpha: lap.cgf(alpha - 1, 0.3) / (alpha - 1), delta)
+    assert exact <= conversions.zcdp_epsilon_via_rdp(lap.rho(0.3), delta) + 1e-12
+    # Hypothesis's case: finite, and above ρ (this ρ is not far enough into overflow to be refused)
+    assert math.isfinite(conversions.zcdp_epsilon_via_rdp(1.7958972376246915e+308, 0.5)) \
+        and conversions.zcdp_epsilon_via_rdp(1.7958972376246915e+308, 0.5) >= 1.7958972376246915e+308
+    for function, rho, delta in ((conversions.zcdp_epsilon, 1e308, 1e-10),  # ρ log(1/δ) overflows
+                                 (conversions.zcdp_epsilon_via_rdp, 1.7976e308, 0.5)):  # ρα overflows at every α
+        with pytest.raises(ValueError, match="rho=.* is too large"):
+            function(rho, delta)  # refused, never inf
+    with pytest.raises(ValueError, match="no finite epsilon"):
+        conversions.rdp_to_epsilon(lambda alpha: math.inf, delta)
+
+
+def test_tradeoff_from_dp_guarantees():
+    """f(α) = max(0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)) (Dong, Roth & Su 2022, Prop. 2.12), from points or a
+    function δ ↦ ε(δ): the two entry points give the same curve."""
+    alphas = np.linspace(0, 1, 11)
+    f = conversions.profile_to_tradeoff([1.0], [0.1], alphas)
+    expected = np.maximum(0, np.maximum(0.9 - math.e * alphas, (0.9 - alphas) / math.e))
+    assert np.allclose(f, expected, rtol=0, atol=1e-15)
+    deltas = np.logspace(-12, -1, 50)
+    by_function = conversions.approxdp_to_tradeoff(lambda d: conversions.zcdp_epsilon(0.5, d), alphas, deltas=deltas)
+    by_points = conversions.profile_to_tradeoff([conversions.zcdp_epsilon(0.5, d) for d in deltas], deltas, alphas)
+    assert np.array_equal(by_function, by_points)
+    assert np.all(by_points <= 1 - alphas + 1e-15) and by_points[-1] == 0
 
 
 def test_calibrate_dpsgd_q1_equals_gaussian_and_meets_epsilon():
@@ -114,7 +166,7 @@ def test_calibrate_dpsgd_q1_equals_gaussian_and_meets_epsilon():
     assert z_rdp == pytest.approx(z_zcdp, rel=1e-9)
     z = rdp.calibrate_dpsgd(0.01, 500, 3.0, 1e-5, "rdp")
     mech = rdp.PoissonSubsampledGaussian(0.01, z)
-    eps = rdp.rdp_to_epsilon(lambda a: 500 * mech.cgf(a - 1, 1.0) / (a - 1), 1e-5, alpha_max=1e4)
+    eps = conversions.rdp_to_epsilon(lambda a: 500 * mech.cgf(a - 1, 1.0) / (a - 1), 1e-5, alpha_max=1e4)
     assert abs(eps - 3.0) < 1e-8
     assert z < rdp.calibrate_dpsgd(0.01, 500, 3.0, 1e-5, "zcdp")
 

@@ -25,7 +25,7 @@ def test_algorithm1_count_like_for_like(m0_lattice):
 
 
 def test_algorithm1_count_rejects_bad_input(m0_lattice):
-    with pytest.raises(ValueError, match="delta must be in"):
+    with pytest.raises(ValueError, match="accuracy must be in"):
         sieve.algorithm1_count(m0_lattice, 0)
     with pytest.raises(ValueError, match="modulus must be"):
         sieve.algorithm1_count(m0_lattice, 1e-25, modulus=1)

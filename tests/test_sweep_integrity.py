@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from accountlib import census, sweep
+from accountlib.infrastructure import executor
 
 OPTIONS = dict(smallest_delta_exponent=6, points_per_side=20)  # seconds per pair
 PAIRS = [(13, 13), (2, 8)]
@@ -105,8 +106,8 @@ def test_other_options_count_as_invalid(swept, tmp_path):
 
 def test_a_second_sweep_on_the_same_folder_is_refused(swept, tmp_path):
     out = fresh_copy(swept, tmp_path)
-    with sweep.sweep_lock(out):
-        with pytest.raises(sweep.SweepError, match="another sweep"):
+    with executor.sweep_lock(out):
+        with pytest.raises(executor.SweepError, match="another sweep"):
             sweep.run_dhc_sweep(out, PAIRS, workers=1, progress=False, **OPTIONS)
         result = cli("sweep", "dhc", "--out", out, "--pairs", "13", "13", "--workers", "1", "--no-progress")
         assert "another sweep" in one_line_error(result)
@@ -141,7 +142,7 @@ def test_an_unreachable_scheduler_is_one_line_within_seconds(tmp_path):
     result = cli("sweep", "dhc", "--out", tmp_path, "--pairs", "1", "1", "--scheduler", "tcp://127.0.0.1:9",
                  "--no-progress")
     assert "could not reach the Dask scheduler" in one_line_error(result)
-    assert time.monotonic() - started < sweep.SCHEDULER_TIMEOUT + 30
+    assert time.monotonic() - started < executor.SCHEDULER_TIMEOUT + 30
 
 
 def _children(pid):

@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 
 from accountlib import discrete_gaussian as dg
 from accountlib import lattice, quadrature, sieve, tails
+from accountlib.engine.front import CertifiedTails, next_accuracy
+from accountlib.engine.results import PAPER_PATHS, EvaluationPaths
 
 
 def brute_tails(mechanisms, dps=40):
@@ -32,16 +34,93 @@ SMALL_INSTANCES = [
 
 
 @pytest.mark.parametrize("mechanisms", SMALL_INSTANCES)
-@pytest.mark.parametrize("delta", [1e-12, 1e-30])
-def test_engine_agrees_with_brute_force_within_its_bound(mechanisms, delta):
+@pytest.mark.parametrize("accuracy", [1e-12, 1e-30])
+def test_engine_agrees_with_brute_force_within_its_bound(mechanisms, accuracy):
     lat, lowest, suffix = brute_tails(mechanisms)
-    engine = tails.TailEngine(mechanisms, delta)
+    engine = tails.TailEngine(mechanisms, accuracy)
     with mpmath.workdps(60):
         for j in np.linspace(lowest, lowest + len(suffix) - 1, 41).astype(int).tolist() + [0, 1, -1]:
             exact = suffix[max(0, min(j - lowest, len(suffix) - 1))]
             result = engine.tail_index(j)
-            assert result.error_bound <= delta
+            assert result.error_bound <= accuracy
             assert abs(result.value - exact) <= result.error_bound + mpmath.mpf("1e-45")
+
+
+# -- the error budget, term by term, and the evaluation paths chosen by argument ----------------------------
+
+CENSUS_LIKE = [("1/10", 1), ("3/10", 1), ("1/2", 1), ("1/5", 1)]  # every σ² ≥ 1/2: all paths are open
+
+
+def _brute(mechanisms):
+    lat, lowest, suffix = brute_tails(mechanisms, dps=60)
+    return lambda j: suffix[max(0, min(j - lowest, len(suffix) - 1))]
+
+
+@pytest.mark.parametrize("paths", [EvaluationPaths(), EvaluationPaths(float_nodes=False),
+                                   EvaluationPaths(double_double=False), PAPER_PATHS], ids=str)
+def test_every_path_agrees_with_brute_force_and_reports_its_terms(paths):
+    exact = _brute(CENSUS_LIKE)
+    engine = tails.TailEngine(CENSUS_LIKE, 1e-20, paths=paths)
+    summary = engine.node_summary
+    if not paths.float_nodes or paths.method == "paper":
+        assert summary["float_nodes"] == 0
+    if not paths.double_double:
+        assert engine._dd is None
+    with mpmath.workdps(60):
+        for j in range(-engine.cut - 2, engine.cut + 3, max(1, engine.cut // 15)):
+            result = engine.tail_index(j)
+            budget = result.budget
+            assert abs(result.value - exact(j)) <= result.error_bound
+            assert all(term >= 0 for term in budget.terms.values())
+            # the bound is the sum of its terms, rounded up by at most 1e-12 relative
+            assert budget.total <= result.error_bound <= budget.total * (1 + 1e-11)
+            if result.path == "closed form":
+                assert budget.terms == {**budget.terms, "aliasing": 0, "sieve": 0, "float_path": 0, "rounding": 0}
+                continue
+            assert budget.aliasing == 2 * budget.truncation  # N ≥ 2U + 2: the images cost twice the truncated mass
+            assert budget.sieve == pytest.approx(engine.threshold * (engine.cut - j + 1), rel=1e-15)
+            assert budget.double_double <= budget.rounding  # carried inside the arb ball
+            if not paths.float_nodes or paths.method == "paper":
+                assert budget.float_path == 0
+            if not paths.double_double:
+                assert budget.double_double == 0
+
+
+def test_the_terms_shrink_with_the_accuracy_asked_for():
+    coarse = tails.TailEngine(CENSUS_LIKE, 1e-10).tail_index(3).budget
+    fine = tails.TailEngine(CENSUS_LIKE, 1e-30).tail_index(3).budget
+    for name in ("truncation", "aliasing", "sieve"):
+        assert getattr(fine, name) < getattr(coarse, name) * 1e-15
+    assert fine.total <= 1e-30 < coarse.total * 1e10
+
+
+def test_tilted_results_carry_their_own_budget():
+    tails_ = CertifiedTails(CENSUS_LIKE)
+    deep = int(4 * float(tails_.lattice.variance_proxy) ** 0.5)
+    assert tails_.is_deep(deep)
+    result = tails_.relative([deep], 1e-8)[0]
+    assert result.path == "tilted" and tails_.tilted_engines == [] and tails_.engines == []
+    budget = result.budget
+    assert budget.truncation == 0 and budget.double_double == 0
+    assert budget.total <= result.error_bound <= budget.total * (1 + 1e-6)
+    exact = _brute(CENSUS_LIKE)(deep)
+    with mpmath.workdps(60):
+        assert abs(result.value - exact) <= result.error_bound <= 1e-8 * exact
+    untilted = CertifiedTails(CENSUS_LIKE, paths=EvaluationPaths(tilted=False))
+    assert not untilted.is_deep(deep)
+    plain = untilted.relative([deep], 1e-8)[0]
+    assert plain.path == "untilted" and untilted.engines
+    with mpmath.workdps(60):
+        assert abs(plain.value - result.value) <= plain.error_bound + result.error_bound
+
+
+def test_one_rebuild_policy():
+    assert next_accuracy(1e-30, 1e-31) == pytest.approx(1e-32)  # at least a factor 100 finer
+    assert next_accuracy(1e-30, 1e-40) == 1e-40
+    assert next_accuracy(1e-299, 1e-320) == 1e-300  # never below the floor
+    tails_ = CertifiedTails(CENSUS_LIKE)
+    assert tails_.engine(1e-20) is tails_.engine(1e-18)  # an engine within the reuse span serves
+    assert tails_.engine(1e-10) is not tails_.engine(1e-20)  # a far finer one does not
 
 
 def test_tail_of_a_real_threshold_uses_the_strict_inequality():
@@ -95,7 +174,7 @@ def test_sieve_product_pruning_is_a_subset_of_the_per_factor_sieve():
 def test_paper_method_agrees_with_the_sieve_method():
     mechanisms = SMALL_INSTANCES[2]
     ours = tails.TailEngine(mechanisms, 1e-30)
-    paper = tails.TailEngine(mechanisms, 1e-30, method="paper")
+    paper = tails.TailEngine(mechanisms, 1e-30, paths=PAPER_PATHS)
     for j in (-5, 0, 4, 17):
         a, b = ours.tail_index(j), paper.tail_index(j)
         assert abs(a.value - b.value) <= a.error_bound + b.error_bound
@@ -122,10 +201,14 @@ def test_random_small_allocations_match_brute_force(entries, j):
 
 
 def test_bad_input():
-    with pytest.raises(ValueError, match="delta must be"):
+    with pytest.raises(ValueError, match="accuracy must be"):
         tails.TailEngine([(1, 1)], 0)
-    with pytest.raises(ValueError, match="method must be"):
-        tails.TailEngine([(1, 1)], 1e-5, method="fft")
+    with pytest.raises(ValueError, match="paths.method must be"):
+        tails.TailEngine([(1, 1)], 1e-5, paths=EvaluationPaths(method="fft"))
+    with pytest.raises(ValueError, match="paths must be an EvaluationPaths"):
+        tails.TailEngine([(1, 1)], 1e-5, paths="paper")
+    with pytest.raises(ValueError, match="paths.deep_from must be a positive number"):
+        EvaluationPaths(deep_from=0)
     with pytest.raises(ValueError, match=r"mechanisms\[0\].rho must be > 0"):
         tails.TailEngine([(0, 1)], 1e-5)
     with pytest.raises(ValueError, match=r"mechanisms\[1\] must be a \(rho, weight\) pair"):

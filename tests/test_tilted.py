@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 from flint import arb, fmpq
 
-from accountlib import _arb, _dd, census, lattice, profiles, tails, tilted
+from accountlib import census, conversions, lattice, profiles, tails, tilted
+from accountlib.engine import _arb, _dd
+from accountlib.engine.results import EvaluationPaths
 from tests.test_tails import brute_tails
 
 # σ² = 1/ρ ≥ 1/2 throughout (the tilted engine's domain)
@@ -76,14 +78,15 @@ def test_tilted_engine_rejects_what_it_cannot_do():
         engine.tail_index(2)
 
 
-def test_deep_levels_of_delta_agree_with_the_untilted_engine(monkeypatch):
+def test_deep_levels_of_delta_agree_with_the_untilted_engine():
     """ShiftPair.delta with the tilted deep levels against the arb engine alone (tilt switched off)."""
     rhos = census.pair_rhos(13, 13)
-    epsilons = [Fraction(repr(profiles.epsilon_zcdp(census.TOTAL_RHO, d))) for d in (1e-3, 1e-10, 1e-20)]
+    epsilons = [Fraction(repr(conversions.zcdp_epsilon(census.TOTAL_RHO, d))) for d in (1e-3, 1e-10, 1e-20)]
     tilted_points = profiles.ShiftPair(rhos).delta(epsilons, rel_tol=1e-6)
     assert profiles.ShiftPair(rhos)._delta_tilted(epsilons, 1e-6)  # the deep levels did go the tilted way
-    monkeypatch.setattr(tilted, "DEEP_FROM", math.inf)
-    plain = profiles.ShiftPair(rhos).delta(epsilons, rel_tol=1e-6)
+    untilted = profiles.ShiftPair(rhos, paths=EvaluationPaths(tilted=False))
+    plain = untilted.delta(epsilons, rel_tol=1e-6)
+    assert not untilted.tilted_engines
     with mpmath.workdps(50):
         for a, b in zip(tilted_points, plain):
             assert a.error_bound <= 1e-6 * float(a.delta)

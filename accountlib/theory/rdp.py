@@ -1,6 +1,6 @@
 """Privacy-loss cumulant generating functions, optimal zCDP, and the zCDP–RDP gap.
 
-Layer 7 of :mod:`accountlib`, after the unifying paper (§3–4; book, Derivations §8). For
+Theory layer of :mod:`accountlib`, after the unifying paper (§3–4; book, Derivations §8). For
 an additive-noise mechanism with noise Z and query change s, P = Law(s + Z),
 Q = Law(Z), and
 
@@ -16,8 +16,9 @@ adaptive quadrature, with ``cgf_check`` re-evaluating at twice the resolution
 to show convergence.
 
 Composition adds CGFs and gaps (§3.3); :func:`allocation_gap` follows the path
-of Prop. 4.3; the conversions of §3.2 and C_δ[U] of §5 are here too, as is the
-DP-SGD calibration of §5.2 (:func:`calibrate_dpsgd`, no torch needed).
+of Prop. 4.3; the DP-SGD calibration of §5.2 is here too (:func:`calibrate_dpsgd`, no torch
+needed). The conversions of §3.2 and C_δ[U] of §5 (ε from an RDP curve or from ρ, δ from ρ) live in
+:mod:`accountlib.conversions`: ``rdp_to_epsilon(lambda a: K(a - 1)/(a - 1), delta)`` is ε_R of a CGF K.
 """
 
 from __future__ import annotations
@@ -31,13 +32,13 @@ import mpmath
 import numpy as np
 from scipy import integrate, optimize, special
 
-from .conversions import minimize_on_grid, rdp_to_epsilon
+from ..infrastructure.numbers import as_probability
+from .conversions import rdp_to_epsilon, zcdp_epsilon_via_rdp
 
 __all__ = [
-    "Mechanism", "Gaussian", "Laplace", "GaussianMixture", "StudentT", "GeneralizedGaussian",
+    "NoiseMechanism", "Gaussian", "Laplace", "GaussianMixture", "StudentT", "GeneralizedGaussian",
     "DiscreteLaplace", "DiscreteGaussian", "PoissonSubsampledGaussian", "Composition",
-    "allocation_gap", "allocation_path", "c_t", "delta_bound", "epsilon_rdp", "epsilon_zcdp", "delta_zcdp",
-    "rdp_epsilon_cdelta", "calibrate_dpsgd", "dpsgd_epsilon", "sampled_gaussian_cgf", "QuadratureError",
+    "allocation_gap", "allocation_path", "calibrate_dpsgd", "dpsgd_epsilon", "sampled_gaussian_cgf", "QuadratureError",
     "student_t_leading_coefficient", "student_t_coefficient_argmax", "argmax_gap_in_nu",
     "allocation_phi", "allocation_curvature", "subsampled_node_discrepancy", "composition_gap_discrepancy",
     "sampled_gaussian_cgf_reference",
@@ -74,28 +75,6 @@ def _shift(s) -> float:
     return abs(s)
 
 
-def _nonnegative(value, name: str) -> float:
-    """A finite real ≥ 0 (ValueError naming ``name`` for NaN, infinities, negatives, bools and non-numbers)."""
-    try:
-        result = float(value)
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{name} must be a finite number >= 0; got {value!r}") from None
-    if isinstance(value, bool) or not math.isfinite(result) or result < 0:
-        raise ValueError(f"{name} must be a finite number >= 0; got {value!r}")
-    return result
-
-
-def _probability(value, name: str = "delta") -> float:
-    """A δ in (0, 1) (ValueError naming ``name`` otherwise, NaN included)."""
-    try:
-        result = float(value)
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{name} must be a number in (0, 1); got {value!r}") from None
-    if isinstance(value, bool) or not 0 < result < 1:
-        raise ValueError(f"{name} must be a number in (0, 1); got {value!r}")
-    return result
-
-
 _GH_CACHE: dict = {}
 
 
@@ -119,8 +98,11 @@ def _gauss_hermite_log(nodes: int):
     return _GH_CACHE[key]
 
 
-class Mechanism:
-    """Base class: subclasses define ``cgf(t, s)``; ``rho`` and ``gap`` follow generically."""
+class NoiseMechanism:
+    """A noise distribution Z seen through the pair P = Law(s + Z), Q = Law(Z) (query change s): the base
+    class of the mechanism objects here. Subclasses define the privacy-loss CGF ``cgf(t, s)``; ``rho``,
+    ``gap``, ``rdp`` and ``loss_cumulants`` follow generically. (Not to be confused with
+    :class:`accountlib.lattice.WeightedDiscreteGaussian`, one weighted term of the census sum.)"""
 
     name = "mechanism"
 
@@ -244,7 +226,7 @@ def _sup_ratio(cgf, *, endpoint=None, where: str = "sup_t K(t)/(t(t+1))") -> flo
 
 
 @dataclass(frozen=True)
-class Gaussian(Mechanism):
+class Gaussian(NoiseMechanism):
     """N(0, σ²) noise: K = t(t+1)s²/(2σ²), ρ = s²/(2σ²), Γ ≡ 0 (Prop. 4.1(i))."""
 
     sigma: float = 1.0
@@ -272,7 +254,7 @@ class Gaussian(Mechanism):
 
 
 @dataclass(frozen=True)
-class Laplace(Mechanism):
+class Laplace(NoiseMechanism):
     """Laplace noise with density e^{−|x|/b}/(2b); r = |s|/b.
 
     K(t) = log[(t+1)/(2t+1)·e^{tr} + t/(2t+1)·e^{−(t+1)r}], ρ = r + e^{−r} − 1
@@ -311,7 +293,7 @@ def _laplace_cgf(t, r):
 
 
 @dataclass(frozen=True)
-class GaussianMixture(Mechanism):
+class GaussianMixture(NoiseMechanism):
     """½N(−m, 1) + ½N(m, 1) noise: ρ = s²/2 (Prop. 4.1(ii)); K by Gauss–Hermite quadrature.
 
     E_Q[g] = ½Σ_± E g(±m + N(0,1)), each expectation by an n-node Gauss–Hermite rule
@@ -329,13 +311,35 @@ class GaussianMixture(Mechanism):
         m = self.m
         return np.logaddexp(-(x - m) ** 2 / 2, -(x + m) ** 2 / 2) - math.log(2 * math.sqrt(2 * math.pi))
 
+    _CENTRE_FROM = 3.0  # recentre the rule when the integrand peaks beyond |x| = 3 (of the Gauss–Hermite variable)
+
+    def _log_integrand(self, t, s, sign, x):
+        """log f(x) with E g(sign·m + N(0,1)) = π^{-1/2} ∫ f(x) e^{−x²} dx, f = (q/p)^{t+1} at sign·m + √2x."""
+        points = sign * self.m + math.sqrt(2) * x
+        return (t + 1) * (self._log_density(points - s) - self._log_density(points))
+
+    def _peak(self, t, s, sign) -> float:
+        """Where log f(x) − x² is largest (the integrand's peak; at x ≈ (t+1)s/√2 for large (t+1)s)."""
+        guess = (t + 1) * s / math.sqrt(2)
+        result = optimize.minimize_scalar(lambda x: -(float(self._log_integrand(t, s, sign, np.array([x]))[0]) - x * x),
+                                          bracket=(min(0.0, guess) - 1, max(0.0, guess) + 1), tol=1e-10)
+        return float(result.x)
+
     def _cgf_nodes(self, t, s, nodes):
+        """K(t) by an n-node Gauss–Hermite rule per mixture component.
+
+        When (t+1)s is large the integrand (q/p)^{t+1}e^{−x²} peaks far out (x ≈ (t+1)s/√2), beyond the
+        rule's nodes; the rule is then recentred on the peak c: ∫ f(x)e^{−x²}dx = ∫ f(c+y)e^{−2cy−c²} e^{−y²}dy.
+        """
         x, log_w = _gauss_hermite_log(nodes)
         total = []
         for sign in (-1.0, 1.0):
-            points = sign * self.m + math.sqrt(2) * x
-            log_ratio = self._log_density(points - s) - self._log_density(points)
-            total.append(special.logsumexp((t + 1) * log_ratio + log_w))
+            centre = self._peak(t, s, sign) if abs((t + 1) * s) / math.sqrt(2) > self._CENTRE_FROM else 0.0
+            if abs(centre) <= self._CENTRE_FROM:
+                total.append(special.logsumexp(self._log_integrand(t, s, sign, x) + log_w))
+            else:
+                total.append(special.logsumexp(self._log_integrand(t, s, sign, centre + x) - 2 * centre * x
+                                               - centre * centre + log_w))
         return float(np.logaddexp(*total) - math.log(2))
 
     def cgf(self, t, s):
@@ -391,7 +395,7 @@ def _integrate_checked(integrand, breakpoints, *, rel_tol: float, floor: float =
     return total, error
 
 
-class _QuadratureNoise(Mechanism):
+class _QuadratureNoise(NoiseMechanism):
     """Symmetric continuous noise with log-density ℓ; K by checked quadrature (no overflow, no silent failure).
 
     With Δ(x) = ℓ(x − s) − ℓ(x) the privacy loss at output x, E_Q[e^{(t+1)Δ}] = E_P[e^{tΔ}] and
@@ -680,7 +684,7 @@ def argmax_gap_in_nu(t, s, *, bounds=(3.0, 12.0), xatol: float = 1e-6) -> float:
 
 
 @dataclass(frozen=True)
-class DiscreteLaplace(Mechanism):
+class DiscreteLaplace(NoiseMechanism):
     """Discrete Laplace noise, mass ∝ e^{−a|z|} on Z, integer shift r; a finite-sum CGF (§4.5).
 
     The privacy loss a(|x| − |x − r|) takes finitely many values: −ar for x ≤ 0,
@@ -714,7 +718,7 @@ class DiscreteLaplace(Mechanism):
 
 
 @dataclass(frozen=True)
-class DiscreteGaussian(Mechanism):
+class DiscreteGaussian(NoiseMechanism):
     """Discrete Gaussian noise N_Z(0, σ²) with integer or real shift r (§4.5; book, Derivations §8).
 
     e^{K(t)} = e^{r²t(t+1)/(2σ²)}·Θ((t+1)r)/Θ(0), Θ(u) = Σ_x e^{−(x−u)²/2σ²}, so
@@ -760,7 +764,7 @@ class DiscreteGaussian(Mechanism):
 
 
 @dataclass(frozen=True)
-class PoissonSubsampledGaussian(Mechanism):
+class PoissonSubsampledGaussian(NoiseMechanism):
     """P_q = (1 − q)Q + q·N(v, z²C²I) against Q = N(0, z²C²I) (§4.2); s = ‖v‖/C.
 
     Only the projection on v matters, so the pair is one-dimensional:
@@ -838,7 +842,7 @@ class Composition:
         return sum(m.gap(t, s) for m, s in self.parts)
 
 
-def _inverse_rho(mechanism: Mechanism, rho: float) -> float:
+def _inverse_rho(mechanism: NoiseMechanism, rho: float) -> float:
     """ψ: the shift r ≥ 0 with ρ(r) = rho (ρ is increasing in r)."""
     if rho <= 0:
         return 0.0
@@ -859,7 +863,7 @@ def allocation_path(n: int, rho_sum: float, omega: float) -> list[float]:
     return [base * (1 + (n - 1) * omega)] + [base * (1 - omega)] * (int(n) - 1)
 
 
-def allocation_gap(mechanism: Mechanism, n: int, rho_sum: float, omega: float, t: float) -> float:
+def allocation_gap(mechanism: NoiseMechanism, n: int, rho_sum: float, omega: float, t: float) -> float:
     """The composed gap Σ_i Γ_i(t) along the allocation path of Prop. 4.3.
 
     Release i uses the shift r_i = ψ(ρ_i(ω)) that gives it zCDP parameter ρ_i(ω).
@@ -876,7 +880,7 @@ def allocation_gap(mechanism: Mechanism, n: int, rho_sum: float, omega: float, t
     return total
 
 
-def allocation_phi(mechanism: Mechanism, x: float, t: float, *, nodes: int | None = None) -> float:
+def allocation_phi(mechanism: NoiseMechanism, x: float, t: float, *, nodes: int | None = None) -> float:
     """Φ_t(x) = x·t(t+1) − K(t; ψ(x)), the gap of one release that is given zCDP parameter x (Prop. 4.3).
 
     ``nodes`` sets the Gauss–Hermite resolution of a :class:`GaussianMixture` (192 by default); other
@@ -893,7 +897,7 @@ def allocation_phi(mechanism: Mechanism, x: float, t: float, *, nodes: int | Non
     return x * t * (t + 1) - k
 
 
-def allocation_curvature(mechanism: Mechanism, t: float, grid, *, nodes: int | None = None) -> np.ndarray:
+def allocation_curvature(mechanism: NoiseMechanism, t: float, grid, *, nodes: int | None = None) -> np.ndarray:
     """Centred second differences (Φ_t(x_{i+1}) − 2Φ_t(x_i) + Φ_t(x_{i−1}))/h² at the interior points of an
     evenly spaced ``grid`` of zCDP parameters: the numerical curvature that decides the allocation direction
     of Prop. 4.3 (convex: spread evenly; concave: concentrate). Appendix D.1–D.2 use 501 points in [0, 1/2]."""
@@ -950,55 +954,7 @@ def composition_gap_discrepancy(qs, z: float, t: float, n: int, s: float = 1.0) 
     return worst
 
 
-# -- conversions (§3.2) and C_δ (§5) -------------------------------------------------------------
-
-
-def c_t(t) -> float:
-    """c_t = t^t/(1 + t)^{1+t}."""
-    t = _order(t)
-    return math.exp(t * math.log(t) - (1 + t) * math.log1p(t))
-
-
-def delta_bound(cgf, t, epsilon) -> float:
-    """δ_{P‖Q}(ε) ≤ c_t·exp(K(t) − tε)."""
-    t = _order(t)
-    epsilon = float(epsilon)
-    if not math.isfinite(epsilon):
-        raise ValueError(f"epsilon must be finite; got {epsilon!r}")
-    return math.exp(math.log(c_t(t)) + cgf(t) - t * epsilon)
-
-
-def epsilon_rdp(cgf, delta) -> float:
-    """ε_R = inf_t (K(t) + log c_t − log δ)/t."""
-    delta = float(delta)
-    if not 0 < delta < 1:
-        raise ValueError(f"delta must be in (0, 1); got {delta!r}")
-    objective = lambda x: (cgf(math.exp(x)) + math.log(c_t(math.exp(x))) - math.log(delta)) / math.exp(x)
-    return minimize_on_grid(objective, np.linspace(math.log(1e-3), math.log(1e4), 200))
-
-
-def epsilon_zcdp(rho, delta) -> float:
-    """ε_Z = inf_t ρ(t+1) + (log c_t − log δ)/t."""
-    rho = _nonnegative(rho, "rho")
-    _probability(delta, "delta")
-    return epsilon_rdp(lambda t: rho * t * (t + 1), delta)
-
-
-def delta_zcdp(epsilon, rho) -> float:
-    """δ_zCDP(ε; ρ) = inf_t c_t·exp(ρt(t+1) − tε)."""
-    epsilon = _nonnegative(epsilon, "epsilon")
-    rho = _nonnegative(rho, "rho")
-    if epsilon > 1e6 or rho > 1e6:
-        raise ValueError(f"epsilon and rho must be at most 1e6; got epsilon={epsilon!r}, rho={rho!r}")
-    objective = lambda x: math.log(c_t(math.exp(x))) + rho * math.exp(x) * (math.exp(x) + 1) - math.exp(x) * epsilon
-    result = optimize.minimize_scalar(objective, bounds=(math.log(1e-6), math.log(1e4)), method="bounded",
-                                      options={"xatol": 1e-12})
-    return float(min(1.0, math.exp(result.fun)))
-
-
-def rdp_epsilon_cdelta(cgf, delta) -> float:
-    """C_δ[U] for the RDP curve U_α = K(α − 1)/(α − 1) of a CGF K (book, Derivations §8)."""
-    return rdp_to_epsilon(lambda alpha: cgf(alpha - 1) / (alpha - 1), delta)
+# -- DP-SGD (§5.2) --------------------------------------------------------------------------------
 
 
 def dpsgd_epsilon(q: float, steps: int, z: float, delta: float, notion: str = "rdp") -> float:
@@ -1009,8 +965,7 @@ def dpsgd_epsilon(q: float, steps: int, z: float, delta: float, notion: str = "r
     subsampling, converted by C_δ. :func:`calibrate_dpsgd` inverts this in z.
     """
     if notion == "zcdp":
-        rho = steps / (2 * z * z)
-        return rdp_to_epsilon(lambda alpha: rho * alpha, delta)
+        return zcdp_epsilon_via_rdp(steps / (2 * z * z), delta)
     mechanism = PoissonSubsampledGaussian(q, z)
     return rdp_to_epsilon(lambda alpha: steps * mechanism.cgf(alpha - 1, 1.0) / (alpha - 1), delta, alpha_max=1e4)
 
@@ -1031,8 +986,7 @@ def calibrate_dpsgd(q, steps, epsilon, delta, notion: str = "rdp", *, tolerance:
     if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 1e-14 <= tolerance <= 0.5:
         raise ValueError(f"tolerance must be a number in [1e-14, 0.5] (a relative bracket on z); got {tolerance!r}")
     epsilon = _positive(epsilon, "epsilon")
-    if not 0 < float(delta) < 1:
-        raise ValueError(f"delta must be in (0, 1); got {delta!r}")
+    delta = as_probability(delta, "delta")
     if notion not in ("rdp", "zcdp"):
         raise ValueError(f"notion must be 'rdp' or 'zcdp'; got {notion!r}")
 

@@ -1,6 +1,6 @@
 """Truncation, node counts and the trapezoidal (DFT) sum for lattice tail probabilities.
 
-Layer 3 of :mod:`accountlib`. For S_L = Σ c_i X_i on Z with characteristic
+Engine layer of :mod:`accountlib`. For S_L = Σ c_i X_i on Z with characteristic
 function φ_S(ζ) = Π_i φ_{σ_i}(c_i ζ) (real and even),
 
     P(lo ≤ S_L ≤ U) ≈ (1/N) Σ_{k=0}^{N-1} φ_S(ζ_k) D(ζ_k),   ζ_k = 2πk/N,
@@ -30,8 +30,6 @@ __all__ = [
     "truncation_point",
     "truncation_mass_bound",
     "node_count",
-    "paper_node_count",
-    "trapezoid_error_bound",
     "trapezoid_pmf_error_bound",
     "trapezoid_pmf_strip_bound",
     "characteristic_function",
@@ -39,15 +37,15 @@ __all__ = [
 ]
 
 
-def truncation_point(variance_proxy: Fraction, delta: float) -> int:
+def truncation_point(variance_proxy: Fraction, accuracy: float) -> int:
     """U = ceil(sqrt(2V log(8/Δ))): then P(|S_L| > U) ≤ 2·exp(−U²/2V) ≤ Δ/4 (book, Derivations §4).
 
     >>> truncation_point(Fraction(100), 1e-10)  # sqrt(200·log(8e10)) = 70.6…
     71
     """
-    if not 0 < delta < 1:
-        raise ValueError(f"delta must be in (0, 1); got {delta!r}")
-    return math.ceil(math.sqrt(2 * float(variance_proxy) * math.log(8 / delta)))
+    if not 0 < accuracy < 1:
+        raise ValueError(f"accuracy must be in (0, 1); got {accuracy!r}")
+    return math.ceil(math.sqrt(2 * float(variance_proxy) * math.log(8 / accuracy)))
 
 
 def truncation_mass_bound(variance_proxy: Fraction, cut: int) -> float:
@@ -70,36 +68,13 @@ def node_count(cut: int) -> int:
     return n
 
 
-def paper_node_count(cut: int, variance_proxy: Fraction, scale, delta: float) -> int:
-    """The sieve paper's analytic choice N ≥ 2(U+1) + dL·log(2dL), d = sqrt(ΣA²σ²/(2 log(8/Δ))).
-
-    Here ``variance_proxy`` is V = L²·Σ a_i²σ_i², so Σ a_i²σ_i² = V/L².
-    """
-    scale = float(scale)
-    d = math.sqrt(float(variance_proxy) / scale**2 / (2 * math.log(8 / delta)))
-    dl = d * scale
-    return 2 * (cut + 1) + math.ceil(dl * math.log(2 * dl))
-
-
-def trapezoid_error_bound(strip_half_width: float, strip_bound: float, nodes: int) -> float:
-    """Trefethen & Weideman (2014), Thm 3.2: |I − T_N| ≤ 4πM / (e^{aN} − 1).
-
-    For a 2π-periodic integrand analytic in the strip |Im ζ| < a and bounded
-    there by M. Used in the chapter on exponential convergence.
-    """
-    exponent = strip_half_width * nodes
-    if exponent > 700:
-        return 0.0
-    return 4 * math.pi * strip_bound / math.expm1(exponent)
-
-
 def trapezoid_pmf_error_bound(variance_proxy: Fraction, t: int, nodes: int) -> float:
     """The Trefethen–Weideman bound for P(S_L = t) by the N-node trapezoidal rule, optimised over the strip.
 
     P(S_L = t) = (1/2π)∫ φ_S(ζ)e^{−iζt}dζ. On |Im ζ| ≤ a the integrand is bounded by
     M(a) = e^{a²V/2 + a|t|} (sub-Gaussianity of S_L, V = Σc_i²σ_i²), so the error is at
-    most 2M(a)/(e^{aN} − 1) for every a > 0 (:func:`trapezoid_error_bound` with the
-    1/2π prefactor). The minimising a ≈ (N − |t|)/V gives roughly 2e^{−(N−|t|)²/2V}:
+    most 2M(a)/(e^{aN} − 1) for every a > 0 (:func:`trapezoid_pmf_strip_bound`: Trefethen & Weideman's
+    4πM/(e^{aN} − 1) with the 1/2π prefactor). The minimising a ≈ (N − |t|)/V gives roughly 2e^{−(N−|t|)²/2V}:
     faster than exponential in N, because φ_S is entire.
     """
     v = float(variance_proxy)

@@ -1,6 +1,6 @@
 """Privacy curves of a fixed pair of composed discrete Gaussian mechanisms.
 
-Layer 6 of :mod:`accountlib`. The pair is the one of the 2020 Census (sieve
+Theory layer of :mod:`accountlib`. The pair is the one of the 2020 Census (sieve
 paper §3, Props. 3.3–3.4; book, Derivations §2): mechanism i releases a count plus
 N_Z(0, σ_i² = 1/ρ_i), and neighbouring data shift every count by 1. With
 ρ = (Σρ_i)/2, a_i = ρ_i/ρ (so Σa_i = 2) and S = Σ a_i X_i, the privacy loss is
@@ -12,7 +12,8 @@ N_Z(0, σ_i² = 1/ρ_i), and neighbouring data shift every count by 1. With
   randomising at the atom S_L = j joins consecutive vertices by a segment of
   slope −exp(ρ(j/L − 1)) (the likelihood ratio there). The result is the exact,
   convex trade-off function f(α).
-* zCDP baseline (what the Bureau reports): ε_zCDP(δ) = ρ + 2·sqrt(ρ·log(1/δ)).
+* zCDP baseline (what the Bureau reports): ε_zCDP(δ) = ρ + 2·sqrt(ρ·log(1/δ)), in
+  :func:`accountlib.conversions.zcdp_epsilon`.
 
 Conversions: δ(ε) = max_j (1 − β_j − e^ε α_j) over the vertices of f, and
 f(α) ≥ max_ε (1 − δ(ε) − e^ε α) (Dong, Roth & Su 2022, Prop. 2.12).
@@ -26,26 +27,23 @@ from fractions import Fraction
 
 import mpmath
 
-from ._numbers import (ErrorBound, as_float, as_fraction, as_positive_fraction, as_tolerance, decimal_string,
+from ..infrastructure.numbers import (ErrorBound, as_fraction, as_positive_fraction, as_tolerance, decimal_string,
                        error_bound)
-from .lattice import lattice_of, threshold_index
-from .tails import SMALLEST_DELTA, TailEngine, check_lattice_size
-from . import tilted
-from .tilted import TiltedTailEngine
+from ..engine.lattice import lattice_of, threshold_index
+from ..engine.front import START_ACCURACY, CertifiedTails, next_accuracy
+from ..engine.results import DEFAULT_PATHS, SMALLEST_ACCURACY, EvaluationPaths, check_lattice_size
+from ..engine.tails import TailEngine
+from ..engine.tilted import TiltedTailEngine
 
 __all__ = [
     "ShiftPair",
     "DeltaPoint",
     "TradeoffPoint",
-    "epsilon_zcdp",
     "delta_from_tradeoff",
-    "tradeoff_from_delta",
     "lower_convex_envelope",
 ]
 
-_START_DELTA = 1e-30
 _TILT_TOLERANCES = (1e-12, 1e-14)  # J accuracies tried before falling back to the untilted engine
-_MIN_DELTA = SMALLEST_DELTA
 SMALLEST_REL_TOL = 1e-30  # the finest relative accuracy ShiftPair.delta accepts
 SMALLEST_ABS_TOL = 1e-60  # the finest absolute accuracy ShiftPair.tradeoff accepts (Δ = abs_tol/4 ≥ 2.5e-61)
 MAX_EPSILON = 5_000
@@ -72,59 +70,79 @@ class TradeoffPoint:
     error_bound: ErrorBound
 
 
-def epsilon_zcdp(rho, delta) -> float:
-    """ε_zCDP(δ) = ρ + 2·sqrt(ρ log(1/δ)), the (ε, δ) implied by ρ-zCDP (Bun & Steinke 2016, Prop. 1.3).
+MAX_SENSITIVITY = 10**6
 
-    >>> round(epsilon_zcdp("4.9622", 1e-10), 2)
-    26.34
-    """
-    rho = as_float(as_positive_fraction(rho, "rho"), "rho")
-    delta = as_float(as_fraction(delta, "delta"), "delta")
-    if not 0 < delta < 1:
-        raise ValueError(f"delta must be in (0, 1); got {delta!r}")
-    # log(1/δ), not −log δ: the two differ in the last bit for some δ, and the census ε grid is built on this
-    # form (its files must be reproducible); −log δ only where 1/δ would overflow (subnormal δ)
-    return rho + 2 * math.sqrt(rho * (math.log(1 / delta) if delta >= 1e-300 else -math.log(delta)))
+
+def _sensitivities(values, count: int) -> list[int]:
+    """The shifts s_i as positive integers (default all 1); a clear error names the bad entry."""
+    if values is None:
+        return [1] * count
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise ValueError(f"sensitivities must be a list of positive integers; got {values!r}")
+    values = list(values)
+    if len(values) != count:
+        raise ValueError(f"sensitivities must hold one shift per budget ({count}); got {len(values)}")
+    out = []
+    for i, value in enumerate(values):
+        try:
+            s = as_fraction(value, f"sensitivities[{i}]")
+        except ValueError:
+            raise ValueError(f"sensitivities[{i}] must be a positive integer; got {value!r}") from None
+        if s.denominator != 1 or not 1 <= s <= MAX_SENSITIVITY:
+            raise ValueError(f"sensitivities[{i}] must be an integer in 1..{MAX_SENSITIVITY} (the discrete Gaussian "
+                             f"lives on the integers, so a query moves by a whole number); got {value!r}")
+        out.append(int(s))
+    return out
 
 
 class ShiftPair:
-    """Composition of N_Z(0, 1/ρ_i) against N_Z(1, 1/ρ_i), i = 1..m (the census pair).
+    """Composition of N_Z(0, 1/ρ_i) against N_Z(s_i, 1/ρ_i), i = 1..m (the census pair has every s_i = 1).
+
+    Mechanism i adds discrete Gaussian noise of variance 1/ρ_i to a query that neighbouring data move by the
+    integer s_i (its sensitivity). The privacy loss is ρ'(1 − S) with ρ' = Σ ρ_i s_i²/2 (the pair's zCDP ρ) and
+    S = Σ (ρ_i s_i/ρ') X_i, so δ(ε) = P(S > ε/ρ' − 1) − e^ε P(S > ε/ρ' + 1), and S under the second
+    distribution is S + 2 (sieve paper §2; book chapter 2).
 
     Parameters
     ----------
     rhos : the budgets ρ_i > 0 (exact rationals; int, Fraction or strings).
         Zeros are rejected; drop unused entries first.
+    sensitivities : the shifts s_i, positive integers (default: all 1).
+    paths : the engine's evaluation paths (:class:`~accountlib.engine.results.EvaluationPaths`; default: all).
+
+    Every tail probability goes through the engine's front door, :class:`~accountlib.engine.front.CertifiedTails`,
+    which builds the engines, reuses them across calls and decides when a deep tail uses the tilted contour.
     """
 
-    def __init__(self, rhos):
+    def __init__(self, rhos, *, sensitivities=None, paths: EvaluationPaths = DEFAULT_PATHS):
         if isinstance(rhos, (str, bytes)) or not hasattr(rhos, "__iter__"):
             raise ValueError(f"rhos must be a list of budgets; got {type(rhos).__name__} {rhos!r}")
         self.rhos = [as_positive_fraction(r, f"rhos[{i}]") for i, r in enumerate(rhos)]
         if not self.rhos:
             raise ValueError("rhos must hold at least one budget")
-        self.rho = sum(self.rhos, Fraction(0)) / 2
-        self.lattice = lattice_of([(r, r / self.rho) for r in self.rhos])
+        self.sensitivities = _sensitivities(sensitivities, len(self.rhos))
+        self.rho = sum((r * s * s for r, s in zip(self.rhos, self.sensitivities)), Fraction(0)) / 2
+        self.lattice = lattice_of([(r, r * s / self.rho) for r, s in zip(self.rhos, self.sensitivities)])
         check_lattice_size(self.lattice)  # refuse at once what no engine could compute
-        self.shift = sum(self.lattice.coefficients)  # 2L, an integer
-        self._engines: list[TailEngine] = []
-        self._tilted_engines: list[TiltedTailEngine] = []  # kept for reports (node counts)
+        # S moves by 2 between the two distributions: 2L on the lattice, an integer
+        self.shift = sum(c * s for c, s in zip(self.lattice.coefficients, self.sensitivities))
+        self.tails = CertifiedTails(self.lattice, paths=paths)
 
-    # -- engines, shared across calls: any engine with Δ' ≤ Δ serves a request for Δ ----------
+    # -- engines, shared across calls (the front door's reuse policy) --------------------------
 
-    def engine(self, delta: float) -> TailEngine:
-        """A :class:`TailEngine` with accuracy at least ``delta`` (built once, then reused).
+    def engine(self, accuracy: float) -> TailEngine:
+        """An untilted :class:`TailEngine` with absolute accuracy at least ``accuracy`` (Δ), built once, then reused."""
+        return self.tails.engine(accuracy)
 
-        An existing engine is reused when it is at least as accurate and not more
-        than a million times more accurate than asked (a far finer engine keeps
-        many more nodes and digits, so building a coarser one is cheaper).
-        """
-        delta = as_tolerance(delta, "delta", smallest=SMALLEST_DELTA, largest=0.5)
-        usable = [e for e in self._engines if delta * 1e-6 <= e.delta <= delta]
-        if usable:
-            return max(usable, key=lambda e: e.delta)
-        engine = TailEngine(self.lattice, delta)
-        self._engines.append(engine)
-        return engine
+    @property
+    def engines(self) -> list[TailEngine]:
+        """The untilted engines built so far (for reports: node counts, Δ)."""
+        return self.tails.engines
+
+    @property
+    def tilted_engines(self) -> list[TiltedTailEngine]:
+        """The tilted-contour engines built so far."""
+        return self.tails.tilted_engines
 
     # -- (ε, δ) -------------------------------------------------------------------------------
 
@@ -137,15 +155,15 @@ class ShiftPair:
             error = (first.error_bound + growth * second.error_bound) * (1 + 1e-9)  # mpf: no overflow, no underflow
         return DeltaPoint(eps, value, error_bound(error))
 
-    def delta(self, epsilons, *, rel_tol: float = 1e-6, start_delta: float | None = None) -> list[DeltaPoint]:
-        """The exact δ(ε) at each ε, each with error_bound ≤ rel_tol·δ (book, Derivations §6).
+    def delta(self, epsilons, *, rel_tol: float = 1e-6, start_accuracy: float | None = None) -> list[DeltaPoint]:
+        """The exact privacy profile δ(ε) at each ε, each with error_bound ≤ rel_tol·δ (book chapter 4).
 
-        Deep levels — both thresholds at least ``tilted.DEEP_FROM``·√V into the tail — use the tilted contour
-        (:mod:`accountlib.tilted`), which delivers relative accuracy in float64. The others,
-        and any deep level it cannot certify, use the untilted engine: it starts at
-        Δ = ``start_delta`` (default 1e-30, or the finest engine already built) and, where the
-        bound is not yet small enough, rebuilds with Δ ≈ rel_tol·δ/(2(1 + e^ε)). A good
-        ``start_delta`` saves the rebuild.
+        Deep levels — both thresholds at least ``paths.deep_from``·√V into the tail — use the tilted contour
+        (:mod:`accountlib.engine.tilted`), which delivers relative accuracy in float64. The others,
+        and any deep level it cannot certify, use the untilted engine: it starts at absolute accuracy
+        Δ = ``start_accuracy`` (default 1e-30) and, where the bound is not yet small enough, rebuilds
+        with Δ ≈ rel_tol·δ/(2(1 + e^ε)) (:func:`accountlib.engine.front.next_accuracy`). A good
+        ``start_accuracy`` saves the rebuild.
         """
         if isinstance(epsilons, (str, bytes)) or not hasattr(epsilons, "__iter__"):
             raise ValueError(f"epsilons must be a list of numbers; got {epsilons!r}")
@@ -154,27 +172,26 @@ class ShiftPair:
             if e > MAX_EPSILON:
                 raise ValueError(f"epsilons must be at most {MAX_EPSILON} (the largest ε supported); got {decimal_string(e, 6)}")
         rel_tol = as_tolerance(rel_tol, "rel_tol", smallest=SMALLEST_REL_TOL, largest=0.5)
-        if start_delta is not None:
-            start_delta = as_tolerance(start_delta, "start_delta", smallest=SMALLEST_DELTA, largest=0.5)
+        if start_accuracy is not None:
+            start_accuracy = as_tolerance(start_accuracy, "start_accuracy", smallest=SMALLEST_ACCURACY, largest=0.5)
         points: dict[int, DeltaPoint] = self._delta_tilted(eps, rel_tol)
-        delta = start_delta or _START_DELTA
+        accuracy = start_accuracy or START_ACCURACY
         todo = [i for i in range(len(eps)) if i not in points]
         while todo:
-            engine = self.engine(delta)
+            engine = self.engine(accuracy)
             needed = {}
             for i, point in zip(todo, self._delta_batch(engine, [eps[i] for i in todo])):
                 points[i] = point
                 if not point.error_bound <= rel_tol * point.delta:
                     growth = 1 + math.exp(min(float(point.epsilon), 700))
                     estimate = float(point.delta) if point.delta > 0 else 0.0
-                    needed[i] = rel_tol * estimate / (2 * growth) if estimate > 0 else delta * 1e-20
-            if not needed or engine.delta <= _MIN_DELTA:
+                    needed[i] = rel_tol * estimate / (2 * growth) if estimate > 0 else accuracy * 1e-20
+            if not needed or engine.accuracy <= SMALLEST_ACCURACY:
                 break
             todo = sorted(needed)
             # one engine serves a band of twelve decades of required accuracy; finer ones come next round
             loosest = max(needed.values())
-            delta = max(min(v for v in needed.values() if v >= loosest * 1e-12), _MIN_DELTA)
-            delta = min(delta, engine.delta * 1e-2)
+            accuracy = next_accuracy(engine.accuracy, min(v for v in needed.values() if v >= loosest * 1e-12))
         return [points[i] for i in range(len(eps))]
 
     def _thresholds(self, epsilon: Fraction) -> tuple[int, int]:
@@ -185,14 +202,13 @@ class ShiftPair:
     def _delta_tilted(self, eps: list[Fraction], rel_tol: float) -> dict[int, DeltaPoint]:
         """δ(ε) on the tilted contour for the deep levels it certifies to ``rel_tol``; {} if none."""
         deep = {i: self._thresholds(e) for i, e in enumerate(eps)}
-        deep = {i: t for i, t in deep.items() if tilted.is_deep(self.lattice, t[0])}
+        deep = {i: t for i, t in deep.items() if self.tails.is_deep(t[0])}
         points: dict[int, DeltaPoint] = {}
         for j_tol in _TILT_TOLERANCES:
             todo = [i for i in deep if i not in points]
             if not todo:
                 break
-            engine = TiltedTailEngine(self.lattice, smallest_index=min(deep[i][0] for i in todo), j_tol=j_tol)
-            self._tilted_engines.append(engine)
+            engine = self.tails.tilted_engine(min(deep[i][0] for i in todo), j_tol)
             tails = engine.tail_indices([t for i in todo for t in deep[i]])
             for n, i in enumerate(todo):
                 point = self._combine(60, eps[i], tails[2 * n], tails[2 * n + 1])
@@ -243,12 +259,12 @@ class ShiftPair:
         abs_tol = as_tolerance(abs_tol, "abs_tol", smallest=SMALLEST_ABS_TOL, largest=0.5)
         points = []
         for a in values:
-            delta = abs_tol / 4  # self.engine() reuses any engine at least this accurate
+            accuracy = abs_tol / 4  # self.engine() reuses any engine at least this accurate
             while True:
-                point = self._tradeoff_at(self.engine(delta), a)
-                if point.error_bound <= abs_tol or delta <= _MIN_DELTA:
+                point = self._tradeoff_at(self.engine(accuracy), a)
+                if point.error_bound <= abs_tol or accuracy <= SMALLEST_ACCURACY:
                     break
-                delta = max(delta * min(1e-2, abs_tol / point.error_bound / 4), _MIN_DELTA)
+                accuracy = next_accuracy(accuracy, accuracy * (abs_tol / point.error_bound / 4))
             points.append(point)
         return points
 
@@ -281,25 +297,25 @@ def delta_from_tradeoff(alphas, betas, epsilon) -> float:
     return max(0.0, max(1 - float(b) - growth * float(a) for a, b in zip(alphas, betas)))
 
 
-def tradeoff_from_delta(epsilons, deltas, alpha) -> float:
-    """f(α) ≥ max(0, max_k 1 − δ_k − e^{ε_k}α, e^{−ε_k}(1 − δ_k − α)): the trade-off curve an (ε, δ) curve implies."""
-    alpha = float(alpha)
-    best = 0.0
-    for e, d in zip(epsilons, deltas):
-        e, d = float(e), float(d)
-        best = max(best, 1 - d - math.exp(e) * alpha, math.exp(-e) * (1 - d - alpha))
-    return best
-
-
 def lower_convex_envelope(xs, ys) -> list[int]:
-    """Indices of the lower convex hull of points sorted by x (Andrew's monotone chain)."""
-    order = sorted(range(len(xs)), key=lambda i: (float(xs[i]), float(ys[i])))
+    """Indices of the lower convex hull of the points (x_i, y_i), in order of increasing x (Andrew's monotone
+    chain; ties in x ordered by y, equal points kept in their given order).
+
+    The arithmetic is that of the coordinates themselves — ``Fraction`` exactly, ``Decimal`` in the current
+    decimal context (the census-wide trade-off curve, :func:`accountlib.census.census_tradeoff`), floats in
+    float64 — so the caller chooses exact or rounded orientation tests. A point on a hull edge is dropped.
+
+    >>> lower_convex_envelope([0, 1, 2, 3], [3, 1, 2, 0])
+    [0, 1, 3]
+    """
+    if len(xs) != len(ys):
+        raise ValueError(f"xs and ys must have the same length; got {len(xs)} and {len(ys)}")
+    order = sorted(range(len(xs)), key=lambda i: (xs[i], ys[i]))
     hull: list[int] = []
     for i in order:
         while len(hull) >= 2:
             o, a = hull[-2], hull[-1]
-            cross = (float(xs[a]) - float(xs[o])) * (float(ys[i]) - float(ys[o])) - (float(ys[a]) - float(ys[o])) * (float(xs[i]) - float(xs[o]))
-            if cross <= 0:
+            if (xs[a] - xs[o]) * (ys[i] - ys[o]) - (ys[a] - ys[o]) * (xs[i] - xs[o]) <= 0:
                 hull.pop()
             else:
                 break

@@ -147,6 +147,39 @@ def as_float(value, name: str) -> float:
     return result
 
 
+def as_nonnegative_float(value, name: str) -> float:
+    """``value`` as a finite float ≥ 0 (read by :func:`as_float`); NaN, infinities, negatives, bools and
+    non-numbers raise ``ValueError`` naming ``name``.
+
+    >>> as_nonnegative_float("1/4", "rho")
+    0.25
+    """
+    try:
+        result = as_float(value, name)
+    except ValueError as error:
+        raise ValueError(f"{name} must be a finite number >= 0; got {value!r} ({error})") from None
+    if result < 0:
+        raise ValueError(f"{name} must be a finite number >= 0; got {value!r}")
+    return result
+
+
+def as_probability(value, name: str = "delta") -> float:
+    """``value`` as a float strictly between 0 and 1 (a privacy δ; read by :func:`as_float`); anything
+    else — 0, 1, NaN, bools, non-numbers, a value that rounds to 0 as a float — raises ``ValueError``
+    naming ``name``.
+
+    >>> as_probability(1e-10, "delta")
+    1e-10
+    """
+    try:
+        result = as_float(value, name)
+    except ValueError as error:
+        raise ValueError(f"{name} must be in (0, 1), a number strictly between 0 and 1; got {value!r} ({error})") from None
+    if not 0 < result < 1:
+        raise ValueError(f"{name} must be in (0, 1), a number strictly between 0 and 1; got {value!r}")
+    return result
+
+
 class ResourceLimitError(ValueError):
     """A request would need more nodes, precision or memory than the documented limit allows."""
 

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["read_idx", "load_data", "find_fashion_mnist", "SYSTEM_DATA_DIR", "DATASETS", "PER_SAMPLE_MODES", "Dataset", "build_model", "train_run", "paired_runs", "run_setting",
+__all__ = ["dpsgd_grid", "read_idx", "load_data", "find_fashion_mnist", "SYSTEM_DATA_DIR", "DATASETS", "PER_SAMPLE_MODES", "Dataset", "build_model", "train_run", "paired_runs", "run_setting",
            "load_results", "summarise", "calibration_checks", "data_slug", "record_ledger", "PAPER_TABLES", "train_job", "seedwise_trend", "paper_settings", "PAPER_TARGETS", "LEARNING_RATE",
            "SCHEDULE_STEPS", "EVAL_EVERY"]
 
@@ -308,7 +308,7 @@ def paired_runs(data: Dataset, *, q: float, steps: int, epsilon: float, delta: f
     ``clip_only`` reuses a clipping-only run of the same (q, steps, seed) — it does not depend on the
     privacy target — instead of training it again.
     """
-    from .rdp import calibrate_dpsgd
+    from ..theory.rdp import calibrate_dpsgd
 
     z_rdp = calibrate_dpsgd(q, steps, epsilon, delta, "rdp")
     z_zcdp = calibrate_dpsgd(q, steps, epsilon, delta, "zcdp")
@@ -348,7 +348,7 @@ def _clip_only_path(out_dir, *, q: float, steps: int, seed: int, data_name: str)
 def _cached_run(path: Path, train):
     import json
 
-    from .sweep import write_text_atomically
+    from ..infrastructure.atomic import write_text_atomically
 
     if path.is_file():
         return json.loads(path.read_text())
@@ -468,7 +468,7 @@ def calibration_checks(targets=PAPER_TARGETS, settings=None, *, tolerance: float
     and the Gaussian formula ρ = n/(2z²) (the zCDP calibration, exact for the Gaussian), at the first target
     and n = 500. Needs no torch.
     """
-    from .rdp import calibrate_dpsgd, dpsgd_epsilon
+    from ..theory.rdp import calibrate_dpsgd, dpsgd_epsilon
 
     settings = paper_settings() if settings is None else settings
     out = {}
@@ -537,7 +537,7 @@ def record_ledger(fashion: list[dict], *, calibration_checks: dict, digits: list
     clipping-only claim as the bound the paper states, and the trend tests only where the sweeps ran.
     Returns the recorded entries.
     """
-    from . import ledger
+    from ..infrastructure import ledger
 
     out = []
     checks = calibration_checks
@@ -565,7 +565,7 @@ def record_ledger(fashion: list[dict], *, calibration_checks: dict, digits: list
         reason="accountlib's subsampled-Gaussian Rényi curve equals the Gaussian one exactly at q = 1, so the "
                "difference is 0 by construction and the check cannot fail here"))
 
-    from .rdp import calibrate_dpsgd
+    from ..theory.rdp import calibrate_dpsgd
 
     ratio = (calibrate_dpsgd(*_HEADLINE, 3.0, 1e-5, "rdp") / calibrate_dpsgd(*_HEADLINE, 3.0, 1e-5, "zcdp")) ** 2
     out.append(ledger.record(
@@ -693,3 +693,17 @@ def train_job(q: float, steps: int, seed: int, targets, out_dir, data_dir=None, 
         written.append(str(result_path(folder, epsilon=float(epsilon), delta=float(delta), q=float(q),
                                        steps=int(steps), seed=int(seed))))
     return written
+
+
+def dpsgd_grid(targets=None, settings=None, seeds=None) -> list[dict]:
+    """The DP-SGD sweeps as jobs, one per ((q, n), seed) (also usable as the chapter's papermill parameters).
+
+    Each run trains one seed of one setting at every target, so the clipping-only run (shared by the
+    targets) is trained once, by one worker. Seed by seed (so that whole seeds finish first), the most
+    expensive settings (largest n·q) first within a seed.
+    """
+    targets = [[float(e), float(d)] for e, d in (PAPER_TARGETS if targets is None else targets)]
+    settings = sorted(paper_settings() if settings is None else settings, key=lambda s: -s[0] * s[1])
+    seeds = [0, 1, 2, 3, 4] if seeds is None else list(seeds)
+    return [{"targets": targets, "settings": [[float(q), int(n)]], "seeds": [int(seed)]}
+            for seed in seeds for q, n in settings]

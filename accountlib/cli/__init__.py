@@ -2,10 +2,18 @@
 
 Subcommands
 -----------
-``delta --pair K L --eps E [E ...] [--rel-tol R] [--json]``
-    the exact δ(ε) of DHC pair (K, L) at each ε, certified to error_bound ≤ R·δ.
-``tradeoff --pair K L --alpha A [A ...] [--abs-tol T] [--json]``
-    β = f(α) of the pair, certified to error_bound ≤ T.
+``delta (--pair K L | --rho R [R ...] | --budgets FILE.csv) --eps E [E ...] [--rel-tol R] [--json]``
+    the exact δ(ε) of DHC pair (K, L) — or of the composition of discrete Gaussian mechanisms
+    N_Z(0, 1/ρ_i) against N_Z(1, 1/ρ_i) with the budgets given — at each ε, certified to
+    error_bound ≤ R·δ.
+``tradeoff (--pair K L | --rho R [R ...] | --budgets FILE.csv) --alpha A [A ...] [--abs-tol T] [--json]``
+    β = f(α) of the same composition, certified to error_bound ≤ T.
+
+``--rho`` takes exact rationals (decimals or fractions such as 11/10000), each > 0, any number of them;
+``--budgets`` a CSV file with a ``rho`` column (one budget per line) and optionally a ``sensitivity``
+column: mechanism i then compares N_Z(0, 1/ρ_i) with N_Z(s_i, 1/ρ_i), s_i a whole number
+(``ShiftPair(rhos, sensitivities=...)``). ``--pair K L`` is the budgets
+of allocations K and L together (``census.pair_rhos``). Exactly one of the three.
 
 Numbers are printed as decimal strings with 30 significant digits; an error
 bound is printed as computed (an mpf, so a bound of 1e-845 is printed, never a
@@ -28,9 +36,9 @@ import sys
 from fractions import Fraction
 
 
-from . import census
-from ._numbers import as_fraction, decimal_string
-from .profiles import MAX_EPSILON, SMALLEST_ABS_TOL, SMALLEST_REL_TOL, ShiftPair
+from ..applications import census
+from ..infrastructure.numbers import as_fraction, decimal_string
+from ..theory.profiles import MAX_EPSILON, MAX_SENSITIVITY, SMALLEST_ABS_TOL, SMALLEST_REL_TOL, ShiftPair
 
 DIGITS = 30
 
@@ -52,17 +60,75 @@ def _number(name: str):
 
 def _allocation(text: str) -> int:
     try:
-        k = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--pair takes allocation numbers 1..43; got {text!r}") from None
-    if not 1 <= k <= 43:
-        raise argparse.ArgumentTypeError(f"--pair takes allocation numbers 1..43; got {k}")
-    return k
+        return census.check_allocation(text, "each number")
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _budget(text: str) -> Fraction:
+    try:
+        rho = as_fraction(text, "--rho")
+    except ValueError as error:
+        shown = text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"
+        raise argparse.ArgumentTypeError(str(error).replace(text, shown)) from None
+    if rho <= 0:
+        raise argparse.ArgumentTypeError(f"--rho budgets must be > 0; got {text!r}")
+    return rho
+
+
+MAX_BUDGET_FILE_BYTES = 10**7
+
+
+def _budgets_file(path: str) -> tuple[list[Fraction], list[int] | None]:
+    """The budgets (and sensitivities, when the file has that column) of a CSV file with header ``rho`` or
+    ``rho,sensitivity``: each budget > 0, each sensitivity a positive integer."""
+    import csv
+    import io
+    from pathlib import Path
+
+    file = Path(path)
+    try:
+        if file.stat().st_size > MAX_BUDGET_FILE_BYTES:
+            _fail(f"--budgets {path}: larger than {MAX_BUDGET_FILE_BYTES // 10**6} MB")
+        text = file.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as error:
+        _fail(f"--budgets {path}: cannot be read ({type(error).__name__}: {getattr(error, 'strerror', None) or error})")
+    rows = [row for row in csv.reader(io.StringIO(text)) if any(cell.strip() for cell in row)]
+    header = [cell.strip().lower() for cell in rows[0]] if rows else []
+    if header not in (["rho"], ["rho", "sensitivity"]):
+        _fail(f"--budgets {path}: the first line must be the header rho (or rho,sensitivity); got "
+              f"{','.join(rows[0]) if rows else 'an empty file'!r}")
+    budgets, shifts = [], []
+    for line, row in enumerate(rows[1:], start=2):
+        if len(row) != len(header):
+            _fail(f"--budgets {path}: line {line} has {len(row)} fields, expected {len(header)}")
+        where = f"--budgets {path} line {line}"
+        rho = as_fraction(row[0], f"{where} rho")
+        if rho <= 0:
+            _fail(f"{where}: rho must be > 0 (drop unused mechanisms); got {row[0].strip()!r}")
+        if len(row) == 2:
+            shift = as_fraction(row[1], f"{where} sensitivity")
+            if shift.denominator != 1 or not 1 <= shift <= MAX_SENSITIVITY:
+                _fail(f"{where}: sensitivity must be a whole number in 1..{MAX_SENSITIVITY} (the noise lives on the "
+                      f"integers, so a query moves by a whole number); got {row[1].strip()!r}")
+            shifts.append(int(shift))
+        budgets.append(rho)
+    if not budgets:
+        _fail(f"--budgets {path}: no budgets below the header")
+    return budgets, (shifts if len(header) == 2 else None)
 
 
 def _add_pair_argument(parser) -> None:
-    parser.add_argument("--pair", nargs=2, type=_allocation, required=True, metavar=("K", "L"),
-                        help="allocation numbers, 1..43")
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument("--pair", nargs=2, type=_allocation, metavar=("K", "L"),
+                       help="DHC allocation numbers, 1..43 (the budgets of allocations K and L together)")
+    which.add_argument("--rho", nargs="+", type=_budget, metavar="R",
+                       help="your own composition: the budgets ρ_i > 0 of mechanisms N_Z(0, 1/ρ_i) against "
+                       "N_Z(1, 1/ρ_i), exact decimals or fractions, e.g. 0.05 11/10000")
+    which.add_argument("--budgets", metavar="FILE.csv",
+                       help="the budgets from a CSV file: a header line rho (or rho,sensitivity) and one mechanism "
+                       "per line; mechanism i compares N_Z(0, 1/ρ_i) with N_Z(s_i, 1/ρ_i), s_i its sensitivity "
+                       "(a whole number, default 1)")
 
 
 class CommandLineError(Exception):
@@ -79,12 +145,14 @@ class _Parser(argparse.ArgumentParser):
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="python -m accountlib",
-        description="Exact, certified privacy accounting for the 2020 Census DHC allocations.",
+        description="Exact, certified privacy accounting for the 2020 Census DHC allocations and any composition "
+                    "of discrete Gaussian mechanisms.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
 
-    delta = sub.add_parser("delta", help="exact δ(ε) of a DHC pair", description=
-                           "The exact δ(ε) of DHC pair (K, L), each value with a certified error bound "
+    delta = sub.add_parser("delta", help="exact δ(ε) of a DHC pair or of your own budgets", description=
+                           "The exact δ(ε) of DHC pair (K, L), or of the composition with budgets --rho / "
+                           "--budgets, each value with a certified error bound "
                            "no larger than R·δ. If that bound cannot be certified the command fails (exit 2) "
                            "rather than print a looser one.")
     _add_pair_argument(delta)
@@ -95,8 +163,9 @@ def _parser() -> argparse.ArgumentParser:
                        "tolerance is an error (exit 2)")
     delta.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
 
-    trade = sub.add_parser("tradeoff", help="exact trade-off curve β = f(α) of a DHC pair", description=
-                           "β = f(α) of DHC pair (K, L) (the optimal type II error at type I error α), "
+    trade = sub.add_parser("tradeoff", help="exact trade-off curve β = f(α) of a DHC pair or of your own budgets",
+                           description="β = f(α) of DHC pair (K, L) or of the composition with budgets --rho / "
+                           "--budgets (the optimal type II error at type I error α), "
                            "each with a certified absolute error bound no larger than T. If that bound "
                            "cannot be certified the command fails (exit 2).")
     _add_pair_argument(trade)
@@ -119,6 +188,16 @@ def _parser() -> argparse.ArgumentParser:
 def _pair(k: int, l: int) -> ShiftPair:
     k, l = min(k, l), max(k, l)
     return ShiftPair(census.pair_rhos(k, l))
+
+
+def _composition(args) -> ShiftPair:
+    """The pair the user named: ``--pair K L``, ``--rho R ...`` or ``--budgets FILE.csv``."""
+    if args.pair is not None:
+        return _pair(*args.pair)
+    if args.rho is not None:
+        return ShiftPair(args.rho)
+    budgets, shifts = _budgets_file(args.budgets)
+    return ShiftPair(budgets, sensitivities=shifts)
 
 
 def _print_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
@@ -154,7 +233,19 @@ def _fail(message: str):
     raise CommandLineError(message)
 
 
+def _refuse_negative_budgets(argv: list[str]) -> None:
+    """argparse reads ``--rho -1/10`` as an unknown option; name the real problem instead."""
+    if "--rho" in argv:
+        for token in argv[argv.index("--rho") + 1:]:
+            if token.startswith("-") and token[1:2].isdigit():
+                _fail(f"--rho budgets must be > 0; got {token!r}")
+            if token.startswith("-"):
+                break
+
+
 def _main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    _refuse_negative_budgets(argv)
     parser = _parser()
     args = parser.parse_args(argv)
     if args.command == "delta":
@@ -165,7 +256,7 @@ def _main(argv=None) -> int:
         if not Fraction(repr(SMALLEST_REL_TOL)) <= args.rel_tol <= Fraction(1, 2):
             _fail(f"--rel-tol must be in [{SMALLEST_REL_TOL:g}, 0.5]; got {decimal_string(args.rel_tol, 6)}")
         rel_tol = float(args.rel_tol)
-        points = _pair(*args.pair).delta(args.eps, rel_tol=rel_tol)
+        points = _composition(args).delta(args.eps, rel_tol=rel_tol)
         for p in points:
             if not p.error_bound <= rel_tol * p.delta:
                 _fail(f"could not certify --rel-tol {rel_tol:g} at ε = {decimal_string(p.epsilon, 10)}: the best "
@@ -181,7 +272,7 @@ def _main(argv=None) -> int:
         if not Fraction(repr(SMALLEST_ABS_TOL)) <= args.abs_tol <= Fraction(1, 2):
             _fail(f"--abs-tol must be in [{SMALLEST_ABS_TOL:g}, 0.5]; got {decimal_string(args.abs_tol, 6)}")
         abs_tol = float(args.abs_tol)
-        points = _pair(*args.pair).tradeoff(args.alpha, abs_tol=abs_tol)
+        points = _composition(args).tradeoff(args.alpha, abs_tol=abs_tol)
         for p in points:
             if not p.error_bound <= abs_tol:
                 _fail(f"could not certify --abs-tol {abs_tol:g} at α = {decimal_string(p.alpha, 10)}: the best "

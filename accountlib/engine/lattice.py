@@ -1,6 +1,6 @@
 """Rational weights on a common integer lattice (Bézout scaling).
 
-Layer 2 of :mod:`accountlib`. A weighted sum S = Σ a_i X_i of integer-valued
+Engine layer of :mod:`accountlib`. A weighted sum S = Σ a_i X_i of integer-valued
 X_i with rational weights a_i lives on the lattice (1/L)·Z with
 
     L = lcm(denominators of a_i) / gcd(numerators of a_i),
@@ -20,14 +20,16 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import reduce
 
-from ._numbers import as_fraction, as_positive_fraction
+from ..infrastructure.numbers import as_fraction, as_positive_fraction
 
-__all__ = ["Mechanism", "Lattice", "as_mechanisms", "lattice_of", "threshold_index"]
+__all__ = ["WeightedDiscreteGaussian", "Lattice", "as_mechanisms", "lattice_of", "threshold_index"]
 
 
 @dataclass(frozen=True)
-class Mechanism:
-    """One discrete Gaussian term a·X with X ~ N_Z(0, σ² = 1/ρ)."""
+class WeightedDiscreteGaussian:
+    """One term a·X of the weighted sum S = Σ a_i X_i, X ~ N_Z(0, σ² = 1/ρ) (exact ρ and weight a).
+
+    Not a privacy mechanism object with a CGF (those are :class:`accountlib.rdp.NoiseMechanism`)."""
 
     rho: Fraction
     weight: Fraction
@@ -37,14 +39,14 @@ class Mechanism:
         return 1 / self.rho
 
 
-def as_mechanisms(mechanisms) -> list[Mechanism]:
-    """Validate a list of ``(rho, weight)`` pairs (or :class:`Mechanism`) into exact mechanisms.
+def as_mechanisms(mechanisms) -> list[WeightedDiscreteGaussian]:
+    """Validate a list of ``(rho, weight)`` pairs (or :class:`WeightedDiscreteGaussian`) into exact mechanisms.
 
     ``rho`` must be > 0 and ``weight`` nonzero; each may be an int, ``Fraction``,
     float or a string such as ``"11/10000"``.
 
     >>> as_mechanisms([("11/10000", "1/2")])
-    [Mechanism(rho=Fraction(11, 10000), weight=Fraction(1, 2))]
+    [WeightedDiscreteGaussian(rho=Fraction(11, 10000), weight=Fraction(1, 2))]
     """
     try:
         items = list(mechanisms)
@@ -54,7 +56,7 @@ def as_mechanisms(mechanisms) -> list[Mechanism]:
         raise ValueError("mechanisms must hold at least one (rho, weight) pair")
     result = []
     for index, item in enumerate(items):
-        if isinstance(item, Mechanism):
+        if isinstance(item, WeightedDiscreteGaussian):
             result.append(item)
             continue
         try:
@@ -65,7 +67,7 @@ def as_mechanisms(mechanisms) -> list[Mechanism]:
         weight = as_fraction(weight, f"mechanisms[{index}].weight")
         if weight == 0:
             raise ValueError(f"mechanisms[{index}].weight must be nonzero")
-        result.append(Mechanism(rho, weight))
+        result.append(WeightedDiscreteGaussian(rho, weight))
     return result
 
 

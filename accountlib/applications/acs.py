@@ -23,8 +23,9 @@ from importlib import resources
 
 from scipy import optimize
 
-from .conversions import rdp_to_epsilon
-from .rdp import Gaussian, GaussianMixture, Laplace
+from ..infrastructure.numbers import as_probability
+from ..theory.conversions import rdp_to_epsilon
+from ..theory.rdp import Gaussian, GaussianMixture, Laplace
 
 __all__ = ["FAMILIES", "SHIFT", "load_workloads", "calibrate_shift", "noise_scale", "variance_ratio", "delta_mse",
            "monte_carlo_delta_mse"]
@@ -54,14 +55,12 @@ def _check(family: str, d, epsilon, delta):
     if d > 10**9:
         raise ValueError(f"d must be at most 1e9 queries; got {d!r}")
     try:
-        epsilon, delta_value = float(epsilon), float(delta)
+        epsilon = float(epsilon)
     except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"epsilon and delta must be numbers; got epsilon={epsilon!r}, delta={delta!r}") from None
+        raise ValueError(f"epsilon must be a number; got epsilon={epsilon!r}") from None
     if not (math.isfinite(epsilon) and epsilon > 0):
         raise ValueError(f"epsilon must be > 0 and finite; got {epsilon!r}")
-    if not 0 < delta_value < 1:
-        raise ValueError(f"delta must be in (0, 1); got {delta!r}")
-    return FAMILIES[family][0], int(d), epsilon, float(delta)
+    return FAMILIES[family][0], int(d), epsilon, as_probability(delta, "delta")
 
 
 def _epsilon(mechanism, d: int, s: float, delta: float, notion: str) -> float:
@@ -103,7 +102,7 @@ def noise_scale(family: str, d: int, epsilon: float, delta: float, notion: str) 
 
 def variance_ratio(family: str, d, epsilon, delta) -> float:
     """Var(Z_RDP)/Var(Z_zCDP) for a workload of d queries (≤ 1; = 1 for Gaussian noise)."""
-    _check(family, d, epsilon, delta)
+    _, d, epsilon, delta = _check(family, d, epsilon, delta)
     s_rdp = calibrate_shift(family, int(d), float(epsilon), float(delta), "rdp")
     s_zcdp = calibrate_shift(family, int(d), float(epsilon), float(delta), "zcdp")
     return (s_zcdp / s_rdp) ** 2
@@ -111,7 +110,7 @@ def variance_ratio(family: str, d, epsilon, delta) -> float:
 
 def delta_mse(family: str, d, epsilon, delta) -> float:
     """ΔMSE = Var(Z_zCDP) − Var(Z_RDP) per query, in ($1000)²."""
-    _check(family, d, epsilon, delta)
+    _, d, epsilon, delta = _check(family, d, epsilon, delta)
     variance = FAMILIES[family][1]
     s_rdp = calibrate_shift(family, int(d), float(epsilon), float(delta), "rdp")
     s_zcdp = calibrate_shift(family, int(d), float(epsilon), float(delta), "zcdp")
@@ -138,7 +137,7 @@ def monte_carlo_delta_mse(family: str, d, epsilon, delta, *, releases: int = 20_
     """
     import numpy as np
 
-    _check(family, d, epsilon, delta)
+    _, d, epsilon, delta = _check(family, d, epsilon, delta)
     d = int(d)
     b_rdp = noise_scale(family, d, epsilon, delta, "rdp") / SHIFT
     b_zcdp = noise_scale(family, d, epsilon, delta, "zcdp") / SHIFT

@@ -1,6 +1,6 @@
 """The discrete Gaussian distribution N_Z(0, σ²) on the integers.
 
-Layer 1 of :mod:`accountlib`. Everything the later layers need
+Engine layer of :mod:`accountlib` (its base). Everything the rest of the library needs
 about one noise term lives here: the pmf and its normaliser Θ(σ²), the
 characteristic function in its two equal forms, cumulants and λ4, tail bounds,
 and an exact sampler.
@@ -37,7 +37,7 @@ from math import comb, isqrt
 import mpmath
 import numpy as np
 
-from ._numbers import as_dps, as_fraction, as_int, as_positive_fraction, fraction_to_mpf
+from ..infrastructure.numbers import as_dps, as_fraction, as_int, as_positive_fraction, fraction_to_mpf
 
 __all__ = [
     "log_normalizer",

@@ -61,10 +61,11 @@ import json
 import math
 import os
 import re
-import tempfile
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from pathlib import Path
+
+from .atomic import write_text_atomically
 
 __all__ = [
     "record", "not_reproducible", "remove", "load", "ledger_path", "printed_tolerance", "judge", "audit",
@@ -249,11 +250,7 @@ def _store(entry: dict, path: Path | None) -> dict:
                 break
         else:
             entries.append(entry)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".ledger-", suffix=".json")
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(entries, out, indent=1, ensure_ascii=False)
-            out.write("\n")
-        os.replace(temporary, path)
+        write_text_atomically(path, json.dumps(entries, indent=1, ensure_ascii=False) + "\n")
     return entry
 
 
@@ -345,11 +342,7 @@ def remove(ids, path: Path | None = None) -> list[str]:
         fcntl.flock(lock, fcntl.LOCK_EX)
         entries = load(path)
         kept = [e for e in entries if e["id"] not in ids]
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".ledger-", suffix=".json")
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(kept, out, indent=1, ensure_ascii=False)
-            out.write("\n")
-        os.replace(temporary, path)
+        write_text_atomically(path, json.dumps(kept, indent=1, ensure_ascii=False) + "\n")
     return [e["id"] for e in entries if e["id"] in ids]
 
 

@@ -1,6 +1,6 @@
 """The lattice Edgeworth expansion for sums of discrete Gaussians, and its discrepancy.
 
-Layer 8 of :mod:`accountlib` (sieve paper §6 and Appendix D; the book's derivations appendix). For
+Theory layer of :mod:`accountlib` (sieve paper §6 and Appendix D; the book's derivations appendix). For
 S_m = Σ_{i≤m} X_i / B_m with X_i ~ N_Z(0, σ²) i.i.d. and B_m² = Var(Σ X_i) = m·Var X, the local expansion
 on the lattice (1/B_m)·Z reads
 
@@ -22,11 +22,11 @@ import math
 import mpmath
 import numpy as np
 
-from . import discrete_gaussian as dg
+from ..engine import discrete_gaussian as dg
 
 __all__ = ["standardized_cumulants", "exact_sum_pmf", "edgeworth_local", "normal_local", "remainders",
            "oscillation", "gdp_delta", "gdp_epsilon_for_delta", "discrete_continuous_gap", "composition_vs_gdp",
-           "rule_of_thumb_holds"]
+           "rule_of_thumb_holds", "remainder_slopes"]
 
 
 def standardized_cumulants(sigma2, order: int = 6, *, dps: int = 30) -> list:
@@ -74,6 +74,27 @@ def remainders(sigma2, m: int, *, dps: int | None = 30) -> dict:
     normal = np.abs(exact - normal_local(y, b_m))
     return {"y": y, "exact": exact, "edgeworth": edge, "normal": normal, "sup_edgeworth": float(edge.max()),
             "sup_normal": float(normal.max()), "B_m": b_m, "lambda4": lam4}
+
+
+def remainder_slopes(results, m_values, *, fit_from: int = 16) -> tuple[float, float]:
+    """The log-log slopes of sup_y R_m(y) against m, fitted by least squares over the m ≥ ``fit_from``:
+    (Edgeworth, plain normal), from the :func:`remainders` of each m in ``m_values`` (``results``, in that
+    order). The sieve paper bounds R_m by O(m^{−3/2}) (§1.1 and §6); for a symmetric lattice law the
+    Edgeworth remainder falls like m^{−5/2} and the plain normal one like m^{−3/2}.
+
+    >>> rs = [{"sup_edgeworth": m ** -2.5, "sup_normal": 3 * m ** -1.5} for m in (4, 16, 64)]
+    >>> [round(float(x), 9) for x in remainder_slopes(rs, [4, 16, 64], fit_from=4)]
+    [-2.5, -1.5]
+    """
+    if len(results) != len(m_values):
+        raise ValueError(f"results and m_values must have the same length; got {len(results)} and {len(m_values)}")
+    fit = np.array(m_values) >= fit_from
+    if fit.sum() < 2:
+        raise ValueError(f"fit_from={fit_from!r} leaves fewer than two values of m to fit a slope to")
+    sup_edge = np.array([r["sup_edgeworth"] for r in results])
+    sup_normal = np.array([r["sup_normal"] for r in results])
+    return (np.polyfit(np.log(np.array(m_values)[fit]), np.log(sup_edge[fit]), 1)[0],
+            np.polyfit(np.log(np.array(m_values)[fit]), np.log(sup_normal[fit]), 1)[0])
 
 
 def oscillation(sigma2, m: int, *, y_max: float = 3.5, dps: int | None = None) -> dict:

@@ -1,6 +1,6 @@
 """Which quadrature nodes matter: the sieve (Algorithm 1 of the sieve paper, and beyond).
 
-Layer 4 of :mod:`accountlib`. The integrand φ_S(ζ) = Π_g φ_{σ_g}(c_g ζ)^{n_g}
+Engine layer of :mod:`accountlib`. The integrand φ_S(ζ) = Π_g φ_{σ_g}(c_g ζ)^{n_g}
 (identical (σ², c) terms grouped, multiplicity n_g) is negligible except near
 the points where *every* factor peaks, i.e. where each c_g ζ is close to 2πZ.
 A node ζ_k = 2πk/N may be dropped when a rigorous bound on |φ_S(ζ_k)| is
@@ -37,7 +37,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ._numbers import ResourceLimitError, env_limit
+from ..infrastructure.numbers import ResourceLimitError, env_limit
 
 __all__ = ["SieveResult", "sieve_nodes", "factor_bound_constant", "scan_nodes", "log_factor_bound", "algorithm1_count"]
 
@@ -96,7 +96,7 @@ class SieveResult:
     product_count: int = 0
 
 
-def _folded_distance(residues: np.ndarray, modulus: int) -> np.ndarray:
+def folded_distance(residues: np.ndarray, modulus: int) -> np.ndarray:
     """|m| for m ≡ residue (mod N) in [−N/2, N/2], as int64."""
     r = np.mod(residues, modulus)
     return np.minimum(r, modulus - r)
@@ -140,16 +140,16 @@ def sieve_nodes(groups, modulus: int, threshold: float, *, product: bool = True)
     kept_blocks, per_factor = [], 0
     for start in range(0, first["w"] + 1, _CHUNK):
         m = np.arange(start, min(first["w"] + 1, start + _CHUNK), dtype=np.int64)
-        k = _folded_distance(_mulmod(m, inverse, modulus), modulus)
+        k = folded_distance(mulmod(m, inverse, modulus), modulus)
         for f in rest:
             if f["w"] >= n_half or k.size == 0:
                 continue
-            k = k[_folded_distance(_mulmod(k, f["c"], modulus), modulus) <= f["w"]]
+            k = k[folded_distance(mulmod(k, f["c"], modulus), modulus) <= f["w"]]
         per_factor += k.size
         if product and k.size:
             log_bound = np.zeros(k.size)
             for f in factors:
-                distance = _folded_distance(_mulmod(k, f["c"], modulus), modulus) * (2 * math.pi / modulus)
+                distance = folded_distance(mulmod(k, f["c"], modulus), modulus) * (2 * math.pi / modulus)
                 log_bound += f["n"] * _log_factor_bound(f["sigma2"], f["extra"], distance)
             k = k[log_bound >= log_tau]
         kept_blocks.append(k)
@@ -164,7 +164,7 @@ def sieve_nodes(groups, modulus: int, threshold: float, *, product: bool = True)
     )
 
 
-def _mulmod(values: np.ndarray, factor: int, modulus: int) -> np.ndarray:
+def mulmod(values: np.ndarray, factor: int, modulus: int) -> np.ndarray:
     """(values · factor) mod N without int64 overflow (falls back to Python ints for huge products)."""
     if modulus < 2**31 and abs(factor) % modulus < 2**31:
         return np.mod(values * (factor % modulus), modulus)
@@ -176,7 +176,7 @@ def scan_nodes(groups, modulus: int, threshold: float) -> np.ndarray:
 
     A faithful re-implementation of the sieve paper's Algorithm 1 as its code
     runs it (a scan over all nodes with the per-factor radii), used by
-    ``method="paper"`` and the benchmarks. Returns the same stage-1 set as
+    ``paths.method == "paper"`` and the benchmarks. Returns the same stage-1 set as
     :func:`sieve_nodes` with ``product=False``.
     """
     n_half = (modulus - 1) // 2
@@ -191,12 +191,12 @@ def scan_nodes(groups, modulus: int, threshold: float) -> np.ndarray:
             if radius >= math.pi:
                 continue
             w = int(math.floor(radius * modulus / (2 * math.pi)))
-            mask &= _folded_distance(_mulmod(k, int(c), modulus), modulus) <= w
+            mask &= folded_distance(mulmod(k, int(c), modulus), modulus) <= w
         keep_blocks.append(k[mask])
     return np.concatenate(keep_blocks)
 
 
-def algorithm1_count(lattice, delta: float, *, modulus: int | None = None, dps: int = 80) -> dict:
+def algorithm1_count(lattice, accuracy: float, *, modulus: int | None = None, dps: int = 80) -> dict:
     """|C| of the sieve paper's Algorithm 1 as its §4 counts it, for comparison with the printed 203.
 
     Like for like with the paper (§4, Step 1, Step 3 and Step 4, eq. (4.5)): U = ⌈L·sqrt(−2Σa_i²σ_i²·log(Δ/8))⌉,
@@ -210,7 +210,7 @@ def algorithm1_count(lattice, delta: float, *, modulus: int | None = None, dps: 
     This is a count for the record, not part of the engine: :func:`sieve_nodes` keeps the half circle
     k ∈ [0, (N−1)/2] with a prime N ≥ 2U + 2 and radii from a rigorous upper bound on |φ|.
 
-    Returns ``{"delta", "U", "N", "threshold", "count", "half_count", "per_mechanism"}``:
+    Returns ``{"accuracy", "U", "N", "threshold", "count", "half_count", "per_mechanism"}``:
     ``count`` over k = 1..N, ``half_count`` over 1 ≤ k < N/2, ``per_mechanism`` the whole-circle count
     with n_g = 1.
     """
@@ -218,17 +218,17 @@ def algorithm1_count(lattice, delta: float, *, modulus: int | None = None, dps: 
 
     from . import discrete_gaussian as dg
 
-    if not 0 < delta < 1:
-        raise ValueError(f"delta must be in (0, 1); got {delta!r}")
+    if not 0 < accuracy < 1:
+        raise ValueError(f"accuracy must be in (0, 1); got {accuracy!r}")
     scale = int(lattice.scale)
     variance = float(lattice.variance_proxy)  # = L²·Σ a_i²σ_i²
-    cut = math.ceil(math.sqrt(-2 * variance * math.log(delta / 8)))
+    cut = math.ceil(math.sqrt(-2 * variance * math.log(accuracy / 8)))
     if modulus is None:
-        dl = math.sqrt(variance / (-2 * math.log(delta / 8)))  # d·L
+        dl = math.sqrt(variance / (-2 * math.log(accuracy / 8)))  # d·L
         modulus = 2 * (cut + 1) + math.ceil(dl * math.log(2 * dl))
     if not isinstance(modulus, int) or modulus < 2:
         raise ValueError(f"modulus must be an integer >= 2; got {modulus!r}")
-    threshold = delta / (8 * cut)
+    threshold = accuracy / (8 * cut)
 
     def radius(sigma2, power):
         with mpmath.workdps(dps):
@@ -249,11 +249,11 @@ def algorithm1_count(lattice, delta: float, *, modulus: int | None = None, dps: 
             k = np.arange(start, min(modulus + 1, start + _CHUNK), dtype=np.int64)
             for c, r in radii:
                 if k.size and r < math.pi:
-                    k = k[_folded_distance(_mulmod(k, c, modulus), modulus) * (2 * math.pi / modulus) <= r]
+                    k = k[folded_distance(mulmod(k, c, modulus), modulus) * (2 * math.pi / modulus) <= r]
             total += k.size
             half += int(np.count_nonzero(2 * k < modulus))
         return total, half
 
     total, half = count(True)
-    return {"delta": delta, "U": cut, "N": modulus, "threshold": threshold, "count": total, "half_count": half,
+    return {"accuracy": accuracy, "U": cut, "N": modulus, "threshold": threshold, "count": total, "half_count": half,
             "per_mechanism": count(False)[0]}

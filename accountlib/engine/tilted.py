@@ -1,6 +1,7 @@
 """Deep tails with relative accuracy: the trapezoidal rule on an exponentially tilted contour.
 
-Layer 5 of :mod:`accountlib`, beside :mod:`accountlib.tails`. The untilted engine
+Engine layer of :mod:`accountlib`, beside :mod:`accountlib.engine.tails`; the front door
+(:mod:`accountlib.engine.front`) sends deep upper tails here under relative-accuracy requests. The untilted engine
 computes P(S_L ≥ lo) to an *absolute* accuracy Δ, so a tail of 1e-60 needs
 Δ ≈ 1e-67: hundreds of thousands of nodes in arb at 230 bits for the heaviest
 census pairs. Tilting the distribution by e^{θs} moves the mass to the
@@ -54,13 +55,11 @@ from . import _arb
 from ._floatcf import SMALLEST_SIGMA2  # the same domain as the float path: the dual form's images decay fast
 from .lattice import Lattice, lattice_of
 from .quadrature import node_count
-from .sieve import _folded_distance, _mulmod, factor_bound_constant, log_factor_bound, sieve_nodes
-from ._numbers import error_bound
-from .tails import TailResult, check_lattice_size
+from .sieve import folded_distance, log_factor_bound, mulmod, sieve_nodes
+from .results import DEFAULT_PATHS, ErrorBudget, TailResult, certified, check_lattice_size
 
-__all__ = ["TiltedTailEngine", "tilted_tail_probabilities", "is_deep", "DEEP_FROM"]
+__all__ = ["TiltedTailEngine", "tilted_tail_probabilities", "is_deep", "DEEP_UP_TO"]
 
-DEEP_FROM = 3.0  # thresholds at least 3√V into the upper tail go to the tilted contour
 _U = 2.0**-53
 
 
@@ -70,13 +69,16 @@ rigorous sub-Gaussian bound e^{−lo²/2V} (an mpf): the census ε ≤ 5000 of :
 below λ = ε/√(2ρ) ≈ 1600, and beyond that the float64 phases of the tilted sum are no longer certified."""
 
 
-def is_deep(lattice: Lattice, index: int) -> bool:
-    """Whether the tilted contour serves P(S_L ≥ index): every σ² ≥ 1/2 and DEEP_FROM·√V ≤ index ≤ DEEP_UP_TO·√V."""
+def is_deep(lattice: Lattice, index: int, deep_from: float = DEFAULT_PATHS.deep_from) -> bool:
+    """Whether the tilted contour serves P(S_L ≥ index): every σ² ≥ 1/2 and deep_from·√V ≤ index ≤ DEEP_UP_TO·√V.
+
+    ``deep_from`` comes from :attr:`EvaluationPaths.deep_from <accountlib.engine.results.EvaluationPaths>`.
+    """
     if any(s2 < SMALLEST_SIGMA2 for (s2, _), _ in lattice.groups):
         return False
     check_lattice_size(lattice)
     spread = math.sqrt(float(lattice.variance_proxy))
-    return index > 0 and DEEP_FROM * spread <= index <= DEEP_UP_TO * spread
+    return index > 0 and deep_from * spread <= index <= DEEP_UP_TO * spread
 
 
 def _image_sum(sigma2: float, start: int) -> float:
@@ -140,10 +142,10 @@ class TiltedTailEngine:
         self._xi = np.empty((len(groups), ks.size))
         log_bound = np.zeros(ks.size)
         for i, (((s2, c), mult)) in enumerate(groups):
-            r = np.mod(_mulmod(ks, int(c), n), n)
+            r = np.mod(mulmod(ks, int(c), n), n)
             r = np.where(2 * r > n, r - n, r)
             self._xi[i] = 2 * math.pi * (r.astype(float) / n)
-            log_bound += log_factor_bound(s2, 1, mult, 2 * math.pi * _folded_distance(r, n) / n)
+            log_bound += log_factor_bound(s2, 1, mult, 2 * math.pi * folded_distance(r, n) / n)
         self._log_bound = log_bound - float(np.sum(self._mult * self._log_dmin))  # bound on log|φ_θ|
         # rounding of the exponents, relative to the bound: the main term's, and the images u = ±1, ±2
         # (whose size relative to the main term is e^{−au² + 2πσ²|u||ξ|} ≤ e^{−a(u² − |u|)}, a = 2π²σ²)
@@ -206,7 +208,7 @@ class TiltedTailEngine:
         phi = np.exp(log_phi)
         # kernel (1 − e^{−θN}) e^{−iζ lo} / (1 − e^{−θ} e^{−iζ}), phases reduced exactly in integers
         zeta = 2 * math.pi * ks / n
-        phase = 2 * math.pi * (np.mod(_mulmod(ks, lo, n), n) / n)
+        phase = 2 * math.pi * (np.mod(mulmod(ks, lo, n), n) / n)
         gain = -math.expm1(-theta * n)
         e_theta = math.exp(-theta)
         denominator = (-math.expm1(-theta) + e_theta * 2 * np.sin(zeta / 2) ** 2) + 1j * e_theta * np.sin(zeta)
@@ -251,7 +253,9 @@ class TiltedTailEngine:
                 prefactor_rel = math.expm1(float(log_prefactor.rad()) * 1.01 + 1e-30)
                 # |P'J' − PJ_N| ≤ P·j_error + P·prefactor_rel·(|J_N| + j_error), kept as an mpf (no underflow)
                 bound = prefactor * (j_error + prefactor_rel * (abs(j_value) + j_error)) * (1 + 1e-9)
-            out.append(TailResult(value, error_bound(bound), lo))
+                budget = ErrorBudget(aliasing=prefactor * wrap, sieve=prefactor * sieve, float_path=prefactor * float_error,
+                                     rounding=prefactor * prefactor_rel * (abs(j_value) + j_error))
+            out.append(certified(value, lo, budget, "tilted", bound=bound))
         return out
 
 

@@ -1,233 +1,26 @@
-"""The 2020 Census DHC privacy-loss budget allocations and their pairs.
+"""The noise the census could give back: scale every variance by c ≤ 1 while the exact δ stays ≤ δ_zCDP.
 
-Application layer (layer 9). The 43 distinct allocations
-("geographic paths") of the 2020 Census Demographic and Housing
-Characteristics File, each a 10×8 table of exact rationals ρ (queries ×
-geographic levels; 0 = a level the path does not use), summing to
-24811/5000 = 4.9622 (sieve paper §2.3, Table 1 = allocation 13; book, Derivations §2).
-Source: U.S. Census Bureau, privacy-loss budget allocation of 2022-08-25
-(``accountlib/data/README.md``).
-
-A pair (k, l) composes the nonzero entries of allocation k followed by those
-of l; neighbouring data shift every count by 1, so the pair is the shift pair
-of :func:`accountlib.profiles.ShiftPair` with ρ = (Σρ_i)/2 = 4.9622.
+Sieve paper §5.3: at each δ_zCDP level the smallest c whose exact census-wide δ(ε_zCDP) is still at most
+δ_zCDP, certified pair by pair (only pairs that could bind are recomputed; the rest are checked).
 """
 
 from __future__ import annotations
 
 import csv
 from fractions import Fraction
-from functools import lru_cache
-from importlib import resources
+from pathlib import Path
 
-from ._numbers import as_int
+from ...infrastructure.atomic import write_csv_atomically
+from ...infrastructure.executor import run_jobs
+from ...infrastructure.numbers import as_positive_fraction
+from ...theory.conversions import zcdp_epsilon
+from ...theory.profiles import ShiftPair
+from .allocations import TOTAL_RHO, check_allocation, pair_rhos
+from .census_wide import available_pairs, read_pair_curves
 
-__all__ = ["ALLOCATIONS", "TOTAL_RHO", "load_allocation", "pair_rhos", "all_pairs", "delta_levels"]
-
-ALLOCATIONS = range(1, 44)
-TOTAL_RHO = Fraction(24811, 5000)
-_ROWS, _COLUMNS = 10, 8
-
-
-def _check_index(k, name="k") -> int:
-    k = as_int(k, name)
-    if k not in ALLOCATIONS:
-        raise ValueError(f"{name} must be an allocation number between 1 and 43; got {k}")
-    return k
-
-
-def parse_allocation(text: str, source: str = "allocation") -> list[Fraction]:
-    """Parse and validate one allocation table (CSV with a header of 8 levels, 10 rows of fractions)."""
-    rows = list(csv.reader(text.strip().splitlines()))
-    if len(rows) != _ROWS + 1 or any(len(row) != _COLUMNS for row in rows):
-        raise ValueError(f"{source}: expected a header and {_ROWS} rows of {_COLUMNS} columns; "
-                         f"got {len(rows)} rows with widths {sorted({len(r) for r in rows})}")
-    values = []
-    for r, row in enumerate(rows[1:], start=1):
-        for c, cell in enumerate(row):
-            try:
-                value = Fraction(cell.strip())
-            except (ValueError, ZeroDivisionError):
-                raise ValueError(f"{source}: row {r}, column {rows[0][c]!r}: {cell!r} is not a fraction") from None
-            if value < 0:
-                raise ValueError(f"{source}: row {r}, column {rows[0][c]!r}: negative budget {cell!r}")
-            values.append(value)
-    if sum(values) != TOTAL_RHO:
-        raise ValueError(f"{source}: the budgets sum to {sum(values)}, not {TOTAL_RHO}")
-    return values
-
-
-@lru_cache(maxsize=None)
-def _load(k: int) -> tuple[Fraction, ...]:
-    path = resources.files("accountlib") / "data" / "dhc_allocations" / f"dhc_allocation_path_{k}.csv"
-    return tuple(parse_allocation(path.read_text(encoding="utf-8"), source=path.name))
-
-
-def load_allocation(k) -> list[Fraction]:
-    """Allocation k (1..43) as 80 ``Fraction`` budgets ρ, row-major, zeros kept.
-
-    >>> rho = load_allocation(13)
-    >>> len(rho), sum(rho), rho[0]
-    (80, Fraction(24811, 5000), Fraction(11, 10000))
-    """
-    return list(_load(_check_index(k)))
-
-
-def pair_rhos(k, l) -> list[Fraction]:
-    """The nonzero budgets of allocation k followed by those of l (the mechanisms of pair (k, l))."""
-    k, l = _check_index(k, "k"), _check_index(l, "l")
-    return [r for r in _load(k) if r] + [r for r in _load(l) if r]
-
-
-def all_pairs() -> list[tuple[int, int]]:
-    """The 946 pairs (k, l), 1 ≤ k ≤ l ≤ 43."""
-    return [(k, l) for k in ALLOCATIONS for l in ALLOCATIONS if k <= l]
-
-
-def delta_levels(smallest_exponent: int = 21) -> list[float]:
-    """The δ grid of the book's (ε, δ) curves: 5e-1, 1e-1, 5e-2, 1e-2, …, 5e-n, 1e-n (chosen here; the sieve
-    paper's text does not list the levels of its figures).
-
-    ``smallest_exponent=21`` gives the 42 levels used for the per-pair curves;
-    ``30`` the grid extended to 1e-30 for the census-wide sweep.
-
-    >>> levels = delta_levels(); len(levels), levels[:3], levels[-1]
-    (42, [0.5, 0.1, 0.05], 1e-21)
-    """
-    return [float(f"{m}e-{k}") for k in range(1, smallest_exponent + 1) for m in (5, 1)]
-
-
-# --------------------------------------------------------------------------------------------
-# Census-wide results from the per-pair files written by ``accountlib.sweep``
-# --------------------------------------------------------------------------------------------
-
-_CONTEXT_DIGITS = 45
-
-
-def _read_rows(path) -> list[dict]:
-    with open(path, newline="", encoding="utf-8") as handle:
-        return list(csv.DictReader(handle))
-
-
-def read_pair_curves(out_dir, k: int, l: int) -> dict:
-    """The two curves of pair (k, l) from the sweep's files, as lists of ``Decimal`` (exact strings kept).
-
-    A file that is missing, has the wrong header or a field that is not a finite decimal raises
-    ``ValueError`` naming the file and the line.
-    """
-    from .sweep import EPS_DELTA_HEADER, TRADEOFF_HEADER, _finite_decimal, _read_csv, pair_paths
-
-    eps_path, trade_path = pair_paths(out_dir, k, l)
-    eps_rows, trade_rows = _read_csv(eps_path, EPS_DELTA_HEADER), _read_csv(trade_path, TRADEOFF_HEADER)
-    eps = [[_finite_decimal(x, f"{eps_path}: line {n}") for x in row] for n, row in enumerate(eps_rows, start=2)]
-    trade = [[_finite_decimal(x, f"{trade_path}: line {n}") for x in row] for n, row in enumerate(trade_rows, start=2)]
-    if not eps or not trade:
-        raise ValueError(f"{eps_path if not eps else trade_path}: no data rows")
-    return {
-        "delta_zcdp": [r[0] for r in eps],
-        "epsilon": [r[1] for r in eps],
-        "delta": [r[2] for r in eps],
-        "delta_error": [r[3] for r in eps],
-        "alpha": [r[0] for r in trade],
-        "beta": [r[1] for r in trade],
-        "tradeoff_error": [r[2] for r in trade],
-    }
-
-
-def available_pairs(out_dir) -> list[tuple[int, int]]:
-    """Pairs whose two result files exist in ``out_dir``."""
-    from .sweep import pair_paths
-
-    return [p for p in all_pairs() if all(path.is_file() for path in pair_paths(out_dir, *p))]
-
-
-def census_eps_delta(curves: dict) -> list[dict]:
-    """The census-wide (ε, δ) curve: at each ε_zCDP(δ) level the max of δ over pairs, and which pair.
-
-    ``curves`` maps (k, l) to :func:`read_pair_curves` output. Since max is
-    1-Lipschitz in the sup norm, the census value carries the largest error
-    bound among the pairs.
-    """
-    pairs = sorted(curves)
-    first = curves[pairs[0]]
-    rows = []
-    for i, level in enumerate(first["delta_zcdp"]):
-        worst = max(pairs, key=lambda p: curves[p]["delta"][i])
-        rows.append({
-            "delta_zcdp": level,
-            "epsilon": first["epsilon"][i],
-            "delta": curves[worst]["delta"][i],
-            "error_bound": max(curves[p]["delta_error"][i] for p in pairs),
-            "pair": worst,
-        })
-    return rows
-
-
-def census_tradeoff(curves: dict) -> list[dict]:
-    """The census-wide trade-off curve: the lower convex envelope of min over pairs of f_kl.
-
-    Each f_kl is convex and piecewise linear, so the envelope of the minimum is the
-    lower convex hull of all pairs' vertices (Andrew's monotone chain, in exact
-    ``Decimal`` arithmetic at 45 digits). Each hull vertex is tagged with the pair
-    it comes from. The vertices are those the sweep stored (≥ 400 per pair), so
-    between them the envelope is an upper bound on the exact one.
-    """
-    from decimal import localcontext
-
-    points = []
-    for pair, curve in curves.items():
-        points.extend(zip(curve["alpha"], curve["beta"], curve["tradeoff_error"], [pair] * len(curve["alpha"])))
-    points.sort(key=lambda p: (p[0], p[1]))
-    hull = []
-    with localcontext() as context:
-        context.prec = _CONTEXT_DIGITS
-        for point in points:
-            while len(hull) >= 2:
-                (ox, oy, *_), (ax, ay, *_) = hull[-2], hull[-1]
-                if (ax - ox) * (point[1] - oy) - (ay - oy) * (point[0] - ox) <= 0:
-                    hull.pop()
-                else:
-                    break
-            hull.append(point)
-    return [{"alpha": a, "beta": b, "error_bound": e, "pair": p} for a, b, e, p in hull]
-
-
-def write_census_results(out_dir) -> dict:
-    """Write ``census_eps_delta.csv`` and ``census_tradeoff.csv`` from every pair present in ``out_dir``.
-
-    Every pair's files are checked first (:func:`accountlib.sweep.check_pair_files`: header, finite
-    decimals, δ in [0, 1] non-increasing, a monotone trade-off curve, one common δ_zCDP grid); a file that
-    fails raises ``ValueError`` naming it, before anything is written.
-    """
-    from pathlib import Path
-
-    from .sweep import check_pair_files, pair_paths, write_csv_atomically
-
-    out_dir = Path(out_dir)
-    pairs = available_pairs(out_dir)
-    if not pairs:
-        raise ValueError(f"{out_dir}: no pair result files to aggregate")
-    for p in pairs:
-        check_pair_files(out_dir, *p, smallest_delta_exponent=None, rel_tol=None, abs_tol=None, points_per_side=None)
-    curves = {p: read_pair_curves(out_dir, *p) for p in pairs}
-    grid = curves[pairs[0]]["delta_zcdp"]
-    for p in pairs:
-        if curves[p]["delta_zcdp"] != grid or curves[p]["epsilon"] != curves[pairs[0]]["epsilon"]:
-            raise ValueError(f"{pair_paths(out_dir, *p)[0]}: its (δ_zCDP, ε) grid differs from "
-                             f"{pair_paths(out_dir, *pairs[0])[0]}'s")
-    eps_rows = census_eps_delta(curves)
-    trade_rows = census_tradeoff(curves)
-    write_csv_atomically(out_dir / "census_eps_delta.csv", ("delta_zcdp", "epsilon", "delta", "error_bound", "pair"),
-                         [(r["delta_zcdp"], r["epsilon"], r["delta"], r["error_bound"], f"{r['pair'][0]}_{r['pair'][1]}")
-                          for r in eps_rows])
-    write_csv_atomically(out_dir / "census_tradeoff.csv", ("alpha", "beta", "error_bound", "pair"),
-                         [(r["alpha"], r["beta"], r["error_bound"], f"{r['pair'][0]}_{r['pair'][1]}") for r in trade_rows])
-    return {"pairs": len(pairs), "eps_delta": eps_rows, "tradeoff": trade_rows}
-
-
-# --------------------------------------------------------------------------------------------
-# The noise we can give back: scale every variance by c ≤ 1 while the exact δ stays ≤ δ_zCDP
-# --------------------------------------------------------------------------------------------
+__all__ = ["VARIANCE_LEVELS", "scaled_delta", "smallest_variance_scale", "delta_at_reduction", "tradeoff_on_grid",
+           "epsilon_for_delta", "variance_reduction_table", "VARIANCE_REDUCTION_HEADER", "largest_delta_pairs",
+           "read_variance_reduction", "binding_pairs", "reduction_bracket"]
 
 
 VARIANCE_LEVELS = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-8, 1e-10, 1e-12, 1e-15, 1e-20, 1e-25, 1e-30)
@@ -235,12 +28,10 @@ VARIANCE_LEVELS = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-8, 1e-10, 1e-12, 1e-15
 
 def scaled_delta(k: int, l: int, c, epsilon, *, rel_tol: float = 1e-6):
     """Exact δ(ε) of pair (k, l) with every noise variance multiplied by c (ρ_i → ρ_i/c)."""
-    from ._numbers import as_positive_fraction
-    from .profiles import ShiftPair
 
     c = as_positive_fraction(c, "c")
     # start coarse (as the sweep does): shallow levels need Δ ≈ 1e-12, deep ones go to the tilted contour
-    return ShiftPair([r / c for r in pair_rhos(k, l)]).delta([epsilon], rel_tol=rel_tol, start_delta=1e-16)[0]
+    return ShiftPair([r / c for r in pair_rhos(k, l)]).delta([epsilon], rel_tol=rel_tol, start_accuracy=1e-16)[0]
 
 
 def smallest_variance_scale(pairs, delta_target: float, *, resolution: int = 10_000, rel_tol: float = 1e-6,
@@ -254,7 +45,6 @@ def smallest_variance_scale(pairs, delta_target: float, *, resolution: int = 10_
     to fail (the search starts above it). Returns c, the variance reduction 1 − c, and the
     binding pair.
     """
-    from .conversions import zcdp_epsilon
 
     epsilon = Fraction(repr(zcdp_epsilon(TOTAL_RHO, delta_target)))
     order = list(pairs)
@@ -303,8 +93,6 @@ def delta_at_reduction(reduction, pairs, *, low: float = 1e-30, high: float = 0.
     """
     import math
 
-    from ._numbers import as_positive_fraction
-    from .conversions import zcdp_epsilon
 
     c = 1 - Fraction(str(reduction))
     as_positive_fraction(c, "1 - reduction")
@@ -375,7 +163,6 @@ def _variance_job(level: float, candidates: list, resolution: int, known_infeasi
 
 def _check_pair_job(k: int, l: int, checks: list) -> tuple:
     """δ_c(ε) + error bound of pair (k, l) for each (δ level, c) in ``checks``."""
-    from .conversions import zcdp_epsilon
 
     uppers = []
     for level, c in checks:
@@ -396,9 +183,7 @@ def variance_reduction_table(out_dir, levels, *, top: int = 3, resolution: int =
     ``variance_reduction.csv`` (delta, epsilon, c, reduction, pair, pairs_checked, largest_upper): with
     ``verify``, ``pair`` is the pair with the largest certified upper bound on δ at c among all pairs.
     """
-    from pathlib import Path
 
-    from .sweep import run_jobs, write_csv_atomically
 
     out_dir = Path(out_dir)
     pairs = available_pairs(out_dir)
@@ -480,7 +265,6 @@ def read_variance_reduction(path) -> list[dict]:
     certified upper bound on δ at c over the pairs checked). A missing file, a wrong header or a
     malformed field raises ``ValueError`` naming the file and line.
     """
-    from pathlib import Path
 
     path = Path(path)
     if not path.is_file():
@@ -509,6 +293,29 @@ def read_variance_reduction(path) -> list[dict]:
                 })
             except ValueError as error:
                 raise ValueError(f"{path.name}: line {line}: malformed field ({error})") from None
-            _check_index(k, "pair")
-            _check_index(l, "pair")
+            check_allocation(k, "pair")
+            check_allocation(l, "pair")
     return sorted(rows, key=lambda r: -r["delta"])
+
+
+def binding_pairs(reductions) -> list[tuple[int, int]]:
+    """The pairs that bind at some level of a variance give-back table (rows of
+    :func:`read_variance_reduction` or :func:`variance_reduction_table`), sorted, each once."""
+    return sorted({tuple(r["pair"]) for r in reductions})
+
+
+def reduction_bracket(reductions, reduction) -> tuple[float, float] | None:
+    """The two neighbouring δ levels of a give-back table between which the give-back 1 − c crosses
+    ``reduction`` (the first such pair of levels by increasing δ; levels without a give-back skipped), or None
+    when no two levels bracket it: the ``low``, ``high`` to hand :func:`delta_at_reduction`.
+
+    >>> rows = [{"delta": 1e-10, "reduction": 0.11}, {"delta": 1e-6, "reduction": 0.15}, {"delta": 1e-3, "reduction": 0.2}]
+    >>> reduction_bracket(rows, "0.1508"), reduction_bracket(rows, "0.3")
+    ((1e-06, 0.001), None)
+    """
+    target = float(Fraction(str(reduction)) * 100)  # compared in percent, as the chapter prints the table
+    by_level = sorted((r["delta"], 100 * r["reduction"]) for r in reductions if r["reduction"] is not None)
+    for (d1, v1), (d2, v2) in zip(by_level, by_level[1:]):
+        if v1 <= target <= v2:
+            return d1, d2
+    return None

@@ -1,6 +1,6 @@
 """Explorers: the book's curves for a grid of parameter values, switched by a slider.
 
-Application layer (layer 9): every number comes from the layers above (:mod:`accountlib.rdp`,
+Application layer of :mod:`accountlib`: every number comes from the layers below (:mod:`accountlib.rdp`,
 :mod:`accountlib.profiles`, :mod:`accountlib.edgeworth`, :mod:`accountlib.quadrature`,
 :mod:`accountlib.census`); this module only arranges them.
 
@@ -14,7 +14,7 @@ Each explorer exists in three forms:
 
 The curves:
 
-* :func:`gap_series` — the gap Γ(t) = K(t) − ρ·t(t+1) between a mechanism's privacy-loss CGF and its
+* :func:`gap_series` — the gap Γ(t) = ρ·t(t+1) − K(t) ≥ 0 between a mechanism's privacy-loss CGF and its
   optimal zCDP bound (unifying paper §4.1, Prop. 4.1; Figure 4(a)) for the Gaussian, the Gaussian
   mixture and the Laplace noise, at shift s;
 * :func:`subsampled_gap_series` — Γ(t) of the Poisson-subsampled Gaussian (unifying paper Prop. 4.2,
@@ -37,9 +37,11 @@ from pathlib import Path
 import mpmath
 import numpy as np
 
-from . import census, edgeworth, lattice, quadrature, rdp
-from . import discrete_gaussian as dg
-from .profiles import ShiftPair
+from . import census
+from ..engine import discrete_gaussian as dg, lattice, quadrature
+from ..theory import edgeworth, rdp
+from ..theory.conversions import zcdp_delta
+from ..theory.profiles import ShiftPair
 
 __all__ = [
     "Series",
@@ -146,7 +148,7 @@ GAP_MECHANISMS = {"Gaussian": rdp.Gaussian(), "Gaussian mixture": rdp.GaussianMi
 def gap_series(s: float, orders) -> list[Series]:
     """Γ(t) at shift ``s`` for the Gaussian, the Gaussian mixture (m = 1) and the Laplace noise (scale 1).
 
-    Γ(t) = ρ(s)·t(t+1) − K(t) ≥ 0 (:meth:`accountlib.rdp.Mechanism.gap`). Unifying paper §4.1, Prop. 4.1 and
+    Γ(t) = ρ(s)·t(t+1) − K(t) ≥ 0 (:meth:`accountlib.rdp.NoiseMechanism.gap`). Unifying paper §4.1, Prop. 4.1 and
     Figure 4(a): Γ ≡ 0 for the Gaussian; for the other two it vanishes as s → 0 (chapter 7 fits the rates).
     """
     orders = np.asarray(_grid(orders, "orders"), dtype=float)
@@ -231,7 +233,7 @@ def census_series(k: int, l: int, *, out_dir=None, variance_scale: float | None 
     With ``variance_scale`` c, δ(ε) is recomputed exactly (to ``rel_tol``) for the pair with every noise variance
     multiplied by c (:func:`accountlib.census.scaled_delta`) at ``epsilons``. ``most`` thins stored curves.
     """
-    k, l = census._check_index(k, "k"), census._check_index(l, "l")
+    k, l = census.check_allocation(k, "k"), census.check_allocation(l, "l")
     k, l = min(k, l), max(k, l)
     if variance_scale is None:
         if out_dir is None:
@@ -250,7 +252,7 @@ def census_series(k: int, l: int, *, out_dir=None, variance_scale: float | None 
         points = [census.scaled_delta(k, l, c, Fraction(repr(float(e))), rel_tol=rel_tol) for e in eps]
         delta = np.array([float(p.delta) for p in points])
         error = np.array([float(p.error_bound) for p in points])
-        zcdp = np.array([_zcdp_delta(e, rho) for e in eps])
+        zcdp = np.array([zcdp_delta(e, rho) for e in eps])
     mu = math.sqrt(2 * rho)
     gdp = np.array([edgeworth.gdp_delta(e, mu) for e in eps])
     return [Series(f"exact, pair ({k}, {l})", eps, delta, color=0),
@@ -264,14 +266,6 @@ def _thin_index(n: int, most: int) -> np.ndarray:
     if n <= most:
         return np.arange(n)
     return np.unique(np.linspace(0, n - 1, most).round().astype(int))
-
-
-def _zcdp_delta(epsilon: float, rho: float) -> float:
-    """The δ at which the Bureau's conversion ε = ρ + 2·sqrt(ρ·log(1/δ)) gives ``epsilon`` (Bun & Steinke 2016,
-    Prop. 1.3; :func:`accountlib.conversions.zcdp_epsilon` inverted); 1 for ε ≤ ρ."""
-    if epsilon <= rho:
-        return 1.0
-    return math.exp(-((epsilon - rho) ** 2) / (4 * rho))
 
 
 # ----------------------------------------------------------------------------------------------------

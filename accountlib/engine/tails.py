@@ -1,6 +1,6 @@
-"""Certified tail probabilities P(Σ a_i X_i > t) of heterogeneous discrete Gaussians.
+"""The untilted engine: certified tail probabilities P(S_L ≥ lo) to an absolute accuracy Δ.
 
-Layer 5 of :mod:`accountlib`: lattice (Bézout) → truncation U and prime node
+Engine layer of :mod:`accountlib`: lattice (Bézout) → truncation U and prime node
 count N → sieve → characteristic function at the surviving nodes (arb balls)
 → trapezoidal sums for any number of thresholds (sieve paper §4; book, Derivations §3–6).
 
@@ -12,17 +12,16 @@ Every value comes with a **rigorous error bound**, the sum of
   τ·(U − lo + 1);
 * rounding: the radius of the arb ball (φ is evaluated with certified tails).
 
-The caller asks for an accuracy; :class:`TailEngine` is built for an absolute
-tolerance Δ (U = ceil(sqrt(2V log(8/Δ))), τ = Δ/(4(2U+1)), precision from Δ),
-and :func:`tail_probability` picks Δ from an absolute or relative request,
-rebuilding once with a smaller Δ when a relative request is not yet met.
+Each result carries these terms as its :class:`~accountlib.engine.results.ErrorBudget`.
+:class:`TailEngine` is built for an absolute accuracy Δ (U = ceil(sqrt(2V log(8/Δ))),
+τ = Δ/(4(2U+1)), precision from Δ); choosing Δ from what the caller asks for, and the
+tilted contour for deep tails, is the front door's job (:mod:`accountlib.engine.front`).
 """
 
 from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
 from fractions import Fraction
 
 import mpmath
@@ -30,17 +29,15 @@ import numpy as np
 from flint import arb, fmpq
 
 from . import _arb, _dd, _floatcf
-from ._numbers import ErrorBound, ResourceLimitError, as_fraction, as_tolerance, env_limit, error_bound
+from ..infrastructure.numbers import ErrorBound, ResourceLimitError, as_fraction, env_limit, error_bound  # noqa: F401
 from .lattice import Lattice, lattice_of, threshold_index
+from .results import (DEFAULT_PATHS, SMALLEST_ACCURACY, ErrorBudget, EvaluationPaths, TailResult, certified,
+                      check_lattice_size)
 from .quadrature import node_count, truncation_mass_bound, truncation_point
 from .sieve import SieveResult, scan_nodes, sieve_nodes
 
-__all__ = ["TailEngine", "TailResult", "tail_probability", "tail_probabilities", "ResourceLimitError",
-           "MAX_NODE_BITS", "SMALLEST_DELTA"]
+__all__ = ["TailEngine", "TailResult", "ResourceLimitError", "MAX_NODE_BITS", "truncation_tail_bound"]
 
-_METHODS = ("sieve", "paper")
-
-SMALLEST_DELTA = 1e-300  # the finest absolute accuracy Δ an engine is built for (float64 keeps τ = Δ/(4(2U+1)) normal)
 MAX_NODE_BITS = 10**8
 """The largest arb workload an engine accepts: surviving nodes × working bits (~1 GB of arb balls and about a
 minute at most). Pair (6, 6), the heaviest census pair, needs ~2.5e7 at Δ = 2.5e-26 (the sweep's trade-off
@@ -53,18 +50,6 @@ def _max_node_bits(given) -> int:
     return int(given) if given is not None else env_limit("ACCOUNTLIB_MAX_NODE_BITS", MAX_NODE_BITS)
 
 
-MAX_VARIANCE_PROXY = 10**30  # far beyond MAX_MODULUS (which caps V near 1e21); keeps every float finite
-
-
-def check_lattice_size(lattice: Lattice) -> None:
-    """Refuse lattices whose variance proxy V = Σc_i²σ_i² no engine could handle (before any float overflows)."""
-    if lattice.variance_proxy > MAX_VARIANCE_PROXY:
-        raise ResourceLimitError(
-            f"the lattice of these mechanisms is too fine (variance proxy V ≈ 1e{len(str(int(lattice.variance_proxy))) - 1}, "
-            f"lattice scale L with {len(str(lattice.scale.numerator))} digits): no quadrature could resolve it; "
-            f"give budgets and weights with small denominators (e.g. '1/10', not a 53-bit binary fraction)")
-
-
 def truncation_tail_bound(variance_proxy, cut: int) -> ErrorBound:
     """exp(−cut²/2V) as an :class:`ErrorBound` (never underflows), rounded up: P(S_L > cut) ≤ it."""
     if cut <= 0:
@@ -74,20 +59,8 @@ def truncation_tail_bound(variance_proxy, cut: int) -> ErrorBound:
         return error_bound(mpmath.exp(-mpmath.mpf(cut) ** 2 / (2 * v)) * (1 + mpmath.mpf(10) ** -20))
 
 
-@dataclass(frozen=True)
-class TailResult:
-    """A certified tail probability: the true value lies in [value − error_bound, value + error_bound]."""
-
-    value: mpmath.mpf
-    error_bound: ErrorBound  # an mpf: never underflows to a false 0
-    index: int  # lo: the probability is P(S_L ≥ lo)
-
-    def __float__(self) -> float:
-        return float(self.value)
-
-
 class TailEngine:
-    """Tail probabilities of S = Σ a_i X_i to absolute accuracy ``delta`` (Δ), for any threshold.
+    """Tail probabilities of S = Σ a_i X_i to absolute accuracy ``accuracy`` (Δ), for any threshold.
 
     The expensive part — sieving and evaluating φ_S at the surviving nodes —
     is done once in the constructor; each threshold then costs one pass over
@@ -95,47 +68,44 @@ class TailEngine:
 
     Parameters
     ----------
-    mechanisms : ``(rho, weight)`` pairs (see :mod:`accountlib.lattice`) or a :class:`Lattice`.
-    delta : the absolute accuracy Δ ∈ (0, 1) asked of every tail probability.
-    method : ``"sieve"`` (default: analytic sieve, product pruning, dual-form
-        cf where cheaper) or ``"paper"`` (the sieve paper's method re-implemented:
-        Δ as given, per-factor sieve found by scanning all N/2 nodes, direct-sum
-        cf with 48σ²+1 terms; for benchmarks).
-    float_path : sum the nodes whose contribution is tiny in float64 with a rigorous
-        error bound (default True); False evaluates every node in arb.
+    mechanisms : ``(rho, weight)`` pairs (see :mod:`accountlib.engine.lattice`) or a :class:`Lattice`.
+    accuracy : the absolute accuracy Δ ∈ [1e-300, 1) asked of every tail probability.
+    paths : the evaluation paths allowed (:class:`~accountlib.engine.results.EvaluationPaths`): the method
+        (``"sieve"`` or the sieve paper's ``"paper"``), the float64 nodes and the double-double sums.
+    max_node_bits : the largest arb workload accepted (default :data:`MAX_NODE_BITS`).
     """
 
-    def __init__(self, mechanisms, delta: float, *, method: str = "sieve", float_path: bool = True,
+    def __init__(self, mechanisms, accuracy: float, *, paths: EvaluationPaths = DEFAULT_PATHS,
                  max_node_bits: int | None = None):
-        if method not in _METHODS:
-            raise ValueError(f"method must be one of {_METHODS}; got {method!r}")
-        if isinstance(delta, bool) or not isinstance(delta, (int, float)) or not SMALLEST_DELTA <= delta < 1:
-            raise ValueError(f"delta must be a number in [{SMALLEST_DELTA:g}, 1); got {delta!r}")
+        if not isinstance(paths, EvaluationPaths):
+            raise ValueError(f"paths must be an EvaluationPaths (accountlib.engine.results); got {paths!r}")
+        if isinstance(accuracy, bool) or not isinstance(accuracy, (int, float)) or not SMALLEST_ACCURACY <= accuracy < 1:
+            raise ValueError(f"accuracy must be a number in [{SMALLEST_ACCURACY:g}, 1); got {accuracy!r}")
         limit = _max_node_bits(max_node_bits)
         started = time.perf_counter()
         self.lattice: Lattice = mechanisms if isinstance(mechanisms, Lattice) else lattice_of(mechanisms)
         check_lattice_size(self.lattice)
-        self.delta = float(delta)
-        self.method = method
-        self.float_path = bool(float_path)
+        self.accuracy = float(accuracy)
+        self.paths = paths
+        self.method = paths.method
         self.variance_proxy = self.lattice.variance_proxy
-        self.cut = truncation_point(self.variance_proxy, self.delta)  # U
+        self.cut = truncation_point(self.variance_proxy, self.accuracy)  # U
         if 2 * self.cut + 2 > MAX_MODULUS:
             raise ResourceLimitError(
-                f"this lattice needs N ≈ {2 * self.cut + 2:.3g} quadrature nodes at Δ = {self.delta:g}, beyond the "
+                f"this lattice needs N ≈ {2 * self.cut + 2:.3g} quadrature nodes at Δ = {self.accuracy:g}, beyond the "
                 f"supported {MAX_MODULUS:.3g} (variance proxy {float(self.variance_proxy):.3g}); use budgets with "
                 f"smaller denominators or a looser tolerance")
         self.modulus = node_count(self.cut)  # N (prime, ≥ 2U + 2)
-        self.threshold = self.delta / (4 * (2 * self.cut + 1))  # τ
+        self.threshold = self.accuracy / (4 * (2 * self.cut + 1))  # τ
         self.truncation_bound = truncation_mass_bound(self.variance_proxy, self.cut)
-        self.bits = int(math.ceil(-math.log2(self.delta) + math.log2(self.modulus))) + 64
-        if method == "sieve":
+        self.bits = int(math.ceil(-math.log2(self.accuracy) + math.log2(self.modulus))) + 64
+        if self.method == "sieve":
             self.sieve: SieveResult = sieve_nodes(self.lattice.groups, self.modulus, self.threshold)
             self.nodes = self.sieve.nodes
             work = int(self.nodes.size) * self.bits
             if work > limit:
                 raise ResourceLimitError(
-                    f"Δ = {self.delta:.3g} needs {self.nodes.size} quadrature nodes at {self.bits} bits "
+                    f"Δ = {self.accuracy:.3g} needs {self.nodes.size} quadrature nodes at {self.bits} bits "
                     f"({work:.3g} node-bits, about {work * 10 // 8 // 2**20} MB), above the limit of {limit:.3g}; "
                     f"loosen the tolerance or raise ACCOUNTLIB_MAX_NODE_BITS")
         else:
@@ -170,7 +140,7 @@ class TailEngine:
         * the rest are evaluated and summed in arb balls.
 
         The float path needs every σ² ≥ 1/2 (the census has σ² ≥ 2.5); otherwise, and for
-        ``method="paper"``, every node goes through arb.
+        ``paths.method == "paper"`` or ``paths.float_nodes=False``, every node goes through arb.
         """
         n = self.modulus
         ks = self.nodes[self.nodes > 0].astype(np.int64)
@@ -179,7 +149,7 @@ class TailEngine:
         self._float_a = np.zeros(0)
         self._float_error = 0.0
         arb_k = ks
-        if self.method == "sieve" and self.float_path and ks.size and all(s2 >= _floatcf.SMALLEST_SIGMA2 for (s2, _), _ in self.lattice.groups):
+        if self.method == "sieve" and self.paths.float_nodes and ks.size and all(s2 >= _floatcf.SMALLEST_SIGMA2 for (s2, _), _ in self.lattice.groups):
             log_phi = np.zeros(ks.size)
             log_error = np.zeros(ks.size)
             for (sigma2, c), mult in self.lattice.groups:
@@ -197,7 +167,7 @@ class TailEngine:
             order = np.argsort(w_upper)
             candidates = order[useful[order]]
             budget = np.cumsum(cost[candidates])
-            chosen = candidates[budget <= self.delta / 16]
+            chosen = candidates[budget <= self.accuracy / 16]
             self._float_k = ks[chosen]
             self._float_w = np.exp(log_w[chosen])
             self._float_a = np.sin(np.pi * np.mod(self._float_k * (2 * self.cut + 1), 2 * n) / n)
@@ -226,7 +196,7 @@ class TailEngine:
         holds everything but the levels term, which depends on the block and is added per call.
         """
         self._dd = None
-        if not weights:
+        if not weights or not self.paths.double_double:
             return
         parts = [_dd.from_arb(w) for _, w in weights]
         hi = np.array([p[0] for p in parts])
@@ -235,7 +205,7 @@ class TailEngine:
         magnitude = float(np.sum(np.abs(hi))) * (1 + 1e-12) + 1e-300
         levels = math.ceil(math.log2(len(weights) + 1)) + 1
         error = (represent + magnitude * (_dd.SineTable.ERROR + _dd.MUL_ERROR * 1.01 + levels * _dd.ADD_ERROR * 1.01)) * 1.01
-        if error > self.delta / 64 or self.modulus >= 2**31:
+        if error > self.accuracy / 64 or self.modulus >= 2**31:
             return  # too coarse for this Δ (or k·s could overflow int64): thresholds go through arb
         self._dd = {"k": np.array([k for k, _ in weights], dtype=np.int64), "hi": hi, "lo": lo, "error": error,
                     "sines": _dd.SineTable(self.modulus)}
@@ -283,18 +253,18 @@ class TailEngine:
         moving_parts = self._moving_parts_double_double(inside) if self._dd is not None else {}
         results = []
         for lo in los:
-            if lo > cut:  # entirely in the truncated tail
-                results.append(TailResult(mpmath.mpf(0), truncation_tail_bound(self.variance_proxy, lo - 1), lo))
-                continue
-            if lo <= -cut:  # P(S_L ≥ lo) = 1 − P(S_L < lo) ≥ 1 − P(S_L < −U)
-                results.append(TailResult(mpmath.mpf(1), truncation_tail_bound(self.variance_proxy, -lo), lo))
+            if lo > cut or lo <= -cut:  # entirely in a truncated tail: 0 or 1, within the sub-Gaussian bound
+                bound = truncation_tail_bound(self.variance_proxy, lo - 1 if lo > cut else -lo)
+                results.append(TailResult(mpmath.mpf(0 if lo > cut else 1), bound, lo,
+                                          ErrorBudget(truncation=bound), "closed form"))
                 continue
             with _arb.precision(self.bits):
                 total = self._constant + self.phi0 * (cut - lo + 1) / n + arb(float_parts[lo])
                 shift = 2 * lo - 1
+                dd_bound = 0.0
                 if lo in moving_parts:
-                    high, low, bound = moving_parts[lo]
-                    moving = _arb._add_error(arb(high) + arb(low), bound)
+                    high, low, dd_bound = moving_parts[lo]
+                    moving = _arb._add_error(arb(high) + arb(low), dd_bound)  # carried inside the ball
                 else:
                     moving = arb(0)
                     for k, w in self._weights:
@@ -305,7 +275,10 @@ class TailEngine:
                 with mpmath.workdps(digits):  # never round to the caller's (default 15-digit) precision
                     value = mpmath.mpf(total.mid().str(digits, radius=False))
             error = 3 * self.truncation_bound + self.threshold * (cut - lo + 1) + self._float_error + rounding
-            results.append(TailResult(value, error_bound(error * (1 + 1e-12)), lo))
+            budget = ErrorBudget(truncation=mpmath.mpf(self.truncation_bound), aliasing=2 * mpmath.mpf(self.truncation_bound),
+                                 sieve=mpmath.mpf(self.threshold) * (cut - lo + 1), float_path=mpmath.mpf(self._float_error),
+                                 double_double=mpmath.mpf(dd_bound), rounding=mpmath.mpf(rounding))
+            results.append(certified(value, lo, budget, "untilted", bound=error * (1 + 1e-12)))
         return results
 
     def _moving_parts_double_double(self, los: list[int], chunk: int = 2_000_000) -> dict:
@@ -352,7 +325,7 @@ class TailEngine:
 def _cf_direct_paper(residue: int, modulus: int, sigma2: Fraction) -> arb:
     """The sieve paper's evaluation: the direct sum over |x| ≤ 24σ² (48σ²+1 terms), no tail term.
 
-    Re-implemented for the benchmark of ``method="paper"``; with 48σ²+1 terms the
+    Re-implemented for the benchmark of ``paths.method == "paper"``; with 48σ²+1 terms the
     neglected mass e^{−(24σ²)²/2σ²} = e^{−288σ²} is far below any Δ used, so
     the ball is widened by that bound to stay honest.
     """
@@ -366,70 +339,3 @@ def _cf_direct_paper(residue: int, modulus: int, sigma2: Fraction) -> arb:
         denominator += weight
     tail = 2 * math.exp(-((reach + 1) ** 2) / (2 * float(sigma2))) * 2
     return _arb._add_error(numerator, tail) / _arb._add_error(denominator, tail)
-
-
-def _absolute_for(rel_tol: float, estimate: float, floor: float) -> float:
-    return max(min(rel_tol * estimate / 2, 0.5), floor)
-
-
-def tail_probabilities(mechanisms, thresholds, *, abs_tol: float | None = None, rel_tol: float | None = None,
-                       min_delta: float = 1e-300) -> list[TailResult]:
-    """P(Σ a_i X_i > t) for each t in ``thresholds``, certified.
-
-    Give ``abs_tol`` (every error bound ≤ abs_tol) or ``rel_tol`` (every error
-    bound ≤ rel_tol × value; default 1e-6). The engine chooses Δ from the
-    request; for a relative request it starts from an estimate and rebuilds
-    with a smaller Δ where needed (book, Derivations §6). Under a relative request, upper
-    tails at least 3√V deep go to the tilted contour (:mod:`accountlib.tilted`),
-    which reaches relative accuracy without shrinking Δ.
-    """
-    ts = [as_fraction(t, "thresholds") for t in thresholds]
-    if abs_tol is not None and rel_tol is not None:
-        raise ValueError("give abs_tol or rel_tol, not both")
-    min_delta = as_tolerance(min_delta, "min_delta", smallest=SMALLEST_DELTA, largest=0.5)
-    if abs_tol is not None:
-        abs_tol = as_tolerance(abs_tol, "abs_tol", smallest=SMALLEST_DELTA, largest=0.5)
-        engine = TailEngine(mechanisms, abs_tol)
-        return [engine.tail(t) for t in ts]
-    rel_tol = 1e-6 if rel_tol is None else as_tolerance(rel_tol, "rel_tol", smallest=1e-30, largest=0.5)
-    lattice = lattice_of(mechanisms)
-    check_lattice_size(lattice)
-    indices = [threshold_index(t, lattice.scale) for t in ts]
-    done = _deep_tails_tilted(lattice, indices, rel_tol)
-    if all(j in done for j in indices):
-        return [done[j] for j in indices]
-    delta = 1e-30
-    while True:
-        engine = TailEngine(lattice, delta)
-        results = [done[j] if j in done else engine.tail_index(j) for j in indices]
-        unmet = [r for r in results if r.error_bound > rel_tol * r.value]
-        if not unmet or delta <= min_delta:
-            return results
-        smallest = min(float(r.value) for r in unmet)
-        new_delta = _absolute_for(rel_tol, smallest, min_delta) if smallest > 0 else delta * 1e-30
-        delta = max(min(new_delta, delta * 1e-3), min_delta)
-
-
-def _deep_tails_tilted(lattice: Lattice, indices: list[int], rel_tol: float) -> dict:
-    """The deep upper-tail thresholds (:func:`accountlib.tilted.is_deep`), on the tilted contour.
-
-    Returns {index: TailResult} for those it certifies to ``rel_tol``; the rest stay with the
-    untilted engine (as does everything when some σ² < 1/2).
-    """
-    from .tilted import is_deep, tilted_tail_probabilities
-
-    deep = sorted({j for j in indices if is_deep(lattice, j)}) if rel_tol >= 1e-12 else []
-    if not deep:
-        return {}
-    results = tilted_tail_probabilities(lattice, deep, rel_tol=rel_tol)
-    return {j: r for j, r in zip(deep, results) if r.error_bound <= rel_tol * r.value}
-
-
-def tail_probability(mechanisms, t, *, abs_tol: float | None = None, rel_tol: float | None = None) -> TailResult:
-    """P(Σ a_i X_i > t), certified; see :func:`tail_probabilities`.
-
-    >>> r = tail_probability([(1, 1), (1, 1)], 0, abs_tol=1e-20)  # P(X1 + X2 > 0) = (1 − P(S=0))/2
-    >>> float(r.value) < 0.5 and r.error_bound <= 1e-20
-    True
-    """
-    return tail_probabilities(mechanisms, [t], abs_tol=abs_tol, rel_tol=rel_tol)[0]

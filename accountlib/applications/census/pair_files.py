@@ -1,0 +1,139 @@
+"""The sweep's result files for a DHC pair: where they live, what they hold, and whether they are sound.
+
+Per DHC pair (k ≤ l) the sweep (:mod:`.jobs`) writes
+
+* ``eps_delta/pair_K_L.csv`` — columns ``delta_zcdp,epsilon,delta,error_bound``:
+  for each δ_zCDP on the grid 5e-1, 1e-1, …, 1e-30, ε = ε_zCDP(δ_zCDP) and the
+  exact δ(ε), certified to ``error_bound ≤ rel_tol·δ``;
+* ``tradeoff/pair_K_L.csv`` — columns ``alpha,beta,error_bound``: vertices of
+  the exact trade-off curve (α_j, β_j), chosen log-uniformly in α from both
+  ends (dense near α = 0 and near β = 0), certified to ``abs_tol``;
+* ``manifest/pair_K_L.json`` — the SHA-256 of both files and the job's options, written last.
+
+Numbers are decimal strings with 30 significant digits. On resume a pair counts as done only when
+its manifest matches the files *and* the files pass :func:`check_pair_files` (book/running.md,
+"Reliability").
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+
+from ...infrastructure.atomic import finite_decimal, read_csv, sha256_of
+from ...infrastructure.numbers import decimal_string
+from ...theory.conversions import zcdp_epsilon
+from .allocations import TOTAL_RHO, delta_levels
+
+__all__ = ["pair_paths", "manifest_path", "check_pair_files", "pair_status", "EPS_DELTA_HEADER", "TRADEOFF_HEADER",
+           "JOB_DEFAULTS"]
+
+DIGITS = 30
+EPS_DELTA_HEADER = ("delta_zcdp", "epsilon", "delta", "error_bound")
+TRADEOFF_HEADER = ("alpha", "beta", "error_bound")
+
+
+def _decimal(value) -> str:
+    return decimal_string(value, DIGITS)
+
+
+def pair_paths(out_dir, k: int, l: int) -> tuple[Path, Path]:
+    out_dir = Path(out_dir)
+    name = f"pair_{k}_{l}.csv"
+    return out_dir / "eps_delta" / name, out_dir / "tradeoff" / name
+
+
+JOB_DEFAULTS = {"smallest_delta_exponent": 30, "rel_tol": 1e-6, "abs_tol": 1e-25, "points_per_side": 200,
+                "variance_scale": 1}
+
+
+def manifest_path(out_dir, k: int, l: int) -> Path:
+    return Path(out_dir) / "manifest" / f"pair_{k}_{l}.json"
+
+
+def check_pair_files(out_dir, k: int, l: int, *, smallest_delta_exponent: int | None = 30,
+                     rel_tol: float | None = 1e-6, abs_tol: float | None = 1e-25,
+                     points_per_side: int | None = 200) -> None:
+    """Raise ``ValueError`` naming the file and the defect unless pair (k, l)'s two files are complete and sane.
+
+    Checks: headers; every field a finite decimal; the δ_zCDP grid of ``smallest_delta_exponent`` (row
+    count and labels); δ ∈ [0, 1] and non-increasing in ε (within the bounds); 0 ≤ error_bound ≤ rel_tol·δ;
+    α and β in [0, 1], α non-decreasing and β non-increasing (within the bounds), error_bound ≤ abs_tol,
+    at least 2·``points_per_side`` vertices. Pass ``None`` to skip a check that depends on the job options.
+    """
+
+    eps_path, trade_path = pair_paths(out_dir, k, l)
+    rows = read_csv(eps_path, EPS_DELTA_HEADER)
+    if smallest_delta_exponent is not None:
+        levels = [f"{d:.0e}" for d in delta_levels(smallest_delta_exponent)]
+        if [r[0] for r in rows] != levels:
+            raise ValueError(f"{eps_path}: expected {len(levels)} rows on the δ_zCDP grid 5e-01 … "
+                             f"1e-{smallest_delta_exponent:02d}; found {len(rows)} rows that do not match it")
+        grid = [_decimal(Fraction(repr(zcdp_epsilon(TOTAL_RHO, d))))
+                for d in delta_levels(smallest_delta_exponent)]
+        for n, (row, epsilon) in enumerate(zip(rows, grid), start=2):
+            if row[1] != epsilon:
+                raise ValueError(f"{eps_path}: line {n}: ε = {row[1]} is not the grid's ε_zCDP = {epsilon}")
+    values = [[finite_decimal(x, f"{eps_path}: line {n}") for x in row[1:]] for n, row in enumerate(rows, start=2)]
+    for n, (eps, delta, bound) in enumerate(values, start=2):
+        if not (-bound <= delta <= 1 + bound and bound >= 0 and eps > 0):
+            raise ValueError(f"{eps_path}: line {n}: values out of range (ε > 0, δ in [0, 1] within its bound, "
+                             f"bound ≥ 0)")
+        if rel_tol is not None and bound > Decimal(repr(rel_tol)) * delta * Decimal("1.000001"):
+            raise ValueError(f"{eps_path}: line {n}: error bound {bound} exceeds rel_tol·δ")
+    for n, (a, b) in enumerate(zip(values, values[1:]), start=3):
+        if not a[0] < b[0] or b[1] > a[1] + a[2] + b[2]:
+            raise ValueError(f"{eps_path}: line {n}: ε must increase and δ must not increase")
+    trade = read_csv(trade_path, TRADEOFF_HEADER)
+    if points_per_side is not None and len(trade) < 2 * points_per_side:
+        raise ValueError(f"{trade_path}: {len(trade)} vertices, expected at least {2 * points_per_side}")
+    vertices = [[finite_decimal(x, f"{trade_path}: line {n}") for x in row] for n, row in enumerate(trade, start=2)]
+    for n, (alpha, beta, bound) in enumerate(vertices, start=2):
+        if not (bound >= 0 and -bound <= alpha <= 1 + bound and -bound <= beta <= 1 + bound):
+            raise ValueError(f"{trade_path}: line {n}: values out of range (α, β in [0, 1] within the bound, "
+                             f"bound ≥ 0)")
+        if abs_tol is not None and bound > Decimal(repr(abs_tol)):
+            raise ValueError(f"{trade_path}: line {n}: error bound {bound} exceeds abs_tol")
+    for n, (a, b) in enumerate(zip(vertices, vertices[1:]), start=3):
+        slack = a[2] + b[2]
+        if b[0] < a[0] - slack or b[1] > a[1] + slack:
+            raise ValueError(f"{trade_path}: line {n}: α must not decrease and β must not increase")
+
+
+def pair_status(out_dir, k: int, l: int, options: dict | None = None) -> str | None:
+    """None when pair (k, l) is complete and valid in ``out_dir``; otherwise why not ("missing", or the defect).
+
+    Valid: both files present, the manifest's hashes match them, its options match ``options``
+    (default :data:`JOB_DEFAULTS`), and :func:`check_pair_files` passes.
+    """
+    out_dir = Path(out_dir)
+    options = {**JOB_DEFAULTS, **(options or {})}
+    paths = pair_paths(out_dir, k, l)
+    if not any(p.exists() for p in paths):
+        return "missing"
+    manifest = manifest_path(out_dir, k, l)
+    try:
+        record = json.loads(manifest.read_text(encoding="utf-8"))
+        hashes = record["sha256"]
+        stored = record["options"]
+    except FileNotFoundError:
+        return f"{manifest}: missing (the job did not finish)"
+    except (OSError, ValueError, KeyError, TypeError):
+        return f"{manifest}: unreadable"
+    for path in paths:
+        if not path.is_file():
+            return f"{path}: missing"
+        if hashes.get(str(path.relative_to(out_dir))) != sha256_of(path):
+            return f"{path}: contents differ from the manifest's hash (edited or corrupted)"
+    wanted = {**options, "variance_scale": str(Fraction(options["variance_scale"]))}
+    if stored != wanted:
+        return f"{manifest}: computed with other options ({stored})"
+    try:
+        check_pair_files(out_dir, k, l, smallest_delta_exponent=options["smallest_delta_exponent"],
+                         rel_tol=options["rel_tol"], abs_tol=options["abs_tol"],
+                         points_per_side=options["points_per_side"])
+    except ValueError as error:
+        return str(error)
+    return None

@@ -1,0 +1,7 @@
+"""The engine: certified tail probabilities P(Σ a_i X_i > t) of weighted sums of discrete Gaussians.
+
+Sieve paper §3–4. Modules, bottom to top: :mod:`.discrete_gaussian` (one noise term), :mod:`.lattice`
+(rational weights on an integer lattice, Bézout), :mod:`.quadrature` (truncation and node count),
+:mod:`.sieve` (which nodes matter, Algorithm 1), the arb/float/double-double helpers, the evaluators
+:mod:`.tails` (the sieve-accelerated trapezoid) and :mod:`.tilted` (the tilted contour for deep tails).
+"""

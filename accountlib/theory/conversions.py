@@ -1,0 +1,190 @@
+"""Conversions between Rényi/zCDP guarantees and (ε, δ) or trade-off guarantees: each formula once.
+
+Used by the census chapters (the zCDP-implied curves and the sweep's ε grid), by :mod:`accountlib.rdp`,
+:mod:`accountlib.acs` and DP-SGD (unifying paper §3.2 and §5; book, Derivations §8).
+
+* :func:`rdp_to_epsilon` — C_δ[U] = inf_{α>1} {U(α) − (log δ + log α)/(α−1) + log((α−1)/α)} for an RDP
+  curve U (Balle et al. 2020, Thm 21; the conversion AutoDP uses). Written with the privacy-loss CGF
+  K(t) = t·U(t+1) it is ε_R = inf_t (K(t) + log c_t − log δ)/t, c_t = t^t/(1+t)^{1+t} (unifying paper §3.2).
+* :func:`zcdp_epsilon` — ε_zCDP(δ) = ρ + 2·sqrt(ρ log(1/δ)) (Bun & Steinke 2016, Prop. 1.3): the classical
+  bound, what the Census Bureau reports and the ε grid of the DHC sweep; :func:`zcdp_delta` inverts it.
+* :func:`zcdp_epsilon_via_rdp` — C_δ of the RDP curve U(α) = ρα of ρ-zCDP, i.e.
+  ε_Z = inf_t ρ(t+1) + (log c_t − log δ)/t (unifying paper §3.2): always below :func:`zcdp_epsilon`
+  (25.4193 against 26.3406 at ρ = 4.9622, δ = 1e-10); :func:`zcdp_delta_via_rdp` is its inverse,
+  δ_zCDP(ε) = inf_t c_t·exp(ρt(t+1) − tε).
+* :func:`profile_to_tradeoff` and :func:`approxdp_to_tradeoff` — the trade-off curve implied by (ε, δ)
+  guarantees: f(α) = sup max(0, 1 − δ − e^{ε}α, e^{−ε}(1 − δ − α)) (Dong, Roth & Su 2022, Prop. 2.12;
+  AutoDP's ``approxdp_to_fdp``), over a list of (ε_k, δ_k) points or a function δ ↦ ε(δ).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import optimize
+from scipy.optimize import minimize_scalar
+
+from ..infrastructure.numbers import as_nonnegative_float, as_probability
+
+__all__ = ["minimize_on_grid", "c_t", "rdp_to_epsilon", "zcdp_epsilon", "zcdp_delta", "zcdp_epsilon_via_rdp",
+           "zcdp_delta_via_rdp", "profile_to_tradeoff", "approxdp_to_tradeoff"]
+
+
+def rdp_to_epsilon(rdp, delta: float, *, alpha_max: float = 1e6) -> float:
+    """C_δ[U] = inf_{α>1} {U(α) − (log δ + log α)/(α − 1) + log((α − 1)/α)} for an RDP curve U(α).
+
+    ``rdp`` is a callable α ↦ U(α) (order α > 1). The infimum is found by a
+    bounded scalar minimisation over log(α − 1), started from a coarse grid, so
+    non-smooth or flat curves are handled.
+
+    >>> round(rdp_to_epsilon(lambda a: 0.5 * a, 1e-5), 4)  # ρ-zCDP with ρ = 1/2
+    4.7284
+    """
+    delta = as_probability(delta, "delta")
+    if not callable(rdp):
+        raise ValueError(f"rdp must be a callable alpha -> U(alpha); got {rdp!r}")
+    if isinstance(alpha_max, bool) or not isinstance(alpha_max, (int, float)) or not 2 <= alpha_max <= 1e12:
+        raise ValueError(f"alpha_max must be a number in [2, 1e12]; got {alpha_max!r}")
+    log_delta = math.log(delta)
+
+    def objective(log_alpha_minus_one: float) -> float:
+        alpha = 1 + math.exp(log_alpha_minus_one)
+        value = rdp(alpha)
+        if not math.isfinite(value):
+            return math.inf
+        return value - (log_delta + math.log(alpha)) / (alpha - 1) + math.log((alpha - 1) / alpha)
+
+    epsilon = minimize_on_grid(objective, np.linspace(math.log(1e-4), math.log(alpha_max), 200))
+    if not math.isfinite(epsilon):
+        raise ValueError("rdp gives no finite epsilon: U(alpha) is infinite or overflows at every order alpha in "
+                         f"(1, {alpha_max:g}] (a finite RDP curve is needed)")
+    return epsilon
+
+
+def minimize_on_grid(objective, grid) -> float:
+    """min of ``objective`` over a sorted 1-D ``grid``, refined by a bounded scalar search between the
+    neighbours of the best grid point; never above the best grid value. Points where the objective
+    raises an overflow or domain error count as +inf."""
+
+    def safe(x):
+        try:
+            value = objective(float(x))
+        except (OverflowError, FloatingPointError, ValueError):
+            return math.inf
+        return value if not math.isnan(value) else math.inf
+
+    values = [safe(x) for x in grid]
+    best = int(np.argmin(values))
+    lo, hi = grid[max(best - 1, 0)], grid[min(best + 1, len(grid) - 1)]
+    result = minimize_scalar(safe, bounds=(lo, hi), method="bounded", options={"xatol": 1e-12})
+    return float(min(result.fun, values[best]))
+
+
+def c_t(t) -> float:
+    """c_t = t^t/(1 + t)^{1+t}, the constant of the sharp tail bound δ ≤ c_t·e^{K(t) − tε} (unifying paper §3.2).
+
+    >>> c_t(1.0)
+    0.25
+    """
+    t = as_nonnegative_float(t, "t")
+    if t == 0:
+        raise ValueError("t must be > 0; got 0")
+    return math.exp(t * math.log(t) - (1 + t) * math.log1p(t))
+
+
+def zcdp_epsilon(rho, delta) -> float:
+    """ε_zCDP(δ) = ρ + 2·sqrt(ρ log(1/δ)): the classical (ε, δ) implied by ρ-zCDP (Bun & Steinke 2016,
+    Prop. 1.3), the Census Bureau's conversion and the ε grid of the DHC sweep.
+
+    ``rho`` ≥ 0 and ``delta`` ∈ (0, 1) may be ints, floats, ``Fraction``s, ``Decimal``s, mpf or strings
+    (:func:`accountlib.infrastructure.numbers.as_float`); a ρ whose ε overflows a float raises ValueError.
+    :func:`zcdp_epsilon_via_rdp` is the tighter conversion of the same guarantee.
+
+    >>> round(zcdp_epsilon("4.9622", 1e-10), 4)
+    26.3406
+    """
+    delta = as_probability(delta, "delta")
+    rho = as_nonnegative_float(rho, "rho")
+    # log(1/δ), not −log δ: the two differ in the last bit for some δ, and the census ε grid is built on this
+    # form (its files must be reproducible bit for bit); −log δ only where 1/δ would overflow (subnormal δ)
+    epsilon = rho + 2 * math.sqrt(rho * (math.log(1 / delta) if delta >= 1e-300 else -math.log(delta)))
+    if not math.isfinite(epsilon):
+        raise ValueError(f"rho={rho!r} is too large: ε_zCDP overflows a float (ρ + 2√(ρ log(1/δ)) must stay below 1.8e308)")
+    return epsilon
+
+
+def zcdp_delta(epsilon, rho) -> float:
+    """The δ at which :func:`zcdp_epsilon` gives ``epsilon``: δ = exp(−(ε − ρ)²/(4ρ)) for ε > ρ, and 1 for
+    ε ≤ ρ (Bun & Steinke 2016, Prop. 1.3, inverted).
+
+    >>> round(zcdp_delta(zcdp_epsilon(0.5, 1e-6), 0.5), 12)
+    1e-06
+    """
+    epsilon = as_nonnegative_float(epsilon, "epsilon")
+    rho = as_nonnegative_float(rho, "rho")
+    if epsilon <= rho:
+        return 1.0
+    if rho == 0:  # 0-zCDP: ε_zCDP(δ) = 0 at every δ, so δ(ε) = 0 for ε > 0
+        return 0.0
+    try:
+        return math.exp(-((epsilon - rho) ** 2) / (4 * rho))
+    except OverflowError:  # (ε − ρ)² beyond float range: δ underflows
+        return 0.0
+
+
+def zcdp_epsilon_via_rdp(rho, delta) -> float:
+    """ε of ρ-zCDP through the RDP conversion: C_δ[U] of U(α) = ρα (:func:`rdp_to_epsilon`), equivalently
+    ε_Z = inf_t ρ(t+1) + (log c_t − log δ)/t (unifying paper §3.2; Balle et al. 2020, Thm 21).
+
+    Always below :func:`zcdp_epsilon`, which bounds the same guarantee through the cruder tail bound
+    (c_t replaced by 1). A ρ so large that ρα overflows at every order raises ValueError.
+
+    >>> round(zcdp_epsilon_via_rdp("4.9622", 1e-10), 4)
+    25.4193
+    """
+    delta = as_probability(delta, "delta")
+    rho = as_nonnegative_float(rho, "rho")
+    try:
+        return rdp_to_epsilon(lambda alpha: rho * alpha, delta)
+    except ValueError:
+        raise ValueError(f"rho={rho!r} is too large: ρ·α overflows a float at every order α") from None
+
+
+def zcdp_delta_via_rdp(epsilon, rho) -> float:
+    """δ_zCDP(ε; ρ) = inf_{t>0} c_t·exp(ρt(t+1) − tε), the δ of ρ-zCDP at ``epsilon`` through the sharp tail
+    bound δ ≤ c_t·e^{K(t) − tε} with K(t) ≤ ρt(t+1) (unifying paper §3.2): the inverse of
+    :func:`zcdp_epsilon_via_rdp`. The infimum runs over t ∈ [1e-6, 1e4]; ε and ρ up to 1e6."""
+    epsilon = as_nonnegative_float(epsilon, "epsilon")
+    rho = as_nonnegative_float(rho, "rho")
+    if epsilon > 1e6 or rho > 1e6:
+        raise ValueError(f"epsilon and rho must be at most 1e6; got epsilon={epsilon!r}, rho={rho!r}")
+    objective = lambda x: math.log(c_t(math.exp(x))) + rho * math.exp(x) * (math.exp(x) + 1) - math.exp(x) * epsilon
+    result = optimize.minimize_scalar(objective, bounds=(math.log(1e-6), math.log(1e4)), method="bounded",
+                                      options={"xatol": 1e-12})
+    return float(min(1.0, math.exp(result.fun)))
+
+
+def profile_to_tradeoff(epsilons, deltas, alphas) -> np.ndarray:
+    """The trade-off curve implied by the (ε_k, δ_k)-DP guarantees, at each α (Dong, Roth & Su 2022,
+    Prop. 2.12): f(α) = max(0, max_k 1 − δ_k − e^{ε_k}α, e^{−ε_k}(1 − δ_k − α)).
+
+    >>> profile_to_tradeoff([0.0], [0.5], [0.25])  # (0, 1/2)-DP: f(α) = 1/2 − α
+    array([0.25])
+    """
+    alphas = np.asarray(alphas, dtype=float)
+    best = np.zeros_like(alphas)
+    for eps, delta in zip(epsilons, deltas):
+        growth = math.exp(min(eps, 700))
+        best = np.maximum(best, np.maximum(1 - delta - growth * alphas, (1 - delta - alphas) / growth))
+    return best
+
+
+def approxdp_to_tradeoff(epsilon_of_delta, alphas, *, deltas=None) -> np.ndarray:
+    """The trade-off curve implied by the family of (ε(δ), δ)-DP guarantees, at each α:
+    :func:`profile_to_tradeoff` of the points (ε(δ), δ) for δ in ``deltas`` (default 2000 log-spaced values
+    in [1e-80, 0.999]).
+    """
+    if deltas is None:
+        deltas = np.logspace(-80, math.log10(0.999), 2000)
+    return profile_to_tradeoff([epsilon_of_delta(float(delta)) for delta in deltas], deltas, alphas)
