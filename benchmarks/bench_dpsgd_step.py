@@ -117,7 +117,7 @@ def main() -> None:
     parser.add_argument("--data-dir", default=None)
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
-    machine = provenance.machine()
+    machine = provenance.machine("results_dpsgd.json")
     data = dpsgd.load_data(args.data_dir)
     x = torch.from_numpy(data.x_train[:args.batch])
     y = torch.from_numpy(data.y_train[:args.batch])

@@ -148,7 +148,7 @@ def bench_dp_accounting(k: int, l: int, reference: dict) -> list[dict]:
 
 
 def main() -> None:
-    results = {"machine": provenance.machine(), "pairs": {}}
+    results = {"machine": provenance.machine("results_engine.json"), "pairs": {}}
     for k, l in PAIRS:
         print(f"pair ({k}, {l}) ...", flush=True)
         ours = bench_ours(k, l)

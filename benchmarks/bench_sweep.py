@@ -33,7 +33,7 @@ def main() -> None:
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
     out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="dhc_bench_"))
-    machine = provenance.machine()  # before the run: the code measured
+    machine = provenance.machine("results_sweep.json")  # before the run: the code measured
     started = time.perf_counter()
     sweep.run_dhc_sweep(out, workers=args.workers, progress=True)
     wall = time.perf_counter() - started

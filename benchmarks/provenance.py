@@ -1,9 +1,12 @@
-"""What a benchmark measured and where: a hash of the library's code and a description of the machine.
+"""What a benchmark measured and where: a hash of the library code it ran and a description of the machine.
 
-``library_hash()`` is the SHA-256 over the files ``accountlib/**/*.py``, taken in sorted order of their
-paths relative to the repository root; for each file the hash is fed its relative path (POSIX form,
-UTF-8), a NUL byte, its bytes, and a NUL byte. Any change to any library source file changes it;
-``tests/test_rendered_pages.py`` fails when the benchmark results carry another hash than the code.
+``library_hash(modules=...)`` is the SHA-256 over the source files of the named modules and of every module they
+import, directly or not (found by grimp, the import-graph library behind import-linter), plus
+``accountlib/__init__.py``; without ``modules``, over every ``accountlib/**/*.py``. Files are taken in sorted
+order of their paths relative to the repository root; for each the hash is fed its relative path (POSIX form,
+UTF-8), a NUL byte, its bytes and a NUL byte. :data:`MEASURED` names what each benchmark runs, so a change to
+code a benchmark does not run (the command line, the explorers) leaves its results valid, and any change to
+code it does run makes ``tests/test_rendered_pages.py`` fail until the benchmark is rerun.
 """
 
 from __future__ import annotations
@@ -17,9 +20,41 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def library_hash(root: Path = ROOT) -> str:
+MEASURED = {
+    "results_engine.json": ("accountlib.applications.census.allocations", "accountlib.theory.profiles",
+                            "accountlib.theory.conversions", "accountlib.engine.front"),
+    "results_sweep.json": ("accountlib.applications.census",),
+    "results_dpsgd.json": ("accountlib.applications.dpsgd",),
+}
+"""For each results file, the modules its benchmark calls (their imports are followed)."""
+
+
+def measured_files(modules, root: Path = ROOT) -> list[Path]:
+    """The source files of ``modules`` and of everything they import inside ``accountlib``, and the package's
+    ``__init__`` files on the way (they run on import)."""
+    import grimp
+
+    graph = grimp.build_graph("accountlib", cache_dir=None)
+    names = set(modules)
+    for module in modules:
+        names |= graph.find_upstream_modules(module)
+    for name in list(names):  # the packages a module sits in are executed when it is imported
+        parts = name.split(".")
+        names |= {".".join(parts[:i]) for i in range(1, len(parts))}
+    files = []
+    for name in names:
+        base = root.joinpath(*name.split("."))
+        path = base / "__init__.py" if (base / "__init__.py").is_file() else base.with_suffix(".py")
+        if not path.is_file():
+            raise FileNotFoundError(f"module {name} has no source file under {root}")
+        files.append(path)
+    return files
+
+
+def library_hash(root: Path = ROOT, modules=None) -> str:
     digest = hashlib.sha256()
-    for path in sorted((root / "accountlib").rglob("*.py"), key=lambda p: p.relative_to(root).as_posix()):
+    files = (root / "accountlib").rglob("*.py") if modules is None else measured_files(modules, root)
+    for path in sorted(files, key=lambda p: p.relative_to(root).as_posix()):
         digest.update(path.relative_to(root).as_posix().encode())
         digest.update(b"\0")
         digest.update(path.read_bytes())
@@ -37,8 +72,9 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
-def machine() -> dict:
-    """CPU model, logical cores visible to this process, Python, and the date of the run (UTC)."""
+def machine(results: str | None = None) -> dict:
+    """CPU model, logical cores visible to this process, Python, the date of the run (UTC), and the hash of the
+    library code measured (the modules :data:`MEASURED` names for ``results``; all of it without)."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return {
         "cpu": cpu_model(),
@@ -47,7 +83,8 @@ def machine() -> dict:
         "system": f"{platform.system()} {platform.machine()}",
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "load_average": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None,
-        "library_sha256": library_hash(),
+        "library_sha256": library_hash(modules=MEASURED.get(results)),
+        "library_scope": list(MEASURED.get(results, ("accountlib",))),
     }
 
 
@@ -55,4 +92,4 @@ def describe(info: dict) -> str:
     """One sentence for a results page."""
     return (f"Measured on {info['date']} on {info['cpu']} ({info['cores']} cores visible, {info['system']}, "
             f"Python {info['python']}; load average {info.get('load_average')} when it started), "
-            f"library code SHA-256 `{info['library_sha256'][:16]}…` (`benchmarks/provenance.py`).")
+            f"SHA-256 of the library code it ran `{info['library_sha256'][:16]}…` (`benchmarks/provenance.py`).")

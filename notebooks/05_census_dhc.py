@@ -444,9 +444,30 @@ for point, zcdp_beta in zip(my_tradeoff, my_zcdp_tradeoff):
     assert point.beta + point.error_bound >= zcdp_beta  # exact is at least as private as zCDP says
 
 # %% [markdown]
-# For this small allocation too the zCDP statement is conservative, by a factor that grows as $\delta$ shrinks. The
-# command line (`python -m accountlib delta --pair K L`) serves the DHC pairs only; for any other list of budgets use
-# `ShiftPair` as above.
+# For this small allocation too the zCDP statement is conservative, by a factor that grows as $\delta$ shrinks.
+#
+# The same computation needs no Python at all. The command line takes your budgets with `--rho` (or a CSV file with
+# `--budgets`, one budget per line, where a second column may give each query's {term}`sensitivity`) and prints the
+# certified $\delta(\varepsilon)$ or $\beta = f(\alpha)$, exactly as it does for a DHC pair with `--pair K L`. The cell
+# runs it on the allocation above, at the $\varepsilon$ of the middle zCDP level, and checks that it prints the
+# library's number.
+
+# %%
+import contextlib
+import io
+import json
+
+from accountlib.cli import main as accountlib_command
+
+my_eps = f"{float(my_points[1].epsilon):.10f}"
+command = ["delta", "--rho", *[str(r) for r in my_budgets + my_budgets], "--eps", my_eps, "--json"]
+print("python -m accountlib " + " ".join(command[:3]) + " ... " + " ".join(command[-3:-1]) + " --json")
+with contextlib.redirect_stdout(io.StringIO()) as printed:
+    assert accountlib_command(command) == 0
+row = json.loads(printed.getvalue())[0]
+print(f"delta = {float(row['delta']):.6e} (certified ± {float(row['error_bound']):.1e})")
+library = my_pair.delta([F(my_eps)])[0]  # the same ε through the library
+assert abs(float(row["delta"]) - float(library.delta)) <= float(library.error_bound)  # the same certified number
 #
 # ## Exercises
 #

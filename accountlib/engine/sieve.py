@@ -220,7 +220,6 @@ def algorithm1_count(lattice, accuracy: float, *, modulus: int | None = None, dp
 
     if not 0 < accuracy < 1:
         raise ValueError(f"accuracy must be in (0, 1); got {accuracy!r}")
-    scale = int(lattice.scale)
     variance = float(lattice.variance_proxy)  # = L²·Σ a_i²σ_i²
     cut = math.ceil(math.sqrt(-2 * variance * math.log(accuracy / 8)))
     if modulus is None:
