@@ -243,43 +243,47 @@ def _refuse_negative_budgets(argv: list[str]) -> None:
                 break
 
 
+def _tolerance(value: Fraction, option: str, smallest: float) -> float:
+    """A --rel-tol or --abs-tol value in [smallest, 0.5], as a float."""
+    if not Fraction(repr(smallest)) <= value <= Fraction(1, 2):
+        _fail(f"--{option} must be in [{smallest:g}, 0.5]; got {decimal_string(value, 6)}")
+    return float(value)
+
+
+def _certified_rows(points, keys: tuple[str, ...], certified, explain) -> list[dict]:
+    """The points as rows of decimal strings; the first point whose bound misses the tolerance fails the command."""
+    for p in points:
+        if not certified(p):
+            _fail(explain(p))
+    return [{key: _decimal(getattr(p, key)) for key in keys} for p in points]
+
+
 def _main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     _refuse_negative_budgets(argv)
     parser = _parser()
     args = parser.parse_args(argv)
     if args.command == "delta":
-        if any(e <= 0 or e > MAX_EPSILON for e in args.eps):
-            bad = [decimal_string(e, 6) for e in args.eps if e <= 0 or e > MAX_EPSILON]
-            _fail(f"--eps values must be > 0 and at most {MAX_EPSILON} (the largest supported ε); "
-                  f"got {', '.join(bad)}")
-        if not Fraction(repr(SMALLEST_REL_TOL)) <= args.rel_tol <= Fraction(1, 2):
-            _fail(f"--rel-tol must be in [{SMALLEST_REL_TOL:g}, 0.5]; got {decimal_string(args.rel_tol, 6)}")
-        rel_tol = float(args.rel_tol)
+        bad = [decimal_string(e, 6) for e in args.eps if e <= 0 or e > MAX_EPSILON]
+        if bad:
+            _fail(f"--eps values must be > 0 and at most {MAX_EPSILON} (the largest supported ε); got {', '.join(bad)}")
+        rel_tol = _tolerance(args.rel_tol, "rel-tol", SMALLEST_REL_TOL)
         points = _composition(args).delta(args.eps, rel_tol=rel_tol)
-        for p in points:
-            if not p.error_bound <= rel_tol * p.delta:
-                _fail(f"could not certify --rel-tol {rel_tol:g} at ε = {decimal_string(p.epsilon, 10)}: the best "
-                      f"certified bound is {decimal_string(p.error_bound, 3)} on δ = {decimal_string(p.delta, 6)}; "
-                      f"loosen --rel-tol")
-        rows = [{"epsilon": _decimal(p.epsilon), "delta": _decimal(p.delta), "error_bound": _decimal(p.error_bound)}
-                for p in points]
         keys = ("epsilon", "delta", "error_bound")
+        rows = _certified_rows(points, keys, lambda p: p.error_bound <= rel_tol * p.delta,
+                               lambda p: f"could not certify --rel-tol {rel_tol:g} at ε = {decimal_string(p.epsilon, 10)}: "
+                               f"the best certified bound is {decimal_string(p.error_bound, 3)} on δ = "
+                               f"{decimal_string(p.delta, 6)}; loosen --rel-tol")
     elif args.command == "tradeoff":
-        if any(not 0 <= a <= 1 for a in args.alpha):
-            _fail(f"--alpha values must lie in [0, 1]; got "
-                  f"{', '.join(decimal_string(a, 6) for a in args.alpha if not 0 <= a <= 1)}")
-        if not Fraction(repr(SMALLEST_ABS_TOL)) <= args.abs_tol <= Fraction(1, 2):
-            _fail(f"--abs-tol must be in [{SMALLEST_ABS_TOL:g}, 0.5]; got {decimal_string(args.abs_tol, 6)}")
-        abs_tol = float(args.abs_tol)
+        bad = [decimal_string(a, 6) for a in args.alpha if not 0 <= a <= 1]
+        if bad:
+            _fail(f"--alpha values must lie in [0, 1]; got {', '.join(bad)}")
+        abs_tol = _tolerance(args.abs_tol, "abs-tol", SMALLEST_ABS_TOL)
         points = _composition(args).tradeoff(args.alpha, abs_tol=abs_tol)
-        for p in points:
-            if not p.error_bound <= abs_tol:
-                _fail(f"could not certify --abs-tol {abs_tol:g} at α = {decimal_string(p.alpha, 10)}: the best "
-                      f"certified bound is {decimal_string(p.error_bound, 3)}; loosen --abs-tol")
-        rows = [{"alpha": _decimal(p.alpha), "beta": _decimal(p.beta), "error_bound": _decimal(p.error_bound)}
-                for p in points]
         keys = ("alpha", "beta", "error_bound")
+        rows = _certified_rows(points, keys, lambda p: p.error_bound <= abs_tol,
+                               lambda p: f"could not certify --abs-tol {abs_tol:g} at α = {decimal_string(p.alpha, 10)}: "
+                               f"the best certified bound is {decimal_string(p.error_bound, 3)}; loosen --abs-tol")
     else:  # pragma: no cover - subcommands registered by other modules
         return args.handler(args)
     if args.json:
