@@ -77,3 +77,25 @@ def built_book():
     outcome = _build_book_once()
     assert outcome["returncode"] == 0, outcome["log"]
     return Path(outcome["html"])
+
+
+# --- order: the longest chain first ----------------------------------------------------------------------
+# A run's longest chain is the slowest chapter, then the book build, then the browser test. So the files
+# that execute chapters start first, one on each xdist worker (test_book.py builds, test_chapters.py
+# executes chapters beside it), the browser test follows the build on the building worker, and
+# test_rendered_pages.py, which would wait for the build, comes last. xdist's loadfile would otherwise
+# order files by their number of tests.
+_FIRST = ("test_book.py", "test_chapters.py", "test_browser.py")
+_LAST = ("test_rendered_pages.py",)
+
+
+def pytest_configure(config):
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False  # keep the order set below
+
+
+def pytest_collection_modifyitems(config, items):
+    def rank(item):
+        name = item.path.name
+        return _FIRST.index(name) if name in _FIRST else len(_FIRST) + (name in _LAST)
+    items.sort(key=rank)  # stable: the rest keep pytest's order
