@@ -24,7 +24,7 @@ book: $(STAMP)
 	$(BIN)/jupyter-book build . -W -n --keep-going
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -n 2 --dist loadfile --nbval-lax tests accountlib notebooks
+	$(BIN)/python -m pytest -n 2 --dist loadfile tests accountlib
 
 # JupyterLab on the chapters, in the project's environment. jupytext pairs each notebook with its .py
 # source, so saving in JupyterLab updates both. Extra options: make lab LAB_ARGS="--no-browser --port 8899"

@@ -1,0 +1,253 @@
+"""Each chapter executes once per test run, and that one execution serves both of its checks.
+
+One pytest run needs every chapter executed against the current library twice over: the output check
+(``tests/test_chapters.py``: no cell raises, and cells marked ``# NBVAL_CHECK_OUTPUT`` reproduce their
+stored outputs, nbval's ``--nbval-lax`` rules) and the warnings-as-errors book build (``built_book`` in
+``tests/conftest.py``). Both take the execution from here: a chapter's ``.py`` source is read exactly as
+the book reads it (jupytext, ``py:percent``), executed as the book executes it (jupyter-cache's
+``single_nb_execution``, in ``notebooks/``, with the timeout of ``_config.yml``) and stored in the book's
+execution cache ``_build/.jupyter_cache``, so the build that follows finds every chapter there and
+executes none.
+
+* **Once per run.** The outcome of each chapter is recorded in ``_build/.chapter-runs/NAME.json`` with
+  the run's id (xdist gives all workers of one run the same id). A chapter is executed under a file lock,
+  so whichever worker asks first runs it, and a worker that finds it running meanwhile executes the
+  chapters nobody has claimed yet before it waits: both workers share the chapters between them.
+* **Never a stale result.** The cache keys a notebook on its code only, not on the library it imports.
+  Before a chapter executes, any cache entry with its key is removed, and the entry is written again only
+  if the execution succeeded. So in a run every chapter is executed against the library being tested, and
+  a chapter that raises leaves no entry that the book could render instead.
+* **A clear failure.** A chapter that raises is reported with its file, the number of the cell, the
+  cell's source and the traceback.
+"""
+
+from __future__ import annotations
+
+import copy
+import fcntl
+import json
+import os
+import re
+from collections import defaultdict
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from types import SimpleNamespace
+
+import jupytext
+import nbformat
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+BUILD = ROOT / "_build"  # `make book` builds into the same folder and reuses the same execution cache
+CACHE = BUILD / ".jupyter_cache"  # where myst-nb keeps it: next to _build/html
+RUNS = BUILD / ".chapter-runs"
+CHAPTERS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py"))
+
+
+def run_id() -> str:
+    """The same for every xdist worker of one pytest run, different for every run."""
+    return os.environ.get("PYTEST_XDIST_TESTRUNUID") or f"pid-{os.getpid()}"
+
+
+def _execute_config() -> dict:
+    execute = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["execute"]
+    assert execute["execute_notebooks"] == "cache" and execute["run_in_temp"] is False, execute
+    return execute
+
+
+def read_as_the_book_does(script: Path) -> nbformat.NotebookNode:
+    """The chapter as myst-nb reads it (``nb_custom_formats``: ``jupytext.reads`` with ``py:percent``)."""
+    return jupytext.reads(script.read_text(encoding="utf-8"), fmt="py:percent")
+
+
+@contextmanager
+def _cache(cache_dir: Path):
+    """The jupyter-cache at ``cache_dir``, used by one process at a time (its database is SQLite)."""
+    from jupyter_cache import get_cache
+
+    cache_dir.parent.mkdir(parents=True, exist_ok=True)
+    with open(cache_dir.parent / (cache_dir.name + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield get_cache(str(cache_dir))
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def describe_failure(script: Path, executed: nbformat.NotebookNode, error: BaseException) -> str:
+    """Which chapter, which cell, what it said: the message a failing chapter is reported with."""
+    where = script.relative_to(ROOT) if script.is_relative_to(ROOT) else script.name
+    code_number = -1
+    for number, cell in enumerate(executed.cells, 1):
+        if cell.cell_type != "code":
+            continue
+        code_number += 1
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "error":
+                traceback = _ANSI.sub("", "\n".join(output.get("traceback", [])))
+                return (f"{where} failed: cell {number} (code cell {code_number}) raised "
+                        f"{output.get('ename')}: {output.get('evalue')}\n"
+                        f"--- the cell ---\n{cell.source}\n--- traceback ---\n{traceback}")
+    # no error output: a timeout or a dead kernel; nbclient's message quotes the cell
+    return f"{where} failed: {type(error).__name__}: {_ANSI.sub('', str(error))}"
+
+
+def execute_chapter(script: Path, cache_dir: Path = CACHE) -> dict:
+    """Execute one chapter as the book would and store it in the execution cache ``cache_dir``.
+
+    Any cache entry with the chapter's key is removed first and written again only on success.
+    Returns ``{"ok": bool, "seconds": float, "error": message or None}``.
+    """
+    from jupyter_cache.base import CacheBundleIn
+    from jupyter_cache.executors.utils import single_nb_execution
+
+    execute = _execute_config()
+    notebook = read_as_the_book_does(script)
+    with _cache(cache_dir) as cache:
+        with suppress(KeyError):
+            cache.remove_cache(cache.match_cache_notebook(notebook).pk)
+    try:
+        result = single_nb_execution(notebook, cwd=str(script.parent), timeout=execute["timeout"],
+                                     allow_errors=execute["allow_errors"], meta_override=True)
+    except Exception as error:  # a kernel that dies or does not start
+        return {"ok": False, "seconds": None, "error": describe_failure(script, notebook, error)}
+    if result.err is not None:
+        return {"ok": False, "seconds": result.time, "error": describe_failure(script, result.nb, result.err)}
+    with _cache(cache_dir) as cache:
+        cache.cache_notebook_bundle(CacheBundleIn(notebook, str(script), data={"execution_seconds": result.time}),
+                                    check_validity=False, overwrite=True)
+    return {"ok": True, "seconds": result.time, "error": None}
+
+
+def executed_notebook(script: Path, cache_dir: Path = CACHE) -> nbformat.NotebookNode:
+    """The chapter's executed notebook as the book will render it (from the execution cache)."""
+    notebook = read_as_the_book_does(script)
+    with _cache(cache_dir) as cache:
+        return cache.merge_match_into_notebook(notebook)[1]
+
+
+def cache_records(cache_dir: Path = CACHE) -> dict[str, int]:
+    """Key → record id of every notebook in the execution cache (an execution replaces the id)."""
+    if not cache_dir.is_dir():
+        return {}
+    with _cache(cache_dir) as cache:
+        return {record.hashkey: record.pk for record in cache.list_cache_records()}
+
+
+# --- once per run, shared between the workers -------------------------------------------------------------
+
+def _outcome_file(script: Path) -> Path:
+    return RUNS / f"{script.stem}.json"
+
+
+def _recorded(script: Path) -> dict | None:
+    with suppress(FileNotFoundError, ValueError):
+        return json.loads(_outcome_file(script).read_text())
+    return None
+
+
+def _run_or_wait(script: Path, wait: bool) -> dict | None:
+    """This run's outcome for ``script``, executing it here unless done already; None when another
+    process is executing it and ``wait`` is false."""
+    RUNS.mkdir(parents=True, exist_ok=True)
+    with open(RUNS / f"{script.stem}.lock", "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            return None
+        recorded = _recorded(script)
+        if recorded and recorded.get("run") == run_id():
+            return recorded
+        outcome = {"run": run_id(), "chapter": script.name, **execute_chapter(script)}
+        temporary = _outcome_file(script).with_suffix(".tmp")
+        temporary.write_text(json.dumps(outcome))
+        temporary.replace(_outcome_file(script))
+        return outcome
+
+
+# Before any run is recorded here (a fresh clone, as on CI): the chapters that took longest when this was
+# written, so that the slowest starts first. Only the order of execution depends on it.
+_SLOWEST_WHEN_UNKNOWN = ("10_dpsgd", "08_acs_earnings", "05_census_dhc", "07_what_zcdp_forgets")
+
+
+def longest_first() -> list[Path]:
+    """The chapters, the slowest of the last recorded run first (the run's longest chain is the slowest
+    chapter, then the book build, then the browser test: it must start at once)."""
+    def key(script):
+        seconds = (_recorded(script) or {}).get("seconds") or 0.0
+        hint = _SLOWEST_WHEN_UNKNOWN.index(script.stem) if script.stem in _SLOWEST_WHEN_UNKNOWN else 99
+        return (-seconds, hint, script.name)
+    return sorted(CHAPTERS, key=key)
+
+
+def chapter_outcome(script: Path) -> dict:
+    """This run's execution of ``script``: done here, or by another worker of the run (while it runs,
+    this one executes the chapters nobody has started)."""
+    outcome = _run_or_wait(script, wait=False)
+    if outcome is None:
+        for other in longest_first():
+            if other != script:
+                _run_or_wait(other, wait=False)
+        outcome = _run_or_wait(script, wait=True)
+    return outcome
+
+
+def all_chapter_outcomes() -> list[dict]:
+    """Every chapter executed once in this run (by this worker or another), in ``CHAPTERS`` order."""
+    done = {script: chapter_outcome(script) for script in longest_first()}
+    return [done[script] for script in CHAPTERS]
+
+
+# --- nbval's --nbval-lax rules, applied to the executed notebook -------------------------------------------
+
+def _nbval_rules():
+    """nbval's own comparison (``IPyNbCell.compare_outputs``), with the settings of a plain ``--nbval-lax``
+    run: no sanitize file, no nbdime (so images are not compared), no colours."""
+    from nbval.plugin import IPyNbCell, nocolors
+
+    class Rules:
+        compare_outputs = IPyNbCell.compare_outputs
+        format_output_compare = IPyNbCell.format_output_compare
+        sanitize = IPyNbCell.sanitize
+        colors = nocolors
+
+        def __init__(self):
+            # IPyNbFile.skip_compare without --nbdime (nbval 0.11.0)
+            skip = ("metadata", "traceback", "prompt_number", "output_type", "name", "execution_count",
+                    "application/vnd.jupyter.widget-view+json", "image/png", "image/jpeg")
+            self.parent = SimpleNamespace(skip_compare=skip, sanitize_patterns={})
+            self.ihook = SimpleNamespace(pytest_assertrepr_compare=lambda **kwargs: [])  # nbval's plain diff
+            self.config = None
+
+    return Rules()
+
+
+def output_differences(executed: nbformat.NotebookNode, stored: nbformat.NotebookNode) -> list[str]:
+    """What ``pytest --nbval-lax`` on the stored notebook would report, given the outputs of ``executed``
+    (the same chapter, executed): each checked cell (``# NBVAL_CHECK_OUTPUT`` or the tag
+    ``nbval-check-output``) whose outputs differ, and each unrun stored cell that has outputs. Raising
+    cells never get here: an execution that raises fails before."""
+    from nbval.plugin import coalesce_streams, find_comment_markers, find_metadata_tags
+
+    rules = _nbval_rules()
+    ran = [c for c in executed.cells if c.cell_type == "code"]
+    reference = [c for c in stored.cells if c.cell_type == "code"]
+    if [c.source.strip() for c in ran] != [c.source.strip() for c in reference]:
+        return ["the executed chapter's code cells differ from the stored notebook's: re-sync the pair "
+                "(jupytext --sync)"]
+    problems = []
+    for number, (test, ref) in enumerate(zip(ran, reference)):
+        options = defaultdict(bool, find_metadata_tags(ref.metadata))
+        options.update(dict(find_comment_markers(ref.source)))
+        if options["skip"]:
+            continue
+        unrun = ref.execution_count is None
+        if unrun and ref.outputs:
+            problems.append(f"Cell {number}: unrun reference cell has outputs")
+        if options["check"] and not unrun:
+            test_outputs = coalesce_streams(copy.deepcopy(test.get("outputs", [])))
+            ref_outputs = coalesce_streams(copy.deepcopy(ref.outputs))
+            if not rules.compare_outputs(test_outputs, ref_outputs):
+                problems.append(f"Cell {number}: outputs differ\n--- the cell ---\n{ref.source}\n"
+                                + "\n".join(str(line) for line in rules.comparison_traceback))
+    return problems
