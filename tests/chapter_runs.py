@@ -106,11 +106,18 @@ def execute_chapter(script: Path, cache_dir: Path = CACHE) -> dict:
     with _cache(cache_dir) as cache:
         with suppress(KeyError):
             cache.remove_cache(cache.match_cache_notebook(notebook).pk)
+    previous = os.environ.get("ACCOUNTLIB_BATCH_EXECUTION")
+    os.environ["ACCOUNTLIB_BATCH_EXECUTION"] = "1"  # the kernel's environment: no live widgets (explorers.live)
     try:
         result = single_nb_execution(notebook, cwd=str(script.parent), timeout=execute["timeout"],
                                      allow_errors=execute["allow_errors"], meta_override=True)
     except Exception as error:  # a kernel that dies or does not start
         return {"ok": False, "seconds": None, "error": describe_failure(script, notebook, error)}
+    finally:
+        if previous is None:
+            os.environ.pop("ACCOUNTLIB_BATCH_EXECUTION", None)
+        else:
+            os.environ["ACCOUNTLIB_BATCH_EXECUTION"] = previous
     if result.err is not None:
         return {"ok": False, "seconds": result.time, "error": describe_failure(script, result.nb, result.err)}
     with _cache(cache_dir) as cache:

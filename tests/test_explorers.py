@@ -98,9 +98,10 @@ def test_plotly_html_is_stable_self_contained_and_guarded():
     assert "<script src" not in html and "cdn" not in html.lower()
 
 
-def test_static_figure_and_live_controls():
+def test_static_figure_and_live_controls(monkeypatch):
     import matplotlib
 
+    monkeypatch.delenv("ACCOUNTLIB_BATCH_EXECUTION", raising=False)
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -111,6 +112,14 @@ def test_static_figure_and_live_controls():
     assert [c.description for c in view.children[:-1]] == ["s", "t_max"]
     view.children[0].value = 0.05  # any value, not only the stored grid: recomputes without error
     plt.close("all")
+
+
+def test_batch_runs_get_a_note_instead_of_live_widgets(monkeypatch):
+    monkeypatch.setenv("ACCOUNTLIB_BATCH_EXECUTION", "1")
+    note = explorers.live("census")
+    assert "run this chapter in Jupyter" in note.data
+    with pytest.raises(ValueError, match="key"):
+        explorers.live("nope")
 
 
 @pytest.mark.parametrize("call, name", [

@@ -29,6 +29,8 @@ The curves:
 
 from __future__ import annotations
 
+import os
+
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -436,12 +438,28 @@ def _live_view(compute, panels, title, **controls):
     return widgets.interactive(show, {"manual": False}, **controls)
 
 
+LIVE_KEYS = ("gap", "subsampled-gap", "discrete-continuous", "trapezoid", "census")
+BATCH_EXECUTION = "ACCOUNTLIB_BATCH_EXECUTION"
+
+
 def live(key: str, *, out_dir=None):
     """ipywidgets controls for explorer ``key`` that recompute with accountlib for any value (use in Jupyter).
 
     ``key`` is one of "gap", "subsampled-gap", "discrete-continuous", "trapezoid", "census". The census
     explorer recomputes δ(ε) exactly for any pair (k, l) and any variance scale c.
+
+    In a batch run of a chapter (the book build, the test suite, papermill sweeps), where no one can move a
+    slider, the environment variable ``ACCOUNTLIB_BATCH_EXECUTION=1`` makes this return a short note instead:
+    executing ipywidgets' interactive output without a frontend can deadlock the notebook client
+    (jupyter/nbclient#312, jupyter/nbconvert#2029). ``make book``, ``tests/chapter_runs.py`` and
+    ``sweep notebook`` set it.
     """
+    if key not in LIVE_KEYS:
+        raise ValueError(f"key must be one of {', '.join(repr(k) for k in LIVE_KEYS)}; got {key!r}")
+    if os.environ.get(BATCH_EXECUTION) == "1":
+        from IPython.display import HTML
+
+        return HTML(f"<p><em>Live controls for the {key} explorer: run this chapter in Jupyter.</em></p>")
     import ipywidgets as widgets
 
     log_slider = widgets.FloatLogSlider

@@ -237,6 +237,7 @@ def _execute_notebook(source: str, target: str, parameters: dict, ledger_dir: st
         setup.metadata["tags"] = ["remove-cell", "sweep-environment"]
         nb.cells.insert(0, setup)
     partial_target = Path(target).with_suffix(".partial.ipynb")
+    os.environ["ACCOUNTLIB_BATCH_EXECUTION"] = "1"  # a batch run: no live widgets (they can deadlock the client)
     papermill.execute_notebook(nb, str(partial_target), parameters=parameters, cwd=str(Path(source).parent),
                                progress_bar=False, extra_arguments=["--log-level=CRITICAL"])  # no kernel chatter
     with open(partial_target, "rb") as handle:
