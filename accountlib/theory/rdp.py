@@ -989,6 +989,13 @@ def calibrate_dpsgd(q, steps, epsilon, delta, notion: str = "rdp", *, tolerance:
     delta = as_probability(delta, "delta")
     if notion not in ("rdp", "zcdp"):
         raise ValueError(f"notion must be 'rdp' or 'zcdp'; got {notion!r}")
+    return _calibrated_noise(q, int(steps), epsilon, delta, notion, float(tolerance))
+
+
+@functools.lru_cache(maxsize=4096)
+def _calibrated_noise(q: float, steps: int, epsilon: float, delta: float, notion: str, tolerance: float) -> float:
+    """The bisection of :func:`calibrate_dpsgd` on checked arguments (a pure function: remembered, so a chapter
+    that tabulates, checks and records the same calibrations computes each once)."""
 
     def eps_of(z):
         return dpsgd_epsilon(q, steps, z, delta, notion)
