@@ -468,7 +468,8 @@ row = json.loads(printed.getvalue())[0]
 print(f"delta = {float(row['delta']):.6e} (certified ± {float(row['error_bound']):.1e})")
 library = my_pair.delta([F(my_eps)])[0]  # the same ε through the library
 assert abs(float(row["delta"]) - float(library.delta)) <= float(library.error_bound)  # the same certified number
-#
+
+# %% [markdown]
 # ## Exercises
 #
 # ```{exercise} Less noise, less privacy: change the budgets and run
