@@ -44,6 +44,28 @@ RUNS = BUILD / ".chapter-runs"
 CHAPTERS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py"))
 
 
+#: The kernel's environment while a chapter runs under the test suite (restored afterwards):
+#: no live ipywidgets without a frontend (``explorers.live``: nbclient can deadlock on them), and one thread for
+#: OpenMP/BLAS/torch, since the two xdist workers already share the two cores (the DP-SGD chapter took 253 s with
+#: threads competing, against 87 s alone).
+BATCH_ENVIRONMENT = {"ACCOUNTLIB_BATCH_EXECUTION": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+                     "OPENBLAS_NUM_THREADS": "1"}
+
+
+@contextmanager
+def _batch_environment():
+    saved = {name: os.environ.get(name) for name in BATCH_ENVIRONMENT}
+    os.environ.update(BATCH_ENVIRONMENT)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
 def run_id() -> str:
     """The same for every xdist worker of one pytest run, different for every run."""
     return os.environ.get("PYTEST_XDIST_TESTRUNUID") or f"pid-{os.getpid()}"
@@ -106,18 +128,12 @@ def execute_chapter(script: Path, cache_dir: Path = CACHE) -> dict:
     with _cache(cache_dir) as cache:
         with suppress(KeyError):
             cache.remove_cache(cache.match_cache_notebook(notebook).pk)
-    previous = os.environ.get("ACCOUNTLIB_BATCH_EXECUTION")
-    os.environ["ACCOUNTLIB_BATCH_EXECUTION"] = "1"  # the kernel's environment: no live widgets (explorers.live)
     try:
-        result = single_nb_execution(notebook, cwd=str(script.parent), timeout=execute["timeout"],
-                                     allow_errors=execute["allow_errors"], meta_override=True)
+        with _batch_environment():
+            result = single_nb_execution(notebook, cwd=str(script.parent), timeout=execute["timeout"],
+                                         allow_errors=execute["allow_errors"], meta_override=True)
     except Exception as error:  # a kernel that dies or does not start
         return {"ok": False, "seconds": None, "error": describe_failure(script, notebook, error)}
-    finally:
-        if previous is None:
-            os.environ.pop("ACCOUNTLIB_BATCH_EXECUTION", None)
-        else:
-            os.environ["ACCOUNTLIB_BATCH_EXECUTION"] = previous
     if result.err is not None:
         return {"ok": False, "seconds": result.time, "error": describe_failure(script, result.nb, result.err)}
     with _cache(cache_dir) as cache:
