@@ -319,11 +319,16 @@ class GaussianMixture(NoiseMechanism):
         return (t + 1) * (self._log_density(points - s) - self._log_density(points))
 
     def _peak(self, t, s, sign) -> float:
-        """Where log f(x) − x² is largest (the integrand's peak; at x ≈ (t+1)s/√2 for large (t+1)s)."""
+        """Roughly where log f(x) − x² is largest (x ≈ (t+1)s/√2 for large (t+1)s): the recentred rule needs its
+        centre within a node spacing or so of the peak, not more, so two vectorised grid scans suffice."""
         guess = (t + 1) * s / math.sqrt(2)
-        result = optimize.minimize_scalar(lambda x: -(float(self._log_integrand(t, s, sign, np.array([x]))[0]) - x * x),
-                                          bracket=(min(0.0, guess) - 1, max(0.0, guess) + 1), tol=1e-10)
-        return float(result.x)
+        grid = np.linspace(min(0.0, guess) - 4, max(0.0, guess) + 4, 65)
+        for _ in range(2):
+            values = self._log_integrand(t, s, sign, grid) - grid * grid
+            best = grid[int(np.argmax(values))]
+            step = grid[1] - grid[0]
+            grid = np.linspace(best - step, best + step, 33)
+        return float(best)
 
     def _cgf_nodes(self, t, s, nodes):
         """K(t) by an n-node Gauss–Hermite rule per mixture component.
