@@ -37,6 +37,8 @@ import jupytext
 import nbformat
 import yaml
 
+from accountlib.infrastructure.notebook_sweep import batch_environment
+
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "_build"  # `make book` builds into the same folder and reuses the same execution cache
 CACHE = BUILD / ".jupyter_cache"  # where myst-nb keeps it: next to _build/html
@@ -44,26 +46,11 @@ RUNS = BUILD / ".chapter-runs"
 CHAPTERS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py"))
 
 
-#: The kernel's environment while a chapter runs under the test suite (restored afterwards):
-#: no live ipywidgets without a frontend (``explorers.live``: nbclient can deadlock on them), and one thread for
-#: OpenMP/BLAS/torch, since the two xdist workers already share the two cores (the DP-SGD chapter took 253 s with
-#: threads competing, against 87 s alone).
-BATCH_ENVIRONMENT = {"ACCOUNTLIB_BATCH_EXECUTION": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-                     "OPENBLAS_NUM_THREADS": "1"}
-
-
-@contextmanager
-def _batch_environment():
-    saved = {name: os.environ.get(name) for name in BATCH_ENVIRONMENT}
-    os.environ.update(BATCH_ENVIRONMENT)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+#: Extra kernel environment while a chapter runs under the test suite, besides the batch flag
+#: (``notebook_sweep.batch_environment``: no live widgets without a frontend): one thread for OpenMP/BLAS/torch,
+#: since the two xdist workers already share the two cores (the DP-SGD chapter took 253 s with threads
+#: competing, against 87 s alone).
+ONE_THREAD = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
 
 
 def run_id() -> str:
@@ -129,7 +116,7 @@ def execute_chapter(script: Path, cache_dir: Path = CACHE) -> dict:
         with suppress(KeyError):
             cache.remove_cache(cache.match_cache_notebook(notebook).pk)
     try:
-        with _batch_environment():
+        with batch_environment(**ONE_THREAD):
             result = single_nb_execution(notebook, cwd=str(script.parent), timeout=execute["timeout"],
                                          allow_errors=execute["allow_errors"], meta_override=True)
     except Exception as error:  # a kernel that dies or does not start

@@ -6,6 +6,7 @@ numpy scalar, a list, a figure and a table, records one ledger entry, and raises
 
 import csv
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -143,3 +144,13 @@ def test_glued_text_forms():
     assert as_text("'text'") == "text" and as_text("[1, 2]") == "[1, 2]" and as_text("7") == "7"
     assert as_text("<Figure size 640x480 with 1 Axes>") is None and as_text("   a  b\n0  1  2") is None
     assert as_text("Fraction(1, 3)") == "Fraction(1, 3)"
+
+
+def test_batch_environment_is_set_for_the_block_and_restored(monkeypatch):
+    from accountlib.infrastructure.notebook_sweep import BATCH_EXECUTION, batch_environment
+
+    monkeypatch.delenv(BATCH_EXECUTION, raising=False)
+    monkeypatch.setenv("OMP_NUM_THREADS", "4")
+    with batch_environment(OMP_NUM_THREADS="1"):
+        assert os.environ[BATCH_EXECUTION] == "1" and os.environ["OMP_NUM_THREADS"] == "1"
+    assert BATCH_EXECUTION not in os.environ and os.environ["OMP_NUM_THREADS"] == "4"  # nothing leaks to the caller

@@ -41,6 +41,7 @@ import numpy as np
 
 from . import census
 from ..engine import discrete_gaussian as dg, lattice, quadrature
+from ..infrastructure.notebook_sweep import BATCH_EXECUTION
 from ..theory import edgeworth, rdp
 from ..theory.conversions import zcdp_delta
 from ..theory.profiles import ShiftPair
@@ -439,7 +440,6 @@ def _live_view(compute, panels, title, **controls):
 
 
 LIVE_KEYS = ("gap", "subsampled-gap", "discrete-continuous", "trapezoid", "census")
-BATCH_EXECUTION = "ACCOUNTLIB_BATCH_EXECUTION"
 
 
 def live(key: str, *, out_dir=None):
@@ -451,8 +451,8 @@ def live(key: str, *, out_dir=None):
     In a batch run of a chapter (the book build, the test suite, papermill sweeps), where no one can move a
     slider, the environment variable ``ACCOUNTLIB_BATCH_EXECUTION=1`` makes this return a short note instead:
     executing ipywidgets' interactive output without a frontend can deadlock the notebook client
-    (jupyter/nbclient#312, jupyter/nbconvert#2029). ``make book``, ``tests/chapter_runs.py`` and
-    ``sweep notebook`` set it.
+    (jupyter/nbclient#312, jupyter/nbconvert#2029). ``make book``, and
+    :func:`accountlib.infrastructure.notebook_sweep.batch_environment` (the test suite, ``sweep notebook``) set it.
     """
     if key not in LIVE_KEYS:
         raise ValueError(f"key must be one of {', '.join(repr(k) for k in LIVE_KEYS)}; got {key!r}")

@@ -23,6 +23,7 @@ import json
 import math
 import os
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,6 +31,8 @@ from .atomic import write_csv_atomically
 from .executor import SweepError, _last_line, run_jobs, sweep_lock
 
 __all__ = [
+    "BATCH_EXECUTION",
+    "batch_environment",
     "run_notebook_grid", "notebook_grid_targets", "sweep_notebook", "NotebookSweep", "notebook_parameters",
     "parse_value", "split_values", "grid_points", "glued_values", "find_chapter",
 ]
@@ -204,6 +207,28 @@ def _finished(target: Path, parameters: dict) -> bool:
     return executed.metadata.get("papermill", {}).get("parameters") == json.loads(json.dumps(parameters))
 
 
+BATCH_EXECUTION = "ACCOUNTLIB_BATCH_EXECUTION"
+"""Set to "1" in the environment of a chapter's kernel when nobody is there to use live widgets (the book build,
+the test suite, sweeps): :func:`accountlib.applications.explorers.live` then builds none, since executing
+ipywidgets' interactive output without a frontend can deadlock the notebook client (jupyter/nbclient#312)."""
+
+
+@contextmanager
+def batch_environment(**extra: str):
+    """Set :data:`BATCH_EXECUTION` (and ``extra`` variables) for kernels started inside the block; restore after."""
+    wanted = {BATCH_EXECUTION: "1", **extra}
+    saved = {name: os.environ.get(name) for name in wanted}
+    os.environ.update(wanted)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
 def run_notebook_grid(notebook, grid: list[dict], out_dir, *, fixed: dict | None = None, scheduler=None,
                       workers=None, progress=True, ledger_dir=None) -> list[str]:
     """Execute a jupytext chapter once per parameter set with papermill, on the generic executor.
@@ -237,9 +262,9 @@ def _execute_notebook(source: str, target: str, parameters: dict, ledger_dir: st
         setup.metadata["tags"] = ["remove-cell", "sweep-environment"]
         nb.cells.insert(0, setup)
     partial_target = Path(target).with_suffix(".partial.ipynb")
-    os.environ["ACCOUNTLIB_BATCH_EXECUTION"] = "1"  # a batch run: no live widgets (they can deadlock the client)
-    papermill.execute_notebook(nb, str(partial_target), parameters=parameters, cwd=str(Path(source).parent),
-                               progress_bar=False, extra_arguments=["--log-level=CRITICAL"])  # no kernel chatter
+    with batch_environment():  # the kernel inherits it; this process's environment is restored afterwards
+        papermill.execute_notebook(nb, str(partial_target), parameters=parameters, cwd=str(Path(source).parent),
+                                   progress_bar=False, extra_arguments=["--log-level=CRITICAL"])  # no kernel chatter
     with open(partial_target, "rb") as handle:
         os.fsync(handle.fileno())
     os.replace(partial_target, target)
