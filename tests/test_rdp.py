@@ -85,6 +85,29 @@ def test_mixture_far_orders_match_mpmath(m, t, s):
     assert 0 < mixture.gap(t, s) < math.log(2) + 1e-9  # the gap levels off at log 2 (unifying paper §4.1)
 
 
+def test_private_logsumexp_is_scipys_to_the_last_bit():
+    """rdp._logsumexp replaces scipy.special.logsumexp in the CGF quadratures for speed only: every value it
+    returns, for arrays like the quadratures' (sizes 1 to 384, terms from -800 to 800, ties, -inf terms) and
+    for the edge cases (all -inf, +inf, nan, overflow), is scipy's bit for bit."""
+    from scipy import special
+
+    rng = np.random.default_rng(7)
+    cases = [[-np.inf] * 3, [np.inf, 1.0], [np.nan, 1.0], [1e308, 1e308], [5.0, 5.0, 5.0], [0.0, -np.inf],
+             [-745.0, -746.0], []]
+    for size in (1, 2, 7, 31, 191, 384):
+        for scale in (1e-3, 1.0, 30.0, 700.0):
+            for _ in range(40):
+                a = rng.standard_normal(size) * scale + rng.uniform(-800, 800)
+                if rng.random() < 0.2:
+                    a[rng.integers(size)] = -np.inf
+                if rng.random() < 0.2:
+                    a[rng.integers(size)] = a.max()  # a tie at the maximum
+                cases.append(a)
+    for a in cases:
+        ours, theirs = rdp._logsumexp(a), float(special.logsumexp(a))
+        assert ours == theirs or (math.isnan(ours) and math.isnan(theirs)), (a, ours, theirs)
+
+
 def test_subsampled_gaussian_integer_and_fractional_orders_agree():
     mech = rdp.PoissonSubsampledGaussian(0.2, 1.1)
     exact = rdp.sampled_gaussian_cgf(0.2, 1.1, 3, 1.0)
@@ -169,6 +192,22 @@ def test_calibrate_dpsgd_q1_equals_gaussian_and_meets_epsilon():
     eps = conversions.rdp_to_epsilon(lambda a: 500 * mech.cgf(a - 1, 1.0) / (a - 1), 1e-5, alpha_max=1e4)
     assert abs(eps - 3.0) < 1e-8
     assert z < rdp.calibrate_dpsgd(0.01, 500, 3.0, 1e-5, "zcdp")
+
+
+def test_calibrate_dpsgd_continues_a_bisection_to_the_same_z_as_a_fresh_one(monkeypatch):
+    """A tighter tolerance continues the remembered bisection of a looser one; the result is the fresh
+    bisection's to the last bit, and a repeated calibration evaluates nothing."""
+    args = (0.02, 300, 2.0, 1e-6, "rdp")
+    monkeypatch.setattr(rdp, "_BISECTIONS", {})
+    fresh = rdp.calibrate_dpsgd(*args, tolerance=1e-12)
+    monkeypatch.setattr(rdp, "_BISECTIONS", {})
+    coarse = rdp.calibrate_dpsgd(*args, tolerance=1e-6)
+    continued = rdp.calibrate_dpsgd(*args, tolerance=1e-12)
+    assert continued == fresh and coarse != fresh and abs(coarse / fresh - 1) <= 1e-6
+    evaluations = []
+    monkeypatch.setattr(rdp, "dpsgd_epsilon", lambda *a: evaluations.append(a))
+    assert rdp.calibrate_dpsgd(*args, tolerance=1e-6) == coarse  # the looser answer is still there
+    assert rdp.calibrate_dpsgd(*args, tolerance=1e-12) == fresh and evaluations == []
 
 
 @pytest.mark.parametrize(
