@@ -99,6 +99,28 @@ def check_scheduler_address(address: str) -> str:
     return address
 
 
+def _check_scheduler_answers(address: str) -> None:
+    """Raise :class:`SweepError` at once when a ``tcp://`` scheduler address cannot be connected to at all (refused:
+    nothing listens there; no answer within ``SCHEDULER_TIMEOUT``; a host name that does not resolve), instead
+    of letting Dask retry until its timeout. Other protocols, and a port that accepts the connection but is no
+    scheduler, are left to Dask's own connection and its timeout."""
+    import socket
+
+    if not address.startswith("tcp://"):
+        return
+    host, _, port = address[len("tcp://"):].rstrip("/").partition(":")
+    try:
+        with socket.create_connection((host, int(port or 8786)), timeout=SCHEDULER_TIMEOUT):
+            return
+    except ConnectionRefusedError:
+        reason = "the connection was refused (is a scheduler running there?)"
+    except TimeoutError:
+        reason = f"no answer within {SCHEDULER_TIMEOUT} s"
+    except OSError as error:
+        reason = f"{type(error).__name__}: {_last_line(error)}"
+    raise SweepError(f"could not reach the Dask scheduler at {address}: {reason}", [])
+
+
 # -- executors ------------------------------------------------------------------------------------
 
 
@@ -139,6 +161,7 @@ def run_jobs(function, jobs: list[tuple], *, scheduler: str | None = None, worke
             from dask.distributed import Client
             from dask.distributed import as_completed as dask_completed
 
+            _check_scheduler_answers(scheduler)
             try:
                 client = Client(scheduler, timeout=SCHEDULER_TIMEOUT)
             except (OSError, TimeoutError, ValueError) as error:
