@@ -41,6 +41,7 @@ def test_grid_runs_tabulates_glue_resumes_and_retries_failures(tmp_path):
     assert result.returncode == 2, result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
     assert "1 of 3 runs of glue_chapter failed (x=3: " in result.stderr and "asked to fail at x = 3" in result.stderr
+    assert "kernel's own stderr" not in result.stderr + result.stdout  # kernels do not write to the terminal
     rows = read_table(out / "results.csv")
     assert [r["x"] for r in rows] == ["1", "2"]
     # the grid first, then the glued names in order; the figure and the table are skipped

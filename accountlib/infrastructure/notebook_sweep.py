@@ -18,6 +18,7 @@ other parameters.
 from __future__ import annotations
 
 import ast
+import functools
 import itertools
 import json
 import math
@@ -251,6 +252,25 @@ def run_notebook_grid(notebook, grid: list[dict], out_dir, *, fixed: dict | None
     return run_jobs(_execute_notebook, jobs, scheduler=scheduler, workers=workers, progress=progress)
 
 
+@functools.cache
+def _quiet_kernel_manager():
+    """jupyter_client's ``AsyncKernelManager`` (nbclient's default), except that the kernel's own stderr goes to
+    ``/dev/null`` instead of this process's: a sweep's errors reach the terminal as one line each, and
+    nothing a kernel prints at shutdown (libzmq's ``Assertion failed: pfd.revents & POLLIN`` when a kernel's
+    context is torn down under load, say) is mixed in. The notebook's own output, errors included, is captured
+    by papermill in the executed notebook as before."""
+    import subprocess
+
+    from jupyter_client.manager import AsyncKernelManager
+
+    class QuietKernelManager(AsyncKernelManager):
+        async def _async_launch_kernel(self, kernel_cmd, **kw):
+            kw["stderr"] = subprocess.DEVNULL
+            return await super()._async_launch_kernel(kernel_cmd, **kw)
+
+    return QuietKernelManager
+
+
 def _execute_notebook(source: str, target: str, parameters: dict, ledger_dir: str | None = None) -> str:
     import jupytext
     import nbformat
@@ -264,7 +284,8 @@ def _execute_notebook(source: str, target: str, parameters: dict, ledger_dir: st
     partial_target = Path(target).with_suffix(".partial.ipynb")
     with batch_environment():  # the kernel inherits it; this process's environment is restored afterwards
         papermill.execute_notebook(nb, str(partial_target), parameters=parameters, cwd=str(Path(source).parent),
-                                   progress_bar=False, extra_arguments=["--log-level=CRITICAL"])  # no kernel chatter
+                                   progress_bar=False, extra_arguments=["--log-level=CRITICAL"],  # no kernel chatter
+                                   kernel_manager_class=_quiet_kernel_manager())
     with open(partial_target, "rb") as handle:
         os.fsync(handle.fileno())
     os.replace(partial_target, target)

@@ -14,7 +14,7 @@
 # %% [markdown]
 # A chapter-like notebook for the tests of `python -m accountlib sweep notebook`: a parameters cell, a few
 # values glued with myst-nb (hidden, shown, a numpy scalar, a list, a figure, a table), and a parameter
-# that makes one run of a grid fail.
+# that makes one run of a grid fail. It also writes to the kernel process's own stderr.
 
 # %% tags=["parameters"]
 x = 2  # a number
@@ -23,12 +23,15 @@ fail_at = None  # the run raises when x equals this
 offset = 0.5
 
 # %%
+import os
+
 import matplotlib.pyplot as plt
 import numpy as np
 from myst_nb import glue
 
 from accountlib import ledger
 
+os.write(2, b"written to the kernel's own stderr\n")  # the notebook keeps it; the sweep's terminal must not see it
 if x == fail_at:
     raise ValueError(f"asked to fail at x = {x}")
 square = x * x + offset
