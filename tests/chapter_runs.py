@@ -1,7 +1,7 @@
 """Each chapter executes once per test run, and that one execution serves both of its checks.
 
 One pytest run needs every chapter executed against the current library twice over: the output check
-(``tests/test_chapters.py``: no cell raises, and cells marked ``# NBVAL_CHECK_OUTPUT`` reproduce their
+(``tests/test_chapters.py``: no cell raises, and cells tagged ``nbval-check-output`` reproduce their
 stored outputs, nbval's ``--nbval-lax`` rules) and the warnings-as-errors book build (``built_book`` in
 ``tests/conftest.py``). Both take the execution from here: a chapter's ``.py`` source is read exactly as
 the book reads it (jupytext, ``py:percent``), executed as the book executes it (jupyter-cache's
@@ -177,7 +177,7 @@ def _run_or_wait(script: Path, wait: bool) -> dict | None:
 
 # Before any run is recorded here (a fresh clone, as on CI): the chapters that took longest when this was
 # written, so that the slowest starts first. Only the order of execution depends on it.
-_SLOWEST_WHEN_UNKNOWN = ("10_dpsgd", "08_acs_earnings", "05_census_dhc", "07_what_zcdp_forgets")
+_SLOWEST_WHEN_UNKNOWN = ("10_dpsgd", "05_census_dhc", "09_acs_earnings", "08_what_zcdp_forgets", "11_explorers")
 
 
 def longest_first() -> list[Path]:

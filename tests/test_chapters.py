@@ -1,5 +1,5 @@
 """Every chapter executes without error against the current library, and reproduces the outputs it stores
-in the cells marked ``# NBVAL_CHECK_OUTPUT`` (nbval's ``--nbval-lax`` rules).
+in the cells tagged ``nbval-check-output`` (nbval's ``--nbval-lax`` rules).
 
 The execution is the one the book build renders (see ``chapter_runs``): each chapter runs once per test run.
 """
@@ -7,8 +7,8 @@ The execution is the one the book build renders (see ``chapter_runs``): each cha
 import nbformat
 import pytest
 
-from chapter_runs import (chapter_outcome, execute_chapter, executed_notebook, longest_first,
-                          output_differences, read_as_the_book_does)
+from chapter_runs import (_SLOWEST_WHEN_UNKNOWN, CHAPTERS, chapter_outcome, execute_chapter, executed_notebook,
+                          longest_first, output_differences, read_as_the_book_does)
 
 
 @pytest.mark.parametrize("script", longest_first(), ids=lambda p: p.stem)
@@ -18,6 +18,12 @@ def test_chapter_runs_and_reproduces_its_checked_outputs(script):
     stored = nbformat.read(script.with_suffix(".ipynb"), as_version=4)
     problems = output_differences(executed_notebook(script), stored)
     assert not problems, f"{script.name}:\n" + "\n\n".join(problems)
+
+
+def test_the_order_for_a_fresh_clone_names_real_chapters():
+    """The slowest chapters start first on a fresh clone (no recorded run yet): the hint must name chapters that
+    exist (a renamed chapter would silently drop to the end)."""
+    assert set(_SLOWEST_WHEN_UNKNOWN) <= {script.stem for script in CHAPTERS}
 
 
 # --- the checks themselves can fail -------------------------------------------------------------------------
