@@ -366,7 +366,7 @@ class GaussianMixture(NoiseMechanism):
                 total.append(_logsumexp(self._log_integrand(t, s, sign, x) + log_w))
             else:
                 total.append(_logsumexp(self._log_integrand(t, s, sign, centre + x) - 2 * centre * x
-                                               - centre * centre + log_w))
+                                        - centre * centre + log_w))
         return float(np.logaddexp(*total) - math.log(2))
 
     def cgf(self, t, s):
@@ -1051,7 +1051,7 @@ def _calibrated_noise(q: float, steps: int, epsilon: float, delta: float, notion
     _BISECTIONS.pop(key, None)
     _BISECTIONS[key] = brackets
     while len(_BISECTIONS) > _BISECTIONS_KEPT:
-        del _BISECTIONS[next(iter(_BISECTIONS))]
+        _BISECTIONS.pop(next(iter(_BISECTIONS)), None)
     return hi
 
 
