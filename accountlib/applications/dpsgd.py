@@ -191,7 +191,7 @@ def train_run(data: Dataset, *, q: float, steps: int, noise_multiplier: float, s
     parameter from the noise generator, division by the expected batch size ``qN``), to float rounding:
 
     * ``"vmap"`` (default): ``torch.func.vmap(grad(...))`` over the minibatch, then clipping and noise
-      here — about twice as fast as Opacus's hooks on a CPU (``benchmarks/bench_dpsgd_step.py``);
+      here — faster than Opacus's hooks on a CPU (the measured ratio is in ``benchmarks/RESULTS_dpsgd.md``);
     * ``"opacus"``: Opacus's ``PrivacyEngine`` with its backward hooks (the paper's implementation).
 
     Both sample minibatches with Opacus's Poisson sampler (``DPDataLoader``) from the same generator.
