@@ -57,6 +57,10 @@ def test_grid_runs_tabulates_glue_resumes_and_retries_failures(tmp_path):
     assert own[0]["ours"] == 4.25
     assert ledger.read_bytes() == before
     assert [p.name for p in out.glob("*.partial.ipynb")] == ["glue_chapter__x=3.partial.ipynb"]
+    # the failed run keeps what its kernel wrote to its own stderr; the finished runs keep no log
+    assert [p.name for p in out.glob("*.kernel.log")] == ["glue_chapter__x=3.kernel.log"]
+    assert "kernel's own stderr" in (out / "glue_chapter__x=3.kernel.log").read_text()
+    assert "as *.kernel.log, in" in result.stderr
 
     # resume: the finished runs are skipped, the failed one runs again (and fails again)
     finished = {p: p.stat().st_mtime_ns for p in out.glob("glue_chapter__x=?.ipynb")}

@@ -4,7 +4,8 @@ Infrastructure layer of :mod:`accountlib` (no privacy knowledge): any jupytext c
 is tagged ``parameters`` can be run once per parameter set; each run is one job of
 :func:`accountlib.infrastructure.executor.run_jobs` and writes one executed notebook atomically (papermill
 writes ``*.partial.ipynb``, renamed when the run succeeds, so a finished notebook is always whole and a
-failed run leaves no finished notebook behind).
+failed run leaves no finished notebook behind; a failed run also keeps what its kernel wrote to stderr in
+``*.kernel.log``).
 
 :func:`sweep_notebook` is the whole ``python -m accountlib sweep notebook`` job: it checks the parameter names
 against the chapter's ``parameters`` cell, runs the Cartesian product of the grid (skipping finished runs),
@@ -18,7 +19,6 @@ other parameters.
 from __future__ import annotations
 
 import ast
-import functools
 import itertools
 import json
 import math
@@ -252,23 +252,20 @@ def run_notebook_grid(notebook, grid: list[dict], out_dir, *, fixed: dict | None
     return run_jobs(_execute_notebook, jobs, scheduler=scheduler, workers=workers, progress=progress)
 
 
-@functools.cache
-def _quiet_kernel_manager():
-    """jupyter_client's ``AsyncKernelManager`` (nbclient's default), except that the kernel's own stderr goes to
-    ``/dev/null`` instead of this process's: a sweep's errors reach the terminal as one line each, and
-    nothing a kernel prints at shutdown (libzmq's ``Assertion failed: pfd.revents & POLLIN`` when a kernel's
-    context is torn down under load, say) is mixed in. The notebook's own output, errors included, is captured
-    by papermill in the executed notebook as before."""
-    import subprocess
-
+def _kernel_manager_logging_to(log):
+    """jupyter_client's ``AsyncKernelManager`` (nbclient's default), except that the kernel process writes its own
+    stderr to the open file ``log`` instead of to this process's: a sweep's errors reach the terminal as one line
+    each, with nothing a kernel prints mixed in (libzmq's ``Assertion failed: pfd.revents & POLLIN`` when a
+    kernel's context is torn down under load, say), and a kernel that dies still leaves its reason on disk. The
+    notebook's own output, errors included, is captured by papermill in the executed notebook as before."""
     from jupyter_client.manager import AsyncKernelManager
 
-    class QuietKernelManager(AsyncKernelManager):
+    class KernelManagerWithLog(AsyncKernelManager):
         async def _async_launch_kernel(self, kernel_cmd, **kw):
-            kw["stderr"] = subprocess.DEVNULL
+            kw["stderr"] = log
             return await super()._async_launch_kernel(kernel_cmd, **kw)
 
-    return QuietKernelManager
+    return KernelManagerWithLog
 
 
 def _execute_notebook(source: str, target: str, parameters: dict, ledger_dir: str | None = None) -> str:
@@ -282,13 +279,15 @@ def _execute_notebook(source: str, target: str, parameters: dict, ledger_dir: st
         setup.metadata["tags"] = ["remove-cell", "sweep-environment"]
         nb.cells.insert(0, setup)
     partial_target = Path(target).with_suffix(".partial.ipynb")
-    with batch_environment():  # the kernel inherits it; this process's environment is restored afterwards
+    kernel_log = Path(target).with_suffix(".kernel.log")  # kept only when the run fails
+    with batch_environment(), open(kernel_log, "wb") as log:  # the kernel inherits the environment; ours is restored
         papermill.execute_notebook(nb, str(partial_target), parameters=parameters, cwd=str(Path(source).parent),
                                    progress_bar=False, extra_arguments=["--log-level=CRITICAL"],  # no kernel chatter
-                                   kernel_manager_class=_quiet_kernel_manager())
+                                   kernel_manager_class=_kernel_manager_logging_to(log))
     with open(partial_target, "rb") as handle:
         os.fsync(handle.fileno())
     os.replace(partial_target, target)
+    kernel_log.unlink(missing_ok=True)
     return target
 
 
@@ -423,7 +422,8 @@ def sweep_notebook(chapter, grid: dict[str, list[str]], out_dir, *, fixed: dict[
                 for args, failure in failures[:5])
             message = (f"{len(failures)} of {len(points)} runs of {source.stem} failed ({shown_runs}"
                        f"{f'; and {len(failures) - 5} more' if len(failures) > 5 else ''}); their notebooks are kept "
-                       f"as *.partial.ipynb in {out_dir}, and the next run of this command retries them")
+                       f"as *.partial.ipynb, and what their kernels wrote to stderr as *.kernel.log, in {out_dir}, "
+                       "and the next run of this command retries them")
         columns, rows, skipped = list(grid), [], []
         for parameters, target in zip(points, notebook_grid_targets(source, points, out_dir)):
             if not _finished(target, {**fixed_values, **parameters}):
