@@ -142,7 +142,15 @@ def test_an_unreachable_scheduler_is_one_line_within_seconds(tmp_path):
     result = cli("sweep", "dhc", "--out", tmp_path, "--pairs", "1", "1", "--scheduler", "tcp://127.0.0.1:9",
                  "--no-progress")
     assert "could not reach the Dask scheduler at tcp://127.0.0.1:9: the connection was refused" in one_line_error(result)
-    assert time.monotonic() - started < executor.SCHEDULER_TIMEOUT  # a refusal is final: no waiting for the timeout
+    assert time.monotonic() - started < executor.SCHEDULER_TIMEOUT + 30
+
+
+def test_a_refused_scheduler_connection_is_reported_without_waiting_for_the_timeout():
+    started = time.monotonic()
+    with pytest.raises(executor.SweepError, match="tcp://127.0.0.1:9: the connection was refused"):
+        executor._check_scheduler_answers("tcp://127.0.0.1:9")
+    assert time.monotonic() - started < executor.SCHEDULER_TIMEOUT / 2
+    executor._check_scheduler_answers("tcp://127.0.0.1")  # no port: left to Dask, which names the problem
 
 
 def _children(pid):

@@ -102,15 +102,15 @@ def check_scheduler_address(address: str) -> str:
 def _check_scheduler_answers(address: str) -> None:
     """Raise :class:`SweepError` at once when a ``tcp://`` scheduler address cannot be connected to at all (refused:
     nothing listens there; no answer within ``SCHEDULER_TIMEOUT``; a host name that does not resolve), instead
-    of letting Dask retry until its timeout. Other protocols, and a port that accepts the connection but is no
-    scheduler, are left to Dask's own connection and its timeout."""
+    of letting Dask retry until its timeout. Other protocols, an address without a port (Dask refuses it itself)
+    and a port that accepts the connection but is no scheduler are left to Dask's own connection and timeout."""
     import socket
 
-    if not address.startswith("tcp://"):
+    host, _, port = address.removeprefix("tcp://").rstrip("/").partition(":")
+    if not address.startswith("tcp://") or not port:
         return
-    host, _, port = address[len("tcp://"):].rstrip("/").partition(":")
     try:
-        with socket.create_connection((host, int(port or 8786)), timeout=SCHEDULER_TIMEOUT):
+        with socket.create_connection((host, int(port)), timeout=SCHEDULER_TIMEOUT):
             return
     except ConnectionRefusedError:
         reason = "the connection was refused (is a scheduler running there?)"
