@@ -174,7 +174,6 @@ def write_markdown(results: dict) -> None:
         "Node counts depend on $\\Delta$. Ours are those of the finest engine the relative-accuracy request built (its",
         "$\\Delta$ is chosen from $\\delta$, and the deepest levels move to the tilted contour, which needs no fine $\\Delta$);",
         "the sieve chapter prints the engine at the paper's fixed $\\Delta = 10^{-35}$, listed here as well.",
-        "",
     ]
     for name, row in results["pairs"].items():  # one table per pair: a narrow pair column would wrap letter by letter
         ours, paper = row["ours"], row["paper"]

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import math
+import threading
 import warnings
 from dataclasses import dataclass
 
@@ -76,10 +77,10 @@ def _shift(s) -> float:
 
 
 def _logsumexp(a) -> float:
-    """log Σ_i e^{a_i} over a 1-D sequence of reals, computed as ``scipy.special.logsumexp`` computes it (the
-    largest terms taken out of the sum: a_max + log m + log1p(Σ_rest e^{a_i − a_max}/m) for m maxima), to the
-    last bit, without its array-API dispatch, which took about 85% of a Gauss–Hermite CGF evaluation
-    (0.5 of 0.6 ms). ``tests/test_rdp.py`` compares the two bit for bit."""
+    """log Σ_i e^{a_i} over a 1-D sequence of reals, in float64, computed as ``scipy.special.logsumexp`` computes
+    it (the largest terms taken out of the sum: a_max + log m + log1p(Σ_rest e^{a_i − a_max}/m) for m maxima), to
+    the last bit, without its array-API dispatch, which took about 85% of a Gauss–Hermite CGF evaluation
+    (0.5 of 0.6 ms). ``tests/test_rdp.py`` compares the two bit for bit on float64 input."""
     a = np.asarray(a, dtype=float)
     if a.size == 0:
         return -math.inf
@@ -1023,6 +1024,7 @@ def calibrate_dpsgd(q, steps, epsilon, delta, notion: str = "rdp", *, tolerance:
 #: _BISECTIONS_KEPT problems; the oldest is forgotten first).
 _BISECTIONS: dict = {}
 _BISECTIONS_KEPT = 4096
+_BISECTIONS_LOCK = threading.Lock()
 
 
 def _calibrated_noise(q: float, steps: int, epsilon: float, delta: float, notion: str, tolerance: float) -> float:
@@ -1048,10 +1050,11 @@ def _calibrated_noise(q: float, steps: int, epsilon: float, delta: float, notion
         else:
             lo = mid
         brackets.append((lo, hi))
-    _BISECTIONS.pop(key, None)
-    _BISECTIONS[key] = brackets
-    while len(_BISECTIONS) > _BISECTIONS_KEPT:
-        _BISECTIONS.pop(next(iter(_BISECTIONS)), None)
+    with _BISECTIONS_LOCK:  # the calibration may run in several threads (a Dask worker's, say)
+        _BISECTIONS.pop(key, None)
+        _BISECTIONS[key] = brackets
+        while len(_BISECTIONS) > _BISECTIONS_KEPT:
+            _BISECTIONS.pop(next(iter(_BISECTIONS)))
     return hi
 
 
