@@ -118,14 +118,22 @@ class DevTools:
                   clickCount=1)
 
     def shot(self, clip: dict | None = None) -> bytes:
-        """A PNG of the page region ``clip`` (page coordinates), or of the whole page."""
-        whole = clip is None
-        if whole:
-            height = int(self.evaluate("document.documentElement.scrollHeight"))
-            clip = {"x": 0, "y": 0, "width": WIDTH, "height": min(height, 30000)}
-        params = {"format": "png", "captureBeyondViewport": whole, "optimizeForSpeed": True,
-                  "clip": {**clip, "scale": 1}}
-        return base64.b64decode(self.call("Page.captureScreenshot", **params)["data"])
+        """A PNG of the page region ``clip`` (page coordinates), or of the whole page.
+
+        For the whole page the viewport is first made as tall as the page (as puppeteer's ``fullPage`` does) and
+        set back to 900 px afterwards: capturing beyond a 900 px viewport drew the sticky sidebars out of place
+        and shifted some pages' text off the left edge of the picture."""
+        if clip is not None:
+            params = {"format": "png", "optimizeForSpeed": True, "clip": {**clip, "scale": 1}}
+            return base64.b64decode(self.call("Page.captureScreenshot", **params)["data"])
+        height = min(int(self.evaluate("document.documentElement.scrollHeight")), 30000)
+        self.call("Emulation.setDeviceMetricsOverride", width=WIDTH, height=height, deviceScaleFactor=1, mobile=False)
+        try:
+            params = {"format": "png", "optimizeForSpeed": True,
+                      "clip": {"x": 0, "y": 0, "width": WIDTH, "height": height, "scale": 1}}
+            return base64.b64decode(self.call("Page.captureScreenshot", **params)["data"])
+        finally:
+            self.call("Emulation.setDeviceMetricsOverride", width=WIDTH, height=900, deviceScaleFactor=1, mobile=False)
 
     def quiet_pointer(self) -> None:
         """Move the mouse off the page content and drop any text selection a drag may have made."""
