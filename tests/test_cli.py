@@ -1,45 +1,20 @@
 """The command line's public surface (README) and its error handling."""
 
-import io
 import json
 import subprocess
 import sys
-import warnings
-from contextlib import redirect_stderr, redirect_stdout
 from decimal import Decimal
 
 import mpmath
 
 import pytest
 
-from accountlib.cli import main
+from cli_runs import run_main as run  # in-process; run_process below covers the entry point itself
 
 
 def run_process(*args):
     """``python -m accountlib ARGS`` in a child process: the entry point itself, end to end."""
     return subprocess.run([sys.executable, "-m", "accountlib", *args], capture_output=True, text=True, timeout=600)
-
-
-#: Warning categories a plain ``python -m accountlib`` does not print (Python's default filters).
-_SILENT_BY_DEFAULT = (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning)
-
-
-def run(*args):
-    """``accountlib.cli.main(ARGS)`` in this process, which is what ``python -m accountlib`` runs
-    (``__main__`` is ``sys.exit(main())``): its exit status, stdout and stderr. A child process per call
-    would spend about 0.7 s importing; ``run_process`` covers the entry point. Warnings the command would
-    print are written to its stderr here too (pytest would otherwise collect them out of the tests' sight)."""
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err), warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            status = main([str(a) for a in args])
-        except SystemExit as exit_:  # --help, or a usage error argparse reports itself
-            status = exit_.code if isinstance(exit_.code, int) else int(exit_.code is not None)
-    for warning in caught:
-        if not issubclass(warning.category, _SILENT_BY_DEFAULT):
-            err.write(warnings.formatwarning(warning.message, warning.category, warning.filename, warning.lineno))
-    return subprocess.CompletedProcess(args, status, out.getvalue(), err.getvalue())
 
 
 def significant_digits(text):
