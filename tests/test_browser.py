@@ -28,6 +28,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 WIDTH = 1280
+HEIGHT = 900  # the viewport's height while pages are inspected
 BROWSER_TIMEOUT_S = 480  # a guard against a hung browser; the run takes about a minute on two cores
 
 
@@ -121,19 +122,21 @@ class DevTools:
         """A PNG of the page region ``clip`` (page coordinates), or of the whole page.
 
         For the whole page the viewport is first made as tall as the page (as puppeteer's ``fullPage`` does) and
-        set back to 900 px afterwards: capturing beyond a 900 px viewport drew the sticky sidebars out of place
+        set back to HEIGHT afterwards: capturing beyond the viewport drew the sticky sidebars out of place
         and shifted some pages' text off the left edge of the picture."""
-        if clip is not None:
-            params = {"format": "png", "optimizeForSpeed": True, "clip": {**clip, "scale": 1}}
-            return base64.b64decode(self.call("Page.captureScreenshot", **params)["data"])
-        height = min(int(self.evaluate("document.documentElement.scrollHeight")), 30000)
+        if clip is None:
+            height = min(int(self.evaluate("document.documentElement.scrollHeight")), 30000)
+            self.set_viewport(height)
+            try:
+                return self.shot({"x": 0, "y": 0, "width": WIDTH, "height": height})
+            finally:
+                self.set_viewport(HEIGHT)
+        params = {"format": "png", "optimizeForSpeed": True, "clip": {**clip, "scale": 1}}
+        return base64.b64decode(self.call("Page.captureScreenshot", **params)["data"])
+
+    def set_viewport(self, height: int) -> None:
+        """A desktop viewport WIDTH px wide and ``height`` px tall."""
         self.call("Emulation.setDeviceMetricsOverride", width=WIDTH, height=height, deviceScaleFactor=1, mobile=False)
-        try:
-            params = {"format": "png", "optimizeForSpeed": True,
-                      "clip": {"x": 0, "y": 0, "width": WIDTH, "height": height, "scale": 1}}
-            return base64.b64decode(self.call("Page.captureScreenshot", **params)["data"])
-        finally:
-            self.call("Emulation.setDeviceMetricsOverride", width=WIDTH, height=900, deviceScaleFactor=1, mobile=False)
 
     def quiet_pointer(self) -> None:
         """Move the mouse off the page content and drop any text selection a drag may have made."""
@@ -343,7 +346,7 @@ def inspect_page(dt: DevTools, html_root: Path, page: str, shots: Path) -> dict:
         clock[0] = time.monotonic()
 
     dt.events.clear()
-    dt.call("Emulation.setDeviceMetricsOverride", width=WIDTH, height=900, deviceScaleFactor=1, mobile=False)
+    dt.set_viewport(HEIGHT)
     dt.call("Page.navigate", url=(html_root / page).resolve().as_uri())
     loaded = dt.wait_for("Page.loadEventFired", 90)
     dt.settle()
@@ -446,7 +449,7 @@ def drive(html_root: Path, pages: list[str], shots: Path) -> dict:
         [binary, "--headless=new", "--no-sandbox", "--disable-gpu", "--remote-debugging-port=0",
          "--remote-allow-origins=*", f"--user-data-dir={profile}", "--no-first-run", "--no-default-browser-check",
          "--disable-background-networking", "--disable-component-update", "--disable-extensions",
-         "--disable-sync", "--mute-audio", "--hide-scrollbars", f"--window-size={WIDTH},900", "about:blank"],
+         "--disable-sync", "--mute-audio", "--hide-scrollbars", f"--window-size={WIDTH},{HEIGHT}", "about:blank"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         port_file = profile / "DevToolsActivePort"
