@@ -29,9 +29,8 @@ The curves:
 
 from __future__ import annotations
 
-import os
-
 import math
+import os
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
