@@ -36,6 +36,7 @@ MODULES = {
     "tails": "engine.front",  # the front door; the untilted evaluator is engine.tails
     "tilted": "engine.tilted",
     "profiles": "theory.profiles",
+    "tradeoff_band": "theory.tradeoff_band",
     "pairs": "theory.pairs",
     "conversions": "theory.conversions",
     "rdp": "theory.rdp",

@@ -89,7 +89,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 
-from accountlib import census, ledger, sweep
+from accountlib import census, ledger, sweep, tradeoff_band
 from accountlib.conversions import approxdp_to_tradeoff, zcdp_epsilon, zcdp_epsilon_via_rdp
 from accountlib.profiles import ShiftPair
 
@@ -175,10 +175,17 @@ for row in wide[::6]:
 #
 # The trade-off function is the more complete description ({prf:ref}`def-tradeoff`): an adversary testing
 # "this record is the old one" against "this record is the new one" with type I error $\alpha$ cannot have type II
-# error below $f(\alpha)$. The exact curve is the lower convex envelope of all pairs' trade-off vertices
-# ({prf:ref}`prop-census-pairs`); since every $f_{kl}$ is piecewise linear, that envelope is the lower convex hull of
-# all their vertices together, which `census.census_tradeoff` computes in exact arithmetic with Andrew's monotone
-# chain.
+# error below $f(\alpha)$. The census-wide curve is the lower convex envelope of the minimum of all pairs' trade-off
+# functions ({prf:ref}`prop-census-pairs`). The sweep stores each pair's curve as about nine hundred certified
+# vertices, and here lies a trap: $f_{kl}$ is convex, so the *chords* between stored vertices lie *above* it, and an
+# envelope of chords would claim more privacy than the pair has. A guarantee must err the other way. At each vertex
+# the exact curve has two known slopes, minus the likelihood ratios of the two neighbouring atoms (Derivations §2),
+# and by convexity the lines through a vertex with those slopes lie below $f_{kl}$ everywhere. Between two stored
+# vertices the larger of the two lines, lowered by the vertices' error bounds, is therefore a certified lower bound,
+# the *pessimistic side* of the pair; the chords, raised by the bounds, are the *optimistic side*, and the exact
+# curve lies in the band between them (`accountlib.tradeoff_band`). The census-wide guarantee is the lower convex
+# envelope of the 946 pessimistic sides, which `census.census_tradeoff` computes with Andrew's monotone chain in
+# 60-digit decimal arithmetic; the envelope of the optimistic sides bounds the exact census-wide curve from above.
 #
 # The zCDP side needs a conversion. A {term}`mechanism` that is {term}`(ε, δ)-DP` is $f_{\varepsilon,\delta}$-DP with
 # $f_{\varepsilon,\delta}(\alpha) = \max\bigl(0,\ 1 - \delta - e^{\varepsilon}\alpha,\ e^{-\varepsilon}(1 - \delta - \alpha)\bigr)$
@@ -188,16 +195,21 @@ for row in wide[::6]:
 # on a linear and on a logarithmic $\alpha$ axis; the second shows the region of small $\alpha$, where an adversary
 # who rarely accuses wrongly still catches almost no one.
 
-# %% mystnb={"figure": {"caption": "The census-wide trade-off curve: exact (blue, the lower convex envelope over all pairs) against the curves implied by \u03c1-zCDP through the Bureau's conversion (red) and the R\u00e9nyi conversion (orange, dashed); linear (left) and logarithmic (right) \u03b1 axis. Higher is more private.", "name": "fig-census-tradeoff"}} tags=["hide-input"]
-hull = census.census_tradeoff(curves)
+# %% mystnb={"figure": {"caption": "The census-wide trade-off curve: the certified guarantee (blue, the lower convex envelope of all pairs' pessimistic sides, below the exact curve at every \u03b1) against the curves implied by \u03c1-zCDP through the Bureau's conversion (red) and the R\u00e9nyi conversion (orange, dashed); linear (left) and logarithmic (right) \u03b1 axis. Higher is more private.", "name": "fig-census-tradeoff"}} tags=["hide-input"]
+census_file = full_dir / "census_tradeoff.csv"
+if full and census_file.is_file():  # written by the sweep (--summarise); computing it again takes minutes
+    hull = census.read_census_tradeoff(census_file)
+else:
+    hull = census.census_tradeoff(curves)
 h_alpha = np.array([float(r["alpha"]) for r in hull])
-h_beta = np.array([float(r["beta"]) for r in hull])
+h_beta = np.array([float(r["beta_pessimistic"]) for r in hull])
+h_band = np.array([float(r["beta_optimistic"] - r["beta_pessimistic"]) for r in hull])
 grid = np.concatenate([[0.0], np.logspace(-14, 0, 400)])  # log-spaced: the curves bend at tiny α
 f_zcdp = approxdp_to_tradeoff(lambda d: zcdp_epsilon(RHO, d), grid)
 f_zcdp_rdp = approxdp_to_tradeoff(lambda d: zcdp_epsilon_via_rdp(RHO, d), grid, deltas=np.logspace(-40, -0.01, 300))
 fig, axes = plt.subplots(1, 2, figsize=(10, 4))
 for ax, scale in zip(axes, ("linear", "log")):
-    ax.plot(h_alpha, h_beta, "C0", label="exact (census-wide envelope)")
+    ax.plot(h_alpha, h_beta, "C0", label="exact, certified guarantee (census-wide)")
     ax.plot(grid, f_zcdp, "C3", label="zCDP (Bureau conversion)")
     ax.plot(grid, f_zcdp_rdp, "C1--", label="zCDP (RDP conversion)")
     ax.set_xlabel(r"type I error $\alpha$")
@@ -210,10 +222,9 @@ axes[0].legend(fontsize=10)
 fig.tight_layout()
 
 # %% [markdown]
-# The exact envelope lies above both zCDP curves everywhere: for the same noise, every test an adversary can run
-# has larger errors than zCDP admits. The trade-off curves are certified to an absolute error of $10^{-25}$, far
-# below anything visible here.
-#
+# The census-wide guarantee lies above both zCDP curves everywhere: for the same noise, every test an adversary can
+# run has larger errors than zCDP admits. How far below the exact census-wide curve can the guarantee be? The cell
+# below prints the width of the band at its widest and at two type I errors.
 # ## The 43 pairs $[M_0, M_l]$
 #
 # The sieve paper's Figures 3–4 show every pair that contains allocation 13 ($M_0$, the paper's Table 1). They
@@ -222,7 +233,7 @@ fig.tight_layout()
 # (the zCDP curve is the same in every panel, because every pair has the same $\rho$). The panels share their axes, so
 # that any difference between pairs would show as a shift of the blue curve.
 
-# %% mystnb={"figure": {"caption": "Trade-off curves of the 43 pairs [M0, Ml] (the sieve paper's Figure 3): exact (blue) against the curve implied by \u03c1-zCDP through the Bureau's conversion (red). Each panel is one pair, titled by l; all panels share the axes, type I error \u03b1 (horizontal) and type II error \u03b2 (vertical).", "name": "fig-census-pairs-tradeoff"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "Trade-off curves of the 43 pairs [M0, Ml] (the sieve paper's Figure 3): exact (blue, the certified pessimistic side, within 10\u207b\u2074 of the exact curve) against the curve implied by \u03c1-zCDP through the Bureau's conversion (red). Each panel is one pair, titled by l; all panels share the axes, type I error \u03b1 (horizontal) and type II error \u03b2 (vertical).", "name": "fig-census-pairs-tradeoff"}} tags=["hide-input"]
 with_m0 = [p for p in pairs if 13 in p]
 columns = 6
 rows = int(np.ceil(len(with_m0) / columns))
@@ -230,7 +241,9 @@ with plt.rc_context({"font.size": 8, "xtick.labelsize": 7.5, "ytick.labelsize": 
     fig, axes = plt.subplots(rows, columns, figsize=(7.0, 1.2 * rows + 0.8), sharex=True, sharey=True, squeeze=False)
     for ax, p in zip(axes.flat, with_m0):
         c = curves[p]
-        ax.plot([float(a) for a in c["alpha"]], [float(b) for b in c["beta"]], "C0", lw=1, label="exact")
+        side_alpha, side_beta = tradeoff_band.pessimistic_polyline(c["alpha"], c["beta"], c["tradeoff_error"],
+                                                                   c["slope_left"], c["slope_right"])
+        ax.plot([float(a) for a in side_alpha], [float(b) for b in side_beta], "C0", lw=1, label="exact")
         ax.plot(grid, f_zcdp, "C3", lw=0.8, label="zCDP")
         ax.set_title(f"[M0, M{p[0] if p[1] == 13 else p[1]}]", fontsize=8, pad=2)
         ax.set_xticks([0, 0.5, 1])
@@ -281,16 +294,23 @@ with plt.rc_context({"font.size": 8, "xtick.labelsize": 7.5, "ytick.labelsize": 
 # where $f_{00}$ and $\varepsilon_{00}(\delta)$ are the trade-off function and the $\varepsilon$ at a given $\delta$ of pair
 # $(13, 13)$ alone, and the census values are those of {prf:ref}`prop-census-pairs`. The first is non-negative (the
 # envelope lies below every pair's curve); the second is non-positive (the census $\varepsilon$ is the largest over the
-# pairs), zero where $(13, 13)$ is the worst pair. Both
-# curves are interpolated between their stored points (`census.tradeoff_on_grid`, `census.epsilon_for_delta`).
-# {numref}`fig-census-proxy` plots both gaps; the cell also prints the largest of each and the pairs that attain the
-# census $(\varepsilon, \delta)$ curve at some level.
+# pairs), zero where $(13, 13)$ is the worst pair. For $f$ both curves are the pessimistic sides (the pair's, and the
+# census-wide guarantee built from all of them), for $\varepsilon$ the stored curves, each interpolated between its
+# stored points (`census.tradeoff_on_grid`, `census.epsilon_for_delta`). {numref}`fig-census-proxy` plots both gaps;
+# the cell also prints the largest of each, and which pairs may attain the census $(\varepsilon, \delta)$ curve: at
+# each level, the pairs whose certified upper bound on $\delta$ reaches the largest certified lower bound
+# (`census.delta_contenders`).
 
 # %% mystnb={"figure": {"caption": "How much the single pair [M0, M0] overstates the census's privacy: the relative gap in the trade-off function at each type I error \u03b1 (left) and in \u03b5 at each \u03b4 (right).", "name": "fig-census-proxy"}} tags=["hide-input"]
 alpha_grid = np.logspace(-20, np.log10(0.99), 300)
-f00 = census.tradeoff_on_grid(curves[(13, 13)]["alpha"], curves[(13, 13)]["beta"], alpha_grid)
+c00 = curves[(13, 13)]
+p00_alpha, p00_beta = tradeoff_band.pessimistic_polyline(c00["alpha"], c00["beta"], c00["tradeoff_error"],
+                                                         c00["slope_left"], c00["slope_right"])
+f00 = census.tradeoff_on_grid(p00_alpha, p00_beta, alpha_grid)
 f_census = census.tradeoff_on_grid(h_alpha, h_beta, alpha_grid)
-gap_f = (f00 - f_census) / f00
+positive = f00 > 0  # near α = 1 the pessimistic side may reach 0
+gap_f = np.zeros_like(f00)
+gap_f[positive] = (f00[positive] - f_census[positive]) / f00[positive]
 delta_grid = levels[(levels <= 0.1) & (levels >= 1e-25)]
 eps00 = census.epsilon_for_delta(curves[(13, 13)]["epsilon"], curves[(13, 13)]["delta"], delta_grid)
 eps_census = census.epsilon_for_delta(eps, exact, delta_grid)
@@ -307,16 +327,22 @@ axes[1].set_title("... and ε")
 for ax in axes:
     ax.legend()
 fig.tight_layout()
-worst_pairs = sorted({str(r["pair"]) for r in wide})
-print(f"largest relative gap in f: {gap_f.max():.2e}; in epsilon: {abs(gap_eps).max():.2e}")
-print("pairs attaining the census (eps, delta) curve:", ", ".join(worst_pairs))
+contenders = [census.delta_contenders(curves, i) for i in range(len(wide))]
+may_attain = sorted({p for c in contenders for p in c})
+proxy_levels = sum((13, 13) in c for c in contenders)
+stored_worst = sorted({r["pair"] for r in wide})
+print(f"largest relative gap in f: {gap_f.max():.1e}; in epsilon: {abs(gap_eps).max():.1e}")
+print(f"the largest stored delta belongs to {len(stored_worst)} different pairs across the {len(wide)} levels;")
+print(f"{len(may_attain)} pairs come within their bounds of the largest delta at some level; "
+      f"(13, 13) is among them at {proxy_levels} of the {len(wide)} levels")
 
 # %% [markdown]
 # Over the whole census the proxy is excellent: the trade-off function of $(13, 13)$ is within a few parts in ten
-# thousand of the census envelope at every $\alpha$, and its $\varepsilon$ within a few parts in a million at every
-# $\delta$. Yet some twenty different pairs attain the census curve at one level or another, and $(13, 13)$ is not one
-# of them: the proxy is a very good approximation, not the answer, which is why the final census numbers
-# (and the ledger) use all 946 pairs.
+# thousand of the census-wide guarantee at every $\alpha$, and its $\varepsilon$ within a few parts in a million at
+# every $\delta$. But it is not the answer. The pairs are so close that at most levels many of them cannot be told
+# apart within their certified bounds, so the census-wide $\delta$ is the largest upper bound among all of them, and
+# most of the time $(13, 13)$ is not among the pairs that may attain it. That is why the final census numbers (and
+# the ledger) use all 946 pairs.
 #
 # ## The noise we can give back
 #
@@ -512,30 +538,42 @@ assert at_old.delta - at_old.error_bound > before.delta + before.error_bound
 # :label: ex-census-worst-pair
 #
 # Using the `curves` loaded at the top of the chapter, check {prf:ref}`prop-census-pairs` on the data: at every
-# level the census-wide $\delta$ of `census.census_eps_delta` is the largest $\delta$ over the pairs and belongs to the
-# pair it names, and the census trade-off envelope lies on or below the trade-off curve of every pair $[M_0, M_l]$
-# at every $\alpha$ of `alpha_grid`. Why can the envelope lie strictly below *every* pair somewhere?
+# level the census-wide $\delta$ of `census.census_eps_delta` is the largest stored $\delta$ over the pairs and
+# belongs to the pair it names. Then check the trade-off side against the *exact* curves: draw twenty type I errors
+# $\alpha$ at random (half uniform on $[0, 1]$, half log-uniform down to $10^{-15}$) and, for the pairs $(13, 13)$,
+# $(6, 13)$ and $(2, 13)$, compute the certified $f_{kl}(\alpha)$ with `ShiftPair(census.pair_rhos(k, l)).tradeoff`.
+# Is the census-wide guarantee below every one of them? Would the chords through the stored vertices of $(13, 13)$
+# pass the same test? Why can the guarantee lie strictly below *every* pair somewhere?
 # ```
 #
 # ```{solution-start} ex-census-worst-pair
 # :class: dropdown
 # ```
 #
-# The maximum is checked level by level. For the envelope, each pair's curve is convex and the envelope is the largest
-# convex function below their minimum; between two vertices that come from *different* pairs, the chord can pass
-# below both pairs' curves, which is the adversary randomising between two tests. (Interpolation on the grid adds a
-# tolerance of the order of the stored curves' rounding.)
+# The maximum is checked level by level. The guarantee is below each exact $f_{kl}$ (with its certified bound) at
+# every $\alpha$ drawn: it is built from lines that lie below every pair's curve. The chords of $(13, 13)$ fail
+# somewhere, because a convex curve lies below its chords. The guarantee can lie strictly below every pair because
+# it is the largest convex function below their *minimum*: between two vertices that come from different pairs, its
+# segment passes below both pairs' curves, which is the adversary randomising between two tests.
 
 # %%
 for i, row in enumerate(wide):
     largest = max(curves[p]["delta"][i] for p in pairs)
     assert row["delta"] == largest == curves[row["pair"]]["delta"][i]
-envelope = census.tradeoff_on_grid(h_alpha, h_beta, alpha_grid)
-for p in with_m0:
-    pair_curve = census.tradeoff_on_grid(curves[p]["alpha"], curves[p]["beta"], alpha_grid)
-    assert np.all(envelope <= pair_curve + 1e-12), p
-below_all = np.min([census.tradeoff_on_grid(curves[p]["alpha"], curves[p]["beta"], alpha_grid) for p in with_m0], axis=0)
-print(f"{len(wide)} levels checked; envelope below the lowest [M0, Ml] curve by up to {np.max(below_all - envelope):.2e}")
+rng = np.random.default_rng(19)
+draws = np.concatenate([rng.uniform(0, 1, 10), 10 ** rng.uniform(-15, 0, 10)])
+guarantee = census.tradeoff_on_grid(h_alpha, h_beta, draws)
+chords = census.tradeoff_on_grid(curves[(13, 13)]["alpha"], curves[(13, 13)]["beta"], draws)
+chords_above = 0
+for p in [(13, 13), (6, 13), (2, 13)]:
+    exact_f = ShiftPair(census.pair_rhos(*p)).tradeoff([F(repr(a)) for a in draws], abs_tol=1e-20)
+    upper = np.array([float(point.beta + point.error_bound) for point in exact_f])
+    assert np.all(guarantee <= upper), p
+    if p == (13, 13):
+        chords_above = int(np.sum(chords > upper))
+print(f"{len(wide)} levels checked; the guarantee is below the exact f of 3 pairs at all {len(draws)} draws; "
+      f"the chords of (13, 13) are above its exact f at {chords_above} of them")
+assert chords_above > 0
 
 # %% [markdown]
 # ```{solution-end}
@@ -580,9 +618,11 @@ assert below_c.delta - below_c.error_bound > row["delta"]
 #   ({prf:ref}`prop-census-pairs`, the sieve paper's Proposition 3.1).
 # - Computed exactly, with certified error bounds, the census-wide $\delta$ at the Bureau's $\varepsilon_{\mathrm{zCDP}}(\delta)$
 #   is 6.6 times smaller than the zCDP $\delta$ at $\delta_{\mathrm{zCDP}} = 0.5$ and more than 100 times smaller in the deep
-#   tail; the exact trade-off curve lies above both zCDP conversions.
+#   tail; the census-wide trade-off guarantee, certified below the exact curve at every $\alpha$ (not only at stored
+#   points), lies above both zCDP conversions.
 # - The pairs' curves are very close: $[M_0, M_0]$ is within $4\times10^{-4}$ (relative) of the census in $f$ and within
-#   $3\times10^{-6}$ in $\varepsilon$, a good proxy for tuning, though some twenty other pairs attain the census curve.
+#   $3\times10^{-6}$ in $\varepsilon$, a good proxy for tuning, though at most levels it is not among the pairs that may
+#   attain the census curve.
 # - For the same reported guarantee the noise variance could shrink by 34.5% at $\delta = 0.1$, 11.4% at $10^{-10}$ and
 #   5.5% at $10^{-30}$ (certified over all pairs); the paper's 15.08%–24.82% corresponds to $\delta$ between about
 #   $5\times10^{-3}$ and $6\times10^{-7}$ in this definition, and the paper does not say which $\delta$ it used.

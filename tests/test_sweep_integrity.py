@@ -15,7 +15,7 @@ import pytest
 from accountlib import census, sweep
 from accountlib.infrastructure import executor
 
-OPTIONS = dict(smallest_delta_exponent=6, points_per_side=20)  # seconds per pair
+OPTIONS = dict(smallest_delta_exponent=6, points_per_side=20, bend_points=20)  # seconds per pair
 PAIRS = [(13, 13), (2, 8)]
 
 

@@ -15,9 +15,10 @@ column: mechanism i then compares N_Z(0, 1/ρ_i) with N_Z(s_i, 1/ρ_i), s_i a wh
 (``ShiftPair(rhos, sensitivities=...)``). ``--pair K L`` is the budgets
 of allocations K and L together (``census.pair_rhos``). Exactly one of the three.
 
-Numbers are printed as decimal strings with 30 significant digits; an error
-bound is printed as computed (an mpf, so a bound of 1e-845 is printed, never a
-false 0). Every error — bad input, a request beyond a documented limit, a
+The arguments (ε, α) are printed with 30 significant digits; each δ or β with the digits its certified bound
+supports (:func:`~accountlib.infrastructure.certified_numbers.certified_decimal`: one decade below the bound, the
+rounding added to the bound), and the bound rounded up to two digits (a bound of 1e-845 is printed, never a
+false 0). The β of ``tradeoff`` is the exact f(α) at the α asked, not read off stored vertices. Every error — bad input, a request beyond a documented limit, a
 tolerance that could not be certified — is one line on stderr and exit status 2;
 never a traceback, and never a NaN or infinite number on stdout.
 
@@ -37,6 +38,7 @@ from fractions import Fraction
 
 
 from ..applications import census
+from ..infrastructure.certified_numbers import certified_decimal
 from ..infrastructure.numbers import as_fraction, decimal_string
 from ..theory.profiles import MAX_EPSILON, MAX_SENSITIVITY, SMALLEST_ABS_TOL, SMALLEST_REL_TOL, ShiftPair
 
@@ -251,11 +253,16 @@ def _tolerance(value: Fraction, option: str, smallest: float) -> float:
 
 
 def _certified_rows(points, keys: tuple[str, ...], certified, explain) -> list[dict]:
-    """The points as rows of decimal strings; the first point whose bound misses the tolerance fails the command."""
+    """The points as rows of decimal strings; the first point whose printed bound misses the tolerance fails the
+    command. The argument (ε or α) is printed as given (30 digits), the result and its bound with the digits the
+    bound supports (the engine is asked for half the tolerance, so that the widened printed bound still meets it)."""
+    rows = []
     for p in points:
-        if not certified(p):
+        value, bound = certified_decimal(getattr(p, keys[1]), getattr(p, keys[2]))
+        if not certified(Fraction(value), Fraction(bound)):
             _fail(explain(p))
-    return [{key: _decimal(getattr(p, key)) for key in keys} for p in points]
+        rows.append({keys[0]: _decimal(getattr(p, keys[0])), keys[1]: value, keys[2]: bound})
+    return rows
 
 
 def _main(argv=None) -> int:
@@ -268,9 +275,9 @@ def _main(argv=None) -> int:
         if bad:
             _fail(f"--eps values must be > 0 and at most {MAX_EPSILON} (the largest supported ε); got {', '.join(bad)}")
         rel_tol = _tolerance(args.rel_tol, "rel-tol", SMALLEST_REL_TOL)
-        points = _composition(args).delta(args.eps, rel_tol=rel_tol)
+        points = _composition(args).delta(args.eps, rel_tol=max(rel_tol / 2, SMALLEST_REL_TOL))
         keys = ("epsilon", "delta", "error_bound")
-        rows = _certified_rows(points, keys, lambda p: p.error_bound <= rel_tol * p.delta,
+        rows = _certified_rows(points, keys, lambda value, bound: bound <= Fraction(repr(rel_tol)) * value,
                                lambda p: f"could not certify --rel-tol {rel_tol:g} at ε = {decimal_string(p.epsilon, 10)}: "
                                f"the best certified bound is {decimal_string(p.error_bound, 3)} on δ = "
                                f"{decimal_string(p.delta, 6)}; loosen --rel-tol")
@@ -279,9 +286,9 @@ def _main(argv=None) -> int:
         if bad:
             _fail(f"--alpha values must lie in [0, 1]; got {', '.join(bad)}")
         abs_tol = _tolerance(args.abs_tol, "abs-tol", SMALLEST_ABS_TOL)
-        points = _composition(args).tradeoff(args.alpha, abs_tol=abs_tol)
+        points = _composition(args).tradeoff(args.alpha, abs_tol=max(abs_tol / 2, SMALLEST_ABS_TOL))
         keys = ("alpha", "beta", "error_bound")
-        rows = _certified_rows(points, keys, lambda p: p.error_bound <= abs_tol,
+        rows = _certified_rows(points, keys, lambda value, bound: bound <= Fraction(repr(abs_tol)),
                                lambda p: f"could not certify --abs-tol {abs_tol:g} at α = {decimal_string(p.alpha, 10)}: "
                                f"the best certified bound is {decimal_string(p.error_bound, 3)}; loosen --abs-tol")
     else:  # pragma: no cover - subcommands registered by other modules

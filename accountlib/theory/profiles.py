@@ -257,15 +257,47 @@ class ShiftPair:
             if not 0 <= a <= 1:
                 raise ValueError(f"alphas must lie in [0, 1]; got {decimal_string(a, 6)}")
         abs_tol = as_tolerance(abs_tol, "abs_tol", smallest=SMALLEST_ABS_TOL, largest=0.5)
-        points = []
-        for a in values:
-            accuracy = abs_tol / 4  # self.engine() reuses any engine at least this accurate
+        points: list[TradeoffPoint | None] = [None] * len(values)
+        todo, accuracy = list(range(len(values))), abs_tol / 4  # self.engine() reuses any engine this accurate
+        while todo:
+            engine = self.engine(accuracy)
+            for i, point in zip(todo, self._tradeoff_batch(engine, [values[i] for i in todo])):
+                points[i] = point
+            missed = [i for i in todo if not points[i].error_bound <= abs_tol]
+            if not missed or engine.accuracy <= SMALLEST_ACCURACY:
+                break
+            worst = max(points[i].error_bound for i in missed)
+            accuracy = next_accuracy(engine.accuracy, engine.accuracy * float(abs_tol / worst / 4))
+            todo = missed
+        return points
+
+    def _tradeoff_batch(self, engine: TailEngine, alphas: list[Fraction]) -> list[TradeoffPoint]:
+        """:meth:`_tradeoff_at` for many α at once: the bisections for all brackets advance together, one batch
+        of tails per step (the engine's float64 part is vectorised over thresholds)."""
+        with mpmath.workdps(int(engine.bits * 0.30103) + 10):
+            targets = [mpmath.mpf(a.numerator) / a.denominator for a in alphas]
+            lo = [-engine.cut - 1] * len(targets)  # α_lo ≈ 1 ≥ α ≥ α_hi ≈ 0
+            hi = [engine.cut + 1] * len(targets)
             while True:
-                point = self._tradeoff_at(self.engine(accuracy), a)
-                if point.error_bound <= abs_tol or accuracy <= SMALLEST_ACCURACY:
+                open_ = [i for i in range(len(targets)) if hi[i] - lo[i] > 1]
+                if not open_:
                     break
-                accuracy = next_accuracy(accuracy, accuracy * (abs_tol / point.error_bound / 4))
-            points.append(point)
+                mids = [(lo[i] + hi[i]) // 2 for i in open_]
+                for i, mid, tail in zip(open_, mids, engine.tail_indices(mids)):
+                    if tail.value >= targets[i]:
+                        lo[i] = mid
+                    else:
+                        hi[i] = mid
+            tails = engine.tail_indices([j for j in lo] + [self.shift + 1 - j for j in lo])
+            points = []
+            for n, (target, j) in enumerate(zip(targets, lo)):
+                a, b = tails[n], tails[len(lo) + n]
+                slope = self.likelihood_ratio(j)
+                beta = b.value + slope * (a.value - target)
+                # a mis-bracketed α (within α_j's error) moves onto the neighbouring segment: both slopes bound it
+                error = (b.error_bound + 2 * slope * a.error_bound) * (1 + 1e-9)
+                beta = min(max(beta, mpmath.mpf(0)), 1 - target)
+                points.append(TradeoffPoint(target, beta, error_bound(error)))
         return points
 
     def _tradeoff_at(self, engine: TailEngine, alpha: Fraction) -> TradeoffPoint:

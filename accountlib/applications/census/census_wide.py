@@ -1,23 +1,33 @@
 """Census-wide curves from the per-pair files of the DHC sweep.
 
 The census-wide (ε, δ) curve is the pointwise maximum of the 946 pairs' curves, and the census-wide
-trade-off curve is the lower convex hull of all pairs' vertices (sieve paper §5.2): a record's pair of
-geographic paths is unknown to the analyst, so the guarantee must hold for the worst pair.
+trade-off curve is the lower convex envelope of the minimum of the pairs' curves (sieve paper §5.2): a
+record's pair of geographic paths is unknown to the analyst, so the guarantee must hold for the worst pair.
+
+The pairs' trade-off curves are stored as vertices, and chords between vertices lie *above* a convex curve:
+an envelope of chords would overstate privacy. The census-wide guarantee is therefore the lower convex
+envelope of the pairs' *pessimistic* sides (:func:`accountlib.tradeoff_band.pessimistic_polyline`, built from
+the exact slopes at each vertex), which lies below every pair's exact curve at every α; the envelope of the
+pairs' optimistic sides lies above the exact census-wide curve, and the two together give the band in which
+the exact census-wide curve lies.
 """
 
 from __future__ import annotations
 
 import csv
+from decimal import Decimal, localcontext
 from pathlib import Path
 
 from ...theory.profiles import lower_convex_envelope
+from ...theory.tradeoff_band import PRECISION, interpolate, optimistic_polyline, pessimistic_polyline
 from ...infrastructure.atomic import finite_decimal, read_csv, write_csv_atomically
 from .allocations import all_pairs
 from .pair_files import EPS_DELTA_HEADER, TRADEOFF_HEADER, check_pair_files, pair_paths
 
-__all__ = ["read_pair_curves", "available_pairs", "census_eps_delta", "census_tradeoff", "write_census_results"]
+__all__ = ["read_pair_curves", "available_pairs", "census_eps_delta", "census_tradeoff", "write_census_results",
+           "read_census_tradeoff", "delta_contenders", "CENSUS_TRADEOFF_HEADER"]
 
-_CONTEXT_DIGITS = 45
+CENSUS_TRADEOFF_HEADER = ("alpha", "beta_pessimistic", "beta_optimistic", "pair")
 
 
 def _read_rows(path) -> list[dict]:
@@ -46,6 +56,8 @@ def read_pair_curves(out_dir, k: int, l: int) -> dict:
         "alpha": [r[0] for r in trade],
         "beta": [r[1] for r in trade],
         "tradeoff_error": [r[2] for r in trade],
+        "slope_left": [r[3] for r in trade],
+        "slope_right": [r[4] for r in trade],
     }
 
 
@@ -77,24 +89,76 @@ def census_eps_delta(curves: dict) -> list[dict]:
     return rows
 
 
-def census_tradeoff(curves: dict) -> list[dict]:
-    """The census-wide trade-off curve: the lower convex envelope of min over pairs of f_kl.
+def delta_contenders(curves: dict, level: int) -> list[tuple[int, int]]:
+    """The pairs that may have the largest δ at the ``level``-th ε of the grid: those whose certified upper bound
+    δ + error reaches the largest certified lower bound δ − error over all pairs. Stored digits alone cannot tell
+    these pairs apart; the census-wide δ is the largest upper bound among them.
+    """
+    floor = max(c["delta"][level] - c["delta_error"][level] for c in curves.values())
+    return sorted(p for p, c in curves.items() if c["delta"][level] + c["delta_error"][level] >= floor)
 
-    Each f_kl is convex and piecewise linear, so the envelope of the minimum is the
-    lower convex hull of all pairs' vertices (:func:`accountlib.profiles.lower_convex_envelope`,
-    Andrew's monotone chain, in ``Decimal`` arithmetic at 45 digits). Each hull vertex is tagged with the pair
-    it comes from. The vertices are those the sweep stored (≥ 400 per pair), so
-    between them the envelope is an upper bound on the exact one.
+
+def census_tradeoff(curves: dict) -> list[dict]:
+    """The census-wide trade-off guarantee: a convex curve below every pair's exact trade-off function.
+
+    ``curves`` maps (k, l) to :func:`read_pair_curves` output. Each pair's pessimistic side p_kl ≤ f_kl
+    (:func:`accountlib.tradeoff_band.pessimistic_polyline`) is piecewise linear, so the lower convex envelope
+    of min_kl p_kl is the lower convex hull of all their breakpoints together
+    (:func:`accountlib.profiles.lower_convex_envelope`, Andrew's monotone chain, in ``Decimal`` arithmetic);
+    it lies below the exact census-wide curve (the envelope of min_kl f_kl). Each row holds a hull vertex
+    ``alpha``, ``beta_pessimistic`` (the guarantee there), ``beta_optimistic`` (the envelope of the pairs'
+    optimistic sides at that α: the exact census-wide curve lies between the two), and the ``pair`` whose
+    pessimistic side gives the vertex.
     """
     from decimal import localcontext
 
-    points = []
+    low_x, low_y, low_pair, high_x, high_y = [], [], [], [], []
     for pair, curve in curves.items():
-        points.extend(zip(curve["alpha"], curve["beta"], curve["tradeoff_error"], [pair] * len(curve["alpha"])))
+        xs, ys = pessimistic_polyline(curve["alpha"], curve["beta"], curve["tradeoff_error"], curve["slope_left"],
+                                      curve["slope_right"])
+        low_x += xs
+        low_y += ys
+        low_pair += [pair] * len(xs)
+        xs, ys = optimistic_polyline(curve["alpha"], curve["beta"], curve["tradeoff_error"])
+        high_x += xs
+        high_y += ys
     with localcontext() as context:
-        context.prec = _CONTEXT_DIGITS
-        hull = lower_convex_envelope([p[0] for p in points], [p[1] for p in points])
-    return [{"alpha": a, "beta": b, "error_bound": e, "pair": p} for a, b, e, p in (points[i] for i in hull)]
+        context.prec = PRECISION
+        hull = lower_convex_envelope(low_x, low_y)
+        upper = lower_convex_envelope(high_x, high_y)
+    alphas = [low_x[i] for i in hull]
+    optimistic = interpolate([high_x[i] for i in upper], [high_y[i] for i in upper], alphas)
+    return [{"alpha": a, "beta_pessimistic": low_y[i], "beta_optimistic": max(o, low_y[i]), "pair": low_pair[i]}
+            for a, i, o in zip(alphas, hull, optimistic)]
+
+
+def read_census_tradeoff(path) -> list[dict]:
+    """The rows of a ``census_tradeoff.csv`` written by :func:`write_census_results` (values as ``Decimal``)."""
+    rows = read_csv(path, CENSUS_TRADEOFF_HEADER)
+    out = []
+    for n, row in enumerate(rows, start=2):
+        a, low, high = (finite_decimal(x, f"{path}: line {n}") for x in row[:3])
+        k, _, l = row[3].partition("_")
+        out.append({"alpha": a, "beta_pessimistic": low, "beta_optimistic": high, "pair": (int(k), int(l))})
+    return out
+
+
+_MOVE = Decimal("1e-29")
+"""What rounding a hull vertex's α to 30 digits can move the polyline by: at most |slope|·|Δα| ≤ |slope|·α·0.5e-29,
+and |slope|·α ≤ f(0) ≤ 1 for every convex trade-off function. The stored guarantee is lowered by it (and the
+optimistic side raised), so both stay on their sides after rounding."""
+
+
+def _short(x, *, rounding: str = "nearest") -> str:
+    """A Decimal to 30 significant digits, rounded to nearest, down or up."""
+    from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, localcontext
+
+    if x == 0:
+        return "0"
+    with localcontext() as context:
+        context.prec = 30
+        context.rounding = {"nearest": ROUND_HALF_EVEN, "down": ROUND_FLOOR, "up": ROUND_CEILING}[rounding]
+        return str(+x)
 
 
 def write_census_results(out_dir) -> dict:
@@ -123,6 +187,10 @@ def write_census_results(out_dir) -> dict:
     write_csv_atomically(out_dir / "census_eps_delta.csv", ("delta_zcdp", "epsilon", "delta", "error_bound", "pair"),
                          [(r["delta_zcdp"], r["epsilon"], r["delta"], r["error_bound"], f"{r['pair'][0]}_{r['pair'][1]}")
                           for r in eps_rows])
-    write_csv_atomically(out_dir / "census_tradeoff.csv", ("alpha", "beta", "error_bound", "pair"),
-                         [(r["alpha"], r["beta"], r["error_bound"], f"{r['pair'][0]}_{r['pair'][1]}") for r in trade_rows])
+    with localcontext() as context:
+        context.prec = PRECISION  # rounding at 60 digits (relative 1e-60) is far below _MOVE
+        rows = [(_short(r["alpha"]), _short(max(r["beta_pessimistic"] - _MOVE, Decimal(0)), rounding="down"),
+                 _short(r["beta_optimistic"] + _MOVE, rounding="up"), f"{r['pair'][0]}_{r['pair'][1]}")
+                for r in trade_rows]
+    write_csv_atomically(out_dir / "census_tradeoff.csv", CENSUS_TRADEOFF_HEADER, rows)
     return {"pairs": len(pairs), "eps_delta": eps_rows, "tradeoff": trade_rows}

@@ -11,11 +11,13 @@ Per DHC pair (k ≤ l) the sweep writes
 * ``eps_delta/pair_K_L.csv`` — columns ``delta_zcdp,epsilon,delta,error_bound``:
   for each δ_zCDP on the grid 5e-1, 1e-1, …, 1e-30, ε = ε_zCDP(δ_zCDP) and the
   exact δ(ε), certified to ``error_bound ≤ rel_tol·δ``;
-* ``tradeoff/pair_K_L.csv`` — columns ``alpha,beta,error_bound``: vertices of
+* ``tradeoff/pair_K_L.csv`` — columns ``alpha,beta,error_bound,slope_left,slope_right``: vertices of
   the exact trade-off curve (α_j, β_j), chosen log-uniformly in α from both
-  ends (dense near α = 0 and near β = 0), certified to ``abs_tol``.
+  ends (dense near α = 0 and near β = 0) and where the curve bends, certified to ``abs_tol``, with the
+  exact slopes on both sides of each vertex (rounded inwards), so that the curve is certified between
+  its vertices too (:mod:`accountlib.tradeoff_band`).
 
-Numbers are decimal strings with 30 significant digits.
+Certified numbers are stored with the digits their bounds support (:func:`.pair_files.certified_decimal`).
 
 Integrity (book/running.md, "Reliability"): after both files of a pair are in place, a manifest
 ``manifest/pair_K_L.json`` records their SHA-256 and the job's options. On resume a pair counts as done
@@ -24,8 +26,8 @@ count, the expected ε grid, finite decimals, δ ∈ [0, 1] non-increasing, boun
 monotone trade-off curve); anything else is reported and recomputed. ``out_dir`` is made absolute before
 jobs leave the client (it must be on a filesystem every worker shares); a lock file refuses a second
 sweep on the same folder; files are world-readable (0644); jobs pin BLAS and OpenMP to one thread, so
-results are byte-identical whatever the scheduler, worker count or BLAS threads; pool workers die with
-their parent.
+results do not depend on the scheduler, worker count or BLAS threads (on another CPU, whose SIMD kernels round
+differently in the last bits, the stored intervals overlap); pool workers die with their parent.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ import json
 import math
 import sys
 import time
+from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 
@@ -42,20 +45,24 @@ from ...infrastructure.executor import SweepError, run_jobs, sweep_lock
 from ...theory.conversions import zcdp_epsilon
 from ...theory.profiles import ShiftPair
 from .allocations import TOTAL_RHO, all_pairs, delta_levels, pair_rhos
-from .pair_files import (EPS_DELTA_HEADER, JOB_DEFAULTS, TRADEOFF_HEADER, _decimal, manifest_path, pair_paths,
-                         pair_status)
+from .pair_files import (EPS_DELTA_HEADER, JOB_DEFAULTS, TRADEOFF_HEADER, _decimal, certified_decimal, inward_slope,
+                         manifest_path, pair_paths, pair_status)
 
 __all__ = ["pair_job", "run_dhc_sweep", "tradeoff_indices", "allocation_weight", "order_by_cost"]
 
 
-def tradeoff_indices(pair: ShiftPair, points_per_side: int, smallest_alpha: float, cut: int) -> list[int]:
-    """Lattice indices j whose vertices (α_j, β_j) cover the curve, dense near both ends.
+def tradeoff_indices(pair: ShiftPair, points_per_side: int, smallest_alpha: float, cut: int,
+                     bend_points: int = 0) -> list[int]:
+    """Lattice indices j whose vertices (α_j, β_j) cover the curve, dense near both ends and where it bends.
 
     Around the symmetric vertex j ≈ L (where α = β), the indices j = L + s·z_i take z_i with
     Φ̄(z_i) log-uniform from 1/2 down to ``smallest_alpha`` (s² = Var S_L), capped at the engine's
-    truncation point ``cut`` so that no two collapse; the set is closed under j ↦ 2L + 1 − j, so
-    every β_j is again one of the α's (one tail per vertex). 2·``points_per_side`` distinct indices
-    or more.
+    truncation point ``cut`` so that no two collapse. ``bend_points`` more indices go where the certified
+    band between vertices (:mod:`accountlib.tradeoff_band`) would otherwise be widest: between vertices
+    Δj apart the band is about Δα·Δslope/4 ∝ Q(S_L = j)·Δj², so a spacing ∝ Q(S_L = j)^(-1/2) evens it out,
+    that is, quantiles of the normal law N(2L, 2s²) (the second distribution's, twice as wide). The set is
+    closed under j ↦ 2L + 1 − j, so every β_j is again one of the α's (one tail per vertex).
+    2·``points_per_side`` distinct indices or more.
     """
     from scipy.special import ndtri
 
@@ -67,17 +74,20 @@ def tradeoff_indices(pair: ShiftPair, points_per_side: int, smallest_alpha: floa
             for i in range(points_per_side)]
     upper = {min(cut, round(centre - sd * float(ndtri(10**x)))) for x in logs}
     upper |= {math.ceil(centre + 0.5)}
+    upper |= {max(-cut, min(cut, round(2 * centre + math.sqrt(2) * sd * float(ndtri((i + 0.5) / bend_points)))))
+              for i in range(bend_points)}
     indices = upper | {pair.shift + 1 - j for j in upper}
+    indices = {j for j in indices if -cut <= j <= cut and -cut <= pair.shift + 1 - j <= cut}
     return sorted(indices)
 
 
 def pair_job(k: int, l: int, out_dir, *, smallest_delta_exponent: int = 30, rel_tol: float = 1e-6,
-             abs_tol: float = 1e-25, points_per_side: int = 200, variance_scale=1) -> dict:
+             abs_tol: float = 1e-25, points_per_side: int = 200, bend_points: int = 250, variance_scale=1) -> dict:
     """Compute and write both curves of DHC pair (k, l); returns a summary (timings, node counts).
 
     ``variance_scale`` c multiplies every noise variance (ρ_i → ρ_i/c); the
     ε grid stays at ε_zCDP(δ) of the *unscaled* ρ. BLAS and OpenMP run on one thread inside the
-    job, so the files are the same bytes on any executor. After both files are in place the
+    job, so the files are the same on any executor. After both files are in place the
     pair's manifest (hashes and options) is written.
     """
     from threadpoolctl import threadpool_limits
@@ -86,15 +96,18 @@ def pair_job(k: int, l: int, out_dir, *, smallest_delta_exponent: int = 30, rel_
     if not out_dir.is_absolute():
         raise ValueError(f"out_dir must be an absolute path (resolve it before the job leaves the client); got {out_dir}")
     options = {"smallest_delta_exponent": smallest_delta_exponent, "rel_tol": rel_tol, "abs_tol": abs_tol,
-               "points_per_side": points_per_side, "variance_scale": str(Fraction(variance_scale))}
+               "points_per_side": points_per_side, "bend_points": bend_points,
+               "variance_scale": str(Fraction(variance_scale))}
     with threadpool_limits(limits=1):
         summary = _pair_job(k, l, out_dir, smallest_delta_exponent=smallest_delta_exponent, rel_tol=rel_tol,
-                            abs_tol=abs_tol, points_per_side=points_per_side, variance_scale=variance_scale)
+                            abs_tol=abs_tol, points_per_side=points_per_side, bend_points=bend_points,
+                            variance_scale=variance_scale)
     _write_manifest(out_dir, k, l, options)
     return summary
 
 
-def _pair_job(k, l, out_dir, *, smallest_delta_exponent, rel_tol, abs_tol, points_per_side, variance_scale):
+def _pair_job(k, l, out_dir, *, smallest_delta_exponent, rel_tol, abs_tol, points_per_side, bend_points,
+              variance_scale):
     started = time.perf_counter()
     scale = Fraction(variance_scale)
     rhos = [r / scale for r in pair_rhos(k, l)]
@@ -103,18 +116,22 @@ def _pair_job(k, l, out_dir, *, smallest_delta_exponent, rel_tol, abs_tol, point
     levels = delta_levels(smallest_delta_exponent)
     epsilons = [Fraction(repr(zcdp_epsilon(base_rho, d))) for d in levels]
     # start coarse: the large-δ levels are settled by a cheap engine, finer engines follow for the rest
-    points = pair.delta(epsilons, rel_tol=rel_tol, start_accuracy=1e-16)
-    eps_rows = [(f"{d:.0e}", _decimal(p.epsilon), _decimal(p.delta), _decimal(p.error_bound))
-                for d, p in zip(levels, points)]
+    # half the tolerance: storing only the certified digits widens each bound a little (certified_decimal)
+    points = pair.delta(epsilons, rel_tol=rel_tol / 2, start_accuracy=1e-16)
+    eps_rows = [(f"{d:.0e}", _decimal(Fraction(e)), *certified_decimal(p.delta, p.error_bound))
+                for d, e, p in zip(levels, epsilons, points)]
     engine = pair.engine(abs_tol / 4)
-    indices = tradeoff_indices(pair, points_per_side, abs_tol, engine.cut)
+    indices = tradeoff_indices(pair, points_per_side, abs_tol, engine.cut, bend_points)
     tails = dict(zip(indices, engine.tail_indices(indices)))
-    vertices = []
-    for j in indices:
+    trade_rows = []
+    for j in sorted(indices, reverse=True):  # α_j = P(S_L ≥ j) grows as j falls
         a, b = tails[j], tails[pair.shift + 1 - j]
-        vertices.append((a.value, b.value, max(a.error_bound, b.error_bound)))
-    vertices.sort(key=lambda v: v[0])
-    trade_rows = [(_decimal(a), _decimal(b), _decimal(e)) for a, b, e in vertices]
+        bound = max(a.error_bound, b.error_bound)
+        (alpha, alpha_bound), (beta, beta_bound) = certified_decimal(a.value, bound), certified_decimal(b.value, bound)
+        bound = max(Decimal(alpha_bound), Decimal(beta_bound))  # one bound for the vertex, in both coordinates
+        # the segment left of the vertex (towards j + 1) has slope −LR(j), the one right of it −LR(j − 1)
+        trade_rows.append((alpha, beta, str(bound), inward_slope(pair.likelihood_ratio(j), "left"),
+                           inward_slope(pair.likelihood_ratio(j - 1), "right")))
     eps_path, trade_path = pair_paths(out_dir, k, l)
     write_csv_atomically(eps_path, EPS_DELTA_HEADER, eps_rows)
     write_csv_atomically(trade_path, TRADEOFF_HEADER, trade_rows)

@@ -5,38 +5,71 @@ Per DHC pair (k ≤ l) the sweep (:mod:`.jobs`) writes
 * ``eps_delta/pair_K_L.csv`` — columns ``delta_zcdp,epsilon,delta,error_bound``:
   for each δ_zCDP on the grid 5e-1, 1e-1, …, 1e-30, ε = ε_zCDP(δ_zCDP) and the
   exact δ(ε), certified to ``error_bound ≤ rel_tol·δ``;
-* ``tradeoff/pair_K_L.csv`` — columns ``alpha,beta,error_bound``: vertices of
-  the exact trade-off curve (α_j, β_j), chosen log-uniformly in α from both
-  ends (dense near α = 0 and near β = 0), certified to ``abs_tol``;
+* ``tradeoff/pair_K_L.csv`` — columns ``alpha,beta,error_bound,slope_left,slope_right``: vertices of
+  the exact trade-off curve (α_j, β_j), log-uniform in α from both ends and dense where the curve bends
+  (:func:`~accountlib.census.tradeoff_indices`), certified to ``abs_tol``, with the exact curve's slopes on
+  the segments just left and right of each vertex (minus the likelihood ratios of the two adjacent atoms),
+  rounded inwards to :data:`SLOPE_DIGITS` digits. They make the curve certified *between* its vertices too
+  (:mod:`accountlib.tradeoff_band`);
 * ``manifest/pair_K_L.json`` — the SHA-256 of both files and the job's options, written last.
 
-Numbers are decimal strings with 30 significant digits. On resume a pair counts as done only when
-its manifest matches the files *and* the files pass :func:`check_pair_files` (book/running.md,
-"Reliability").
+Every certified number is stored with the digits its bound supports (:func:`certified_decimal`): the value is
+rounded one decade below its bound, the rounding is added to the bound, probabilities are clamped into
+[0, 1], and the bound is rounded up to two digits. So two machines whose floating-point kernels differ in the
+last bits store intervals that overlap, usually the same strings. The ε grid is stored with 30 digits
+(it is exact, not computed). On resume a pair counts as done only when its manifest matches the files *and*
+the files pass :func:`check_pair_files` (book/running.md, "Reliability"); the manifest's hashes guard the
+integrity of a folder, not equality across machines.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 
+import mpmath
+
 from ...infrastructure.atomic import finite_decimal, read_csv, sha256_of
+from ...infrastructure.certified_numbers import as_string, certified_decimal, exact_rational
 from ...infrastructure.numbers import decimal_string
 from ...theory.conversions import zcdp_epsilon
 from .allocations import TOTAL_RHO, delta_levels
 
 __all__ = ["pair_paths", "manifest_path", "check_pair_files", "pair_status", "EPS_DELTA_HEADER", "TRADEOFF_HEADER",
-           "JOB_DEFAULTS"]
+           "JOB_DEFAULTS", "certified_decimal", "inward_slope"]
 
 DIGITS = 30
+SLOPE_DIGITS = 10
 EPS_DELTA_HEADER = ("delta_zcdp", "epsilon", "delta", "error_bound")
-TRADEOFF_HEADER = ("alpha", "beta", "error_bound")
+TRADEOFF_HEADER = ("alpha", "beta", "error_bound", "slope_left", "slope_right")
 
 
 def _decimal(value) -> str:
     return decimal_string(value, DIGITS)
+
+
+def inward_slope(ratio, side: str) -> str:
+    """The slope −``ratio`` of the exact trade-off curve on one side of a vertex, rounded to SLOPE_DIGITS digits
+    *inwards*: the left slope no steeper (|slope| rounded down), the right slope no shallower (rounded up), so
+    the supporting lines built from them stay below the curve (:mod:`accountlib.tradeoff_band`).
+
+    >>> inward_slope(mpmath.mpf(2) / 3, "left"), inward_slope(mpmath.mpf(2) / 3, "right")
+    ('-0.6666666666', '-0.6666666667')
+    """
+    if side not in ("left", "right"):
+        raise ValueError(f"side must be 'left' or 'right'; got {side!r}")
+    r = exact_rational(ratio)
+    if r <= 0:
+        raise ValueError(f"ratio must be positive; got {ratio!r}")
+    exponent = math.floor(math.log10(r.numerator) - math.log10(r.denominator)) - SLOPE_DIGITS + 1
+    step = Fraction(10) ** exponent
+    n = math.floor(r / step) if side == "left" else math.ceil(r / step)
+    if side == "right" and n * step < r:
+        n += 1
+    return as_string(-n * step, exponent)
 
 
 def pair_paths(out_dir, k: int, l: int) -> tuple[Path, Path]:
@@ -46,7 +79,7 @@ def pair_paths(out_dir, k: int, l: int) -> tuple[Path, Path]:
 
 
 JOB_DEFAULTS = {"smallest_delta_exponent": 30, "rel_tol": 1e-6, "abs_tol": 1e-25, "points_per_side": 200,
-                "variance_scale": 1}
+                "bend_points": 250, "variance_scale": 1}
 
 
 def manifest_path(out_dir, k: int, l: int) -> Path:
@@ -61,7 +94,9 @@ def check_pair_files(out_dir, k: int, l: int, *, smallest_delta_exponent: int | 
     Checks: headers; every field a finite decimal; the δ_zCDP grid of ``smallest_delta_exponent`` (row
     count and labels); δ ∈ [0, 1] and non-increasing in ε (within the bounds); 0 ≤ error_bound ≤ rel_tol·δ;
     α and β in [0, 1], α non-decreasing and β non-increasing (within the bounds), error_bound ≤ abs_tol,
-    at least 2·``points_per_side`` vertices. Pass ``None`` to skip a check that depends on the job options.
+    at least 2·``points_per_side`` vertices, slopes negative and non-decreasing along the curve (convexity: the
+    right slope of a vertex at most the left slope of the next). Pass ``None`` to skip a check that depends on
+    the job options.
     """
 
     eps_path, trade_path = pair_paths(out_dir, k, l)
@@ -90,16 +125,22 @@ def check_pair_files(out_dir, k: int, l: int, *, smallest_delta_exponent: int | 
     if points_per_side is not None and len(trade) < 2 * points_per_side:
         raise ValueError(f"{trade_path}: {len(trade)} vertices, expected at least {2 * points_per_side}")
     vertices = [[finite_decimal(x, f"{trade_path}: line {n}") for x in row] for n, row in enumerate(trade, start=2)]
-    for n, (alpha, beta, bound) in enumerate(vertices, start=2):
-        if not (bound >= 0 and -bound <= alpha <= 1 + bound and -bound <= beta <= 1 + bound):
-            raise ValueError(f"{trade_path}: line {n}: values out of range (α, β in [0, 1] within the bound, "
-                             f"bound ≥ 0)")
+    crossing = Decimal(1) - Decimal(10) ** (2 - SLOPE_DIGITS)  # inward rounding may cross nearly equal slopes
+    for n, (alpha, beta, bound, left, right) in enumerate(vertices, start=2):
+        if not (bound > 0 and 0 <= alpha <= 1 and 0 <= beta <= 1):
+            raise ValueError(f"{trade_path}: line {n}: values out of range (α, β in [0, 1], bound > 0)")
         if abs_tol is not None and bound > Decimal(repr(abs_tol)):
             raise ValueError(f"{trade_path}: line {n}: error bound {bound} exceeds abs_tol")
+        if not (left < 0 and right < 0 and -left >= -right * crossing):
+            raise ValueError(f"{trade_path}: line {n}: slopes must be negative, the left one at least as steep "
+                             f"as the right one; got {left}, {right}")
     for n, (a, b) in enumerate(zip(vertices, vertices[1:]), start=3):
         slack = a[2] + b[2]
         if b[0] < a[0] - slack or b[1] > a[1] + slack:
             raise ValueError(f"{trade_path}: line {n}: α must not decrease and β must not increase")
+        if b[0] > a[0] and a[4] > b[3]:
+            raise ValueError(f"{trade_path}: line {n}: the curve is not convex here (the right slope {a[4]} of "
+                             f"the vertex before is above this vertex's left slope {b[3]})")
 
 
 def pair_status(out_dir, k: int, l: int, options: dict | None = None) -> str | None:

@@ -1,0 +1,71 @@
+"""The stored trade-off curves are certified between their vertices: the census-wide guarantee lies below the
+exact trade-off function of every pair tried, at random type I errors, and each pair's band contains its exact
+curve. The exact β comes from :meth:`ShiftPair.tradeoff` (certified, computed afresh), not from the stored files.
+"""
+
+from collections import Counter
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from accountlib import census
+from accountlib.profiles import ShiftPair
+from accountlib.tradeoff_band import band_at, interpolate
+
+RESULTS = Path(__file__).resolve().parents[1] / "results" / "dhc"
+
+
+def random_alphas(count, seed):
+    """Half uniform on [0, 1], half log-uniform down to 1e-20, plus the α's of the issue and both ends."""
+    rng = np.random.default_rng(seed)
+    draws = np.concatenate([rng.uniform(0, 1, count // 2), 10 ** rng.uniform(-20, 0, count - count // 2)])
+    return sorted({Fraction(repr(float(a))) for a in draws} | {Fraction(2138, 10000), Fraction(3, 10), Fraction(0),
+                                                                 Fraction(1)})
+
+
+def exact_upper(pair, alphas):
+    """Certified upper bounds β + error of the exact f of ``pair`` at ``alphas``."""
+    points = ShiftPair(census.pair_rhos(*pair)).tradeoff(alphas, abs_tol=1e-20)
+    return [Decimal(str(p.beta + p.error_bound)) for p in points]
+
+
+def census_guarantee():
+    rows = census.read_census_tradeoff(RESULTS / "census_tradeoff.csv")
+    return [r["alpha"] for r in rows], [r["beta_pessimistic"] for r in rows], rows
+
+
+@pytest.mark.slow
+def test_census_guarantee_lies_below_the_exact_curve_of_twenty_pairs():
+    xs, ys, rows = census_guarantee()
+    most = [p for p, _ in Counter(r["pair"] for r in rows).most_common() if p != (13, 13)][:19]
+    pairs = [(13, 13), *most]
+    assert len(pairs) == 20
+    alphas = random_alphas(1000, seed=22)
+    guarantee = interpolate(xs, ys, [Decimal(a.numerator) / Decimal(a.denominator) for a in alphas])
+    for pair in pairs:
+        upper = exact_upper(pair, alphas)
+        above = [(float(a), g, u) for a, g, u in zip(alphas, guarantee, upper) if g > u]
+        assert not above, f"pair {pair}: the census-wide guarantee is above its exact f at {len(above)} α, e.g. {above[0]}"
+
+
+def test_a_pairs_band_contains_its_exact_curve():
+    curve = census.read_pair_curves(RESULTS, 13, 13)
+    alphas = random_alphas(200, seed=5)
+    low, high = band_at(curve, [Decimal(a.numerator) / Decimal(a.denominator) for a in alphas])
+    points = ShiftPair(census.pair_rhos(13, 13)).tradeoff(alphas, abs_tol=1e-20)
+    for a, lo, hi, p in zip(alphas, low, high, points):
+        beta, bound = Decimal(str(p.beta)), Decimal(str(p.error_bound))
+        assert lo <= beta + bound and beta - bound <= hi, (float(a), lo, beta, hi)
+    assert max(hi - lo for lo, hi in zip(low, high)) < Decimal("1e-4")  # the band is narrow, not just valid
+
+
+def test_chords_through_the_vertices_would_overstate_privacy():
+    """The construction the guarantee replaces: chords lie above the convex curve, so this check must fail."""
+    curve = census.read_pair_curves(RESULTS, 13, 13)
+    alphas = random_alphas(200, seed=5)
+    chords = interpolate(curve["alpha"], curve["beta"], [Decimal(a.numerator) / Decimal(a.denominator) for a in alphas])
+    upper = exact_upper((13, 13), alphas)
+    assert sum(c > u for c, u in zip(chords, upper)) > 10
