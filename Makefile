@@ -1,24 +1,34 @@
 # Two commands (see README):  make book   and   make test
-# Both create .venv on first use and install accountlib with its book and test extras into it.
+# Both create .venv on first use and install into it the tested versions of requirements-lock.txt, then
+# accountlib itself (editable, with its book, test, dist and dpsgd extras, whose packages the lock holds).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test install lab clean
+.PHONY: book test install lock lab clean
 
-# torch==2.13.0 (CPU) comes from the machine's local wheel folder; install it before opacus.
+# torch==2.13.0 (CPU) comes from the machine's local wheel folder; install it before the lock (which pins
+# torch==2.13.0, satisfied by that CPU build) so pip never fetches the CUDA build.
 WHEELS := $(wildcard /opt/wheels)
 FIND   := $(if $(WHEELS),--find-links $(WHEELS),)
 
-$(STAMP): pyproject.toml
+EXTRAS := book,test,dist,dpsgd
+
+$(STAMP): pyproject.toml requirements-lock.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet $(FIND) 'torch==2.13.0'
-	$(BIN)/python -m pip install --quiet $(FIND) -e '.[book,test,dist,dpsgd]'
+	$(BIN)/python -m pip install --quiet $(FIND) -r requirements-lock.txt
+	$(BIN)/python -m pip install --quiet --no-deps -e '.[$(EXTRAS)]'
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# After upgrading packages in .venv and running make test: pin what was tested (tests/lock_file.py).
+lock: $(STAMP)
+	$(BIN)/python tests/lock_file.py
+	touch $(STAMP)
 
 # ACCOUNTLIB_BATCH_EXECUTION=1: the chapters' live ipywidgets controls (explorers.live) are not built in a
 # batch run, where nbclient can deadlock on them; the pages show the precomputed explorers instead.
