@@ -6,7 +6,10 @@ import, directly or not (found by grimp, the import-graph library behind import-
 order of their paths relative to the repository root; for each the hash is fed its relative path (POSIX form,
 UTF-8), a NUL byte, its bytes and a NUL byte. :data:`MEASURED` names what each benchmark runs, so a change to
 code a benchmark does not run (the command line, the explorers) leaves its results valid, and any change to
-code it does run makes ``tests/test_rendered_pages.py`` fail until the benchmark is rerun.
+code it does run makes the benchmarks page say, at that table, that it measured an earlier version of the
+library (``book/_ext/benchmark_provenance.py``, at book build time) until the benchmark is rerun. Each results
+file also records the SHA-256 of every measured file (``library_files``), so that notice can name the files
+that changed.
 """
 
 from __future__ import annotations
@@ -27,6 +30,13 @@ MEASURED = {
     "results_dpsgd.json": ("accountlib.applications.dpsgd",),
 }
 """For each results file, the modules its benchmark calls (their imports are followed)."""
+
+SCRIPTS = {
+    "results_engine.json": "bench_engine.py",
+    "results_sweep.json": "bench_sweep.py",
+    "results_dpsgd.json": "bench_dpsgd_step.py",
+}
+"""For each results file, the script in ``benchmarks/`` that writes it (and its ``RESULTS*.md`` table)."""
 
 
 def measured_files(modules, root: Path = ROOT) -> list[Path]:
@@ -51,15 +61,36 @@ def measured_files(modules, root: Path = ROOT) -> list[Path]:
     return files
 
 
-def library_hash(root: Path = ROOT, modules=None) -> str:
-    digest = hashlib.sha256()
+def _sources(root: Path, modules) -> list[tuple[str, bytes]]:
     files = (root / "accountlib").rglob("*.py") if modules is None else measured_files(modules, root)
-    for path in sorted(files, key=lambda p: p.relative_to(root).as_posix()):
-        digest.update(path.relative_to(root).as_posix().encode())
+    return sorted((path.relative_to(root).as_posix(), path.read_bytes()) for path in files)
+
+
+def library_hash(root: Path = ROOT, modules=None) -> str:
+    return snapshot(root, modules)[0]
+
+
+def snapshot(root: Path = ROOT, modules=None) -> tuple[str, dict[str, str]]:
+    """``library_hash(root, modules)`` and, for each file it covers, the SHA-256 of that file's bytes (by its
+    path relative to ``root``), from one reading of the files."""
+    digest, files = hashlib.sha256(), {}
+    for name, data in _sources(root, modules):
+        digest.update(name.encode())
         digest.update(b"\0")
-        digest.update(path.read_bytes())
+        digest.update(data)
         digest.update(b"\0")
-    return digest.hexdigest()
+        files[name] = hashlib.sha256(data).hexdigest()
+    return digest.hexdigest(), files
+
+
+def changed_files(measured: dict[str, str], now: dict[str, str]) -> dict[str, list[str]]:
+    """The files that differ between two ``library_files`` records: ``changed`` (in both, other bytes),
+    ``added`` (measured now, not then: a new import) and ``removed`` (measured then, not now)."""
+    return {
+        "changed": sorted(name for name in measured.keys() & now.keys() if measured[name] != now[name]),
+        "added": sorted(now.keys() - measured.keys()),
+        "removed": sorted(measured.keys() - now.keys()),
+    }
 
 
 def cpu_model() -> str:
@@ -74,7 +105,9 @@ def cpu_model() -> str:
 
 def machine(results: str | None = None) -> dict:
     """CPU model, logical cores visible to this process, Python, the date of the run (UTC), and the hash of the
-    library code measured (the modules :data:`MEASURED` names for ``results``; all of it without)."""
+    library code measured (the modules :data:`MEASURED` names for ``results``; all of it without), with the hash
+    of each file it covers."""
+    sha256, files = snapshot(modules=MEASURED.get(results))
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return {
         "cpu": cpu_model(),
@@ -83,8 +116,9 @@ def machine(results: str | None = None) -> dict:
         "system": f"{platform.system()} {platform.machine()}",
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "load_average": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None,
-        "library_sha256": library_hash(modules=MEASURED.get(results)),
+        "library_sha256": sha256,
         "library_scope": list(MEASURED.get(results, ("accountlib",))),
+        "library_files": files,
     }
 
 

@@ -1,10 +1,12 @@
 """The built book proves what it shows: no inf/nan/Traceback/warnings in outputs, no machine paths, no
-references to documents outside the repository, labelled figures, and benchmarks of the current code."""
+references to documents outside the repository, labelled figures, and benchmark tables that say whether they
+measured the current code."""
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -166,7 +168,7 @@ def test_every_figure_is_labelled(chapter):
 
 
 # ---------------------------------------------------------------------------------------------------
-# Benchmarks: the pages say on which code and machine they were measured, and that code is today's
+# Benchmarks: the pages say on which code and machine they were measured, and whether that code is today's
 # ---------------------------------------------------------------------------------------------------
 
 def _provenance():
@@ -195,18 +197,200 @@ def test_library_hash_follows_the_code(tmp_path):
     assert provenance.library_hash(tmp_path) != first
 
 
-@pytest.mark.parametrize("results, page", [("results_engine.json", "RESULTS.md"),
-                                           ("results_sweep.json", "RESULTS_sweep.md"),
-                                           ("results_dpsgd.json", "RESULTS_dpsgd.md")])
-def test_benchmarks_measured_the_current_library(results, page):
+TABLES = [("results_engine.json", "RESULTS.md"), ("results_sweep.json", "RESULTS_sweep.md"),
+          ("results_dpsgd.json", "RESULTS_dpsgd.md")]
+
+
+@pytest.mark.parametrize("results, page", TABLES)
+def test_each_benchmark_table_names_its_machine_and_code(results, page):
     provenance = _provenance()
     path = ROOT / "benchmarks" / results
     assert path.is_file(), f"benchmarks/{results} is missing: run the benchmark that writes it"
+    assert results in provenance.MEASURED and (ROOT / "benchmarks" / provenance.SCRIPTS[results]).is_file()
     data = json.loads(path.read_text(encoding="utf-8"))
     machine = data.get("machine")
     assert isinstance(machine, dict) and machine.get("cpu") and machine.get("cores") and machine.get("date"), machine
     text = (ROOT / "benchmarks" / page).read_text(encoding="utf-8")
     assert machine["library_sha256"][:16] in text and machine["cpu"] in text, f"{page} does not say what it measured"
-    assert machine["library_sha256"] == provenance.library_hash(modules=provenance.MEASURED[results]), (
-        f"accountlib changed since benchmarks/{results} was measured: rerun the benchmark "
-        f"(benchmarks/bench_engine.py, bench_sweep.py or bench_dpsgd_step.py)")
+    # the benchmarks page shows the table's heading, then whether it measured the current code, then the table
+    source = (ROOT / "book" / "benchmarks.md").read_text(encoding="utf-8")
+    assert (f"```{{include}} ../benchmarks/{page}\n:heading-offset: 1\n:end-line: 1\n```\n\n"
+            f"```{{measured-code}} ../benchmarks/{results}\n```\n\n"
+            f"```{{include}} ../benchmarks/{page}\n:heading-offset: 1\n:start-line: 1\n```") in source
+
+
+def test_benchmark_records_hash_each_measured_file():
+    provenance = _provenance()
+    modules = provenance.MEASURED["results_dpsgd.json"]
+    sha256, files = provenance.snapshot(modules=modules)
+    assert sha256 == provenance.library_hash(modules=modules)
+    assert set(files) == {p.relative_to(ROOT).as_posix() for p in provenance.measured_files(modules)}
+    assert provenance.changed_files({"a.py": "1", "b.py": "2", "c.py": "3"}, {"a.py": "1", "b.py": "9", "d.py": "4"}) == {
+        "changed": ["b.py"], "added": ["d.py"], "removed": ["c.py"]}
+
+
+def _notice_module():
+    spec = importlib.util.spec_from_file_location("benchmark_provenance", ROOT / "book" / "_ext" / "benchmark_provenance.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _results_copies(folder: Path, results: str) -> dict[str, Path]:
+    """Copies of ``benchmarks/results`` in ``folder``: ``current`` (recorded hash = today's, with per-file
+    hashes), ``stale`` (another hash; one file changed, one no longer imported, per-file hashes) and ``old``
+    (another hash, no per-file hashes, as results files written before they were recorded)."""
+    provenance = _provenance()
+    data = json.loads((ROOT / "benchmarks" / results).read_text(encoding="utf-8"))
+    sha256, files = provenance.snapshot(modules=provenance.MEASURED[results])
+    changed = sorted(files)[-1]
+    variants = {
+        "current": {"library_sha256": sha256, "library_files": files},
+        "stale": {"library_sha256": "0" * 64,
+                  "library_files": {**files, changed: "f" * 64, "accountlib/gone.py": "e" * 64}},
+        "old": {"library_sha256": "0" * 64},
+    }
+    paths = {}
+    for name, machine in variants.items():
+        record = {**data, "machine": {k: v for k, v in data["machine"].items() if k != "library_files"} | machine}
+        path = folder / name / results
+        path.parent.mkdir(parents=True)
+        path.write_text(json.dumps(record), encoding="utf-8")
+        paths[name] = path
+    paths["changed file"] = changed
+    return paths
+
+
+@pytest.mark.parametrize("results", [r for r, _ in TABLES])
+def test_the_notice_says_current_exactly_when_the_hashes_match(tmp_path, results):
+    provenance, notice = _provenance(), _notice_module().measured_code_notice
+    copies = _results_copies(tmp_path, results)
+    script = f"benchmarks/{provenance.SCRIPTS[results]}"
+    sha256 = provenance.library_hash(modules=provenance.MEASURED[results])
+
+    current, text, depends = notice(copies["current"], ROOT)
+    assert current and "measured the current library code" in text and sha256[:16] in text
+    assert "earlier version" not in text and "warning" not in text
+    assert {Path(p).relative_to(ROOT).as_posix() for p in depends} == set(provenance.snapshot(
+        modules=provenance.MEASURED[results])[1])
+
+    current, text, _ = notice(copies["stale"], ROOT)
+    assert not current and "current library code" not in text
+    assert text.startswith("```{admonition} These timings measured an earlier version of the library\n:class: warning")
+    assert "0" * 16 in text and sha256[:16] in text and f"Rerun `{script}`" in text
+    assert f"changed: `{copies['changed file']}`" in text and "no longer measured: `accountlib/gone.py`" in text
+
+    current, text, _ = notice(copies["old"], ROOT)
+    assert not current and "earlier version of the library" in text and f"Rerun `{script}`" in text
+    assert "records no per-file hashes" in text
+    assert all(f"`{module}`" in text for module in provenance.MEASURED[results])
+
+    (tmp_path / "results_other.json").write_text(copies["current"].read_text())
+    with pytest.raises(ValueError):  # a results file no benchmark writes
+        notice(tmp_path / "results_other.json", ROOT)
+
+
+class _MeasuredNotices(HTMLParser):
+    """For each ``measured-code`` notice on a page: (the heading above it, current?, its text)."""
+
+    def __init__(self):
+        super().__init__()
+        self.notices, self._heading, self._in_heading, self._depth, self._current = [], "", False, 0, None
+
+    def handle_starttag(self, tag, attrs):
+        classes = (dict(attrs).get("class") or "").split()
+        if tag == "h2":
+            self._in_heading, self._heading = True, ""
+        if self._depth:
+            self._depth += tag == "div"
+        elif tag == "div" and "measured-code" in classes:
+            self._depth, self._current = 1, ["current" in classes, "stale" in classes]
+            self.notices.append([self._heading.rstrip("#¶ \n"), self._current, ""])
+
+    def handle_endtag(self, tag):
+        if tag == "h2":
+            self._in_heading = False
+        if self._depth and tag == "div":
+            self._depth -= 1
+
+    def handle_data(self, data):
+        if self._in_heading:
+            self._heading += data
+        if self._depth:
+            self.notices[-1][2] += data
+
+
+def measured_notices(html: str) -> dict[str, tuple[bool, str]]:
+    """{heading: (whether the notice says current, its text)}; a notice must be exactly one of current/stale."""
+    parser = _MeasuredNotices()
+    parser.feed(html)
+    out = {}
+    for heading, (current, stale), text in parser.notices:
+        assert current != stale, f"the notice under {heading!r} is neither or both current and stale"
+        out[heading.strip()] = (current, " ".join(text.split()))
+    return out
+
+
+def _heading(page: str) -> str:
+    return (ROOT / "benchmarks" / page).read_text(encoding="utf-8").splitlines()[0].lstrip("# ").strip()
+
+
+def _check_notices(html: str, expected: dict[str, str]):
+    """``expected``: for each RESULTS page, "current" or the words its stale notice must contain."""
+    notices = measured_notices(html)
+    assert set(notices) == {_heading(page) for page in expected}, notices
+    for page, want in expected.items():
+        current, text = notices[_heading(page)]
+        if want == "current":
+            assert current and "measured the current library code" in text and "earlier version" not in text, text
+        else:
+            assert not current and "These timings measured an earlier version of the library" in text, text
+            assert want in text and "current library code" not in text, text
+
+
+def test_the_benchmarks_page_shows_each_notice_at_its_table(tmp_path):
+    """The real book/benchmarks.md, built by Sphinx (warnings as errors) with three results files: one that
+    measured the current code, one another version with per-file hashes, one older without them."""
+    import subprocess
+    import sys
+
+    src = tmp_path / "src"
+    for folder in ("book", "benchmarks", "notebooks"):
+        (src / folder).mkdir(parents=True)
+    (src / "book" / "benchmarks.md").write_text((ROOT / "book" / "benchmarks.md").read_text(encoding="utf-8"))
+    (src / "book" / "ledger.md").write_text("# Ledger\n")
+    (src / "notebooks" / "04_sieve.md").write_text("# The sieve\n")
+    (src / "index.md").write_text("# Book\n\n```{toctree}\nbook/benchmarks\nbook/ledger\nnotebooks/04_sieve\n```\n")
+    for _, page in TABLES:
+        (src / "benchmarks" / page).write_text((ROOT / "benchmarks" / page).read_text(encoding="utf-8"))
+    changed = {}
+    for (results, _), variant in zip(TABLES, ("current", "stale", "old")):
+        copies = _results_copies(tmp_path / results, results)
+        (src / "benchmarks" / results).write_text(copies[variant].read_text())
+        changed[results] = copies["changed file"]
+    (src / "conf.py").write_text(
+        f"import sys\nsys.path.insert(0, {str(ROOT / 'book' / '_ext')!r})\n"
+        "extensions = ['myst_parser', 'benchmark_provenance']\n"
+        "myst_enable_extensions = ['dollarmath', 'amsmath', 'colon_fence']\n"
+        f"benchmark_library_root = {str(ROOT)!r}\n")
+    build = subprocess.run([sys.executable, "-m", "sphinx", "-W", "-n", "-q", "-b", "html", str(src),
+                            str(tmp_path / "html")], capture_output=True, text=True, cwd=ROOT, timeout=300,
+                           env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))})
+    assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
+    html = (tmp_path / "html" / "book" / "benchmarks.html").read_text(encoding="utf-8")
+    _check_notices(html, {"RESULTS.md": "current",
+                          "RESULTS_sweep.md": f"changed: {changed['results_sweep.json']}",
+                          "RESULTS_dpsgd.md": "records no per-file hashes"})
+    assert '<div class="warning admonition">' in html
+
+
+@pytest.mark.book
+def test_the_built_benchmarks_page_says_which_code_each_table_measured(built_book):
+    provenance = _provenance()
+    html = (built_book / "book" / "benchmarks.html").read_text(encoding="utf-8")
+    expected = {}
+    for results, page in TABLES:
+        machine = json.loads((ROOT / "benchmarks" / results).read_text(encoding="utf-8"))["machine"]
+        now = provenance.library_hash(modules=provenance.MEASURED[results])
+        expected[page] = "current" if machine["library_sha256"] == now else machine["library_sha256"][:16]
+    _check_notices(html, expected)

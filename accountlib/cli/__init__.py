@@ -178,13 +178,27 @@ def _parser() -> argparse.ArgumentParser:
                        "tolerance is an error (exit 2)")
     trade.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
 
-    try:  # the sweep subcommand lives with the application layer when it is installed
+    try:  # the sweep subcommand's module imports the application layer (its extras only when a sweep runs)
         from .sweep import add_sweep_parser
-    except ImportError:
-        pass
+    except ImportError as error:  # still listed, and running it says why it cannot run
+        broken = sub.add_parser("sweep", add_help=False, prefix_chars="\0", help="unavailable: run it to see why")
+        broken.add_argument("rest", nargs=argparse.REMAINDER)
+        broken.set_defaults(handler=lambda args, error=error: _fail(_unavailable("sweep", error)))
     else:
         add_sweep_parser(sub)
     return parser
+
+
+#: The extra (pyproject.toml) that installs each third-party module a subcommand may need.
+EXTRA_OF_MODULE = {"torch": "dpsgd", "opacus": "dpsgd", "sklearn": "dpsgd", "dask": "dist", "distributed": "dist",
+                   "papermill": "book", "jupytext": "book", "nbformat": "book", "jupyter_client": "book"}
+
+
+def _unavailable(command: str, error: ImportError) -> str:
+    module = (error.name or "").split(".")[0]
+    extra = EXTRA_OF_MODULE.get(module)
+    fix = f"install the '{extra}' extra: pip install 'accountlib[{extra}]'" if extra else "reinstall accountlib"
+    return f"the {command} command is unavailable: importing it failed ({_one_line(error)}); {fix}"
 
 
 def _pair(k: int, l: int) -> ShiftPair:
