@@ -96,6 +96,7 @@ import numpy as np
 
 from accountlib import census, discrete_gaussian as dg, lattice, ledger, quadrature
 from accountlib.conversions import zcdp_epsilon
+from accountlib.engine.results import certified_digits, rounded_up
 from accountlib.profiles import ShiftPair
 
 # %% [markdown]
@@ -341,17 +342,21 @@ for delta in (1e-10, 1e-25, 1e-35, 1e-45):
 eps = zcdp_epsilon(profile.rho, 1e-10)
 eps_exact = Fraction("26.340588852722324353781974500154992685015224391761")
 point = profile.delta([eps_exact], rel_tol=1e-12)[0]
-print(f"epsilon_zCDP(1e-10) = {eps:.15f}")
-print(f"exact delta          = {mpmath.nstr(point.delta, 20)}")
-print(f"certified error      < {point.error_bound:.1e}  (relative {point.error_bound / float(point.delta):.0e})")
+# Only certified digits are printed, so that every correct machine prints the same: ε_zCDP is a float64 expression
+# of five correctly or nearly correctly rounded operations (log, two products, sqrt, a sum), off by a few ulp of 26
+# (ulp 3.6e-15) at most, so 1e-13 bounds its error; δ is certified to its error bound.
+print(f"epsilon_zCDP(1e-10) = {certified_digits(eps, 1e-13)}")
+print(f"exact delta          = {certified_digits(point.delta, point.error_bound)}")
+print(f"certified error      < {rounded_up(point.error_bound)}  (relative {rounded_up(point.error_bound / point.delta)})")
 print(f"zCDP claims delta    = 1e-10, i.e. {1e-10 / float(point.delta):.0f}x larger")
 
 # %% [markdown]
 # At the same $\varepsilon \approx 26.34$ the exact $\delta$ is about $1.78\times10^{-12}$, 56 times smaller
 # than the $10^{-10}$ that the zCDP statement promises: the zCDP conversion is a valid upper bound, but a
 # loose one for this pair. The certified error, below $5\times10^{-25}$, is a relative error of
-# $2\times10^{-13}$, so about the first twelve significant digits are certain; the further digits agree with
-# the authors' released value as well, but this tolerance does not certify them. The $\varepsilon$ is
+# $2\times10^{-13}$, so the first twelve significant digits are certain, and those are the digits printed (every
+# number within the error of ours rounds to them); the further digits of our value agree with the authors' released
+# value as well, but this tolerance does not certify them. The $\varepsilon$ is
 # passed as an exact rational (`eps_exact`: the conversion's value at $\delta = 10^{-10}$ to 50 significant
 # digits) so that the result does not depend on how a float is rounded. Chapter {doc}`05_census_dhc`
 # computes the census-wide curve from all 946 pairs.

@@ -90,6 +90,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from accountlib import census, ledger, sweep, tradeoff_band
+from accountlib.engine.results import certified_digits
 from accountlib.conversions import approxdp_to_tradeoff, zcdp_epsilon, zcdp_epsilon_via_rdp
 from accountlib.profiles import ShiftPair
 
@@ -409,8 +410,11 @@ for name, paper in (("min", "15.08"), ("max", "24.82")):
     bracket = census.reduction_bracket(reductions, F(paper) / 100)
     if bracket:
         ends[name] = census.delta_at_reduction(F(paper) / 100, binding, low=bracket[0], high=bracket[1])
-        print(f"{paper}% of the variance is given back at delta = {ends[name]['delta']:.3e} "
-              f"(bracket {ends[name]['bracket'][0]:.4e} to {ends[name]['bracket'][1]:.4e}, binding pair {ends[name]['pair']})")
+        # δ* lies in the bracket: its certified digits are those every point of the bracket rounds to
+        bracket_low, bracket_high = ends[name]["bracket"]
+        spread = max(ends[name]["delta"] - bracket_low, bracket_high - ends[name]["delta"])
+        print(f"{paper}% of the variance is given back at delta = {certified_digits(ends[name]['delta'], spread)} "
+              f"(bracket {bracket_low:.4e} to {bracket_high:.4e}, binding pair {ends[name]['pair']})")
     else:
         print(f"{paper}%: not between two of our levels")
 

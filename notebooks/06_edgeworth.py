@@ -97,6 +97,7 @@ import mpmath
 import numpy as np
 
 from accountlib import census, discrete_gaussian as dg, edgeworth, ledger
+from accountlib.engine.results import certified_digits
 
 # %% [markdown]
 # ## $\lambda_4$ across $\sigma^2$ (Appendix A)
@@ -309,7 +310,11 @@ fig.tight_layout()
 # identical terms with the same $\mu$:
 
 # %% tags=["nbval-check-output"]
-print(f"pair (13, 13): exact delta {dhc['exact']:.12e}, continuous-Gaussian delta {dhc['continuous']:.12e}")
+# the exact δ to its certified digits (its error bound, plus the rounding to a float), the continuous one to as many
+exact_bound = dhc["error_bound"] + abs(dhc["exact"]) * 2.0**-52
+exact_text = certified_digits(dhc["exact"], exact_bound)
+shown_digits = len(exact_text.split("e")[0].replace(".", "").lstrip("-0"))  # significant digits printed
+print(f"pair (13, 13): exact delta {exact_text}, continuous-Gaussian delta {dhc['continuous']:.{shown_digits - 1}e}")
 print(f"relative gap {dhc['relative']:.1e} (placed on the map at m = {m_pair}, effective sigma^2 = {sigma2_effective:.1f})")
 
 # %% tags=["nbval-check-output"]

@@ -75,6 +75,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from accountlib import dpsgd, ledger, rdp
+from accountlib.engine.results import below
 
 warnings.filterwarnings("ignore", module="opacus")
 warnings.filterwarnings("ignore", message="Full backward hook")
@@ -145,9 +146,14 @@ for epsilon, delta in dpsgd.PAPER_TARGETS:
 
 # %% tags=["nbval-check-output"]
 checks = dpsgd.calibration_checks()
+# The residues of the calibration depend on where each bisection stops, and so on the last bits of float64 results
+# (which differ between CPUs): they are printed as bounds, each at least 7x the largest value measured with numpy's
+# AVX-512, AVX2 and baseline kernels (ε_0 − ε(z) up to 7.3e-10 and 1.0e-9, the change of z up to 8.2e-11); that
+# ε(z) never exceeds ε_0 is printed as the check it is.
 for (epsilon, delta), row in ((k, v) for k, v in checks.items() if k != "gaussian_q1"):
-    print(f"target ({epsilon:g}, {delta:g}): epsilon_0 - epsilon(z) in [{row['min_epsilon_error']:.1e}, "
-          f"{row['max_epsilon_error']:.1e}]; largest relative change of z on refining: {row['max_refinement_change']:.1e}")
+    side = "0 <=" if row["min_epsilon_error"] >= 0 else f"NOT >= 0 (smallest {row['min_epsilon_error']:.1e}):"
+    print(f"target ({epsilon:g}, {delta:g}): {side} epsilon_0 - epsilon(z) {below(row['max_epsilon_error'], 1e-8)}; "
+          f"largest relative change of z on refining: {below(row['max_refinement_change'], 1e-9)}")
 print(f"q = 1: relative difference between the RDP calibration and the Gaussian formula: {checks['gaussian_q1']:.1e}")
 
 # %% [markdown]

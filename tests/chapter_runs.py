@@ -19,6 +19,9 @@ executes none.
   a chapter that raises leaves no entry that the book could render instead.
 * **A clear failure.** A chapter that raises is reported with its file, the number of the cell, the
   cell's source and the traceback.
+* **A second CPU.** :func:`execute_on_second_cpu` executes a chapter once more with numpy's dispatched SIMD
+  kernels switched off (``second_cpu.environment``), its ledger sent to a copy; it is not cached (the book
+  renders the first execution).
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ import jupytext
 import nbformat
 import yaml
 
+import second_cpu
 from accountlib.infrastructure.notebook_sweep import batch_environment
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -127,6 +131,69 @@ def execute_chapter(script: Path, cache_dir: Path = CACHE) -> dict:
         cache.cache_notebook_bundle(CacheBundleIn(notebook, str(script), data={"execution_seconds": result.time}),
                                     check_validity=False, overwrite=True)
     return {"ok": True, "seconds": result.time, "error": None}
+
+
+LEDGER = ROOT / "results" / "ledger.json"
+
+
+def execute_on_second_cpu(script: Path, ledger_dir: Path, ledger: Path = LEDGER) -> dict:
+    """Execute one chapter as :func:`execute_chapter` does, but on the second CPU (``second_cpu.environment``:
+    numpy's baseline kernels) and with ``$ACCOUNTLIB_RESULTS`` set to ``ledger_dir``, which first receives a
+    copy of ``ledger`` (the tracked ledger is never written). Nothing goes into the execution cache.
+
+    Returns ``{"ok", "seconds", "error", "dispatch", "notebook", "ledger_before", "ledger_after"}``: the
+    executed notebook, and the copy's text before and after the run (None when ``ledger`` does not exist).
+    ``error`` names the dispatch. Raises RuntimeError when this CPU has no second dispatch (check
+    ``second_cpu.environment()`` first).
+    """
+    from jupyter_cache.executors.utils import single_nb_execution
+
+    env = second_cpu.environment()
+    if env is None:
+        raise RuntimeError(second_cpu.describe())
+    dispatch = second_cpu.describe()
+    ledger_dir = Path(ledger_dir).resolve()
+    ledger_dir.mkdir(parents=True, exist_ok=True)
+    copy_path = ledger_dir / "ledger.json"
+    before = ledger.read_text(encoding="utf-8") if ledger.is_file() else None
+    if before is not None:
+        copy_path.write_text(before, encoding="utf-8")
+    execute = _execute_config()
+    notebook = read_as_the_book_does(script)
+    extra = {**ONE_THREAD, second_cpu.VARIABLE: env[second_cpu.VARIABLE], "ACCOUNTLIB_RESULTS": str(ledger_dir)}
+    outcome = {"dispatch": dispatch, "notebook": None, "ledger_before": before}
+    try:
+        with batch_environment(**extra):
+            result = single_nb_execution(notebook, cwd=str(script.parent), timeout=execute["timeout"],
+                                         allow_errors=execute["allow_errors"], meta_override=True)
+    except Exception as error:  # a kernel that dies or does not start
+        result, failure = None, describe_failure(script, notebook, error)
+    else:
+        failure = None if result.err is None else describe_failure(script, result.nb, result.err)
+    outcome["ledger_after"] = copy_path.read_text(encoding="utf-8") if copy_path.is_file() else None
+    if result is not None:
+        outcome["notebook"] = result.nb
+    return {"ok": failure is None, "seconds": None if result is None else result.time,
+            "error": None if failure is None else f"on the second CPU, {dispatch}: {failure}", **outcome}
+
+
+def ledger_differences(before: str | None, after: str | None) -> list[str]:
+    """The records that differ between two texts of the ledger, one sentence each (empty: the same content)."""
+    if before == after:
+        return []
+    old = {e["id"]: e for e in json.loads(before or "[]")}
+    new = {e["id"]: e for e in json.loads(after or "[]")}
+    problems = []
+    for name in sorted(old.keys() | new.keys()):
+        if name not in new:
+            problems.append(f"{name}: removed")
+        elif name not in old:
+            problems.append(f"{name}: added (verdict {new[name].get('verdict')!r}, ours {new[name].get('ours')!r})")
+        elif old[name] != new[name]:
+            changed = sorted(k for k in old[name].keys() | new[name].keys() if old[name].get(k) != new[name].get(k))
+            problems.append(f"{name}: " + "; ".join(f"{k} {old[name].get(k)!r} -> {new[name].get(k)!r}"
+                                                    for k in changed))
+    return problems or ["the same records, written differently (order or formatting)"]
 
 
 def executed_notebook(script: Path, cache_dir: Path = CACHE) -> nbformat.NotebookNode:

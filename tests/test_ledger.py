@@ -145,3 +145,64 @@ def test_committed_ledger_fails_only_where_known_and_every_entry_is_honest():
             assert e["reason"], e["id"]
     problems = ledger.audit(entries, papers=_papers())
     assert not problems, "\n".join(problems)
+
+
+def test_a_record_that_says_the_same_leaves_the_file_untouched(tmp_path):
+    """Another machine's last float64 bits must not rewrite the ledger; anything that says something else must."""
+    path = tmp_path / "ledger.json"
+    check = {"claim": "the other quantity peaks at 6.013", "expected": "6.013", "ours": 6.01304, "tolerance": "printed"}
+    stored = ledger.record("x", source="paper §1", paper="8.34e-6", ours=8.33912e-6, tolerance="printed", path=path,
+                           explanation="n/a", check=check)
+    ledger.record("b", source="paper §2", paper="<1e-50", ours=5.85402900457e-81, tolerance="bound", path=path)
+    ledger.record("e", source="paper §3", paper="203", ours=203, tolerance="exact", path=path)
+    text, mtime = path.read_text(), path.stat().st_mtime_ns
+
+    def unchanged():
+        return path.read_text() == text and path.stat().st_mtime_ns == mtime
+
+    # the last bits differ: nothing is written, and the stored record is returned
+    again = ledger.record("x", source="paper §1", paper="8.34e-6", ours=8.33912e-6 * (1 + 3e-16), tolerance="printed",
+                          path=path, explanation="n/a", check=dict(check, ours=6.01304 + 1e-15))
+    assert again == stored and unchanged()
+    # within the tolerance (±5e-9 for "8.34e-6") also says the same, even where the reason's digits change
+    ledger.record("x", source="paper §1", paper="8.34e-6", ours=8.3412e-6, tolerance="printed", path=path,
+                  explanation="n/a", check=check)
+    ledger.record("b", source="paper §2", paper="<1e-50", ours=8e-52, tolerance="bound",
+                  path=path)
+    assert unchanged()
+    # something else each time: a value beyond the tolerance, another verdict, another text, a check's value, an
+    # exact count, a bound's value moved by more than BOUND_AGREEMENT of the limit
+    changes = [
+        dict(id="x", paper="8.34e-6", ours=8.3312e-6, tolerance="printed", explanation="n/a", check=check),
+        dict(id="x", paper="8.34e-6", ours=8.3312e-6, tolerance="printed", explanation="n/a", check=check,
+             source="paper §9"),  # another source
+        dict(id="x", paper="8.34e-6", ours=8.34e-6, tolerance="printed", explanation="another note", check=check),
+        dict(id="x", paper="8.34e-6", ours=8.34e-6, tolerance="printed", explanation="another note",
+             check=dict(check, ours=6.01252)),  # passes still, but moved by > 5e-4
+        dict(id="e", paper="203", ours=204, tolerance="exact"),
+        dict(id="b", paper="<1e-50", ours=2e-51, tolerance="bound"),
+        dict(id="e", paper="204", ours=204, tolerance="exact"),  # another compared value
+        dict(id="e", paper="204", ours=204.4, tolerance="abs:0.5"),  # another tolerance
+    ]
+    for number, change in enumerate(changes):
+        before = path.read_text()
+        name = change.pop("id")
+        entry = ledger.record(name, **{"source": "paper §1", **change}, path=path,
+                              tolerance_reason="a test" if change["tolerance"].startswith("abs") else None)
+        stored = {e["id"]: e for e in ledger.load(path)}[name]
+        assert stored == entry and path.read_text() != before, change
+    before = path.read_text()
+    ledger.record("e", source="paper §1", paper="204", ours=204.1, tolerance="abs:0.5", tolerance_reason="a test",
+                  path=path)
+    assert path.read_text() == before
+    assert ledger.says_the_same({"a": 1}, {"a": 1, "b": 2}) is False
+
+
+def test_a_results_folder_from_the_environment_is_validated(tmp_path, monkeypatch):
+    monkeypatch.setenv("ACCOUNTLIB_RESULTS", str(tmp_path / "elsewhere"))
+    assert ledger.ledger_path() == tmp_path / "elsewhere" / "ledger.json"
+    (tmp_path / "file").write_text("")
+    for bad in ("", "  ", "relative/folder", str(tmp_path / "file")):
+        monkeypatch.setenv("ACCOUNTLIB_RESULTS", bad)
+        with pytest.raises(ValueError, match="ACCOUNTLIB_RESULTS must"):
+            ledger.ledger_path()

@@ -6,8 +6,12 @@ Chapters call :func:`record` for each claim they reproduce, and
 ``source``, ``paper``, ``ours``, ``tolerance``, ``verdict`` and ``reason``, plus
 ``basis``, ``quote``, ``tolerance_reason``, ``checks`` and ``note`` where they
 apply. A record with an existing ``id`` is replaced, so re-running a chapter
-updates its claims instead of duplicating them. The book's ledger page renders
-the file.
+updates its claims instead of duplicating them; but a record that says the same
+as the stored one (the same verdict and texts, each value within its tolerance
+of the stored value: :func:`says_the_same`) is kept, and the file is not
+written, so that running the chapters on another machine, whose float64 results
+differ in their last bits, leaves the ledger unchanged. The book's ledger page
+renders the file.
 
 Where the compared value comes from (``basis``)
 -------------------------------------------------
@@ -86,13 +90,26 @@ _NOT_IN_REPOSITORY = re.compile(r"\b(MATH|DESIGN|TOOLCHAIN)\.md\b")
 _SELF_EVIDENT = ("printed", "exact", "bound")
 
 
+def _results_folder(value: str) -> Path:
+    """``$ACCOUNTLIB_RESULTS`` checked: an absolute path of a folder (existing or not), so that a chapter
+    running in ``notebooks/`` and a test in the repository root mean the same place."""
+    text = value.strip()
+    folder = Path(text)
+    if not text or not folder.is_absolute():
+        raise ValueError(f"ACCOUNTLIB_RESULTS must be the absolute path of a folder for ledger.json; got {value!r}")
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"ACCOUNTLIB_RESULTS must name a folder, not a file; got {value!r}")
+    return folder
+
+
 def ledger_path() -> Path:
-    """Where the ledger lives: ``$ACCOUNTLIB_RESULTS/ledger.json`` if set, else
+    """Where the ledger lives: ``$ACCOUNTLIB_RESULTS/ledger.json`` if set (an absolute folder path; anything
+    else raises ValueError), else
     ``results/ledger.json`` in the nearest folder above the working directory
     that holds the book (``_toc.yml``), else ``./results/ledger.json``."""
     override = os.environ.get("ACCOUNTLIB_RESULTS")
-    if override:
-        return Path(override) / "ledger.json"
+    if override is not None:
+        return _results_folder(override) / "ledger.json"
     here = Path.cwd().resolve()
     for folder in (here, *here.parents):
         if (folder / "_toc.yml").is_file():
@@ -238,7 +255,82 @@ def _validate(id, source, basis):
         )
 
 
-def _store(entry: dict, path: Path | None) -> dict:
+# a number inside a reason ("|ours − value| = 3.2e-09 ≤ 5e-09"): reasons are compared without their numbers,
+# which only restate ``ours`` (compared within its tolerance) and the tolerance (compared as text)
+_NUMBER = re.compile(r"[-+−]?(?:\d+(?:[.,]\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
+
+# A bound ("<1e-50", ">0") has no tolerance of its own: what it says is the side of the limit ours lies on. A
+# value on the same side counts as the same when it moved by less than this fraction of the larger of |limit| and
+# |ours|. Bounds are where the book compares rounding residues and calibration residues (ε_0 − ε(z) ≈ 1e-9, a
+# difference of numbers near 3), whose digits differ between machines by tens of percent; a tenth of the limit
+# absorbs that and still rewrites any value that moved towards the limit by a tenth of it.
+BOUND_AGREEMENT = Fraction(1, 10)
+
+
+def _allowed(paper, ours, tolerance) -> Fraction:
+    """How far ``ours`` may move and still say the same thing: the tolerance's allowed difference (0 for
+    ``"exact"``; for ``"bound"`` see ``BOUND_AGREEMENT``)."""
+    if tolerance == "bound":
+        limit = _exact(str(paper).strip().lstrip("<>≤≥ ").strip())
+        return BOUND_AGREEMENT * max(abs(limit), abs(_exact(ours)))
+    if tolerance == "exact":
+        return Fraction(0)
+    if tolerance == "printed":
+        return Fraction(printed_tolerance(str(paper)))
+    if isinstance(tolerance, str) and tolerance.startswith("rel:"):
+        return Fraction(float(tolerance[4:])) * abs(_exact(paper))
+    if isinstance(tolerance, str) and tolerance.startswith("abs:"):
+        return Fraction(float(tolerance[4:]))
+    return Fraction(float(tolerance))
+
+
+def _same_value(old, new, allowed: Fraction) -> bool:
+    if old == new:
+        return True
+    try:
+        return abs(_exact(new) - _exact(old)) <= allowed
+    except ValueError:
+        return False
+
+
+def _same_text(old, new) -> bool:
+    return _NUMBER.sub("#", str(old)) == _NUMBER.sub("#", str(new))
+
+
+def says_the_same(stored: dict, entry: dict, allowed=None) -> bool:
+    """Whether ``entry`` says what the ``stored`` record says: the same fields, verdicts and texts (a reason
+    compared without its numbers), and each value (``ours``, and ``ours`` of each check) within its tolerance of
+    the stored one: ``allowed`` holds the allowed differences, the claim's first and then each check's (from
+    :func:`_allowed`; without it every value must be equal). Then :func:`record` keeps the stored record, so
+    that re-running a chapter on a machine whose float64 rounding differs leaves the ledger file unchanged.
+    """
+    if set(stored) != set(entry):
+        return False
+    allowed = list(allowed) if allowed is not None else [Fraction(0)] * (1 + len(entry.get("checks", [])))
+    for key in entry:
+        if key == "ours":
+            if not _same_value(stored[key], entry[key], allowed[0]):
+                return False
+        elif key == "reason":
+            if not _same_text(stored[key], entry[key]):
+                return False
+        elif key == "checks":
+            if len(stored[key]) != len(entry[key]) or len(allowed) != 1 + len(entry[key]):
+                return False
+            for old, new, tolerance in zip(stored[key], entry[key], allowed[1:]):
+                if set(old) != set(new) or not _same_value(old.get("ours"), new.get("ours"), tolerance):
+                    return False
+                if any((old[k] != new[k]) if k != "reason" else not _same_text(old[k], new[k])
+                       for k in new if k != "ours"):
+                    return False
+        elif stored[key] != entry[key]:
+            return False
+    return True
+
+
+def _store(entry: dict, path: Path | None, allowed=None) -> dict:
+    """Store ``entry`` (replacing the record with its id) and return the stored record. A record that
+    :func:`says_the_same` is kept as it is and the file is not written at all."""
     path = Path(path) if path else ledger_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path.with_suffix(".lock"), "w") as lock:
@@ -246,6 +338,8 @@ def _store(entry: dict, path: Path | None) -> dict:
         entries = load(path)
         for index, existing in enumerate(entries):
             if existing["id"] == entry["id"]:
+                if existing == entry or says_the_same(existing, entry, allowed):
+                    return existing
                 entries[index] = entry
                 break
         else:
@@ -329,7 +423,9 @@ def record(
             reason += "; the explanation's check fails: " + "; ".join(
                 f"{c['claim']}: {c['reason']} ({c['verdict']})" for c in checks if c["verdict"] != "pass")
     entry["reason"] = reason
-    return _store(entry, path)
+    allowed = [_allowed(paper, ours, tolerance)] + [_allowed(c["expected"], c["ours"], c["tolerance"])
+                                              for c in ([check] if isinstance(check, dict) else list(check or []))]
+    return _store(entry, path, allowed)
 
 
 def remove(ids, path: Path | None = None) -> list[str]:
