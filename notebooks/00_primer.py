@@ -85,12 +85,12 @@ from accountlib import census, conversions, edgeworth, pairs, profiles, rdp
 #
 # For an ordered pair $(P, Q)$ the *privacy profile* from $P$ to $Q$ is
 #
-# $$\delta_{P\|Q}(\varepsilon) \;=\; \sup_S \bigl(P(S) - e^{\varepsilon} Q(S)\bigr)
+# $$\delta_{P\Vert Q}(\varepsilon) \;=\; \sup_S \bigl(P(S) - e^{\varepsilon} Q(S)\bigr)
 #   \;=\; \sum_x \bigl(p(x) - e^{\varepsilon} q(x)\bigr)_+ ,$$
 #
 # the sum for distributions with masses $p$ and $q$. Exchanging the roles gives the other one-sided
-# profile $\delta_{Q\|P}$. The mechanism is {term}`(ε, δ)-DP` on this pair exactly when
-# $\max\bigl(\delta_{P\|Q}(\varepsilon), \delta_{Q\|P}(\varepsilon)\bigr) \le \delta$.
+# profile $\delta_{Q\Vert P}$. The mechanism is {term}`(ε, δ)-DP` on this pair exactly when
+# $\max\bigl(\delta_{P\Vert Q}(\varepsilon), \delta_{Q\Vert P}(\varepsilon)\bigr) \le \delta$.
 # ```
 #
 # The simplest private mechanism is *{term}`randomised response`*: a person answers a yes/no question truthfully
@@ -160,12 +160,12 @@ plt.show()
 # ```{prf:proposition} Profiles and trade-off functions
 # :label: prop-primer-duality
 #
-# For every $\varepsilon \ge 0$, $\delta_{Q\|P}(\varepsilon) = \max_{\alpha \in [0,1]}
+# For every $\varepsilon \ge 0$, $\delta_{Q\Vert P}(\varepsilon) = \max_{\alpha \in [0,1]}
 # \bigl(1 - T(P,Q)(\alpha) - e^{\varepsilon}\alpha\bigr)$ (a test's $\alpha$ is measured under $P$, its
 # power $1 - \beta$ under $Q$), and conversely
 #
-# $$T(P,Q)(\alpha) = \sup_{\varepsilon \ge 0} \max\Bigl(0,\; 1 - \delta_{Q\|P}(\varepsilon) - e^{\varepsilon}\alpha,\;
-#   e^{-\varepsilon}\bigl(1 - \delta_{P\|Q}(\varepsilon) - \alpha\bigr)\Bigr).$$
+# $$T(P,Q)(\alpha) = \sup_{\varepsilon \ge 0} \max\Bigl(0,\; 1 - \delta_{Q\Vert P}(\varepsilon) - e^{\varepsilon}\alpha,\;
+#   e^{-\varepsilon}\bigl(1 - \delta_{P\Vert Q}(\varepsilon) - \alpha\bigr)\Bigr).$$
 #
 # So the pair of one-sided profiles and the trade-off function determine each other.
 # ```
@@ -243,7 +243,7 @@ plt.show()
 # *convolve* — which is why numerical accountants {cite}`koskela2020computing,gopi2021numerical` and the
 # characteristic-function method of {cite}`zhu2022optimal` work with them, and why the census problem
 # becomes the tail of a sum of many independent terms. The profile is an expectation over the PLD:
-# $\delta_{P\|Q}(\varepsilon) = \mathbb{E}_P\bigl[(1 - e^{\varepsilon - L})_+\bigr]$.
+# $\delta_{P\Vert Q}(\varepsilon) = \mathbb{E}_P\bigl[(1 - e^{\varepsilon - L})_+\bigr]$.
 # {numref}`fig-primer-pld` shows the PLD of the three-outcome pair in both directions.
 
 # %% mystnb={"figure": {"caption": "The privacy-loss distribution (Definition: privacy loss and PLD) of the three-outcome pair: atoms at log(p/q) with their probability under the first distribution, for the pair (P, Q) and for the reversed pair (Q, P).", "name": "fig-primer-pld"}} tags=["hide-input"]
@@ -269,16 +269,16 @@ plt.show()
 # :label: def-rdp
 #
 # For an order $a > 1$ the *Rényi divergence* is
-# $D_a(P\|Q) = \frac{1}{a-1}\log \mathbb{E}_Q\bigl[(p/q)^a\bigr]$. A mechanism is $(a, \tau)$-{term}`RDP`
-# {cite}`mironov2017renyi` if $D_a(M(D)\|M(D')) \le \tau$ for all neighbours; its *RDP curve* is
+# $D_a(P\Vert Q) = \frac{1}{a-1}\log \mathbb{E}_Q\bigl[(p/q)^a\bigr]$. A mechanism is $(a, \tau)$-{term}`RDP`
+# {cite}`mironov2017renyi` if $D_a(M(D)\Vert M(D')) \le \tau$ for all neighbours; its *RDP curve* is
 # $a \mapsto D_a$. This book writes it through the privacy-loss {term}`cumulant` generating function
-# $K(t) = \log \mathbb{E}_P\bigl[e^{tL}\bigr] = t\,D_{t+1}(P\|Q)$, $t > 0$.
+# $K(t) = \log \mathbb{E}_P\bigl[e^{tL}\bigr] = t\,D_{t+1}(P\Vert Q)$, $t > 0$.
 # ```
 #
 # ```{prf:definition} $\rho$-zero-concentrated differential privacy ($\rho$-zCDP)
 # :label: def-zcdp
 #
-# A mechanism is *$\rho$-zCDP* {cite}`bun2016concentrated` if $D_a(M(D)\|M(D')) \le \rho\,a$ for every
+# A mechanism is *$\rho$-zCDP* {cite}`bun2016concentrated` if $D_a(M(D)\Vert M(D')) \le \rho\,a$ for every
 # order $a > 1$ and all neighbours; equivalently $K(t) \le \rho\,t(t+1)$ for all $t > 0$. The smallest
 # such $\rho$ is $\rho = \sup_{t > 0} K(t)/(t(t+1))$, and the *zCDP–RDP gap* is
 # $\Gamma(t) = \rho\,t(t+1) - K(t) \ge 0$ {cite}`su2026unifying`.
@@ -472,7 +472,7 @@ print("ε* = log", ratio, "=", math.log(ratio))
 # :label: ex-primer-pld
 #
 # Using only `three.pld()` (the PLD of the three-outcome pair) and the identity
-# $\delta_{P\|Q}(\varepsilon) = \mathbb{E}_P[(1 - e^{\varepsilon - L})_+]$, recover $\delta_{P\|Q}$ at
+# $\delta_{P\Vert Q}(\varepsilon) = \mathbb{E}_P[(1 - e^{\varepsilon - L})_+]$, recover $\delta_{P\Vert Q}$ at
 # $e^\varepsilon \in \{1, 2, 3\}$ and compare with the direct computation. Then do the same for the reverse
 # direction from the PLD of the reversed pair. (`accountlib.pairs.curves_from_pld` computes both
 # one-sided curves from one PLD; use it as a check.)
@@ -483,7 +483,7 @@ print("ε* = log", ratio, "=", math.log(ratio))
 # ```
 #
 # With atoms $(r_j, P\text{-mass } w_j)$ of the likelihood ratio $r = e^{L}$, the identity reads
-# $\delta_{P\|Q}(\log s) = \sum_j w_j (1 - s/r_j)_+$. The library's recovery gives the same exact
+# $\delta_{P\Vert Q}(\log s) = \sum_j w_j (1 - s/r_j)_+$. The library's recovery gives the same exact
 # fractions, in both directions:
 
 # %%

@@ -72,7 +72,7 @@
 # %% tags=["parameters", "hide-cell"]
 dps = 60  # working precision (decimal digits) for the high-precision checks
 sigma2_lambda4 = ["0.1", "0.2", "0.4", "1", "2", "4", "10"]  # the sieve paper's Appendix A.1 table
-sigma2_cf = ["0.05", "0.3", "2.5", "20.9", "909.1"]  # from below 1 to the census' largest σ²
+sigma2_cf = ["0.05", "0.3", "2.5", "20.9", "909.1"]  # from below the census' smallest σ² (0.668) to its largest
 
 # %% tags=["hide-cell"]
 import matplotlib.pyplot as plt
@@ -86,8 +86,8 @@ from accountlib import ledger
 # ## The pmf against the continuous density
 #
 # At $\sigma^2 = 0.3$ almost all mass sits on $\{-1,0,1\}$ and the continuous density with the
-# same $\sigma$ is a poor description; at $\sigma^2 = 2.5$ (the census' smallest variance) the two
-# are hard to tell apart by eye ({numref}`fig-dg-pmf`). The reason is visible in the formula: the
+# same $\sigma$ is a poor description; at $\sigma^2 = 2.5$ (the smallest variance of allocation 13, the sieve paper's
+# $M_0$; the census's smallest is 0.668, in allocation 6) the two are hard to tell apart by eye ({numref}`fig-dg-pmf`). The reason is visible in the formula: the
 # continuous density spreads its mass over the whole real line, and for small $\sigma$ most of that mass
 # lies between the integers, where the discrete law has none. Normalising by $\Theta(\sigma^2)$ instead of
 # $\sqrt{2\pi\sigma^2}$ puts all of it on the integers, so the stems at $-1, 0, 1$ stand well above the
@@ -95,7 +95,7 @@ from accountlib import ledger
 # sampling it at the integers loses almost nothing. How much "almost" is, is the subject of the rest of
 # the chapter.
 
-# %% mystnb={"figure": {"caption": "The discrete Gaussian pmf (stems) against the continuous normal density with the same parameter (line), at sigma^2 = 0.3 (left: mass concentrated on -1, 0, 1, well above the density) and sigma^2 = 2.5, the census' smallest variance (right: the two agree to the eye).", "name": "fig-dg-pmf"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "The discrete Gaussian pmf (stems) against the continuous normal density with the same parameter (line), at sigma^2 = 0.3 (left: mass concentrated on -1, 0, 1, well above the density) and sigma^2 = 2.5, the smallest variance of allocation 13 (right: the two agree to the eye; the census's smallest variance, 0.668 in allocation 6, lies between the two panels).", "name": "fig-dg-pmf"}} tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), sharey=False)
 for ax, s2 in zip(axes, ["0.3", "2.5"]):
     xs = np.arange(-6, 7)
@@ -269,8 +269,9 @@ for s2 in sigma2_lambda4:
     print(f"{s2:>6} {mpmath.nstr(kappa4, 3):>10} {mpmath.nstr(ours, 6):>16} {paper:>9} {entry['verdict']:>8}")
 
 # %% [markdown]
-# $\lambda_4$ falls like $e^{-2\pi^2\sigma^2}$: by $\sigma^2 = 2.5$, the census' smallest variance,
-# a single discrete Gaussian is Gaussian to about twenty digits in its cumulants. Yet composing
+# $\lambda_4$ falls like $e^{-2\pi^2\sigma^2}$: by $\sigma^2 = 2.5$, the smallest variance of allocation 13,
+# a single discrete Gaussian is Gaussian to about seventeen digits in its cumulants ($\lambda_4 \approx 7\times10^{-18}$).
+# The census's smallest variance is lower, $\sigma^2 = 0.668$ (allocation 6), where $\lambda_4 \approx 2.6\times10^{-3}$. Yet composing
 # many of them is *not* the same as composing Gaussians, as the next figure starts to show.
 #
 # Two remarks keep this in proportion. First, a small $\lambda_4$ says that the *moments* are nearly

@@ -76,8 +76,8 @@
 # This is the sieve paper's Propositions 3.3–3.4 {cite}`su2026sieve`, written out in
 # [Derivations §2](../book/derivations.md); the weights satisfy $\sum_i a_i = 2$, which is where the
 # offsets $\pm 1$ come from. Everything in this chapter is about computing the two tails to a guaranteed
-# accuracy. The difficulty is not the formula but its size and its precision: for the census a pair has
-# 160 mechanisms with different variances, and the sieve paper asks for each tail to an absolute accuracy
+# accuracy. The difficulty is not the formula but its size and its precision: a census pair composes 40 to 160
+# mechanisms with different variances (160 for the running example, pair (13, 13)), and the sieve paper asks for each tail to an absolute accuracy
 # of $\Delta = 10^{-35}$, because the second tail is multiplied by $e^{\varepsilon}$, which is of order
 # $10^{11}$ at the privacy levels of interest, and $\delta$ itself is tiny. Monte Carlo sampling is hopeless at that accuracy, and a convolution of
 # 160 distributions on a fine grid is too slow and carries rounding error at every step. Fourier methods

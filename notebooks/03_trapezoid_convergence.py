@@ -430,5 +430,5 @@ assert all(3.9 < r < 4.1 for r in ratios)
 #   slope of $\log(\text{error})$ in $N^2$ is $-1/(2V)$ within the ledger's 5% tolerance.
 # - Without analyticity (a kink) the rate drops to $1/N^2$.
 #
-# Even so, the census pair needs hundreds of thousands of nodes, each a product of 160 factors evaluated
+# Even so, the census pair (13, 13) needs hundreds of thousands of nodes, each a product of 160 factors evaluated
 # with certified error; {doc}`04_sieve` shows that almost all of them can be skipped.

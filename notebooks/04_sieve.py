@@ -26,7 +26,8 @@
 #   that matter by integer arithmetic alone, and why the number of nodes $N$ is taken prime;
 # - how a rigorous bound on each factor turns dropping nodes into a *certified* error of at most
 #   $\Delta/4$, and what pruning on the product adds to the paper's per-factor test;
-# - how the paper's count $|\mathcal C| = 203$ is reproduced like for like, and why the comparison needs care;
+# - how the paper's count $|\mathcal C| = 203$ compares like for like (323 at the paper's $\Delta = 10^{-35}$), and why
+#   the comparison needs care;
 # - how an exponentially tilted contour keeps very deep tails cheap.
 # ```
 #
@@ -293,7 +294,8 @@ print(f"reduction by the product test: median {np.median(per_factor / product):.
 # $\delta(\varepsilon)$ combines two tails, one of them multiplied by $e^{\varepsilon}$, an absolute error $\Delta$ on each
 # tail is an error of up to $\Delta(1 + e^\varepsilon)$ on $\delta$; a *relative* accuracy on $\delta$ therefore needs a
 # $\Delta$ far below $\delta$ itself. A census $\delta$ of $10^{-60}$ asks for $\Delta \approx 10^{-67}$: hundreds of
-# thousands of nodes at 230 bits (about 69 decimal digits) for the heaviest pairs.
+# thousands of nodes at 307 to 314 bits (about 92 to 95 decimal digits: the engine works at
+# $\lceil -\log_2\Delta + \log_2 N\rceil + 64$ bits, [Derivations §6](../book/derivations.md)) for the heaviest pairs.
 # {term}`Exponential tilting <exponential tilting>` of the distribution by $e^{\theta s}$ with $\theta = \mathrm{lo}/V$ (the
 # saddle point)
 # rewrites the tail as
@@ -345,9 +347,9 @@ for lo, a, b in zip(indices, reference.tail_indices(indices), tilted_engine.tail
 # %% [markdown]
 # Both engines agree within the sum of their {term}`certified error bounds <certified error bound>` at every depth, and the tilted one meets a
 # relative bound of $10^{-8}$ even where the tail is far below $10^{-30}$. For this light pair the saving is modest. For the heaviest pairs, whose integrand stays large on $10^5$ nodes, it is
-# what brings the full 946-pair sweep from 13 minutes to about 3 (see the Benchmarks page): untilted, their deepest
-# $(\varepsilon, \delta)$ levels needed up to 825,362 nodes in arb at up to 230 bits; on the tilted contour they need at
-# most about 60,000 nodes in float64.
+# what keeps the full 946-pair sweep to a few minutes: 4.2 minutes on two cores in the run the Benchmarks page
+# reports. Untilted, their deepest $(\varepsilon, \delta)$ levels need $\Delta \approx 10^{-67}$ and so
+# 307 to 314 bits in arb; on the tilted contour they need at most 59,348 nodes in float64 (the same page).
 
 # %% [markdown]
 # ## What cannot be reproduced here
@@ -499,8 +501,9 @@ assert float(tilted.value) <= math.exp(-lo**2 / (2 * variance))
 #   makes every weight invertible. Pruning on the product removes most of what the per-factor test keeps: for pair
 #   $(13, 13)$ at $\Delta = 10^{-35}$, 57 of about $4\times10^5$ nodes are evaluated, most of them in {term}`arb` at
 #   about 200 bits and the smallest in float64 with a rounding bound.
-# - Counted like for like, the paper's $|\mathcal C| = 203$ is reproduced exactly at $\Delta = 10^{-25}$, the tolerance
-#   of its $f$-DP curves; at $10^{-35}$ the same count gives 323.
+# - The paper ties $|\mathcal C| = 203$ to its $\Delta = 10^{-35}$; counted like for like at that $\Delta$ we get 323,
+#   not 203. The same count gives exactly 203 at $\Delta = 10^{-25}$, the tolerance of the paper's $f$-DP curves — a
+#   match that suggests, but cannot prove, which tolerance the paper's count used.
 # - Deep tails move to an exponentially tilted contour ({prf:ref}`prop-sieve-tilt`), where relative accuracy is
 #   natural and float64 with a rounding bound suffices.
 #

@@ -138,8 +138,10 @@ print(f"pairs: {len(pairs)} ({'the full census' if len(pairs) == 946 else 'QUICK
 # gives an $\varepsilon$; the exact census-wide $\delta$ at that $\varepsilon$, the maximum over pairs of
 # {prf:ref}`prop-census-pairs`, is far smaller. A tighter conversion of the same $\rho$ goes through Rényi
 # differential privacy ({prf:ref}`def-rdp`): $\rho$-zCDP bounds every Rényi divergence of order $t+1$ by
-# $\rho(t+1)$, and the best $(\varepsilon, \delta)$ that a Rényi curve implies {cite}`mironov2017renyi,balle2020hypothesis`
-# is what the AutoDP library computes. It sits in between, as {numref}`fig-census-eps-delta` shows: it improves on
+# $\rho(t+1)$, and a Rényi curve $U$ implies $(\varepsilon, \delta)$ with
+# $\varepsilon = \inf_{\alpha>1}\{U(\alpha) - (\log\delta + \log\alpha)/(\alpha - 1) + \log((\alpha-1)/\alpha)\}$, the
+# conversion of Balle et al. {cite}`balle2020hypothesis` (Theorem 21; see also {cite}`mironov2017renyi`). The book
+# computes it itself, with $U(\alpha) = \rho\alpha$, in `accountlib.conversions.zcdp_epsilon_via_rdp`. It sits in between, as {numref}`fig-census-eps-delta` shows: it improves on
 # the Bureau's formula, but it still knows only the one number $\rho$, not the noise.
 
 # %% mystnb={"figure": {"caption": "The census-wide (\u03b5, \u03b4) curve: for each \u03b4 on the vertical axis, the \u03b5 that zCDP gives through the Bureau's conversion (red) and through the R\u00e9nyi conversion (orange, dashed), against the exact census-wide \u03b4 at the Bureau's \u03b5, the maximum over all pairs (blue). Lower is more private.", "name": "fig-census-eps-delta"}} tags=["hide-input"]
@@ -149,7 +151,7 @@ eps = np.array([float(r["epsilon"]) for r in wide])
 exact = np.array([float(r["delta"]) for r in wide])
 fig, ax = plt.subplots(figsize=(7, 4))
 ax.semilogy(eps, levels, "C3-", label=r"zCDP: $\delta$ with $\varepsilon = \rho + 2\sqrt{\rho\log(1/\delta)}$")
-ax.semilogy([zcdp_epsilon_via_rdp(RHO, d) for d in levels], levels, "C1--", label="zCDP through the RDP conversion (AutoDP)")
+ax.semilogy([zcdp_epsilon_via_rdp(RHO, d) for d in levels], levels, "C1--", label="zCDP through the RDP conversion (Balle et al. 2020, Thm 21)")
 ax.semilogy(eps, exact, "C0o-", ms=3, label=f"exact, max over {len(pairs)} pairs")
 ax.set_xlabel(r"$\varepsilon$")
 ax.set_ylabel(r"$\delta$")
@@ -161,8 +163,8 @@ fig.tight_layout()
 # The table prints every sixth level: the Bureau's $\delta$, the $\varepsilon$ it goes with, the exact census-wide
 # $\delta$ at that $\varepsilon$, their ratio, and the pair that attains the maximum. The ratio grows steadily as $\delta$
 # shrinks, from under ten at $\delta_{\mathrm{zCDP}} = 0.5$ to more than a hundred in the deep tail: at the
-# Bureau's illustrative $(\varepsilon, \delta) \approx (26.34, 10^{-10})$ the file is roughly fifty times more private in
-# $\delta$ than reported. The worst pair changes from level to level, a first sign that the pairs are close to one
+# Bureau's illustrative $(\varepsilon, \delta) \approx (26.34, 10^{-10})$ the file is about 56 times more private in
+# $\delta$ than reported (worst pair (6, 6)). The worst pair changes from level to level, a first sign that the pairs are close to one
 # another.
 
 # %% tags=["nbval-check-output"]

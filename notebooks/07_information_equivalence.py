@@ -18,7 +18,7 @@
 #
 # For one ordered pair of output distributions $(P, Q)$ — what a {term}`mechanism` produces on two neighbouring
 # datasets — four descriptions are on offer: the one-sided $(\varepsilon,\delta)$ curves
-# $\delta_{P\|Q}(\varepsilon) = \sup_A\{P(A) - e^\varepsilon Q(A)\}$ and $\delta_{Q\|P}$, the {term}`trade-off functions <trade-off function>` $T_{P,Q}$ and
+# $\delta_{P\Vert Q}(\varepsilon) = \sup_A\{P(A) - e^\varepsilon Q(A)\}$ and $\delta_{Q\Vert P}$, the {term}`trade-off functions <trade-off function>` $T_{P,Q}$ and
 # $T_{Q,P}$, the law of the privacy loss $L = \log dP/dQ$ under $P$ (the {term}`PLD`, with $\pm\infty$ allowed), and the Rényi
 # curve. The unifying paper's **Theorem 2.1**: the first three always carry the same information, and the
 # Rényi curve joins them when it is finite at some order above 1. This chapter runs each recovery of the theorem
@@ -57,11 +57,11 @@
 # :label: thm-info-equivalence
 #
 # For any pair of probability measures $(P, Q)$ on a common space, the following carry the same information:
-# 1. the pair of one-sided $(\varepsilon, \delta)$ curves $(\delta_{P\|Q}, \delta_{Q\|P})$;
+# 1. the pair of one-sided $(\varepsilon, \delta)$ curves $(\delta_{P\Vert Q}, \delta_{Q\Vert P})$;
 # 2. the pair of trade-off functions $(T_{P,Q}, T_{Q,P})$;
 # 3. the law of the extended privacy loss $L = \log dP/dQ \in [-\infty, \infty]$ under $P$.
 #
-# If moreover $D_{\alpha_0}(P\|Q) < \infty$ for some $\alpha_0 > 1$, the Rényi curve $\alpha \mapsto D_\alpha(P\|Q)$ carries
+# If moreover $D_{\alpha_0}(P\Vert Q) < \infty$ for some $\alpha_0 > 1$, the Rényi curve $\alpha \mapsto D_\alpha(P\Vert Q)$ carries
 # the same information as well.
 # ```
 #
@@ -95,7 +95,7 @@ zeta_w = pairs.check_zeta_w(zeta_w)  # a papermill value outside (1, 100] stops 
 # (loss $-\infty$). This is the hardest case for the theorem: the likelihood ratio $r = dP/dQ$ is $\infty$ on one output and
 # $0$ on another, so no Rényi divergence of order above 1 is finite, yet the three descriptions of
 # {prf:ref}`thm-info-equivalence` are still interchangeable. The PLD is reported as a list of likelihood ratios with their
-# $P$-mass; from it both one-sided curves follow, since $\delta_{P\|Q}(\varepsilon) = \mathbb E_P[(1 - e^{\varepsilon}/R)_+]$ with
+# $P$-mass; from it both one-sided curves follow, since $\delta_{P\Vert Q}(\varepsilon) = \mathbb E_P[(1 - e^{\varepsilon}/R)_+]$ with
 # $R = e^L$, and the reverse curve uses the same atoms read under $Q$. In the other direction, the trade-off function
 # of a discrete pair is piecewise linear, and its slopes are exactly the likelihood ratios (by the Neyman–Pearson
 # lemma, the best test rejects outputs in decreasing order of $r$), so its vertices give back the PLD.
@@ -114,11 +114,11 @@ print("trade-off function -> PLD, exact:", recovered == pld)
 
 # %% [markdown]
 # The curves-to-trade-off direction is a convex conjugate,
-# $T_{P,Q}(\alpha) = \sup_{r>0}[1 - \delta_{Q\|P}(\log r) - r\alpha]$, with the reverse curve below $r = 1$ obtained from the
+# $T_{P,Q}(\alpha) = \sup_{r>0}[1 - \delta_{Q\Vert P}(\log r) - r\alpha]$, with the reverse curve below $r = 1$ obtained from the
 # forward one. On a log grid of ratios it converges to the exact piecewise-linear $T$; with the pair's own
 # likelihood ratios in the grid it is exact.
 #
-# In words: each line $\beta = 1 - \delta_{Q\|P}(\log r) - r\alpha$ lies below the trade-off curve, and the curve is the
+# In words: each line $\beta = 1 - \delta_{Q\Vert P}(\log r) - r\alpha$ lies below the trade-off curve, and the curve is the
 # upper envelope of these lines as $r$ ranges over $(0, \infty)$ — the duality of {prf:ref}`prop-primer-duality`.
 # {numref}`fig-infoeq-tradeoff` draws the trade-off function computed directly by the Neyman–Pearson construction next to
 # the one recovered from the two one-sided curves, and the reverse trade-off $T_{Q,P}$ for comparison; the dashed curve lies
@@ -150,7 +150,7 @@ print(f"curves -> trade-off: max |difference| {below(max(abs(a - b) for a, b in 
 # ## The Rényi curve, when it is finite
 #
 # Drop the output $Q$ never produces, so that $P \ll Q$: every order is finite, and the moments
-# $\mathbb E_P[R^u] = e^{uD_{u+1}(P\|Q)}$ at the integer orders $2, \dots, 2J+1$ determine the $J$ atoms of the PLD (Prony's
+# $\mathbb E_P[R^u] = e^{uD_{u+1}(P\Vert Q)}$ at the integer orders $2, \dots, 2J+1$ determine the $J$ atoms of the PLD (Prony's
 # method: a Hankel system for the polynomial whose roots are the likelihood ratios, then a Vandermonde system for
 # the masses — all in exact fractions).
 #
@@ -175,10 +175,10 @@ print("with the P-only output, D_2 =", show(pair.renyi_moment(2)), "(every order
 #
 # $P\{k\} = k^{-w}/\zeta(w)$ and $Q\{k\} = P\{k\}e^{-k}$ for $k \ge 1$, with the rest of $Q$'s mass on an extra point. The
 # privacy loss under $P$ is $L = k$, heavy-tailed: $\mathbb E_Pe^{tL} = \sum_k k^{-w}e^{tk}/\zeta(w) = \infty$ for every $t > 0$.
-# Yet $\delta_{P\|Q}(\varepsilon) = \mathbb E_P[(1 - e^{\varepsilon - L})_+]$ is finite — the condition "finite at some order" cannot be
+# Yet $\delta_{P\Vert Q}(\varepsilon) = \mathbb E_P[(1 - e^{\varepsilon - L})_+]$ is finite — the condition "finite at some order" cannot be
 # dropped from the theorem.
 #
-# The example shows why {prf:ref}`thm-info-equivalence` needs $D_{\alpha_0}(P\|Q) < \infty$ somewhere: the Rényi curve of
+# The example shows why {prf:ref}`thm-info-equivalence` needs $D_{\alpha_0}(P\Vert Q) < \infty$ somewhere: the Rényi curve of
 # this pair is identically $+\infty$, the same as the curve of any pair with a $+\infty$ privacy loss, so it cannot
 # determine the PLD, while the one-sided curves, finite, still do. At $\varepsilon = 0$ the forward curve equals $Q$'s mass on
 # the extra point, because $\sum_k P\{k\}(1 - e^{-k}) = 1 - \sum_k Q\{k\}$; the printed values show it. The partial sums
@@ -200,13 +200,13 @@ print("partial sums of E_P exp(0.01 L) (times zeta(w)):", ", ".join(mpmath.nstr(
 # Two integer noise laws added to a count of {term}`sensitivity` 1 share the right tail $q(k) = \tfrac{6}{11}4^{-k}$ ($k \ge 0$)
 # and differ on the left: $q_A(k) = \tfrac3{11}2^{k}$, $q_B(k) = \tfrac6{11}3^{k}$ ($k < 0$). (The paper's display of the
 # two laws was lost; these are the geometric left tails that reproduce every number its text states.) Both have
-# $\delta_{P\|Q}(\varepsilon) = \tfrac2{11}(4 - e^\varepsilon)_+$, and the reverse curves lie below, so
-# $\max\{\delta_{P\|Q}, \delta_{Q\|P}\}$ is the same for A and B — yet the pairs differ.
+# $\delta_{P\Vert Q}(\varepsilon) = \tfrac2{11}(4 - e^\varepsilon)_+$, and the reverse curves lie below, so
+# $\max\{\delta_{P\Vert Q}, \delta_{Q\Vert P}\}$ is the same for A and B — yet the pairs differ.
 #
 # This is the second precise exception: the usual two-sided curve is a function of the pair of one-sided curves, but not
 # conversely. A mechanism reported by its two-sided curve alone may therefore be less well described than its own
 # trade-off function or Rényi curve would describe it. The cell below computes, for both variants, the forward curve at
-# several ratios, the reverse curve at $e^\varepsilon = 3$ and $\exp D_2(P\|Q)$, and records the last two in the reproduction
+# several ratios, the reverse curve at $e^\varepsilon = 3$ and $\exp D_2(P\Vert Q)$, and records the last two in the reproduction
 # ledger against the paper's fractions.
 
 # %% tags=["hide-input", "nbval-check-output"]
@@ -234,7 +234,7 @@ for variant, rev, d2 in claims:
 # ## Symmetric noise needs one curve
 #
 # If $Z \overset{d}{=} -Z$, the reflection $x \mapsto s - x$ swaps $P = \mathrm{Law}(s+Z)$ and $Q = \mathrm{Law}(Z)$, so
-# $\delta_{P\|Q} = \delta_{Q\|P}$ and $T_{P,Q} = T_{Q,P}$ (Corollary A.1). Checked exactly for discrete {term}`Laplace noise`
+# $\delta_{P\Vert Q} = \delta_{Q\Vert P}$ and $T_{P,Q} = T_{Q,P}$ (Corollary A.1). Checked exactly for discrete {term}`Laplace noise`
 # ($q(k) \propto 2^{-|k|}$, truncated symmetrically and renormalised) shifted by 1. The reason: the reflection maps $P$ to $Q$
 # and $Q$ to $P$ and is a bijection of the output space, so every event $A$ for $(P, Q)$ corresponds to an event for
 # $(Q, P)$ with the same probabilities, and the suprema defining the two curves agree. Every noise in {doc}`08_what_zcdp_forgets`
@@ -258,7 +258,7 @@ print("trade-off functions equal:", symmetric.tradeoff_vertices() == symmetric.r
 # :label: ex-infoeq-zeta
 #
 # Set `zeta_w = 2.5` in the parameters cell and re-run Example 2.2 (or call `pairs.zeta_pair(2.5)`). Is the forward curve
-# still finite and decreasing in $\varepsilon$? Explain why $\delta_{P\|Q}(0)$ equals $Q$'s mass on the extra point, and check it.
+# still finite and decreasing in $\varepsilon$? Explain why $\delta_{P\Vert Q}(0)$ equals $Q$'s mass on the extra point, and check it.
 # ```
 #
 # ```{solution-start} ex-infoeq-zeta
@@ -266,7 +266,7 @@ print("trade-off functions equal:", symmetric.tradeoff_vertices() == symmetric.r
 # ```
 #
 # For every $w > 1$ the loss $L = k$ still has $\mathbb E_P e^{tL} = \infty$ for every $t > 0$, and
-# $\delta_{P\|Q}(\varepsilon) = \mathbb E_P[(1 - e^{\varepsilon - L})_+] \le 1$ is finite and non-increasing. At $\varepsilon = 0$ it is
+# $\delta_{P\Vert Q}(\varepsilon) = \mathbb E_P[(1 - e^{\varepsilon - L})_+] \le 1$ is finite and non-increasing. At $\varepsilon = 0$ it is
 # $\sum_k P\{k\}(1 - e^{-k}) = 1 - \sum_k Q\{k\}$, which is $Q$'s mass on the extra point.
 
 # %%
@@ -285,7 +285,7 @@ print("w = 2.5: delta_P||Q(0), (1), (2), (5) =", ", ".join(mpmath.nstr(v, 8) for
 #
 # {term}`randomised response` with truth probability $3/4$ is the pair $P = (3/4, 1/4)$, $Q = (1/4, 3/4)$ on
 # {yes, no}. Build it as a `pairs.LatticePair`, compute its PLD, and check that the PLD gives back both one-sided curves
-# and that the trade-off function gives back the PLD, exactly. What is $\delta_{P\|Q}(\log 3)$, and why?
+# and that the trade-off function gives back the PLD, exactly. What is $\delta_{P\Vert Q}(\log 3)$, and why?
 # ```
 #
 # ```{solution-start} ex-infoeq-response
@@ -324,7 +324,7 @@ print("PLD:", [(str(r), str(m)) for r, m in response_pld], "; delta_P||Q(log 3) 
 #
 # Without a reflection that swaps $P$ and $Q$ nothing forces the curves to agree, and here they do not: the two tails
 # decay at different rates, so the likelihood ratios on the two sides differ. At $\varepsilon = 0$ they do agree, for every
-# pair: $\delta_{P\|Q}(0) = \sup_A\{P(A) - Q(A)\}$ is the total variation distance, which is symmetric.
+# pair: $\delta_{P\Vert Q}(0) = \sup_A\{P(A) - Q(A)\}$ is the total variation distance, which is symmetric.
 
 # %%
 weights_ex = {k: F(1, 2**k) if k >= 0 else F(1, 3 ** (-k)) for k in range(-20, 21)}
@@ -348,7 +348,7 @@ print("delta_P||Q(log 2) =", float(asymmetric.delta_at_ratio(F(2))),
 #   ({prf:ref}`thm-info-equivalence`). Each recovery runs here as code and round-trips exactly in fractions.
 # - The finite-order condition cannot be dropped: the zeta pair of Example 2.2 has every Rényi order infinite and finite
 #   one-sided curves.
-# - The usual two-sided curve $\max\{\delta_{P\|Q}, \delta_{Q\|P}\}$ is not equivalent: the two pairs of Example 2.3 share it but
+# - The usual two-sided curve $\max\{\delta_{P\Vert Q}, \delta_{Q\Vert P}\}$ is not equivalent: the two pairs of Example 2.3 share it but
 #   differ in their reverse curves ($3/22$ against $0$ at $\log 3$) and in $\exp D_2$ ($265/88$ against $3$).
 # - Symmetric noise has equal one-sided curves, so one suffices; asymmetric noise needs both.
 # - Choosing among the equivalent descriptions is a matter of convenience. Replacing the Rényi curve by {term}`zCDP`'s single

@@ -38,7 +38,7 @@
 # a mechanism produces on two {term}`neighbouring data sets` — by a whole curve: for each order $t > 0$, the
 # {term}`cumulant` generating function of the privacy loss,
 #
-# $$K(t) = \log \mathbb E_Q\!\left[\left(\frac{dP}{dQ}\right)^{t+1}\right] = t\,D_{t+1}(P\|Q).$$
+# $$K(t) = \log \mathbb E_Q\!\left[\left(\frac{dP}{dQ}\right)^{t+1}\right] = t\,D_{t+1}(P\Vert Q).$$
 #
 # zCDP {cite}`bun2016concentrated,dwork2016concentrated` keeps one number of that curve, the smallest slope
 # of a parabola lying above it,
@@ -250,7 +250,7 @@ explorers.live("gap")
 #
 # DP-SGD's step is the pair $Q = N(0, z^2C^2I)$, $P_q = (1-q)Q + qN(v, z^2C^2I)$. Its zCDP parameter does not depend on $q$
 # — subsampling buys nothing under zCDP — while its Rényi curve falls to zero as $q \to 0$. Here $n = 20$ steps with
-# $\rho_{\mathrm{sum}} = 5$ and $\|v\|/C = 1$ (so $z = \sqrt2$), at $t = 1$.
+# $\rho_{\mathrm{sum}} = 5$ and $\Vert v\Vert /C = 1$ (so $z = \sqrt2$), at $t = 1$.
 #
 # Here $q$ is the {term}`Poisson subsampling` rate: each record enters a step's batch independently with
 # probability $q$, $C$ is the clipping norm and $z$ the {term}`noise multiplier`. The neighbouring output $P_q$ is a
@@ -259,7 +259,7 @@ explorers.live("gap")
 # ```{prf:proposition} Subsampling buys nothing under zCDP (unifying paper, Proposition 4.2)
 # :label: prop-zcdp-subsampling
 #
-# For $0 < q \le 1$ the pair $(P_q, Q)$ has the same optimal zCDP parameter $\rho = \|v\|^2/(2z^2C^2)$ as the
+# For $0 < q \le 1$ the pair $(P_q, Q)$ has the same optimal zCDP parameter $\rho = \Vert v\Vert ^2/(2z^2C^2)$ as the
 # unsubsampled Gaussian step, while its Rényi curve $K_q(t)$ tends to $0$ as $q \to 0$. For $n$ independent steps
 # the product pair has optimal parameter $\rho_{\mathrm{sum}}$, and by {prf:ref}`thm-zcdp-gap-composition` its gap is
 # $\mathbf\Gamma(t) = n\,\Gamma_q(t)$, which increases to $\rho_{\mathrm{sum}}t(t+1)$ as $q \to 0$.

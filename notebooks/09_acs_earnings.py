@@ -130,7 +130,7 @@ FAMILIES = ["gaussian", "mixture", "laplace"]
 # ```{prf:proposition} From a Rényi curve to $(\varepsilon, \delta)$
 # :label: prop-acs-conversion
 #
-# If a mechanism satisfies $D_\alpha(M(D) \| M(D')) \le U_\alpha$ for all orders $\alpha > 1$ and all
+# If a mechanism satisfies $D_\alpha(M(D) \Vert  M(D')) \le U_\alpha$ for all orders $\alpha > 1$ and all
 # neighbours, then for every $\delta \in (0, 1)$ it is $(\varepsilon, \delta)$-DP with
 #
 # $$

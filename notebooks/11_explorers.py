@@ -248,9 +248,9 @@ assert abs(gaps_large[-1] - math.log(2)) < 1e-6
 # {term}`noise multiplier`, $C$ the clipping norm). On neighbouring data sets its outputs are $Q = N(0, z^2C^2)$ and
 # the mixture $P_q = (1 - q)Q + q\,N(v, z^2C^2)$: with probability $1 - q$ the differing record was not sampled and
 # the step looks exactly like $Q$. The unifying paper's Proposition 4.2, stated as {prf:ref}`prop-zcdp-subsampling`,
-# says that the zCDP parameter of this pair is $\rho = s^2/(2z^2)$ with $s = \|v\|/C$, whatever $q$, while its Rényi
+# says that the zCDP parameter of this pair is $\rho = s^2/(2z^2)$ with $s = \Vert v\Vert /C$, whatever $q$, while its Rényi
 # curve $K_q$ falls to zero as $q \to 0$. The gap therefore grows as the sampling rate shrinks, towards the whole
-# parabola. It can never exceed the parabola, since $K_q(t) = t\,D_{t+1}(P_q\|Q) \ge 0$ gives
+# parabola. It can never exceed the parabola, since $K_q(t) = t\,D_{t+1}(P_q\Vert Q) \ge 0$ gives
 # $0 \le \Gamma(t) \le \rho\,t(t+1)$.
 #
 # {numref}`fig-explorers-subsampled` draws $\Gamma(t)$ of one step with $z = 1$ and $s = 1$, so $\rho = 1/2$, against
@@ -360,7 +360,8 @@ assert np.max(np.abs(gaps_sub[-1])) < 1e-9  # q = 1: the plain Gaussian step
 # 0.24 to 1.7 of the dotted curves). Now move $\sigma^2$ up. From $\sigma^2 = 5$ on, solid and dotted lines almost
 # coincide on this scale: one mechanism stays within about 30% of the continuous $\delta$ down to $10^{-12}$, and at
 # $\sigma^2 = 50$ all three are within 4%. Larger $m$ moves both curves to the right, since $\mu$ grows like
-# $\sqrt m$. For census-scale noise, with over a hundred mechanisms, {doc}`06_edgeworth` finds the difference far
+# $\sqrt m$. For census-scale noise, with 40 to 160 heterogeneous mechanisms per pair, {doc}`06_edgeworth` finds the
+# difference (at most about $10^{-6}$ relative, for pair (6, 6)) far
 # below anything that matters for a release, though exactness is still needed to *certify* it.
 
 # %% mystnb={"figure": {"caption": "Explorer 3: the exact privacy profile \u03b4(\u03b5) of m composed discrete Gaussian mechanisms N_Z(0, \u03c3\u00b2) (solid, certified to 1e-6 relative) against m continuous Gaussian mechanisms, \u03bc-GDP with \u03bc\u00b2 = m/\u03c3\u00b2 (dotted), for m = 1, 4, 16; the slider sets \u03c3\u00b2 (0.25 to 50).", "name": "fig-explorers-discrete"}} tags=["remove-input"]
@@ -514,7 +515,7 @@ assert 1.5 <= needed[8] / needed[2] <= 2.5 and 1.5 <= needed[32] / needed[8] <= 
 # that error is not resolved.
 #
 # **What to try, and what to expect.** On the left, nothing moves: every allocation sums to the same $\rho$, and with
-# well over a hundred mechanisms composed the pair behaves like a Gaussian: each of the 43 curves is within a relative
+# 100 to 160 mechanisms composed (allocation 13's 80 and the 20 to 80 of allocation $l$) the pair behaves like a Gaussian: each of the 43 curves is within a relative
 # $3 \times 10^{-5}$ of the same Gaussian curve, invisible on this scale. The zCDP curve lies above the exact one
 # everywhere, and by a factor that grows with $\varepsilon$: about 7 at $\varepsilon = 8.7$, 57 at
 # $\varepsilon = 26.7$ (where the Bureau's $\delta$ is $5 \times 10^{-11}$) and 140 at $\varepsilon = 42$. The reason
@@ -527,7 +528,7 @@ assert 1.5 <= needed[8] / needed[2] <= 2.5 and 1.5 <= needed[32] / needed[8] <= 
 # largest for allocations 6 and 12 (about $3 \times 10^{-5}$) and 39 (about $8 \times 10^{-6}$), and for allocations
 # 14 and 21 the distance stays below the certified error at every $\varepsilon$, so the exact curve cannot be told
 # apart from the Gaussian at all. Where the distance is above the certified error it is real, and everywhere it is far
-# too small to matter for the release. {doc}`06_edgeworth` finds the pair (13, 13) this close to a Gaussian; the
+# too small to matter for the release. {doc}`06_edgeworth` finds the pairs (13, 13) and (6, 6) this close to a Gaussian; the
 # explorer shows the same for all 43 partners of allocation 13, each with its certified error beside it.
 
 # %% mystnb={"figure": {"caption": "Explorer 5: census pair (13, l), read from the full sweep. Left: the exact \u03b4(\u03b5) and the \u03b4 of the Bureau's zCDP statement (\u03c1 = 4.9622). Right: the relative distance of the exact \u03b4 to a continuous Gaussian with the same \u03c1, and the certified relative error of \u03b4. The slider sets the allocation l (1 to 43).", "name": "fig-explorers-census"}} tags=["remove-input"]

@@ -86,9 +86,14 @@ def test_heat_map_entries_and_rule_of_thumb():
     eps = edgeworth.gdp_epsilon_for_delta(1e-6, mu)
     exact = float(ShiftPair([Fraction(1, 5)] * 3).delta([Fraction(repr(eps))], rel_tol=1e-9)[0].delta)
     assert math.isclose(gap[1, 1], abs(exact - 1e-6) / exact, rel_tol=1e-6)
-    assert edgeworth.rule_of_thumb_holds(gap, [0.5, 5], from_sigma2=5) == bool((gap[1] < 1 / 5).all())
-    assert not edgeworth.rule_of_thumb_holds([[0.0], [0.3]], [1, 5])
+    assert edgeworth.rule_of_thumb_holds(gap, [0.5, 5], from_sigma2=5) == bool((gap[1] < 3 / 5).all())
+    assert edgeworth.rule_of_thumb_holds(gap, [0.5, 5], from_sigma2=5, constant=1) == bool((gap[1] < 1 / 5).all())
+    assert not edgeworth.rule_of_thumb_holds([[0.0], [0.3]], [1, 5], constant=1)
+    assert edgeworth.rule_of_thumb_holds([[0.0], [0.3]], [1, 5])
+    assert not edgeworth.rule_of_thumb_holds([[0.0], [0.7]], [1, 5])
     assert edgeworth.rule_of_thumb_holds([[9.0], [0.1]], [1, 5])
+    with pytest.raises(ValueError):
+        edgeworth.rule_of_thumb_holds([[0.1]], [5], constant=0)
 
 
 def test_composition_vs_gdp_for_a_single_mechanism():

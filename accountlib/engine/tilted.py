@@ -3,7 +3,7 @@
 Engine layer of :mod:`accountlib`, beside :mod:`accountlib.engine.tails`; the front door
 (:mod:`accountlib.engine.front`) sends deep upper tails here under relative-accuracy requests. The untilted engine
 computes P(S_L ≥ lo) to an *absolute* accuracy Δ, so a tail of 1e-60 needs
-Δ ≈ 1e-67: hundreds of thousands of nodes in arb at 230 bits for the heaviest
+Δ ≈ 1e-67: hundreds of thousands of nodes in arb at 307–314 bits (⌈−log2 Δ + log2 N⌉ + 64) for the heaviest
 census pairs. Tilting the distribution by e^{θs} moves the mass to the
 threshold, and the tail becomes
 
