@@ -271,3 +271,195 @@ def test_mechanisms_and_calibration_with_hostile_arguments(a, b, c):
         result = _library_call(call)
         if result is not None:
             assert _finite(result)
+
+
+# -- issue 23: files that cannot stop or poison a sweep, readers bounded by design, messages that name the problem --
+
+import gzip  # noqa: E402
+import os  # noqa: E402
+import socket  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from accountlib.applications.census import pair_files  # noqa: E402
+from accountlib.applications.dpsgd import read_idx  # noqa: E402
+from accountlib.infrastructure import atomic, executor  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("manifest", ['{"sha256": "abc", "options": {}}', '{"sha256": {}, "options": []}', "[]",
+                                      '"text"', "null", "1", '{"options": {}}', "{not json"])
+def test_a_manifest_of_any_shape_is_named_not_fatal(tmp_path, manifest):
+    for path in pair_files.pair_paths(tmp_path, 1, 4):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("anything\n")
+    target = pair_files.manifest_path(tmp_path, 1, 4)
+    target.parent.mkdir(parents=True)
+    target.write_text(manifest)
+    status = pair_files.pair_status(tmp_path, 1, 4)
+    assert status is not None and str(target) in status and "not a manifest" in status
+
+
+_LOCK_PROBE = r"""
+import fcntl, sys, time
+from accountlib.infrastructure import executor
+folder, delay, hold = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+flock = fcntl.flock
+def slow_flock(handle, operation):  # the delay between open() and flock() in which the old lock file could vanish
+    time.sleep(delay)
+    return flock(handle, operation)
+fcntl.flock = slow_flock
+try:
+    with executor.sweep_lock(folder):
+        start = time.time()
+        time.sleep(hold)
+        print(f"held {start} {time.time()}")
+except executor.SweepError:
+    print("refused")
+"""
+
+
+def test_two_processes_never_both_hold_the_sweep_lock(tmp_path):
+    """A holds the lock 1 s; B opens the lock file while A holds it and reaches flock 1.5 s later (after A removed
+    the file and let go); C starts after A ends. Before issue 23, B and C both held the lock."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    start = lambda delay, hold: subprocess.Popen([sys.executable, "-c", _LOCK_PROBE, str(tmp_path), str(delay), str(hold)],  # noqa: E731
+                                                 stdout=subprocess.PIPE, text=True, env=env)
+    first = start(0, 1.0)
+    deadline = time.time() + 20
+    while not (tmp_path / ".sweep.lock").exists() and time.time() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.3)
+    second = start(1.5, 1.5)
+    first.wait(timeout=30)
+    third = start(0, 1.5)
+    outputs = [p.communicate(timeout=30)[0].split() for p in (first, second, third)]
+    held = sorted((float(o[1]), float(o[2])) for o in outputs if o[:1] == ["held"])
+    assert outputs[0][0] == "held" and len(held) >= 2, outputs
+    for (_, end), (begin, _) in zip(held, held[1:]):
+        assert begin >= end, outputs  # never two holders at once
+
+
+def _server(reply: bytes):
+    """A TCP server on 127.0.0.1 that accepts, sends ``reply`` (nothing: silent) and keeps the connection open."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    listener.settimeout(30)
+    kept = []
+
+    def serve():
+        try:
+            while True:
+                connection, _ = listener.accept()
+                kept.append(connection)
+                if reply:
+                    connection.sendall(reply)
+        except OSError:
+            pass
+
+    threading.Thread(target=serve, daemon=True).start()
+    return listener, f"tcp://127.0.0.1:{listener.getsockname()[1]}", kept
+
+
+@pytest.mark.parametrize("reply, fragment", [
+    (b"", "accepted the connection but sent nothing within 2 s"),
+    (b"SSH-2.0-OpenSSH_9.6\r\n", "does not speak the Dask protocol (its first bytes are b'SSH-2.0-'"),
+])
+def test_a_wrong_protocol_scheduler_is_reported_within_the_timeout(monkeypatch, tmp_path, reply, fragment):
+    monkeypatch.setattr(executor, "SCHEDULER_TIMEOUT", 2)
+    listener, address, kept = _server(reply)
+    try:
+        began = time.monotonic()
+        status, out, err = cli("sweep", "dhc", "--pairs", "13", "13", "--out", tmp_path / "out", "--scheduler", address,
+                               "--no-progress")
+        assert time.monotonic() - began < 6
+        assert_clean_error(status, out, err, fragment)
+        assert "out of memory" not in err
+        assert not (tmp_path / "out" / ".sweep.lock").exists()  # the folder is not left locked
+    finally:
+        listener.close()
+        for connection in kept:
+            connection.close()
+
+
+def test_scheduler_ports_are_checked():
+    assert_clean_error(*cli("sweep", "dhc", "--scheduler", "tcp://127.0.0.1:99999"), "the port must be in 1..65535")
+
+
+def test_readers_cap_the_bytes_actually_read(tmp_path):
+    began = time.monotonic()
+    assert_clean_error(*cli("delta", "--budgets", "/dev/zero", "--eps", "1"), "larger than the limit of 10,000,000 bytes")
+    read, write = os.pipe()  # a pipe reports size 0; the cap still holds
+
+    def feed():
+        try:
+            for _ in range(12):
+                os.write(write, b"0" * 2**20)
+        except BrokenPipeError:  # the reader stopped at the cap, as it should
+            pass
+        finally:
+            os.close(write)
+
+    writer = threading.Thread(target=feed)
+    writer.start()
+    with pytest.raises(ValueError, match="larger than the limit"):
+        atomic.read_capped(Path(f"/dev/fd/{read}"), 10**7)
+    os.close(read)
+    writer.join(timeout=10)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)  # a FIFO nobody writes to reads as empty instead of blocking
+    assert atomic.read_capped(fifo, 100) == b""
+    bomb = tmp_path / "bomb-idx3-ubyte.gz"  # 70 MB of zeros in ~70 kB
+    bomb.write_bytes(gzip.compress(b"\x00\x00\x08\x01" + (70 * 10**6).to_bytes(4, "big") + bytes(70 * 10**6), 1))
+    with pytest.raises(ValueError, match="larger than the limit of 67,108,864 bytes"):
+        read_idx(bomb)
+    truncated = tmp_path / "t10k-labels-idx1-ubyte"
+    truncated.write_bytes(b"\x00\x00\x08\x03\x00\x00")
+    with pytest.raises(ValueError, match="truncated header"):
+        read_idx(truncated)
+    assert time.monotonic() - began < 20
+
+
+def test_a_budget_file_near_the_cap_is_read_in_seconds(tmp_path):
+    budgets = tmp_path / "budgets.csv"
+    budgets.write_text("rho\n" + "".join(f"{k % 997 + 1}/1000\n" for k in range(200_000)))
+    began = time.monotonic()
+    from accountlib.cli import _budgets_file
+    rhos, _ = _budgets_file(str(budgets))
+    pair = ShiftPair(rhos)
+    assert len(rhos) == 200_000 and pair.rho == sum(Fraction(k % 997 + 1, 1000) for k in range(200_000)) / 2
+    assert time.monotonic() - began < 30  # about 3 s on a free core
+
+
+def test_log_lines_are_whole_lines(tmp_path):
+    log = tmp_path / "sweep_log.csv"
+    log.write_text("pair,seconds\n1_2,0.5\n3_4,0.")  # a writer killed mid-line
+    atomic.append_line(log, "5_6,1.5")
+    assert log.read_text().splitlines() == ["pair,seconds", "1_2,0.5", "3_4,0.", "5_6,1.5"]
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["delta", "--pair", "1", "2", "--eps", "-1/2"], "--eps values must be > 0 and at most 5000 (the largest supported ε); got '-1/2'"),
+    (["delta", "--pair", "1", "2", "--eps", "-inf"], "got '-inf'"),
+    (["tradeoff", "--pair", "1", "2", "--alpha", "-0.5"], "--alpha values must lie in [0, 1]; got '-0.5'"),
+    (["delta", "--pair", "1", "2", "--eps", "1", "--eps", "2"], "--eps is given twice; give it once"),
+    (["delta", "--pair", "1", "2", "--pair", "1", "3", "--eps", "1"], "--pair is given twice"),
+    (["sweep", "dhc", "--out", "a", "--out", "b"], "--out is given twice"),
+    (["delta", "--rho", *[f"1/{p}" for p in range(10007, 20007)], "--eps", "1"],
+     "least common multiple of more than 1000 digits"),
+])
+def test_messages_name_the_argument_and_the_value(args, fragment):
+    began = time.monotonic()
+    assert_clean_error(*cli(*args), fragment)
+    assert time.monotonic() - began < 10
+
+
+def test_a_resource_variable_is_named(monkeypatch):
+    monkeypatch.setenv("ACCOUNTLIB_MAX_NODE_BITS", "1e400")
+    assert_clean_error(*cli("delta", "--pair", "1", "2", "--eps", "1"),
+                       "the environment variable ACCOUNTLIB_MAX_NODE_BITS must be a whole number")

@@ -41,6 +41,7 @@ def test_grid_runs_tabulates_glue_resumes_and_retries_failures(tmp_path):
     assert result.returncode == 2, result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
     assert "1 of 3 runs of glue_chapter failed (x=3: " in result.stderr and "asked to fail at x = 3" in result.stderr
+    assert result.stdout.startswith("2 runs executed")  # counted from the files, although one run failed
     assert "kernel's own stderr" not in result.stderr + result.stdout  # kernels do not write to the terminal
     rows = read_table(out / "results.csv")
     assert [r["x"] for r in rows] == ["1", "2"]
@@ -70,11 +71,11 @@ def test_grid_runs_tabulates_glue_resumes_and_retries_failures(tmp_path):
     assert {p: p.stat().st_mtime_ns for p in finished} == finished
     assert read_table(out / "results.csv") == rows
 
-    # a smaller grid over the same folder: only its points are tabulated, nothing is run
+    # a smaller grid over the same folder: nothing is run, and the earlier grid's finished runs stay in the table
     small = sweep(str(CHAPTER), "--grid", "x=2", "--set", "offset=0.25", "--set", "fail_at=3", "--out", str(out))
     assert small.returncode == 0, small.stderr
     assert small.stdout.startswith("0 runs executed")
-    assert [r["x"] for r in read_table(out / "results.csv")] == ["2"]
+    assert [r["x"] for r in read_table(out / "results.csv")] == ["2", "1"]
 
     # changing a --set value re-runs the point (its notebook was executed with other parameters)
     changed = sweep(str(CHAPTER), "--grid", "x=2", "--set", "offset=1", "--out", str(out))

@@ -92,6 +92,20 @@ def test_a_corrupted_file_is_recomputed_on_rerun_and_the_rest_kept(swept, tmp_pa
     assert sweep.pair_paths(out, 2, 8)[1].stat().st_mtime_ns == kept
 
 
+@pytest.mark.parametrize("manifest", ['{"sha256": "abc", "options": {}}', "[1, 2]", "null"])
+def test_a_manifest_of_the_wrong_shape_is_reported_and_recomputed(swept, tmp_path, manifest):
+    """Valid JSON that is no manifest (issue 23: it stopped the whole sweep with an internal AttributeError)."""
+    out = fresh_copy(swept, tmp_path)
+    good = [path.read_bytes() for path in sweep.pair_paths(out, 13, 13)]
+    sweep.manifest_path(out, 13, 13).write_text(manifest)
+    reports = []
+    done = sweep.run_dhc_sweep(out, PAIRS, workers=1, progress=False, report=reports.append, **OPTIONS)
+    assert [d["pair"] for d in done] == [(13, 13)]
+    assert len(reports) == 1 and "not a manifest" in reports[0]
+    assert [path.read_bytes() for path in sweep.pair_paths(out, 13, 13)] == good
+    assert sweep.pair_status(out, 13, 13, OPTIONS) is None
+
+
 def test_files_without_a_manifest_are_recomputed(swept, tmp_path):
     out = fresh_copy(swept, tmp_path)
     sweep.manifest_path(out, 2, 8).unlink()  # e.g. killed between the second file and the manifest

@@ -21,10 +21,13 @@ from __future__ import annotations
 import gzip
 import math
 import struct
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from ..infrastructure.atomic import read_capped
 
 __all__ = ["dpsgd_grid", "read_idx", "load_data", "find_fashion_mnist", "SYSTEM_DATA_DIR", "DATASETS", "PER_SAMPLE_MODES", "Dataset", "build_model", "train_run", "paired_runs", "run_setting",
            "load_results", "summarise", "calibration_checks", "data_slug", "record_ledger", "PAPER_TABLES", "train_job", "seedwise_trend", "paper_settings", "PAPER_TARGETS", "LEARNING_RATE",
@@ -38,17 +41,30 @@ EVAL_EVERY = 25  # test metrics every 25 steps, as in the paper (Appendix D.4.1)
 PAPER_TARGETS = ((3.0, 1e-5), (5.0, 1e-5))
 
 
+MAX_IDX_BYTES = 1 << 26
+"""The most bytes :func:`read_idx` reads (decompressed): 64 MiB, above Fashion-MNIST's largest file (47 MB)."""
+
+
 def read_idx(path) -> np.ndarray:
-    """Read an IDX file (optionally gzipped): magic 0x0000 08 NN, NN dimensions of big-endian uint32 sizes."""
+    """Read an IDX file (optionally gzipped): magic 0x0000 08 NN, NN dimensions of big-endian uint32 sizes.
+
+    At most :data:`MAX_IDX_BYTES` bytes are read, counted after decompression (a small gzip bomb is refused
+    after 64 MiB, not inflated whole); a truncated header or body raises ``ValueError`` naming the file."""
     path = Path(path)
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rb") as handle:
-        data = handle.read()
+    try:
+        data = read_capped(path, MAX_IDX_BYTES, opener=gzip.open if path.suffix == ".gz" else None)
+    except (OSError, EOFError, zlib.error) as error:  # gzip.BadGzipFile is an OSError
+        raise ValueError(f"{path.name}: cannot be read ({type(error).__name__}: {error})") from None
+    except ValueError as error:
+        raise ValueError(f"{path.name}: {error}") from None
     if len(data) < 4 or data[0] != 0 or data[1] != 0:
         raise ValueError(f"{path.name} is not an IDX file (bad magic number)")
     if data[2] != 0x08:
         raise ValueError(f"{path.name}: only unsigned-byte IDX data (type 0x08) is supported; got {data[2]:#04x}")
     dims = data[3]
+    if len(data) < 4 + 4 * dims:
+        raise ValueError(f"{path.name}: truncated header (it announces {dims} dimensions, {4 * dims} bytes of sizes, "
+                         f"but the file has {len(data)} bytes)")
     shape = struct.unpack(f">{dims}I", data[4:4 + 4 * dims])
     body = np.frombuffer(data, dtype=np.uint8, offset=4 + 4 * dims)
     if body.size != math.prod(shape):

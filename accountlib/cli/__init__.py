@@ -38,6 +38,7 @@ from fractions import Fraction
 
 
 from ..applications import census
+from ..infrastructure.atomic import read_capped
 from ..infrastructure.certified_numbers import certified_decimal
 from ..infrastructure.numbers import as_fraction, decimal_string
 from ..theory.profiles import MAX_EPSILON, MAX_SENSITIVITY, SMALLEST_ABS_TOL, SMALLEST_REL_TOL, ShiftPair
@@ -88,11 +89,11 @@ def _budgets_file(path: str) -> tuple[list[Fraction], list[int] | None]:
     import io
     from pathlib import Path
 
-    file = Path(path)
     try:
-        if file.stat().st_size > MAX_BUDGET_FILE_BYTES:
-            _fail(f"--budgets {path}: larger than {MAX_BUDGET_FILE_BYTES // 10**6} MB")
-        text = file.read_text(encoding="utf-8-sig")
+        data = read_capped(Path(path), MAX_BUDGET_FILE_BYTES)
+        text = data.decode("utf-8-sig")
+    except ValueError as error:
+        _fail(f"--budgets {path}: {error}")
     except (OSError, UnicodeDecodeError) as error:
         _fail(f"--budgets {path}: cannot be read ({type(error).__name__}: {getattr(error, 'strerror', None) or error})")
     rows = [row for row in csv.reader(io.StringIO(text)) if any(cell.strip() for cell in row)]
@@ -101,11 +102,14 @@ def _budgets_file(path: str) -> tuple[list[Fraction], list[int] | None]:
         _fail(f"--budgets {path}: the first line must be the header rho (or rho,sensitivity); got "
               f"{','.join(rows[0]) if rows else 'an empty file'!r}")
     budgets, shifts = [], []
+    parsed: dict[str, Fraction] = {}  # each distinct text is read once (a file at the cap repeats its values)
     for line, row in enumerate(rows[1:], start=2):
         if len(row) != len(header):
             _fail(f"--budgets {path}: line {line} has {len(row)} fields, expected {len(header)}")
         where = f"--budgets {path} line {line}"
-        rho = as_fraction(row[0], f"{where} rho")
+        rho = parsed.get(row[0])
+        if rho is None:
+            rho = parsed[row[0]] = as_fraction(row[0], f"{where} rho")
         if rho <= 0:
             _fail(f"{where}: rho must be > 0 (drop unused mechanisms); got {row[0].strip()!r}")
         if len(row) == 2:
@@ -122,15 +126,29 @@ def _budgets_file(path: str) -> tuple[list[Fraction], list[int] | None]:
 
 def _add_pair_argument(parser) -> None:
     which = parser.add_mutually_exclusive_group(required=True)
-    which.add_argument("--pair", nargs=2, type=_allocation, metavar=("K", "L"),
+    which.add_argument("--pair", nargs=2, action=_Once, type=_allocation, metavar=("K", "L"),
                        help="DHC allocation numbers, 1..43 (the budgets of allocations K and L together)")
-    which.add_argument("--rho", nargs="+", type=_budget, metavar="R",
+    which.add_argument("--rho", nargs="+", action=_Once, type=_budget, metavar="R",
                        help="your own composition: the budgets ρ_i > 0 of mechanisms N_Z(0, 1/ρ_i) against "
                        "N_Z(1, 1/ρ_i), exact decimals or fractions, e.g. 0.05 11/10000")
-    which.add_argument("--budgets", metavar="FILE.csv",
+    which.add_argument("--budgets", action=_Once, metavar="FILE.csv",
                        help="the budgets from a CSV file: a header line rho (or rho,sensitivity) and one mechanism "
                        "per line; mechanism i compares N_Z(0, 1/ρ_i) with N_Z(s_i, 1/ρ_i), s_i its sensitivity "
                        "(a whole number, default 1)")
+
+
+class _Once(argparse.Action):
+    """Store an option's value(s), refusing the option when it is given a second time (argparse would silently
+    keep the last: ``--eps 1 --eps 2`` would compute δ(2) only)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        seen = namespace.__dict__.setdefault("_given_once", set())
+        if self.dest in seen:
+            raise CommandLineError(f"{parser.prog}: {option_string} is given twice; give it once, with all its values "
+                                   f"(e.g. {option_string} V1 V2)" if self.nargs in ("+", "*") else
+                                   f"{parser.prog}: {option_string} is given twice; give it once")
+        seen.add(self.dest)
+        setattr(namespace, self.dest, values)
 
 
 class CommandLineError(Exception):
@@ -158,9 +176,9 @@ def _parser() -> argparse.ArgumentParser:
                            "no larger than R·δ. If that bound cannot be certified the command fails (exit 2) "
                            "rather than print a looser one.")
     _add_pair_argument(delta)
-    delta.add_argument("--eps", nargs="+", type=_number("eps"), required=True, metavar="E",
+    delta.add_argument("--eps", nargs="+", action=_Once, type=_number("eps"), required=True, metavar="E",
                        help=f"ε values in (0, {MAX_EPSILON}], decimals or fractions, e.g. 26.34 or 1317/50")
-    delta.add_argument("--rel-tol", type=_number("rel-tol"), default=Fraction(1, 10**6), metavar="R",
+    delta.add_argument("--rel-tol", action=_Once, type=_number("rel-tol"), default=Fraction(1, 10**6), metavar="R",
                        help=f"relative accuracy, in [{SMALLEST_REL_TOL:g}, 0.5] (default 1e-6); an unmet "
                        "tolerance is an error (exit 2)")
     delta.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
@@ -171,9 +189,9 @@ def _parser() -> argparse.ArgumentParser:
                            "each with a certified absolute error bound no larger than T. If that bound "
                            "cannot be certified the command fails (exit 2).")
     _add_pair_argument(trade)
-    trade.add_argument("--alpha", nargs="+", type=_number("alpha"), required=True, metavar="A",
+    trade.add_argument("--alpha", nargs="+", action=_Once, type=_number("alpha"), required=True, metavar="A",
                        help="type I errors in [0, 1]")
-    trade.add_argument("--abs-tol", type=_number("abs-tol"), default=Fraction(1, 10**25), metavar="T",
+    trade.add_argument("--abs-tol", action=_Once, type=_number("abs-tol"), default=Fraction(1, 10**25), metavar="T",
                        help=f"absolute accuracy, in [{SMALLEST_ABS_TOL:g}, 0.5] (default 1e-25); an unmet "
                        "tolerance is an error (exit 2)")
     trade.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
@@ -249,14 +267,32 @@ def _fail(message: str):
     raise CommandLineError(message)
 
 
+_NEGATIVE_VALUE_MESSAGES = {
+    "--rho": "--rho budgets must be > 0",
+    "--eps": f"--eps values must be > 0 and at most {MAX_EPSILON} (the largest supported ε)",
+    "--alpha": "--alpha values must lie in [0, 1]",
+    "--rel-tol": f"--rel-tol must be in [{SMALLEST_REL_TOL:g}, 0.5]",
+    "--abs-tol": f"--abs-tol must be in [{SMALLEST_ABS_TOL:g}, 0.5]",
+}
+
+
+def _looks_negative(token: str) -> bool:
+    """A token such as -1, -1/2, -.5, -1e3, -inf or -nan: a negative value, not an option."""
+    rest = token[1:].strip().lower()
+    return token.startswith("-") and (rest[:1].isdigit() or rest[:1] == "." or rest in ("inf", "infinity", "nan"))
+
+
 def _refuse_negative_budgets(argv: list[str]) -> None:
-    """argparse reads ``--rho -1/10`` as an unknown option; name the real problem instead."""
-    if "--rho" in argv:
-        for token in argv[argv.index("--rho") + 1:]:
-            if token.startswith("-") and token[1:2].isdigit():
-                _fail(f"--rho budgets must be > 0; got {token!r}")
-            if token.startswith("-"):
-                break
+    """argparse reads ``--eps -1/2`` or ``--rho -1/10`` as an unknown option ("expected at least one argument");
+    name the real problem instead: the option, the value and what it accepts."""
+    option = None
+    for token in argv:
+        if token in _NEGATIVE_VALUE_MESSAGES:
+            option = token
+        elif option is not None and _looks_negative(token):
+            _fail(f"{_NEGATIVE_VALUE_MESSAGES[option]}; got {token!r}")
+        elif token.startswith("-"):
+            option = None
 
 
 def _tolerance(value: Fraction, option: str, smallest: float) -> float:

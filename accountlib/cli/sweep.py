@@ -15,6 +15,7 @@ from ..applications.census import pair_status, run_dhc_sweep
 from ..applications.dpsgd import dpsgd_grid
 from ..infrastructure.executor import SweepError, check_scheduler_address, run_jobs, sweep_lock
 from ..infrastructure.notebook_sweep import split_values, sweep_notebook
+from . import _Once
 
 __all__ = ["add_sweep_parser"]
 
@@ -38,21 +39,21 @@ def add_sweep_parser(subparsers) -> None:
                        "literals such as 0.5, True, [1, 2], else text); repeat for a Cartesian product")
     sweep.add_argument("--set", action="append", default=[], metavar="NAME=V", dest="fixed",
                        help="notebook only: a parameter given the same value in every run")
-    sweep.add_argument("--out", default=None, help="output folder (default results/dhc or results/dpsgd; required "
+    sweep.add_argument("--out", default=None, action=_Once, help="output folder (default results/dhc or results/dpsgd; required "
                        "for notebook); made "
                        "absolute before jobs are sent, and with --scheduler it must be on a filesystem every worker "
                        "shares. One sweep at a time per folder (a lock file refuses a second)")
-    sweep.add_argument("--pairs", nargs="+", type=int, metavar="K L",
+    sweep.add_argument("--pairs", nargs="+", action=_Once, type=int, metavar="K L",
                        help="dhc only: these pairs, as a flat list K1 L1 K2 L2 ... (default: all 946)")
-    sweep.add_argument("--data-dir", default=None,
+    sweep.add_argument("--data-dir", default=None, action=_Once,
                        help="dpsgd only: folder with the Fashion-MNIST IDX files (default: /usr/share/datasets/fashion-mnist, else scikit-learn digits)")
-    sweep.add_argument("--settings", nargs="+", default=None, metavar="Q,N",
+    sweep.add_argument("--settings", nargs="+", action=_Once, default=None, metavar="Q,N",
                        help="dpsgd only: these (q, n) settings, e.g. 0.005,500 (default: the paper's nine)")
-    sweep.add_argument("--seeds", nargs="+", type=int, default=None, help="dpsgd only: seeds (default 0 1 2 3 4)")
-    sweep.add_argument("--targets", nargs="+", default=None, metavar="EPS,DELTA",
+    sweep.add_argument("--seeds", nargs="+", action=_Once, type=int, default=None, help="dpsgd only: seeds (default 0 1 2 3 4)")
+    sweep.add_argument("--targets", nargs="+", action=_Once, default=None, metavar="EPS,DELTA",
                        help="dpsgd only: privacy targets, e.g. 3,1e-5 (default: the paper's two)")
-    sweep.add_argument("--workers", type=int, default=None, help="local processes (default: all cores)")
-    sweep.add_argument("--scheduler", default=None, metavar="ADDRESS",
+    sweep.add_argument("--workers", type=int, action=_Once, default=None, help="local processes (default: all cores)")
+    sweep.add_argument("--scheduler", default=None, action=_Once, metavar="ADDRESS",
                        help="run on the Dask distributed scheduler at ADDRESS (e.g. tcp://127.0.0.1:8786)")
     sweep.add_argument("--summarise", action="store_true",
                        help="dhc only: after the pairs, write the census-wide curves and the certified variance "

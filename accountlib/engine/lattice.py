@@ -15,6 +15,7 @@ N_Z(0, 1/rho_i) and it enters the sum with weight a_i.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -55,10 +56,19 @@ def as_mechanisms(mechanisms) -> list[WeightedDiscreteGaussian]:
     if not items:
         raise ValueError("mechanisms must hold at least one (rho, weight) pair")
     result = []
+    seen: dict = {}  # identical (rho, weight) pairs are checked and built once (a budget file repeats them)
     for index, item in enumerate(items):
         if isinstance(item, WeightedDiscreteGaussian):
             result.append(item)
             continue
+        key = None
+        if type(item) is tuple and len(item) == 2 and type(item[0]) is Fraction and type(item[1]) is Fraction:
+            # keyed by integers: hashing a Fraction costs a modular inverse
+            key = (item[0].numerator, item[0].denominator, item[1].numerator, item[1].denominator)
+            known = seen.get(key)
+            if known is not None:
+                result.append(known)
+                continue
         try:
             rho, weight = item
         except (TypeError, ValueError):
@@ -67,7 +77,10 @@ def as_mechanisms(mechanisms) -> list[WeightedDiscreteGaussian]:
         weight = as_fraction(weight, f"mechanisms[{index}].weight")
         if weight == 0:
             raise ValueError(f"mechanisms[{index}].weight must be nonzero")
-        result.append(WeightedDiscreteGaussian(rho, weight))
+        built = WeightedDiscreteGaussian(rho, weight)
+        if key is not None:
+            seen[key] = built
+        result.append(built)
     return result
 
 
@@ -90,10 +103,10 @@ class Lattice:
     sigma2s: tuple[Fraction, ...]
     groups: tuple[tuple[tuple[Fraction, int], int], ...]
 
-    @property
+    @functools.cached_property
     def variance_proxy(self) -> Fraction:
-        """Σ c_i² σ_i²: S_L is sub-Gaussian with this variance proxy (exact)."""
-        return sum((Fraction(c * c) * s2 for c, s2 in zip(self.coefficients, self.sigma2s)), Fraction(0))
+        """Σ c_i² σ_i²: S_L is sub-Gaussian with this variance proxy (exact; summed over the merged groups, once)."""
+        return sum((Fraction(multiplicity * c * c) * s2 for (s2, c), multiplicity in self.groups), Fraction(0))
 
 
 def lattice_of(mechanisms) -> Lattice:
@@ -105,24 +118,33 @@ def lattice_of(mechanisms) -> Lattice:
     """
     mechs = as_mechanisms(mechanisms)
     weights = [m.weight for m in mechs]
-    denominator_lcm = reduce(math.lcm, (w.denominator for w in weights), 1)
-    numerator_gcd = reduce(math.gcd, (abs(w.numerator) for w in weights), 0)
+    # each distinct weight and budget is worked on once, keyed by integers (hashing a Fraction is slow)
+    distinct = {(w.numerator, w.denominator): w for w in weights}
+    denominator_lcm = reduce(math.lcm, (den for _, den in distinct), 1)
+    numerator_gcd = reduce(math.gcd, (abs(num) for num, _ in distinct), 0)
     scale = Fraction(denominator_lcm, numerator_gcd)
-    coefficients = []
-    for w in weights:
+    coefficient_of = {}
+    for key, w in distinct.items():
         c = w * scale
         assert c.denominator == 1
-        coefficients.append(int(c))
+        coefficient_of[key] = int(c)
+    coefficients = [coefficient_of[w.numerator, w.denominator] for w in weights]
+    sigma2_of = {}
+    for m in mechs:
+        if (m.rho.numerator, m.rho.denominator) not in sigma2_of:
+            sigma2_of[m.rho.numerator, m.rho.denominator] = 1 / m.rho
+    rho_keys = [(m.rho.numerator, m.rho.denominator) for m in mechs]
+    sigma2s = [sigma2_of[k] for k in rho_keys]
     # L may be a fraction (weights 2/3 and 4/3 give L = 3/2, c = (1, 2)); S·L is still
     # integer-valued and gcd(c) = 1, which is all the lattice argument needs.
-    groups: dict[tuple[Fraction, int], int] = {}
-    for m, c in zip(mechs, coefficients):
-        key = (m.sigma2, abs(c))
-        groups[key] = groups.get(key, 0) + 1
+    counts: dict[tuple, int] = {}
+    for k, c in zip(rho_keys, coefficients):
+        counts[k, abs(c)] = counts.get((k, abs(c)), 0) + 1
+    groups: dict[tuple[Fraction, int], int] = {(sigma2_of[k], c): n for (k, c), n in counts.items()}
     return Lattice(
         scale=scale,
         coefficients=tuple(coefficients),
-        sigma2s=tuple(m.sigma2 for m in mechs),
+        sigma2s=tuple(sigma2s),
         groups=tuple(sorted(groups.items(), key=lambda item: (item[0][1], item[0][0]))),
     )
 

@@ -16,7 +16,8 @@ import tempfile
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
-__all__ = ["write_text_atomically", "write_csv_atomically", "sha256_of", "finite_decimal", "read_csv"]
+__all__ = ["write_text_atomically", "write_csv_atomically", "sha256_of", "finite_decimal", "read_csv", "read_capped",
+           "append_line", "CHUNK"]
 
 
 def write_text_atomically(path: Path, text: str) -> None:
@@ -44,6 +45,55 @@ def write_csv_atomically(path: Path, header, rows) -> None:
     writer.writerow(header)
     writer.writerows(rows)
     write_text_atomically(path, buffer.getvalue())
+
+
+CHUNK = 1 << 20
+
+
+def read_capped(path: Path, limit: int, *, opener=None) -> bytes:
+    """The bytes of ``path``, or ``ValueError`` as soon as more than ``limit`` bytes have been read.
+
+    The cap counts the bytes actually read, not the size the file reports, so a device (/dev/zero), a pipe or
+    a FIFO cannot bypass it; ``opener`` (``gzip.open``, say) makes it count decompressed bytes. A FIFO with no
+    writer reads as empty instead of blocking.
+    """
+    path = Path(path)
+    if opener is None:
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        try:
+            if hasattr(os, "set_blocking"):
+                os.set_blocking(descriptor, True)  # non-blocking only for the open (a FIFO without a writer)
+            handle = os.fdopen(descriptor, "rb")
+        except BaseException:
+            os.close(descriptor)
+            raise
+    else:
+        handle = opener(path, "rb")
+    chunks, total = [], 0
+    with handle:
+        while True:
+            chunk = handle.read(min(CHUNK, limit + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                raise ValueError(f"larger than the limit of {limit:,} bytes (read {total:,} bytes and stopped)")
+    return b"".join(chunks)
+
+
+def append_line(path: Path, line: str) -> None:
+    """Append ``line`` to ``path`` as one whole line: if the file does not end with a newline (a writer was killed
+    mid-line), a newline is written first, so a torn line is never glued to the next record. One ``write`` on an
+    ``O_APPEND`` descriptor."""
+    path = Path(path)
+    text = line.rstrip("\n") + "\n"
+    with open(path, "a+b") as handle:
+        if handle.tell() > 0:
+            handle.seek(-1, os.SEEK_END)
+            if handle.read(1) != b"\n":
+                text = "\n" + text
+        handle.write(text.encode("utf-8"))
 
 
 def sha256_of(path: Path) -> str:

@@ -23,7 +23,14 @@ __all__ = ["run_jobs", "SweepError", "sweep_lock", "check_scheduler_address", "S
 
 
 class _FolderLock:
-    """An exclusive ``fcntl.flock`` on ``out_dir/.sweep.lock`` (released by the kernel if the process dies)."""
+    """An exclusive ``fcntl.flock`` on ``out_dir/.sweep.lock``, held on one open descriptor for the sweep's
+    lifetime (the kernel releases it if the process dies).
+
+    The file is removed on exit while still locked. A process that opened it before that and locks it after
+    would hold a lock on a file nobody else can see, while a third process creates and locks a new one: so
+    after taking the lock, the descriptor is checked to still be the file at that path, and if not (removed, or
+    replaced), the lock is taken again on the file now there. Two processes therefore never both hold it.
+    """
 
     def __init__(self, out_dir: Path):
         self.path = Path(out_dir) / ".sweep.lock"
@@ -33,27 +40,38 @@ class _FolderLock:
         import fcntl
 
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.handle = open(self.path, "a+", encoding="utf-8")
-        try:
-            fcntl.flock(self.handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            self.handle.seek(0)
-            holder = self.handle.read().strip() or "another process"
-            self.handle.close()
-            raise SweepError(f"another sweep ({holder}) is running on {self.path.parent}: one sweep at a time per "
-                             f"folder (lock file {self.path})", []) from None
-        self.handle.seek(0)
-        self.handle.truncate()
-        self.handle.write(f"pid {os.getpid()}\n")
-        self.handle.flush()
+        for _ in range(100):
+            handle = open(self.path, "a+", encoding="utf-8")
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                handle.seek(0)
+                holder = handle.read().strip() or "another process"
+                handle.close()
+                raise SweepError(f"another sweep ({holder}) is running on {self.path.parent}: one sweep at a time per "
+                                 f"folder (lock file {self.path})", []) from None
+            try:
+                same = os.fstat(handle.fileno()).st_ino == os.stat(self.path).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                break
+            handle.close()  # the file we locked was removed meanwhile: lock the one now at the path
+        else:  # pragma: no cover - the lock file keeps vanishing
+            raise SweepError(f"cannot hold the lock file {self.path}: it keeps being removed", [])
+        self.handle = handle
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"pid {os.getpid()}\n")
+        handle.flush()
         return self
 
     def __exit__(self, *exc):
         try:
-            self.path.unlink()
+            self.path.unlink()  # while still held: a process that opened this file meanwhile sees it gone
         except OSError:
             pass
-        self.handle.close()
+        self.handle.close()  # releases the lock
         return False
 
 
@@ -93,31 +111,58 @@ _ADDRESS = re.compile(r"^(tcp|tls|ucx|ws|wss|inproc)://[^\s/:]+(:\d{1,5})?/?$")
 
 
 def check_scheduler_address(address: str) -> str:
-    """Refuse anything that is not a Dask scheduler address such as ``tcp://HOST:8786``."""
+    """Refuse anything that is not a Dask scheduler address such as ``tcp://HOST:8786`` (port 1..65535)."""
     if not isinstance(address, str) or not _ADDRESS.match(address):
         raise SweepError(f"--scheduler must be a Dask scheduler address such as tcp://HOST:8786; got {address!r}", [])
+    port = address.rstrip("/").rpartition("//")[2].partition(":")[2]
+    if port and not 1 <= int(port) <= 65535:
+        raise SweepError(f"--scheduler {address}: the port must be in 1..65535; got {int(port)}", [])
     return address
 
 
 def _check_scheduler_answers(address: str) -> None:
-    """Raise :class:`SweepError` at once when a ``tcp://`` scheduler address cannot be connected to at all (refused:
-    nothing listens there; no answer within ``SCHEDULER_TIMEOUT``; a host name that does not resolve), instead
-    of letting Dask retry until its timeout. Other protocols, an address without a port (Dask refuses it itself)
-    and a port that accepts the connection but is no scheduler are left to Dask's own connection and timeout."""
+    """Raise :class:`SweepError` within ``SCHEDULER_TIMEOUT`` seconds unless a ``tcp://`` address answers as a Dask
+    scheduler does: it accepts the connection and at once sends its handshake, a message whose first 8 bytes
+    are the (small) length of its frames. Refused connections, hosts that do not resolve, silence, a closed
+    connection and anything else on the wire (an HTTP or SSH server, say, whose first bytes Dask would read as a
+    length of petabytes and try to allocate) are reported, with what was found. Other protocols and an address
+    without a port (Dask refuses it itself) are left to Dask's own connection and timeout."""
     import socket
+    import struct
 
     host, _, port = address.removeprefix("tcp://").rstrip("/").partition(":")
     if not address.startswith("tcp://") or not port:
         return
+    deadline = time.monotonic() + SCHEDULER_TIMEOUT
+    received, connected = b"", False
     try:
-        with socket.create_connection((host, int(port)), timeout=SCHEDULER_TIMEOUT):
-            return
+        with socket.create_connection((host, int(port)), timeout=SCHEDULER_TIMEOUT) as connection:
+            connected = True
+            while len(received) < 8:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError
+                connection.settimeout(left)
+                chunk = connection.recv(8 - len(received))
+                if not chunk:
+                    break
+                received += chunk
     except ConnectionRefusedError:
         reason = "the connection was refused (is a scheduler running there?)"
     except TimeoutError:
-        reason = f"no answer within {SCHEDULER_TIMEOUT} s"
+        reason = (f"it accepted the connection but sent nothing within {SCHEDULER_TIMEOUT} s (a Dask scheduler sends "
+                  "its handshake at once: is something else listening there?)" if connected
+                  else f"no answer within {SCHEDULER_TIMEOUT} s")
     except OSError as error:
         reason = f"{type(error).__name__}: {_last_line(error)}"
+    else:
+        if len(received) < 8:
+            reason = (f"it accepted the connection and closed it after {len(received)} bytes "
+                      f"({received!r}): not a Dask scheduler")
+        elif not 0 < struct.unpack("<Q", received)[0] < 2**24:
+            reason = f"it does not speak the Dask protocol (its first bytes are {received!r})"
+        else:
+            return
     raise SweepError(f"could not reach the Dask scheduler at {address}: {reason}", [])
 
 

@@ -357,6 +357,32 @@ def glued_values(notebook) -> tuple[dict[str, str], list[str]]:
     return values, skipped
 
 
+def _earlier_runs(source: Path, out_dir: Path, current: set) -> list[tuple[Path, dict]]:
+    """The finished runs of ``source`` in ``out_dir`` that are not points of the current grid (an earlier
+    ``--grid``), each with its grid parameters as text (the names its file name carries, the values papermill
+    recorded), in file-name order."""
+    import nbformat
+
+    found = []
+    prefix = f"{source.stem}__"
+    for target in sorted(out_dir.glob(f"{prefix}*.ipynb")):
+        if target in current or target.name.endswith(".partial.ipynb"):
+            continue
+        try:
+            parameters = nbformat.read(str(target), as_version=4).metadata.get("papermill", {}).get("parameters")
+        except Exception:  # noqa: BLE001 - an unreadable notebook is no run
+            continue
+        if not isinstance(parameters, dict):
+            continue
+        named = [part.partition("=")[0] for part in target.stem[len(prefix):].split("__") if "=" in part]
+        names = [n for n in named if n in parameters]
+        if not names:
+            continue
+        found.append((target, {n: parameters[n] if isinstance(parameters[n], str) else repr(parameters[n])
+                               for n in names}))
+    return found
+
+
 # -- the whole sweep ------------------------------------------------------------------------------
 
 
@@ -408,8 +434,10 @@ def sweep_notebook(chapter, grid: dict[str, list[str]], out_dir, *, fixed: dict[
     out_dir = Path(out_dir).expanduser().resolve()
     if out_dir.exists() and not out_dir.is_dir():
         raise ValueError(f"--out {out_dir} exists and is not a folder")
-    failures, message, executed = [], "", []
+    failures, message = [], ""
     with sweep_lock(out_dir):
+        targets = notebook_grid_targets(source, points, out_dir)
+        before = {t for p, t in zip(points, targets) if _finished(t, {**fixed_values, **p})}
         try:
             executed = run_notebook_grid(source, points, out_dir, fixed=fixed_values, scheduler=scheduler,
                                          workers=workers, progress=progress)
@@ -424,13 +452,22 @@ def sweep_notebook(chapter, grid: dict[str, list[str]], out_dir, *, fixed: dict[
                        f"{f'; and {len(failures) - 5} more' if len(failures) > 5 else ''}); their notebooks are kept "
                        f"as *.partial.ipynb, and what their kernels wrote to stderr as *.kernel.log, in {out_dir}, "
                        "and the next run of this command retries them")
-        columns, rows, skipped = list(grid), [], []
-        for parameters, target in zip(points, notebook_grid_targets(source, points, out_dir)):
+        columns, rows, skipped, executed = list(grid), [], [], []
+        runs = []
+        for parameters, target in zip(points, targets):
             if not _finished(target, {**fixed_values, **parameters}):
                 continue
+            if target not in before:
+                executed.append(str(target))  # counted from the files: a failed neighbour does not hide it
+            runs.append((target, {n: shown[n][json.dumps(parameters[n], sort_keys=True)] for n in grid}))
+        # the runs of earlier grids in the same folder are kept in the table, not silently dropped
+        for target, shown_parameters in _earlier_runs(source, out_dir, set(targets)):
+            columns += [n for n in shown_parameters if n not in columns]
+            runs.append((target, shown_parameters))
+        for target, row in runs:
             values, lost = glued_values(target)
             skipped += [n for n in lost if n not in skipped]
-            row = {n: shown[n][json.dumps(parameters[n], sort_keys=True)] for n in grid}
+            row = dict(row)
             for name, text in values.items():
                 key = name if name not in grid else f"{name} (glued)"
                 if key not in columns:

@@ -25,9 +25,12 @@ once: turning ``1e999999999`` into an exact fraction would build a billion-digit
 def _check_magnitude(value: Fraction, name: str, original) -> Fraction:
     """Refuse fractions whose numerator or denominator has more than ~MAX_EXPONENT decimal digits."""
     limit = int(MAX_EXPONENT * 3.33) + 8  # bits
-    if value.numerator.bit_length() > limit or value.denominator.bit_length() > limit:
+    bits = max(value.numerator.bit_length(), value.denominator.bit_length())
+    if bits > limit:
+        shown = (repr(original) if isinstance(original, str) and len(original) <= 60 or bits <= 200
+                 else f"a fraction whose numerator or denominator has about {int(bits * 0.30103) + 1} digits")
         raise ValueError(f"{name} is out of the supported range (magnitudes between 1e-{MAX_EXPONENT} and "
-                         f"1e{MAX_EXPONENT}); got {original!r}")
+                         f"1e{MAX_EXPONENT}, at most about {MAX_EXPONENT} digits); got {shown}")
     return value
 
 
@@ -163,6 +166,36 @@ def as_nonnegative_float(value, name: str) -> float:
     return result
 
 
+def as_bounded_float(value, name: str, *, smallest: float | None = None, largest: float | None = None,
+                     strict: bool = True) -> float:
+    """``value`` (read by :func:`as_float`) as a finite float in the accepted range: > ``smallest`` (≥ when
+    ``strict`` is False) and ≤ ``largest``; anything else raises ``ValueError`` naming ``name``, the value and the
+    range. The one range check behind the theory layer's arguments (orders, scales, shifts, noise multipliers).
+
+    >>> as_bounded_float("1/2", "sigma", smallest=0, largest=1e100)
+    0.5
+    """
+    low = "" if smallest is None else f"{'>' if strict else '>='} {smallest:g}"
+    high = "" if largest is None else f"<= {largest:g}"
+    accepted = " and ".join(part for part in (low, high) if part) or "finite"
+    try:
+        result = as_float(value, name)
+    except ValueError as error:
+        detail = "" if isinstance(value, numbers.Real) else f" ({error})"
+        raise ValueError(f"{name} must be a finite number {accepted}; got {value!r}{detail}") from None
+    if smallest is not None and (result <= smallest if strict else result < smallest) \
+            or largest is not None and result > largest:
+        raise ValueError(f"{name} must be a finite number {accepted}; got {value!r}")
+    return result
+
+
+def as_choice(value, name: str, choices) -> str:
+    """``value`` if it is one of the strings ``choices``, else ``ValueError`` naming ``name`` and the choices."""
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(repr(c) for c in choices)}; got {value!r}")
+    return value
+
+
 def as_probability(value, name: str = "delta") -> float:
     """``value`` as a float strictly between 0 and 1 (a privacy δ; read by :func:`as_float`); anything
     else — 0, 1, NaN, bools, non-numbers, a value that rounds to 0 as a float — raises ``ValueError``
@@ -191,10 +224,14 @@ def env_limit(name: str, default: int) -> int:
     text = os.environ.get(name)
     if text is None:
         return default
+    accepted = f"a whole number between 1 and 1e18 (default {default:g})"
     try:
-        return int(float(text))
+        value = float(text)
     except ValueError:
-        raise ValueError(f"{name} must be a number; got {text!r}") from None
+        raise ValueError(f"the environment variable {name} must be {accepted}; got {text!r}") from None
+    if not (math.isfinite(value) and 1 <= value <= 1e18):
+        raise ValueError(f"the environment variable {name} must be {accepted}; got {text!r}")
+    return int(value)
 
 
 def as_tolerance(value, name: str, *, smallest: float, largest: float) -> float:
@@ -210,12 +247,13 @@ def as_tolerance(value, name: str, *, smallest: float, largest: float) -> float:
     return result
 
 
-class ErrorBound(mpmath.mpf):
-    """A certified error bound: an mpmath ``mpf`` (it cannot underflow or overflow), ≥ 0 and finite.
+class PreciseNumber(mpmath.mpf):
+    """An mpmath ``mpf`` that formats like a float: a value outside float64's range (a gap of 1e-400, say) is
+    returned as one of these instead of a float that would print as 0 or inf.
 
-    Compares and computes like any ``mpf``; ``format(bound, ".2e")`` works as for a float
-    (through ``Decimal`` when the value lies outside float64's range), and ``float(bound)``
-    gives the float64 value (0.0 when it underflows, so prefer the bound itself).
+    Compares and computes like any ``mpf``; ``format(x, ".2e")`` works as for a float
+    (through ``Decimal`` when the value lies outside float64's range), and ``float(x)``
+    gives the float64 value (0.0 when it underflows, so prefer the number itself).
     """
 
     def __format__(self, spec: str) -> str:
@@ -260,6 +298,22 @@ class ErrorBound(mpmath.mpf):
 
     def __rtruediv__(self, other):
         return self._mixed(other / self._plain(), other)
+
+
+class ErrorBound(PreciseNumber):
+    """A certified error bound: a :class:`PreciseNumber` (it cannot underflow or overflow), ≥ 0 and finite."""
+
+
+def float_or_precise(value):
+    """``value`` (an mpf or float) as a float when float64 holds it to full relative precision (0, or a
+    magnitude in [1e-300, 1e300]), else as a :class:`PreciseNumber`: a positive quantity is never returned
+    as 0.0, and a finite one never as inf. NaN raises ``ArithmeticError``."""
+    if isinstance(value, float) and math.isnan(value) or not mpmath.isfinite(value):
+        raise ArithmeticError(f"refusing to return a non-finite result ({value})")
+    if value == 0 or 1e-300 <= abs(value) <= 1e300:
+        return float(value)
+    with mpmath.workdps(max(mpmath.mp.dps, 30)):
+        return PreciseNumber(value)
 
 
 def error_bound(value) -> ErrorBound:

@@ -20,15 +20,21 @@ Used by the census chapters (the zCDP-implied curves and the sweep's ε grid), b
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 from scipy import optimize
 from scipy.optimize import minimize_scalar
 
-from ..infrastructure.numbers import as_nonnegative_float, as_probability
+from ..infrastructure.numbers import as_bounded_float, as_nonnegative_float, as_probability
 
 __all__ = ["minimize_on_grid", "c_t", "rdp_to_epsilon", "zcdp_epsilon", "zcdp_delta", "zcdp_epsilon_via_rdp",
            "zcdp_delta_via_rdp", "profile_to_tradeoff", "approxdp_to_tradeoff"]
+
+
+NEGATIVE_RDP_SLACK = 1e-6
+"""How far below 0 :func:`rdp_to_epsilon` lets a curve dip (the rounding of a numerical CGF near α = 1) before
+it refuses the curve as no Rényi divergence."""
 
 
 def rdp_to_epsilon(rdp, delta: float, *, alpha_max: float = 1e6) -> float:
@@ -47,19 +53,33 @@ def rdp_to_epsilon(rdp, delta: float, *, alpha_max: float = 1e6) -> float:
     if isinstance(alpha_max, bool) or not isinstance(alpha_max, (int, float)) or not 2 <= alpha_max <= 1e12:
         raise ValueError(f"alpha_max must be a number in [2, 1e12]; got {alpha_max!r}")
     log_delta = math.log(delta)
+    negative = []
 
     def objective(log_alpha_minus_one: float) -> float:
         alpha = 1 + math.exp(log_alpha_minus_one)
         value = rdp(alpha)
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            negative.append((alpha, value))
+            return math.inf
+        value = float(value)
+        if value < -NEGATIVE_RDP_SLACK:  # a Rényi divergence is >= 0; quadrature rounding may dip just below
+            negative.append((alpha, value))
         if not math.isfinite(value):
             return math.inf
         return value - (log_delta + math.log(alpha)) / (alpha - 1) + math.log((alpha - 1) / alpha)
 
     epsilon = minimize_on_grid(objective, np.linspace(math.log(1e-4), math.log(alpha_max), 200))
+    if negative:
+        alpha, value = negative[0]
+        raise ValueError(f"rdp must return a Rényi divergence U(alpha) >= 0 (a real number; -{NEGATIVE_RDP_SLACK:g} "
+                         f"is allowed for rounding) at every order alpha > 1; "
+                         f"got U({alpha:.6g}) = {value!r}")
     if not math.isfinite(epsilon):
         raise ValueError("rdp gives no finite epsilon: U(alpha) is infinite or overflows at every order alpha in "
                          f"(1, {alpha_max:g}] (a finite RDP curve is needed)")
-    return epsilon
+    # The formula can fall below 0 for a curve near 0 (U ≡ 0: P = Q); (ε, δ) with ε < 0 implies (0, δ), and no
+    # ε below 0 is meaningful, so 0 is the certified value there.
+    return max(0.0, epsilon)
 
 
 def minimize_on_grid(objective, grid) -> float:
@@ -145,6 +165,8 @@ def zcdp_epsilon_via_rdp(rho, delta) -> float:
     """
     delta = as_probability(delta, "delta")
     rho = as_nonnegative_float(rho, "rho")
+    if rho == 0:  # P = Q: (0, 0)-DP
+        return 0.0
     try:
         return rdp_to_epsilon(lambda alpha: rho * alpha, delta)
     except ValueError:
@@ -172,12 +194,26 @@ def profile_to_tradeoff(epsilons, deltas, alphas) -> np.ndarray:
     >>> profile_to_tradeoff([0.0], [0.5], [0.25])  # (0, 1/2)-DP: f(α) = 1/2 − α
     array([0.25])
     """
-    alphas = np.asarray(alphas, dtype=float)
+    epsilons, deltas = _number_list(epsilons, "epsilons"), _number_list(deltas, "deltas")
+    if len(epsilons) != len(deltas):
+        raise ValueError(f"epsilons and deltas must have the same length; got {len(epsilons)} and {len(deltas)}")
+    epsilons = [as_bounded_float(e, f"epsilons[{i}]", smallest=0, strict=False) for i, e in enumerate(epsilons)]
+    deltas = [as_bounded_float(d, f"deltas[{i}]", smallest=0, largest=1, strict=False) for i, d in enumerate(deltas)]
+    alphas = np.asarray([as_bounded_float(a, f"alphas[{i}]", smallest=0, largest=1, strict=False)
+                         for i, a in enumerate(_number_list(alphas, "alphas"))], dtype=float)
     best = np.zeros_like(alphas)
     for eps, delta in zip(epsilons, deltas):
         growth = math.exp(min(eps, 700))
         best = np.maximum(best, np.maximum(1 - delta - growth * alphas, (1 - delta - alphas) / growth))
     return best
+
+
+def _number_list(values, name: str) -> list:
+    """``values`` (a number or a sequence of numbers) as a list; anything else raises ValueError naming ``name``."""
+    if isinstance(values, (str, bytes)) or not np.iterable(values):
+        values = [values]
+    values = list(np.asarray(values, dtype=object).ravel()) if isinstance(values, np.ndarray) else list(values)
+    return values
 
 
 def approxdp_to_tradeoff(epsilon_of_delta, alphas, *, deltas=None) -> np.ndarray:

@@ -121,8 +121,25 @@ class ShiftPair:
         if not self.rhos:
             raise ValueError("rhos must hold at least one budget")
         self.sensitivities = _sensitivities(sensitivities, len(self.rhos))
-        self.rho = sum((r * s * s for r, s in zip(self.rhos, self.sensitivities)), Fraction(0)) / 2
-        self.lattice = lattice_of([(r, r * s / self.rho) for r, s in zip(self.rhos, self.sensitivities)])
+        common = 1
+        for r in self.rhos:  # the exact total ρ and the lattice need the denominators' least common multiple
+            common = math.lcm(common, r.denominator)
+            if common.bit_length() > 3330:
+                raise ValueError(f"rhos: the budgets' denominators have a least common multiple of more than 1000 "
+                                 f"digits (already at rhos[{self.rhos.index(r)}] of {len(self.rhos)}); the exact "
+                                 "lattice supports at most about 1000: use budgets with fewer distinct denominators "
+                                 "(e.g. round them to a common grid such as multiples of 1/10^6)")
+        # Σ ρ_i s_i² / 2 in integers over the common denominator (a Fraction sum would reduce at every term)
+        total = sum(r.numerator * (common // r.denominator) * s * s for r, s in zip(self.rhos, self.sensitivities))
+        self.rho = Fraction(total, 2 * common)
+        weight_of: dict = {}  # keyed by integers: hashing a Fraction costs a modular inverse
+        weights = []
+        for r, s in zip(self.rhos, self.sensitivities):
+            key = (r.numerator, r.denominator, s)
+            if key not in weight_of:
+                weight_of[key] = r * s / self.rho
+            weights.append((r, weight_of[key]))
+        self.lattice = lattice_of(weights)
         check_lattice_size(self.lattice)  # refuse at once what no engine could compute
         # S moves by 2 between the two distributions: 2L on the lattice, an integer
         self.shift = sum(c * s for c, s in zip(self.lattice.coefficients, self.sensitivities))

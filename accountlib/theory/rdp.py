@@ -28,12 +28,13 @@ import math
 import threading
 import warnings
 from dataclasses import dataclass
+from fractions import Fraction
 
 import mpmath
 import numpy as np
 from scipy import integrate, optimize, special
 
-from ..infrastructure.numbers import as_probability
+from ..infrastructure.numbers import as_bounded_float, as_choice, as_probability, float_or_precise
 from .conversions import rdp_to_epsilon, zcdp_epsilon_via_rdp
 
 __all__ = [
@@ -49,15 +50,18 @@ _GH_NODES = 192
 
 
 def _positive(value, name: str) -> float:
-    try:
-        value = float(value)
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{name} must be a positive number; got {value!r}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be a finite number > 0; got {value!r}")
+    value = as_bounded_float(value, name, smallest=0)
     if not 1e-100 <= value <= 1e100:
         raise ValueError(f"{name} must be between 1e-100 and 1e100; got {value!r}")
     return value
+
+
+def _count(n, name: str, largest: int = 10**6) -> int:
+    """A positive whole number (a number of releases or compositions) up to ``largest``."""
+    if isinstance(n, bool) or not isinstance(n, (int, float, np.integer, np.floating)) or not math.isfinite(n) \
+            or int(n) != n or not 1 <= n <= largest:
+        raise ValueError(f"{name} must be a positive integer (at most {largest:g}); got {n!r}")
+    return int(n)
 
 
 def _order(t) -> float:
@@ -65,12 +69,7 @@ def _order(t) -> float:
 
 
 def _shift(s) -> float:
-    try:
-        s = float(s)
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"s must be a finite real number; got {s!r}") from None
-    if not math.isfinite(s):
-        raise ValueError(f"s must be finite; got {s!r}")
+    s = as_bounded_float(s, "s")
     if abs(s) > 1e8:
         raise ValueError(f"s must be at most 1e8 in absolute value; got {s!r}")
     return abs(s)
@@ -299,11 +298,40 @@ class Laplace(NoiseMechanism):
 
     def _rho_closed_form(self, s):
         r = s / self.scale
-        return r + math.expm1(-r)
+        return _expm1_minus_x(-r)  # r + e^{−r} − 1, by its series for small r (no cancellation)
+
+    def gap(self, t, s):
+        """Γ(t) = ρt(t+1) − K(t): O(r⁴) while ρ and K are O(r²), so for r < 1 the difference of the closed forms
+        is taken in mpmath at a precision that covers the cancellation (float64 lost ~1e-16/r⁴ of it)."""
+        t, r = _order(t), _shift(s) / self.scale
+        if r >= 1 or r == 0:
+            return super().gap(t, s)
+        with mpmath.workdps(30 + int(4 * max(0.0, -math.log10(r))) + int(max(0.0, math.log10(t)))):
+            t_, r_ = mpmath.mpf(t), mpmath.mpf(r)
+            rho = r_ + mpmath.expm1(-r_)
+            k = mpmath.log((t_ + 1) / (2 * t_ + 1) * mpmath.exp(t_ * r_) + t_ / (2 * t_ + 1) * mpmath.exp(-(t_ + 1) * r_))
+            return float_or_precise(max(rho * t_ * (t_ + 1) - k, 0))
+
+
+def _expm1_minus_x(x: float) -> float:
+    """e^x − 1 − x without cancellation: its Taylor series for |x| < 1, else expm1(x) − x."""
+    if abs(x) >= 1:
+        return math.expm1(x) - x
+    term, total = x * x / 2, 0.0
+    for n in range(3, 40):
+        total += term
+        term *= x / n
+        if abs(term) < 1e-18 * abs(total):
+            break
+    return total + term
 
 
 def _laplace_cgf(t, r):
     # log[(t+1)/(2t+1) e^{tr} + t/(2t+1) e^{-(t+1)r}], in a stable form
+    if t > 0 and (t + 1) * r < 700:
+        # E − 1 = [(t+1)(e^{tr} − 1 − tr) + t(e^{−(t+1)r} − 1 + (t+1)r)]/(2t+1): the first orders cancel exactly,
+        # so both terms are ≥ 0 and E − 1 ≈ t(t+1)r²/2 keeps its relative precision however small r or t is
+        return math.log1p(((t + 1) * _expm1_minus_x(t * r) + t * _expm1_minus_x(-(t + 1) * r)) / (2 * t + 1))
     a = math.log((t + 1) / (2 * t + 1)) + t * r
     if t == 0:
         return 0.0
@@ -713,10 +741,15 @@ def argmax_gap_in_nu(t, s, *, bounds=(3.0, 12.0), xatol: float = 1e-6) -> float:
 
 @dataclass(frozen=True)
 class DiscreteLaplace(NoiseMechanism):
-    """Discrete Laplace noise, mass ∝ e^{−a|z|} on Z, integer shift r; a finite-sum CGF (§4.5).
+    """Discrete Laplace noise, mass ∝ e^{−a|z|} on Z, integer shift r; a closed-form CGF (§4.5).
 
     The privacy loss a(|x| − |x − r|) takes finitely many values: −ar for x ≤ 0,
-    ar for x ≥ r, a(2x − r) in between, so E_Q[e^{(t+1)L}] is a finite sum.
+    ar for x ≥ r, a(2x − r) in between, so E_Q[e^{(t+1)L}] is a finite sum; its geometric middle part is
+    summed in closed form, so any shift up to 1e6 costs the same. The sum is 1 + O(a²): it is evaluated in
+    mpmath at a precision raised until E − 1 carries 20 correct digits (no float64 cancellation: a = 1e-12 is
+    as accurate as a = 1). ρ(1) = a·tanh(a/2) exactly (the t ↓ 0 endpoint, the KL divergence, is the
+    supremum at r = 1); for r > 1 the supremum is searched with that endpoint (the KL divergence, in closed
+    form) included.
     """
 
     a: float = 1.0
@@ -725,24 +758,139 @@ class DiscreteLaplace(NoiseMechanism):
     def __post_init__(self):
         _positive(self.a, "a")
 
-    def _cgf_any(self, t, s):
-        if _shift(s) > 10**6:
-            raise ValueError(f"s must be at most 1e6 for the discrete Laplace CGF (a finite sum of s terms); got {s!r}")
-        r = int(round(_shift(s)))
-        if abs(r - _shift(s)) > 1e-12:
+    def _integer_shift(self, s) -> int:
+        shift = _shift(s)
+        if shift > 10**6:
+            raise ValueError(f"s must be at most 1e6 for the discrete Laplace CGF; got {s!r}")
+        r = int(round(shift))
+        if abs(r - shift) > 1e-12:
             raise ValueError(f"the discrete Laplace mechanism needs an integer shift; got {s!r}")
-        a, lam = self.a, math.exp(-self.a)
-        norm = (1 - lam) / (1 + lam)  # q(x) = norm·λ^{|x|}
+        return r
+
+    def _moment_minus_one(self, t, r: int, digits: int = 20):
+        """E_Q[(p/q)^{t+1}] − 1 as an mpf, to about ``digits`` significant digits (the precision is raised until
+        it is)."""
+        dps = digits + 10
+        while True:
+            with mpmath.workdps(dps):
+                a, t_ = mpmath.mpf(self.a), mpmath.mpf(t)
+                big_t = t_ + 1
+                lam = mpmath.exp(-a)
+                outer = (mpmath.exp(-big_t * a * r) + mpmath.exp(a * r * (big_t - 1))) / (1 + lam)
+                middle = mpmath.mpf(0)
+                if r > 1:  # Σ_{x=1}^{r−1} norm·e^{−ax + (t+1)a(2x − r)}, a geometric sum of ratio g = e^{a(2t+1)}
+                    b = a * (2 * t_ + 1)
+                    norm = -mpmath.expm1(-a) / (1 + lam)
+                    middle = norm * mpmath.exp(-big_t * a * r + b) * mpmath.expm1(b * (r - 1)) / mpmath.expm1(b)
+                value = outer + middle - 1
+                if value != 0 and mpmath.mag(value) > -3.32 * (dps - digits - 5) or dps > 4000:
+                    return +value
+                dps = 2 * dps if value == 0 else int(digits + 10 - 0.302 * float(mpmath.mag(value))) + 10
+
+    def _kl(self, r: int):
+        """E_P[L] = KL(P‖Q) = a·r(1 − λ^r)/(1 + λ) + norm·a·Σ_{j=1}^{r−1} λ^j (r − 2j), in closed form (mpf)."""
+        with mpmath.workdps(60 + int(5 * max(0.0, -math.log10(self.a))) + 2 * len(str(r))):  # S1 cancels ~3 log10(1/a) digits
+            a = mpmath.mpf(self.a)
+            lam = mpmath.exp(-a)
+            one_minus = -mpmath.expm1(-a)
+            value = a * r * (-mpmath.expm1(-a * r)) / (1 + lam)
+            if r > 1:
+                s0 = lam * (-mpmath.expm1(-a * (r - 1))) / one_minus
+                s1 = lam * (1 - r * lam ** (r - 1) + (r - 1) * lam**r) / one_minus**2
+                value += one_minus / (1 + lam) * a * (r * s0 - 2 * s1)
+            return +value
+
+    def _cgf_any(self, t, s):
+        r = self._integer_shift(s)
         if r == 0:
             return 0.0
-        terms = [math.log(norm / (1 - lam)) - (t + 1) * a * r]  # x ≤ 0: Σ λ^{|x|} = 1/(1-λ)
-        terms.append(math.log(norm / (1 - lam)) - a * r + (t + 1) * a * r)  # x ≥ r: Σ λ^{x} = λ^r/(1-λ)
-        for x in range(1, r):
-            terms.append(math.log(norm) - a * x + (t + 1) * a * (2 * x - r))
-        return _logsumexp(terms)
+        with mpmath.workdps(40):
+            return float_or_precise(mpmath.log1p(self._moment_minus_one(t, r)))
 
     def cgf(self, t, s):
         return self._cgf_any(_order(t), s)
+
+    def _rho_closed_form(self, s):
+        r = self._integer_shift(s)
+        if r == 1:
+            with mpmath.workdps(40):
+                a = mpmath.mpf(self.a)
+                return float_or_precise(a * mpmath.tanh(a / 2))
+        return None
+
+    def _rho_endpoint(self, s):
+        return float_or_precise(self._kl(self._integer_shift(s)))
+
+    def _digits(self) -> int:
+        """Working digits for ρ and Γ: their relative differences from the KL endpoint are O(a²)."""
+        return 30 + int(2 * max(0.0, -math.log10(self.a)))
+
+    def _ratio_mp(self, t, r: int, digits: int):
+        with mpmath.workdps(digits + 10):
+            t = mpmath.mpf(t)
+            return mpmath.log1p(self._moment_minus_one(t, r, digits)) / (t * (t + 1))
+
+    def _rho_mp(self, r: int):
+        """ρ(r) as an mpf: a·tanh(a/2) at r = 1 (the KL endpoint is the supremum there); otherwise the largest of
+        the KL endpoint and K(t)/(t(t+1)) on a log grid of t in [1e-8, 1e4] (8 points a decade), refined by golden
+        section between the best point's neighbours, all at :meth:`_digits` digits."""
+        return _discrete_laplace_rho(self.a, r, self._digits())
+
+    def rho(self, s):
+        """ρ(s) = sup_t K(t)/(t(t+1)), computed in mpmath (:meth:`_rho_mp`), as a float (or a
+        :class:`~accountlib.infrastructure.numbers.PreciseNumber` beyond float64's range)."""
+        r = self._integer_shift(s)
+        if r == 0:
+            return 0.0
+        return float_or_precise(self._rho_mp(r))
+
+    def gap(self, t, s):
+        """Γ(t) = ρ·t(t+1) − K(t) ≥ 0, in mpmath: ρ and K are both O(a²) and Γ is O(a⁴), so the difference is
+        taken at a precision raised until Γ has 15 correct digits (or is 0 to within 10^-(digits) of K)."""
+        t, r = _order(t), self._integer_shift(s)
+        if r == 0:
+            return 0.0
+        rho = self._rho_mp(r)
+        digits = max(20, mpmath.mp.dps)
+        while True:
+            with mpmath.workdps(digits + 10):
+                k = mpmath.log1p(self._moment_minus_one(t, r, digits))
+                t_ = mpmath.mpf(t)
+                value = rho * t_ * (t_ + 1) - k
+                if digits >= 2 * self._digits() + 40 or value > 0 and mpmath.mag(value) - mpmath.mag(k) > -3.32 * (digits - 17):
+                    return float_or_precise(max(value, 0))
+                digits = min(2 * self._digits() + 40, max(2 * digits, int(digits - 0.302 * float(mpmath.mag(value) - mpmath.mag(k))) + 5
+                             if value != 0 else 2 * digits))
+
+
+@functools.lru_cache(maxsize=1024)
+def _discrete_laplace_rho(a: float, r: int, digits: int):
+    mechanism = DiscreteLaplace(a)
+    with mpmath.workdps(digits + 10):
+        if r == 1:
+            am = mpmath.mpf(a)
+            return +(am * mpmath.tanh(am / 2))
+        best = mechanism._kl(r)
+        logs = [mpmath.mpf(x) for x in np.linspace(math.log(1e-8), math.log(1e4), 97)]
+        values = [mechanism._ratio_mp(mpmath.exp(x), r, digits) for x in logs]
+        i = max(range(len(values)), key=lambda j: values[j])
+        if values[i] > best:
+            lo, hi = logs[max(i - 1, 0)], logs[min(i + 1, len(logs) - 1)]
+            f = lambda x: mechanism._ratio_mp(mpmath.exp(x), r, digits)
+            golden = (mpmath.sqrt(5) - 1) / 2
+            x1, x2 = hi - golden * (hi - lo), lo + golden * (hi - lo)
+            f1, f2 = f(x1), f(x2)
+            for _ in range(60):
+                if f1 < f2:
+                    lo, x1, f1 = x1, x2, f2
+                    x2 = lo + golden * (hi - lo)
+                    f2 = f(x2)
+                else:
+                    hi, x2, f2 = x2, x1, f1
+                    x1 = hi - golden * (hi - lo)
+                    f1 = f(x1)
+            best = max(best, values[i], f1, f2)
+        return +best
 
 
 @dataclass(frozen=True)
@@ -771,9 +919,50 @@ class DiscreteGaussian(NoiseMechanism):
         series = 1 + 2 * np.sum(np.exp(-2 * math.pi**2 * s2 * ks**2) * np.cos(2 * math.pi * ks * u))
         return 0.5 * math.log(2 * math.pi * s2) + math.log(series)
 
+    def _gap_mp(self, u: Fraction):
+        """log Θ(0) − log Θ(u) for u in (0, 1) as an mpf, without cancellation.
+
+        σ² ≥ 1/(2π): by Poisson summation Θ(0) − Θ(u) ∝ 4Σ_k e^{−2π²σ²k²} sin²(πku), a sum of positive terms,
+        so Γ = log1p(that / Θ(u)) has full relative precision however small (σ = 10 gives Γ ≈ 1e-857).
+        σ² < 1/(2π): the direct sums Σ_x e^{−(x−u)²/2σ²}, at a precision raised until their difference has 20
+        correct digits (u near 0 or 1 makes them cancel)."""
+        s2 = mpmath.mpf(self.sigma) ** 2
+        dps = 30
+        while True:
+            with mpmath.workdps(dps):
+                s2 = mpmath.mpf(self.sigma) ** 2
+                um = mpmath.mpf(u.numerator) / u.denominator
+                if s2 >= 1 / (2 * mpmath.pi):
+                    q = mpmath.exp(-2 * mpmath.pi**2 * s2)
+                    positive, theta_u, k = mpmath.mpf(0), mpmath.mpf(1), 1
+                    while True:
+                        term = q ** (k * k)
+                        positive += 4 * term * mpmath.sin(mpmath.pi * k * um) ** 2
+                        theta_u += 2 * term * mpmath.cos(2 * mpmath.pi * k * um)
+                        if k > 1 and term < mpmath.mpf(10) ** (-dps) * q:
+                            break
+                        k += 1
+                    return +mpmath.log1p(positive / theta_u)
+                width = int(mpmath.sqrt(2 * s2 * dps * mpmath.log(10))) + 3
+                xs = range(-width, width + 2)
+                theta_0 = mpmath.fsum(mpmath.exp(-mpmath.mpf(x) ** 2 / (2 * s2)) for x in xs)
+                theta_u = mpmath.fsum(mpmath.exp(-(x - um) ** 2 / (2 * s2)) for x in xs)
+                difference = theta_0 - theta_u
+                if difference > 0 and mpmath.mag(difference) - mpmath.mag(theta_0) > -3.32 * (dps - 25) or dps > 3000:
+                    return +mpmath.log1p(difference / theta_u)
+                dps = 2 * dps
+
+    def _gap_exact(self, t, r):
+        """Γ(t) = log Θ(0) − log Θ((t+1)r) with (t+1)r reduced mod 1 exactly (t and r as the binary numbers they
+        are); 0 exactly where (t+1)r is an integer."""
+        u = ((Fraction(t) + 1) * Fraction(r)) % 1
+        if u == 0:
+            return mpmath.mpf(0)
+        return self._gap_mp(u)
+
     def _cgf_any(self, t, s):
         r = _shift(s)
-        return r * r * t * (t + 1) / (2 * self.sigma**2) + self._log_theta((t + 1) * r) - self._log_theta(0.0)
+        return r * r * t * (t + 1) / (2 * self.sigma**2) - float(self._gap_exact(t, r))
 
     def cgf(self, t, s):
         return self._cgf_any(_order(t), s)
@@ -782,10 +971,11 @@ class DiscreteGaussian(NoiseMechanism):
         return s * s / (2 * self.sigma**2)
 
     def gap(self, t, s) -> float:
-        """Γ(t) = log Θ(0) − log Θ((t+1)r) ≥ 0, directly (no cancellation between ρt(t+1) and K): exactly 0
-        where (t+1)r is an integer."""
+        """Γ(t) = log Θ(0) − log Θ((t+1)r) ≥ 0, directly (no cancellation between ρt(t+1) and K), in mpmath: exactly
+        0 where (t+1)r is an integer, and never 0 where it is not (a gap below float64's range, σ ≥ 6 or so,
+        comes back as a :class:`~accountlib.infrastructure.numbers.PreciseNumber`)."""
         t, r = _order(t), _shift(s)
-        return max(0.0, self._log_theta(0.0) - self._log_theta((t + 1) * r))
+        return float_or_precise(self._gap_exact(t, r))
 
 
 # -- subsampling ---------------------------------------------------------------------------------
@@ -882,8 +1072,8 @@ def _inverse_rho(mechanism: NoiseMechanism, rho: float) -> float:
 
 def allocation_path(n: int, rho_sum: float, omega: float) -> list[float]:
     """ρ_1(ω) = (ρ_sum/n)(1 + (n−1)ω), ρ_i(ω) = (ρ_sum/n)(1 − ω) for i ≥ 2 (Prop. 4.3)."""
-    if int(n) != n or n < 1:
-        raise ValueError(f"n must be a positive integer; got {n!r}")
+    n = _count(n, "n")
+    omega = as_bounded_float(omega, "omega")
     if not 0 <= omega <= 1:
         raise ValueError(f"omega must be in [0, 1]; got {omega!r}")
     rho_sum = _positive(rho_sum, "rho_sum")
@@ -914,7 +1104,7 @@ def allocation_phi(mechanism: NoiseMechanism, x: float, t: float, *, nodes: int 
     ``nodes`` sets the Gauss–Hermite resolution of a :class:`GaussianMixture` (192 by default); other
     mechanisms ignore it.
     """
-    t, x = _order(t), float(x)
+    t, x = _order(t), as_bounded_float(x, "x", smallest=0, largest=1e100, strict=False)
     if x <= 0:
         return 0.0
     r = _inverse_rho(mechanism, x)
@@ -971,8 +1161,7 @@ def composition_gap_discrepancy(qs, z: float, t: float, n: int, s: float = 1.0) 
     """max over ``qs`` of |Γ of the n-fold composition (ρ_sum·t(t+1) − Σ_i K_i(t)) − n·Γ(t)| (Thm 3.3; the
     composition check of Appendix D.2). Mathematically zero: what remains is floating-point rounding."""
     t = _order(t)
-    if int(n) != n or n < 1:
-        raise ValueError(f"n must be a positive integer; got {n!r}")
+    n = _count(n, "n")
     worst = 0.0
     for q in qs:
         m = PoissonSubsampledGaussian(float(q), z)
@@ -992,6 +1181,10 @@ def dpsgd_epsilon(q: float, steps: int, z: float, delta: float, notion: str = "r
     (unifying paper §5.2, Appendix D.4); ``notion="zcdp"``: ρ = steps/(2z²), no amplification by
     subsampling, converted by C_δ. :func:`calibrate_dpsgd` inverts this in z.
     """
+    q, steps = _dpsgd_rate_and_steps(q, steps)
+    z = _positive(z, "z")
+    delta = as_probability(delta, "delta")
+    notion = as_choice(notion, "notion", ("rdp", "zcdp"))
     if notion == "zcdp":
         return zcdp_epsilon_via_rdp(steps / (2 * z * z), delta)
     mechanism = PoissonSubsampledGaussian(q, z)
@@ -1005,19 +1198,22 @@ def calibrate_dpsgd(q, steps, epsilon, delta, notion: str = "rdp", *, tolerance:
     ``notion="zcdp"``: ρ = steps/(2z²) (no amplification by subsampling), converted by C_δ.
     Bisection on log z until the relative bracket is below ``tolerance``.
     """
-    q = float(q)
-    if not (math.isfinite(q) and 0 < q <= 1):
-        raise ValueError(f"q must be in (0, 1]; got {q!r}")
-    if isinstance(steps, bool) or not isinstance(steps, (int, float, np.integer, np.floating)) \
-            or not math.isfinite(steps) or int(steps) != steps or steps < 1:
-        raise ValueError(f"steps must be a positive integer; got {steps!r}")
+    q, steps = _dpsgd_rate_and_steps(q, steps)
     if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 1e-14 <= tolerance <= 0.5:
         raise ValueError(f"tolerance must be a number in [1e-14, 0.5] (a relative bracket on z); got {tolerance!r}")
     epsilon = _positive(epsilon, "epsilon")
     delta = as_probability(delta, "delta")
-    if notion not in ("rdp", "zcdp"):
-        raise ValueError(f"notion must be 'rdp' or 'zcdp'; got {notion!r}")
+    notion = as_choice(notion, "notion", ("rdp", "zcdp"))
     return _calibrated_noise(q, int(steps), epsilon, delta, notion, float(tolerance))
+
+
+def _dpsgd_rate_and_steps(q, steps) -> tuple[float, int]:
+    """The Poisson rate q ∈ (0, 1] and the number of steps (a positive integer) of DP-SGD, checked."""
+    q = as_bounded_float(q, "q", smallest=0, largest=1)
+    if isinstance(steps, bool) or not isinstance(steps, (int, float, np.integer, np.floating)) \
+            or not math.isfinite(steps) or int(steps) != steps or not 1 <= steps <= 10**9:
+        raise ValueError(f"steps must be a positive integer (at most 1e9); got {steps!r}")
+    return q, int(steps)
 
 
 #: The brackets (lo, hi) of each calibration's bisection so far, keyed by its checked arguments (at most

@@ -40,7 +40,7 @@ from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 
-from ...infrastructure.atomic import sha256_of, write_csv_atomically, write_text_atomically
+from ...infrastructure.atomic import append_line, sha256_of, write_csv_atomically, write_text_atomically
 from ...infrastructure.executor import SweepError, run_jobs, sweep_lock
 from ...theory.conversions import zcdp_epsilon
 from ...theory.profiles import ShiftPair
@@ -204,13 +204,11 @@ def run_dhc_sweep(out_dir="results/dhc", pairs=None, *, scheduler=None, workers=
         fields = ("pair", "seconds", "L", "N", "per_factor_nodes", "nodes", "engines", "smallest_Delta",
                   "tilted_engines", "tilted_nodes")
 
-        def record(summary):  # one line per finished pair: timings and node counts for the benchmark
-            new_file = not log.is_file()
-            with open(log, "a", encoding="utf-8") as handle:
-                if new_file:
-                    handle.write(",".join(fields) + "\n")
-                pair = summary["pair"]
-                handle.write(",".join([f"{pair[0]}_{pair[1]}"] + [str(summary[f]) for f in fields[1:]]) + "\n")
+        def record(summary):  # one whole line per finished pair: timings and node counts for the benchmark
+            if not log.is_file():
+                append_line(log, ",".join(fields))
+            pair = summary["pair"]
+            append_line(log, ",".join([f"{pair[0]}_{pair[1]}"] + [str(summary[f]) for f in fields[1:]]))
 
         return run_jobs(function, jobs, scheduler=scheduler, workers=workers, progress=progress, on_result=record)
 

@@ -159,10 +159,12 @@ def pair_status(out_dir, k: int, l: int, options: dict | None = None) -> str | N
         record = json.loads(manifest.read_text(encoding="utf-8"))
         hashes = record["sha256"]
         stored = record["options"]
+        if not (isinstance(hashes, dict) and isinstance(stored, dict)):
+            raise TypeError
     except FileNotFoundError:
         return f"{manifest}: missing (the job did not finish)"
-    except (OSError, ValueError, KeyError, TypeError):
-        return f"{manifest}: unreadable"
+    except (OSError, ValueError, KeyError, TypeError):  # JSON of any other shape is a damaged manifest too
+        return f"{manifest}: unreadable or not a manifest (a JSON object with sha256 and options objects)"
     for path in paths:
         if not path.is_file():
             return f"{path}: missing"
