@@ -75,7 +75,8 @@ def test_a_corrupted_file_is_detected(swept, tmp_path, how):
     # content checks alone (no manifest, as for hand-made folders) catch it too
     sweep.manifest_path(out, 13, 13).unlink()
     with pytest.raises(ValueError, match=str(path.name)):
-        sweep.check_pair_files(out, 13, 13, **OPTIONS, rel_tol=1e-6, abs_tol=1e-25)
+        sweep.check_pair_files(out, 13, 13, smallest_delta_exponent=OPTIONS["smallest_delta_exponent"],
+                               points_per_side=OPTIONS["points_per_side"], rel_tol=1e-6, abs_tol=1e-25)
 
 
 def test_a_corrupted_file_is_recomputed_on_rerun_and_the_rest_kept(swept, tmp_path):

@@ -96,7 +96,10 @@ def _budgets_file(path: str) -> tuple[list[Fraction], list[int] | None]:
         _fail(f"--budgets {path}: {error}")
     except (OSError, UnicodeDecodeError) as error:
         _fail(f"--budgets {path}: cannot be read ({type(error).__name__}: {getattr(error, 'strerror', None) or error})")
-    rows = [row for row in csv.reader(io.StringIO(text)) if any(cell.strip() for cell in row)]
+    try:  # universal newlines: CR-only files read as lines; a field past csv's limit is a malformed file
+        rows = [row for row in csv.reader(io.StringIO(text, newline=None)) if any(cell.strip() for cell in row)]
+    except csv.Error as error:
+        _fail(f"--budgets {path}: not a CSV file of one budget per line ({error})")
     header = [cell.strip().lower() for cell in rows[0]] if rows else []
     if header not in (["rho"], ["rho", "sensitivity"]):
         _fail(f"--budgets {path}: the first line must be the header rho (or rho,sensitivity); got "

@@ -6,6 +6,7 @@ parses the command line, checks it and reports. Every error is one line on stder
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -16,6 +17,10 @@ from ..applications.dpsgd import dpsgd_grid
 from ..infrastructure.executor import SweepError, check_scheduler_address, run_jobs, sweep_lock
 from ..infrastructure.notebook_sweep import split_values, sweep_notebook
 from . import _Once
+
+MAX_WORKERS = max(64, 4 * (os.cpu_count() or 1))
+"""The most local processes ``--workers`` accepts: every worker is started up front, so a mistyped 100000 would
+fork for minutes."""
 
 __all__ = ["add_sweep_parser"]
 
@@ -118,8 +123,8 @@ def _notebook_sweep(args) -> int:
 
 
 def _run_sweep_command(args) -> int:
-    if args.workers is not None and args.workers < 1:
-        return _error("--workers must be >= 1")
+    if args.workers is not None and not 1 <= args.workers <= MAX_WORKERS:
+        return _error(f"--workers must be between 1 and {MAX_WORKERS} (processes on this machine); got {args.workers}")
     if args.scheduler is not None:
         check_scheduler_address(args.scheduler)
     if args.out is not None and Path(args.out).exists() and not Path(args.out).is_dir():

@@ -220,10 +220,15 @@ def run_jobs(function, jobs: list[tuple], *, scheduler: str | None = None, worke
             for args in jobs:
                 settle(args, lambda: function(*args))
         else:
-            with ProcessPoolExecutor(max_workers=workers, initializer=_die_with_parent, initargs=(os.getpid(),)) as pool:
+            pool = ProcessPoolExecutor(max_workers=workers, initializer=_die_with_parent, initargs=(os.getpid(),))
+            try:
                 futures = {pool.submit(function, *args): args for args in jobs}
                 for future in as_completed(futures):
                     settle(futures[future], future.result)
+            except BaseException:  # Ctrl-C or an error: the jobs not yet started are dropped, not run out
+                pool.shutdown(wait=True, cancel_futures=True)
+                raise
+            pool.shutdown(wait=True)
     finally:
         if bar is not None:
             bar.close()

@@ -110,7 +110,10 @@ def c_t(t) -> float:
     t = as_nonnegative_float(t, "t")
     if t == 0:
         raise ValueError("t must be > 0; got 0")
-    return math.exp(t * math.log(t) - (1 + t) * math.log1p(t))
+    if t <= 1e4:  # the direct form, as the book's tables were computed
+        return math.exp(t * math.log(t) - (1 + t) * math.log1p(t))
+    # beyond, t·log t and (1+t)·log(1+t) cancel: log c_t = −t·log1p(1/t) − log1p(t), two terms of one sign
+    return math.exp(-t * math.log1p(1 / t) - math.log1p(t))
 
 
 def zcdp_epsilon(rho, delta) -> float:
@@ -203,8 +206,14 @@ def profile_to_tradeoff(epsilons, deltas, alphas) -> np.ndarray:
                          for i, a in enumerate(_number_list(alphas, "alphas"))], dtype=float)
     best = np.zeros_like(alphas)
     for eps, delta in zip(epsilons, deltas):
-        growth = math.exp(min(eps, 700))
-        best = np.maximum(best, np.maximum(1 - delta - growth * alphas, (1 - delta - alphas) / growth))
+        if eps <= 700:
+            growth = math.exp(eps)
+            steep, shallow = growth * alphas, (1 - delta - alphas) / growth
+        else:  # e^ε overflows: e^ε·α in log space (inf where it does, which the max ignores), e^{−ε}(…) → 0
+            with np.errstate(over="ignore", divide="ignore"):
+                steep = np.where(alphas > 0, np.exp(eps + np.log(np.where(alphas > 0, alphas, 1.0))), 0.0)
+            shallow = (1 - delta - alphas) * math.exp(-eps)
+        best = np.maximum(best, np.maximum(1 - delta - steep, shallow))
     return best
 
 

@@ -21,6 +21,7 @@ f(α) ≥ max_ε (1 − δ(ε) − e^ε α) (Dong, Roth & Su 2022, Prop. 2.12).
 
 from __future__ import annotations
 
+import bisect
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -29,6 +30,7 @@ import mpmath
 
 from ..infrastructure.numbers import (ErrorBound, as_fraction, as_positive_fraction, as_tolerance, decimal_string,
                        error_bound)
+from ..engine import _arb
 from ..engine.lattice import lattice_of, threshold_index
 from ..engine.front import START_ACCURACY, CertifiedTails, next_accuracy
 from ..engine.results import DEFAULT_PATHS, SMALLEST_ACCURACY, EvaluationPaths, check_lattice_size
@@ -243,10 +245,20 @@ class ShiftPair:
     # -- trade-off --------------------------------------------------------------------------
 
     def likelihood_ratio(self, j: int) -> mpmath.mpf:
-        """dQ/dP on the atom S_L = j: exp(ρ(j/L − 1))."""
-        with mpmath.workdps(40):
+        """dQ/dP on the atom S_L = j: exp(ρ(j/L − 1)), at 40 digits or the caller's precision if finer (the
+        trade-off evaluation works at the engine's precision: a 40-digit slope would limit β to ~1e-40)."""
+        with mpmath.workdps(max(40, mpmath.mp.dps + 10)):
             x = Fraction(j) / self.lattice.scale - 1
             return mpmath.exp(mpmath.mpf((self.rho * x).numerator) / (self.rho * x).denominator)
+
+    def likelihood_ratio_enclosure(self, j: int) -> tuple[Fraction, Fraction]:
+        """Rationals lo ≤ exp(ρ(j/L − 1)) ≤ hi, the likelihood ratio on the atom S_L = j, from an arb ball at
+        200 bits (exact where the ratio is, e.g. 1 at j = L): what rounding a slope inwards needs."""
+        x = self.rho * (Fraction(j) / self.lattice.scale - 1)
+        with _arb.precision(200):
+            ball = _arb.arb_fraction(x).exp()
+            ends = [ball.lower().man_exp(), ball.upper().man_exp()]
+        return tuple(Fraction(int(m)) * Fraction(2) ** int(e) for m, e in ends)
 
     def vertex(self, engine: TailEngine, j: int) -> tuple:
         """(α_j, β_j) with their error bounds: the test that rejects when S_L ≥ j."""
@@ -295,6 +307,15 @@ class ShiftPair:
             targets = [mpmath.mpf(a.numerator) / a.denominator for a in alphas]
             lo = [-engine.cut - 1] * len(targets)  # α_lo ≈ 1 ≥ α ≥ α_hi ≈ 0
             hi = [engine.cut + 1] * len(targets)
+            if len(targets) > 16:  # many α: one batch on a coarse grid of j first narrows every bracket at once
+                grid = sorted({round(-engine.cut + 2 * engine.cut * i / 2047) for i in range(2048)})
+                negated = [-t.value for t in engine.tail_indices(grid)]  # α_j is non-increasing in j
+                for i, target in enumerate(targets):
+                    k = bisect.bisect_right(negated, -target)  # grid[:k] have α_j ≥ α
+                    if k:
+                        lo[i] = grid[k - 1]
+                    if k < len(grid):
+                        hi[i] = grid[k]
             while True:
                 open_ = [i for i in range(len(targets)) if hi[i] - lo[i] > 1]
                 if not open_:

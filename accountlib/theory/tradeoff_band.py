@@ -36,16 +36,48 @@ ARITHMETIC_MARGIN = Decimal("1e-40")
 _ZERO, _ONE = Decimal(0), Decimal(1)
 
 
-def _check(alpha, beta, bound, *slopes) -> int:
+def _column(values, name: str) -> list[Decimal]:
+    """A column of numbers as finite Decimals (floats read as the decimals they print as); else ValueError."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise ValueError(f"{name} must be a list of numbers; got {values!r}")
+    out = []
+    for i, x in enumerate(values):
+        if isinstance(x, bool) or not isinstance(x, (Decimal, int, float, str)):
+            raise ValueError(f"{name}[{i}] must be a number (Decimal, int, float or decimal string); got {x!r}")
+        try:
+            d = Decimal(repr(x)) if isinstance(x, float) else Decimal(x)
+        except ArithmeticError:
+            raise ValueError(f"{name}[{i}] must be a decimal number; got {x!r}") from None
+        if not d.is_finite():
+            raise ValueError(f"{name}[{i}] must be finite; got {x!r}")
+        out.append(d)
+    return out
+
+
+def _check(alpha, beta, bound, *slopes):
+    """The columns as Decimals, validated: α, β in [0, 1] and α non-decreasing, bounds ≥ 0, slopes ≤ 0."""
+    alpha, beta, bound = _column(alpha, "alpha"), _column(beta, "beta"), _column(bound, "error_bound")
+    slopes = [_column(s, name) for s, name in zip(slopes, ("slope_left", "slope_right"))]
     n = len(alpha)
     if n == 0:
         raise ValueError("the curve must have at least one vertex; got none")
-    for name, column in (("beta", beta), ("error_bound", bound)) + tuple(("slopes", s) for s in slopes):
+    for name, column in (("beta", beta), ("error_bound", bound), *zip(("slope_left", "slope_right"), slopes)):
         if len(column) != n:
             raise ValueError(f"{name} must have one entry per vertex ({n}); got {len(column)}")
+    for name, column in (("alpha", alpha), ("beta", beta)):
+        bad = next((i for i, x in enumerate(column) if not 0 <= x <= 1), None)
+        if bad is not None:
+            raise ValueError(f"{name}[{bad}] must lie in [0, 1]; got {column[bad]}")
+    bad = next((i for i, x in enumerate(bound) if x < 0), None)
+    if bad is not None:
+        raise ValueError(f"error_bound[{bad}] must be >= 0; got {bound[bad]}")
+    for name, column in zip(("slope_left", "slope_right"), slopes):
+        bad = next((i for i, x in enumerate(column) if x > 0), None)
+        if bad is not None:
+            raise ValueError(f"{name}[{bad}] must be <= 0 (a trade-off curve does not increase); got {column[bad]}")
     if any(b < a for a, b in zip(alpha, alpha[1:])):
         raise ValueError("alpha must be non-decreasing (vertices sorted by type I error)")
-    return n
+    return (alpha, beta, bound, *slopes)
 
 
 def pessimistic_polyline(alpha, beta, bound, slope_left, slope_right) -> tuple[list[Decimal], list[Decimal]]:
@@ -64,7 +96,8 @@ def pessimistic_polyline(alpha, beta, bound, slope_left, slope_right) -> tuple[l
     >>> [float(x) for x in xs], [round(float(y), 12) for y in ys]
     ([0.0, 1.0], [1.0, 0.0])
     """
-    n = _check(alpha, beta, bound, slope_left, slope_right)
+    alpha, beta, bound, slope_left, slope_right = _check(alpha, beta, bound, slope_left, slope_right)
+    n = len(alpha)
     with localcontext() as context:
         context.prec = PRECISION
 
@@ -133,7 +166,8 @@ def optimistic_polyline(alpha, beta, bound) -> tuple[list[Decimal], list[Decimal
     The chords through the stored vertices, each vertex raised by bound·(1 + the steeper adjacent chord slope),
     capped at 1 − α (f ≤ 1 − α for every trade-off function) and joined to (1, 0).
     """
-    n = _check(alpha, beta, bound)
+    alpha, beta, bound = _check(alpha, beta, bound)
+    n = len(alpha)
     with localcontext() as context:
         context.prec = PRECISION
         xs, ys = [], []
@@ -162,11 +196,13 @@ def interpolate(xs, ys, at) -> list[Decimal]:
     """The polyline through (xs, ys) (sorted xs) at each point of ``at`` (in [xs[0], xs[-1]]), in Decimal."""
     import bisect
 
+    xs, ys = _column(xs, "xs"), _column(ys, "ys")
+    if not xs or len(xs) != len(ys) or any(b < a for a, b in zip(xs, xs[1:])):
+        raise ValueError("xs must be a non-empty, non-decreasing list with one ys entry each")
     out = []
     with localcontext() as context:
         context.prec = PRECISION
-        for x in at:
-            x = Decimal(x)
+        for x in _column(at, "alpha"):
             if not xs[0] <= x <= xs[-1]:
                 raise ValueError(f"alpha must lie in [{xs[0]}, {xs[-1]}]; got {x}")
             i = bisect.bisect_left(xs, x)
@@ -184,5 +220,4 @@ def band_at(curve: dict, alphas) -> tuple[list[Decimal], list[Decimal]]:
     low = pessimistic_polyline(curve["alpha"], curve["beta"], curve["tradeoff_error"], curve["slope_left"],
                                curve["slope_right"])
     high = optimistic_polyline(curve["alpha"], curve["beta"], curve["tradeoff_error"])
-    alphas = [Decimal(str(a)) if isinstance(a, float) else Decimal(a) for a in alphas]
     return interpolate(*low, alphas), interpolate(*high, alphas)

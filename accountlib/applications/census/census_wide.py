@@ -128,12 +128,13 @@ def census_tradeoff(curves: dict) -> list[dict]:
         upper = lower_convex_envelope(high_x, high_y)
     alphas = [low_x[i] for i in hull]
     optimistic = interpolate([high_x[i] for i in upper], [high_y[i] for i in upper], alphas)
-    return [{"alpha": a, "beta_pessimistic": low_y[i], "beta_optimistic": max(o, low_y[i]), "pair": low_pair[i]}
-            for a, i, o in zip(alphas, hull, optimistic)]
+    return [{"alpha": a, "beta_pessimistic": low_y[i], "beta_optimistic": max(min(o, 1 - a), low_y[i]), "pair": low_pair[i]}
+            for a, i, o in zip(alphas, hull, optimistic)]  # f ≤ 1 − α for every trade-off function
 
 
 def read_census_tradeoff(path) -> list[dict]:
     """The rows of a ``census_tradeoff.csv`` written by :func:`write_census_results` (values as ``Decimal``)."""
+    path = Path(path)
     rows = read_csv(path, CENSUS_TRADEOFF_HEADER)
     out = []
     for n, row in enumerate(rows, start=2):
@@ -190,7 +191,7 @@ def write_census_results(out_dir) -> dict:
     with localcontext() as context:
         context.prec = PRECISION  # rounding at 60 digits (relative 1e-60) is far below _MOVE
         rows = [(_short(r["alpha"]), _short(max(r["beta_pessimistic"] - _MOVE, Decimal(0)), rounding="down"),
-                 _short(r["beta_optimistic"] + _MOVE, rounding="up"), f"{r['pair'][0]}_{r['pair'][1]}")
+                 _short(min(r["beta_optimistic"] + _MOVE, 1 - r["alpha"]), rounding="up"), f"{r['pair'][0]}_{r['pair'][1]}")
                 for r in trade_rows]
     write_csv_atomically(out_dir / "census_tradeoff.csv", CENSUS_TRADEOFF_HEADER, rows)
     return {"pairs": len(pairs), "eps_delta": eps_rows, "tradeoff": trade_rows}

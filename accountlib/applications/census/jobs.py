@@ -130,8 +130,9 @@ def _pair_job(k, l, out_dir, *, smallest_delta_exponent, rel_tol, abs_tol, point
         (alpha, alpha_bound), (beta, beta_bound) = certified_decimal(a.value, bound), certified_decimal(b.value, bound)
         bound = max(Decimal(alpha_bound), Decimal(beta_bound))  # one bound for the vertex, in both coordinates
         # the segment left of the vertex (towards j + 1) has slope −LR(j), the one right of it −LR(j − 1)
-        trade_rows.append((alpha, beta, str(bound), inward_slope(pair.likelihood_ratio(j), "left"),
-                           inward_slope(pair.likelihood_ratio(j - 1), "right")))
+        # rounded from rigorous enclosures of the ratios: the left one from below, the right one from above
+        trade_rows.append((alpha, beta, str(bound), inward_slope(pair.likelihood_ratio_enclosure(j)[0], "left"),
+                           inward_slope(pair.likelihood_ratio_enclosure(j - 1)[1], "right")))
     eps_path, trade_path = pair_paths(out_dir, k, l)
     write_csv_atomically(eps_path, EPS_DELTA_HEADER, eps_rows)
     write_csv_atomically(trade_path, TRADEOFF_HEADER, trade_rows)

@@ -54,7 +54,10 @@ def _decimal(value) -> str:
 def inward_slope(ratio, side: str) -> str:
     """The slope −``ratio`` of the exact trade-off curve on one side of a vertex, rounded to SLOPE_DIGITS digits
     *inwards*: the left slope no steeper (|slope| rounded down), the right slope no shallower (rounded up), so
-    the supporting lines built from them stay below the curve (:mod:`accountlib.tradeoff_band`).
+    the supporting lines built from them stay below the curve (:mod:`accountlib.tradeoff_band`). ``ratio`` is a
+    rigorous lower bound on the exact ratio for the left side and an upper bound for the right side
+    (:meth:`~accountlib.profiles.ShiftPair.likelihood_ratio_enclosure`), so the result is inward whatever the
+    rounding of the ratio itself.
 
     >>> inward_slope(mpmath.mpf(2) / 3, "left"), inward_slope(mpmath.mpf(2) / 3, "right")
     ('-0.6666666666', '-0.6666666667')
