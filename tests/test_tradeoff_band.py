@@ -26,9 +26,14 @@ def random_alphas(count, seed):
                                                                  Fraction(1)})
 
 
-def exact_upper(pair, alphas):
-    """Certified upper bounds β + error of the exact f of ``pair`` at ``alphas``."""
-    points = ShiftPair(census.pair_rhos(*pair)).tradeoff(alphas, abs_tol=1e-20)
+def exact_upper(pair, alphas, composition=None):
+    """Certified upper bounds β + error of the exact f of ``pair`` at ``alphas``, from one engine at Δ = 2.5e-21.
+
+    ``ShiftPair.tradeoff(abs_tol=1e-20)`` would rebuild finer engines wherever the curve is steep (at α = 1e-20
+    the slope is ~1e13, so α's error is magnified); an upper bound needs no tolerance, only its certificate, so
+    the test takes the one engine's certified β and bound as they are."""
+    composition = composition or ShiftPair(census.pair_rhos(*pair))
+    points = composition._tradeoff_batch(composition.engine(2.5e-21), alphas)
     return [Decimal(str(p.beta + p.error_bound)) for p in points]
 
 
@@ -37,9 +42,9 @@ def census_guarantee():
     return [r["alpha"] for r in rows], [r["beta_pessimistic"] for r in rows], rows
 
 
-HEAVY_NODES = 20_000
+HEAVY_NODES = 5_000
 """Pairs whose engine at Δ = 2.5e-21 keeps more nodes than this (pair (6, 6): about 99,000) cost minutes for
-1,000 certified β; they are checked at 100 α instead, beside twenty lighter pairs at 1,000."""
+1,000 certified β; two of them are checked at 100 α instead, beside twenty lighter pairs at 1,000."""
 
 
 @pytest.mark.slow
@@ -52,14 +57,15 @@ def test_census_guarantee_lies_below_the_exact_curve_of_twenty_pairs():
     few = random_alphas(100, seed=23)
     checked = {1000: [], 100: []}
     for pair in ranked:
-        if len(checked[1000]) >= 20 and len(checked[100]) + len(checked[1000]) >= 24:
+        if len(checked[1000]) >= 20 and len(checked[100]) >= 2:
             break
-        heavy = ShiftPair(census.pair_rhos(*pair)).engine(2.5e-21).nodes.size > HEAVY_NODES
-        if heavy and len(checked[100]) >= 4:
+        composition = ShiftPair(census.pair_rhos(*pair))
+        heavy = composition.engine(2.5e-21).nodes.size > HEAVY_NODES  # the engine exact_upper uses
+        if heavy and len(checked[100]) >= 2:
             continue
         sample = few if heavy else alphas
         guarantee = interpolate(xs, ys, [Decimal(a.numerator) / Decimal(a.denominator) for a in sample])
-        upper = exact_upper(pair, sample)
+        upper = exact_upper(pair, sample, composition)
         above = [(float(a), g, u) for a, g, u in zip(sample, guarantee, upper) if g > u]
         assert not above, f"pair {pair}: the census-wide guarantee is above its exact f at {len(above)} α, e.g. {above[0]}"
         checked[100 if heavy else 1000].append(pair)
