@@ -161,11 +161,12 @@ fig.tight_layout()
 
 # %% [markdown]
 # The table prints every sixth level: the Bureau's $\delta$, the $\varepsilon$ it goes with, the exact census-wide
-# $\delta$ at that $\varepsilon$, their ratio, and the pair that attains the maximum. The ratio grows steadily as $\delta$
+# $\delta$ at that $\varepsilon$, their ratio, and the pair with the largest stored $\delta$ (at many levels several
+# pairs are tied within their certified bounds, and the table names one of them). The ratio grows steadily as $\delta$
 # shrinks, from under ten at $\delta_{\mathrm{zCDP}} = 0.5$ to more than a hundred in the deep tail: at the
 # Bureau's illustrative $(\varepsilon, \delta) \approx (26.34, 10^{-10})$ the file is about 56 times more private in
-# $\delta$ than reported (worst pair (6, 6)). The worst pair changes from level to level, a first sign that the pairs are close to one
-# another.
+# $\delta$ than reported (worst pair (6, 6)). The pair with the largest stored $\delta$ changes from level to level, a
+# first sign that the pairs are close to one another.
 
 # %% tags=["nbval-check-output"]
 print(f"{'delta_zCDP':>10} {'epsilon':>9} {'exact delta (census max)':>26} {'ratio':>8} {'worst pair':>10}")
@@ -225,7 +226,7 @@ axes[0].legend(fontsize=10)
 fig.tight_layout()
 
 # %% [markdown]
-# The census-wide guarantee lies above both zCDP curves everywhere: for the same noise, every test an adversary can
+# The census-wide guarantee lies above both zCDP curves at every $\alpha > 0$: for the same noise, every test an adversary can
 # run has larger errors than zCDP admits. How far below the exact census-wide curve can the guarantee be? The cell
 # below prints the width of the band at its widest and at two type I errors.
 
@@ -239,18 +240,18 @@ for a in (1e-6, 0.2138):
 
 # %% [markdown]
 # The band is far too narrow to see in the figures, which plot the guarantee, but it is what makes the curve a
-# guarantee between its points as well as at them. The construction it replaces, chords through the stored
-# vertices, read at $\alpha = 0.2138$ gave a census-wide $\beta$ above the exact $\beta$ of the single pair
-# $(13, 13)$ there, which no correct census-wide curve can do (the exercise {ref}`ex-census-worst-pair` checks the guarantee
-# against exact curves).
+# guarantee between its points as well as at them. The chords through the stored vertices would not be: at
+# $\alpha = 0.2138$ an envelope of chords gives a census-wide $\beta$ of 0.009516, above the exact $\beta$ of the
+# single pair $(13, 13)$ there (0.009212), which no correct census-wide curve can do ({ref}`ex-census-worst-pair`
+# checks the guarantee against exact curves).
 #
 # ## The 43 pairs $[M_0, M_l]$
 #
 # The sieve paper's Figures 3–4 show every pair that contains allocation 13 ($M_0$, the paper's Table 1). They
 # differ, but only a little: the next section measures by how much. First the trade-off curves (the paper's Figure 3),
 # in {numref}`fig-census-pairs-tradeoff`: each small panel is one pair, exact in blue against the zCDP curve in red
-# (the zCDP curve is the same in every panel, because every pair has the same $\rho$). The panels share their axes, so
-# that any difference between pairs would show as a shift of the blue curve.
+# (the zCDP curve is the same in every panel, because every pair has the same $\rho$). The panels share their axes;
+# the pairs differ by about $10^{-4}$ in $f$, far too little to see here, which is what the next section measures.
 
 # %% mystnb={"figure": {"caption": "Trade-off curves of the 43 pairs [M0, Ml] (the sieve paper's Figure 3): exact (blue, the certified pessimistic side, within 10\u207b\u2074 of the exact curve) against the curve implied by \u03c1-zCDP through the Bureau's conversion (red). Each panel is one pair, titled by l; all panels share the axes, type I error \u03b1 (horizontal) and type II error \u03b2 (vertical).", "name": "fig-census-pairs-tradeoff"}} tags=["hide-input"]
 with_m0 = [p for p in pairs if 13 in p]
@@ -312,8 +313,9 @@ with plt.rc_context({"font.size": 8, "xtick.labelsize": 7.5, "ytick.labelsize": 
 #
 # where $f_{00}$ and $\varepsilon_{00}(\delta)$ are the trade-off function and the $\varepsilon$ at a given $\delta$ of pair
 # $(13, 13)$ alone, and the census values are those of {prf:ref}`prop-census-pairs`. The first is non-negative (the
-# envelope lies below every pair's curve); the second is non-positive (the census $\varepsilon$ is the largest over the
-# pairs), zero where $(13, 13)$ is the worst pair. For $f$ both curves are the pessimistic sides (the pair's, and the
+# envelope lies below every pair's curve); the second is non-positive at the stored levels (the census $\varepsilon$
+# is the largest over the pairs), zero where $(13, 13)$ is the worst pair, and between levels interpolation can
+# move it above zero by a few parts in $10^{8}$. For $f$ both curves are the pessimistic sides (the pair's, and the
 # census-wide guarantee built from all of them), for $\varepsilon$ the stored curves, each interpolated between its
 # stored points (`census.tradeoff_on_grid`, `census.epsilon_for_delta`). {numref}`fig-census-proxy` plots both gaps;
 # the cell also prints the largest of each, and which pairs may attain the census $(\varepsilon, \delta)$ curve: at
@@ -359,8 +361,9 @@ print(f"{len(may_attain)} pairs come within their bounds of the largest delta at
 # Over the whole census the proxy is excellent: the trade-off function of $(13, 13)$ is within one part in ten
 # thousand of the census-wide guarantee at every $\alpha$, and its $\varepsilon$ within a few parts in a million at
 # every $\delta$. But it is not the answer. The pairs are so close that at most levels many of them cannot be told
-# apart within their certified bounds, so the census-wide $\delta$ is the largest upper bound among all of them, and
-# most of the time $(13, 13)$ is not among the pairs that may attain it. That is why the final census numbers (and
+# apart within their certified bounds: the census-wide row stores the largest stored $\delta$ with the largest bound,
+# an interval that contains every pair's $\delta$, and most of the time $(13, 13)$ is not among the pairs that may
+# attain it. That is why the final census numbers (and
 # the ledger) use all 946 pairs.
 #
 # ## The noise we can give back
