@@ -215,10 +215,10 @@ fig.tight_layout()
 # %% tags=["hide-input", "nbval-check-output"]
 print(f"max |Gaussian gap| = {np.max(np.abs(gaps_1['Gaussian'])):.1e}")
 for name, paper in (("mixture", "2.00"), ("Laplace", "4.00")):
-    entry = ledger.record(f"unifying.4.1.slope.{name}", source="Unifying paper §4.1, Figure 4(a) (log-log slope)",
-                          paper=paper, ours=f"{slopes_1[name]:.4f}", tolerance="printed",
-                          quote="Figure 4(a) confirms these powers, with fitted log–log slopes $2.00$ and $4.00$.")
-    print(f"{name}: fitted slope {slopes_1[name]:.4f} (paper {paper}) -> {entry['verdict']}")
+    ledger.record(f"unifying.4.1.slope.{name}", source="Unifying paper §4.1, Figure 4(a) (log-log slope)",
+                  paper=paper, ours=f"{slopes_1[name]:.4f}", tolerance="printed",
+                  quote="Figure 4(a) confirms these powers, with fitted log–log slopes $2.00$ and $4.00$.")
+    print(f"{name}: fitted slope {slopes_1[name]:.4f} (paper {paper})")
 
 # %% [markdown]
 # ### Try it: the gap as a function of the order, for any shift
@@ -393,14 +393,14 @@ curv_mixture_1 = {nodes: rdp.allocation_curvature(mixture, t_main, curvature_xs,
 print(f"t = 1: Laplace curvature of Phi_1 in [{curv_laplace_1.min():.3f}, {curv_laplace_1.max():.3f}] (convex); "
       f"mixture, 192 nodes: max {curv_mixture_1[192].max():.3f}, 384 nodes: max {curv_mixture_1[384].max():.3f}")
 non_negative_384 = int(np.sum(curv_mixture_1[384] >= 0))
-entry = ledger.record("unifying.D1.mixture_concavity_384_nodes",
-                      source="Unifying paper, Appendix D.1 (Figure 5: concavity check at 384 Hermite nodes)",
-                      paper=0, ours=non_negative_384, tolerance="exact",
-                      quote="repeating the Gaussian-mixture calculation with 384 rather than 192 Hermite nodes leaves "
-                            "every interior centered second difference of $\\Phi_{1}$ negative on a 501-point grid "
-                            "in $[0,1/2]$")
+ledger.record("unifying.D1.mixture_concavity_384_nodes",
+              source="Unifying paper, Appendix D.1 (Figure 5: concavity check at 384 Hermite nodes)",
+              paper=0, ours=non_negative_384, tolerance="exact",
+              quote="repeating the Gaussian-mixture calculation with 384 rather than 192 Hermite nodes leaves "
+                    "every interior centered second difference of $\\Phi_{1}$ negative on a 501-point grid "
+                    "in $[0,1/2]$")
 print(f"non-negative interior second differences of the mixture's Phi_1 at 384 nodes: {non_negative_384} of "
-      f"{len(curv_mixture_1[384])} -> {entry['verdict']}")
+      f"{len(curv_mixture_1[384])}")
 
 # %% [markdown]
 # ## Tails do not order the gap (§4.4, Figure 6)
@@ -466,18 +466,17 @@ print(f"generalized Gaussian gap at beta = 2: {below(general_1[-1], 3e-13)}; dec
       f"{bool(np.all(np.diff(general_1) < 0))}")
 print(f"nu* (maximiser of the leading coefficient) = {float(nu_star):.10f}")
 quote_4_4 = "It reaches its maximum near $\\nu=6.013$ and tends to zero in the Gaussian limit."
-entry = ledger.record("unifying.4.4.nu_star", source="Unifying paper §4.4 (maximiser of the leading coefficient)",
-                      paper="6.013", ours=f"{float(nu_star):.12f}", tolerance="printed", quote=quote_4_4)
-print(f"  against §4.4's 6.013: {entry['verdict']}")
-entry = ledger.record("unifying.D1.nu_star", source="Unifying paper, Appendix D.1 (Figure 6's ν grid marks the maximiser)",
-                      paper="6.013052641", ours=f"{float(nu_star):.12f}", tolerance="printed",
-                      quote="Figure 6 fixes $(t,s)=(1,0.2)$ and uses "
-                            "$\\nu\\in\\{1,2,3,4,5,6.013052641,8,10,15,20,30,50\\}$")
-print(f"  against Appendix D.1's 6.013052641: {entry['verdict']}")
+ledger.record("unifying.4.4.nu_star", source="Unifying paper §4.4 (maximiser of the leading coefficient)",
+              paper="6.013", ours=f"{float(nu_star):.12f}", tolerance="printed", quote=quote_4_4)
+print("  (the paper: near 6.013 in §4.4, 6.013052641 in Appendix D.1's grid)")
+ledger.record("unifying.D1.nu_star", source="Unifying paper, Appendix D.1 (Figure 6's ν grid marks the maximiser)",
+              paper="6.013052641", ours=f"{float(nu_star):.12f}", tolerance="printed",
+              quote="Figure 6 fixes $(t,s)=(1,0.2)$ and uses "
+                    "$\\nu\\in\\{1,2,3,4,5,6.013052641,8,10,15,20,30,50\\}$")
 gap_argmax = rdp.argmax_gap_in_nu(t_main, 0.2)
 gap_argmax_small = rdp.argmax_gap_in_nu(t_main, 0.1)
 print(f"the gap itself at s = 0.2 peaks at nu = {gap_argmax:.4f}; at s = 0.1 at nu = {gap_argmax_small:.4f}")
-entry = ledger.record(
+ledger.record(
     "unifying.4.4.student_t_argmax", source="Unifying paper §4.4 (maximum near ν = 6.013)", paper="6.013",
     ours=f"{gap_argmax:.6f}", tolerance="printed", quote=quote_4_4,
     explanation="Our number is the ν where the gap itself is largest at the finite shift s = 0.2; the paper's 6.013 "
@@ -488,7 +487,6 @@ entry = ledger.record(
            {"claim": "halving the shift to s = 0.1 brings the gap's maximiser within 0.02 of that peak "
                      "(the offset shrinks like s²: 0.037 at s = 0.2)",
             "expected": f"{float(nu_star):.10f}", "ours": f"{gap_argmax_small:.6f}", "tolerance": "abs:0.02"}])
-print(f"  recorded against 6.013: {entry['verdict']}")
 quote_chi = {1.0: "and $I_{1}=J_{1}=1$ gives $\\chi_{1}=1/12$.",
              2.0: "At $\\beta=2$, the quadratic Gaussian CGF gives $\\rho_{2}(s)=\\mathbb{E}_{P_{s}}L_{s}=s^{2}/2$, "
                   "$\\chi_{2}=0$, and $\\Gamma(t)=0$ for every $t>0$."}
@@ -561,9 +559,9 @@ print(f"max |Gaussian gap| at t = 1.5: {below(np.max(np.abs(gaps_15['Gaussian'])
 quote_slopes = ("The fitted log–log slopes of the gap against $s$ are $2.000$ and $3.997$ for the Gaussian-mixture and "
                 "Laplace families, respectively, agreeing with the quadratic and quartic local expansions.")
 for name, paper in (("mixture", "2.000"), ("Laplace", "3.997")):
-    entry = ledger.record(f"unifying.D2.slope.{name}", source="Unifying paper, Appendix D.2 (slopes at t = 1.5)",
-                          paper=paper, ours=f"{slopes_15[name]:.5f}", tolerance="printed", quote=quote_slopes)
-    print(f"{name}: slope at t = 1.5 {slopes_15[name]:.5f} (paper {paper}) -> {entry['verdict']}")
+    ledger.record(f"unifying.D2.slope.{name}", source="Unifying paper, Appendix D.2 (slopes at t = 1.5)",
+                  paper=paper, ours=f"{slopes_15[name]:.5f}", tolerance="printed", quote=quote_slopes)
+    print(f"{name}: slope at t = 1.5 {slopes_15[name]:.5f} (paper {paper})")
 print(f"Student-t at t = 1.5: nonmonotone in nu: {bool(np.any(np.diff(student_15) > 0) and np.any(np.diff(student_15) < 0))}"
       f", largest on the grid at nu = {nu_grid[int(np.argmax(student_15))]}; "
       f"generalized Gaussian gap at beta = 2: {below(general_15[-1], 5e-13)}")
@@ -574,7 +572,7 @@ reference_error = max(abs(rdp.PoissonSubsampledGaussian(q, z).cgf(t_repeat, 1.0)
                           - rdp.sampled_gaussian_cgf_reference(q, z, t_repeat)) for q in reference_qs)
 print(f"largest |K by 192 - K by 384 Gauss-Hermite nodes| over the q grid at t = 1.5: {below(node_gap, 5e-14)}; "
       f"192-node K against a 30-digit quadrature at q in {reference_qs}: {below(reference_error, 5e-14)}")
-entry = ledger.record(
+ledger.record(
     "unifying.D2.gauss_hermite_discrepancy", source="Unifying paper, Appendix D.2 (192 vs 384 Hermite nodes, t = 1.5)",
     paper="7.11e-15", ours=f"{node_gap:.3g}", tolerance="abs:5e-14",
     tolerance_reason="a float64 rounding residue of values of order 1: its digits differ between CPUs (4.4e-15 to "
@@ -586,11 +584,10 @@ entry = ledger.record(
                 "formed (ours adds log-terms with logsumexp); the point it makes, that 192 nodes have converged, holds.",
     check={"claim": "192-node K agrees with an independent 30-digit tanh-sinh quadrature to rounding level (< 1e-13)",
            "expected": "<1e-13", "ours": f"{reference_error:.3e}", "tolerance": "bound"})
-print(f"  -> {entry['verdict']}")
 composition_gap = rdp.composition_gap_discrepancy(qs, z, t_repeat, n_steps)
 rounding = n_steps * math.ulp(rho_sum * t_repeat * (t_repeat + 1))
 print(f"composed gap against n*Gamma(1.5): {below(composition_gap, 1e-13)} (rounding scale n*ulp(rho_sum t(t+1)) = {rounding:.1e})")
-entry = ledger.record(
+ledger.record(
     "unifying.D2.composition_discrepancy", source="Unifying paper, Appendix D.2 (composition check, t = 1.5)",
     paper="1.78e-15", ours=f"{composition_gap:.3g}", tolerance="abs:1e-13",
     tolerance_reason="a float64 rounding residue whose digits differ between CPUs: ours is compared at the rounding "
@@ -600,16 +597,14 @@ entry = ledger.record(
                 "digits depend on the order of operations.",
     check={"claim": "ours is below the rounding scale of a 20-term sum, n·ulp(ρ_sum·t(t+1))",
            "expected": f"<{rounding:.3e}", "ours": f"{composition_gap:.3e}", "tolerance": "bound"})
-print(f"  -> {entry['verdict']}")
 curv_laplace_15 = rdp.allocation_curvature(laplace, t_repeat, curvature_xs)
 curv_mixture_15 = {nodes: rdp.allocation_curvature(mixture, t_repeat, curvature_xs, nodes=nodes) for nodes in (192, 384)}
 quote_curv = ("On the displayed $\\rho$ grid, the minimum Laplace curvature is $1.15$ and the maximum Gaussian-mixture "
               "curvature is $-1.41$.")
 for name, paper, ours in (("Laplace", "1.15", curv_laplace_15.min()), ("mixture", "-1.41", curv_mixture_15[192].max())):
-    entry = ledger.record(f"unifying.D2.curvature.{name}", source="Unifying paper, Appendix D.2 (curvature of Φ_1.5)",
-                          paper=paper, ours=f"{ours:.5f}", tolerance="printed", quote=quote_curv)
-    print(f"{name}: {'minimum' if name == 'Laplace' else 'maximum'} curvature at t = 1.5: {ours:.4f} (paper {paper})"
-          f" -> {entry['verdict']}")
+    ledger.record(f"unifying.D2.curvature.{name}", source="Unifying paper, Appendix D.2 (curvature of Φ_1.5)",
+                  paper=paper, ours=f"{ours:.5f}", tolerance="printed", quote=quote_curv)
+    print(f"{name}: {'minimum' if name == 'Laplace' else 'maximum'} curvature at t = 1.5: {ours:.4f} (paper {paper})")
 print(f"mixture at 384 nodes: maximum curvature {curv_mixture_15[384].max():.4f}, "
       f"non-negative second differences: {int(np.sum(curv_mixture_15[384] >= 0))}")
 
