@@ -17,6 +17,7 @@ from fractions import Fraction
 
 import mpmath
 
+from ..infrastructure.certified_numbers import floor_log10
 from ..infrastructure.numbers import ErrorBound, ResourceLimitError, error_bound
 from .lattice import Lattice
 
@@ -175,16 +176,6 @@ def _positive_bound(bound, what: str = "bound") -> Fraction:
     return exact
 
 
-def _floor_log10(x: Fraction) -> int:
-    """⌊log10 x⌋ for x > 0, exactly."""
-    k = len(str(x.numerator)) - len(str(x.denominator))
-    while Fraction(10) ** k > x:
-        k -= 1
-    while Fraction(10) ** (k + 1) <= x:
-        k += 1
-    return k
-
-
 def _scientific(mantissa: int, place: int) -> str:
     """``mantissa × 10^place`` in Python's float style: ``'4.1e-25'``, ``'1.0e+00'``."""
     digits = str(abs(mantissa))
@@ -222,9 +213,9 @@ def certified_digits(value, bound) -> str:
     x = _as_fraction(value, "value")
     b = _positive_bound(bound)
     lo, hi = x - b, x + b
-    top = _floor_log10(max(abs(lo), abs(hi))) + 2  # at 10^top every point of the interval rounds to 0
+    top = floor_log10(max(abs(lo), abs(hi))) + 2  # at 10^top every point of the interval rounds to 0
     finest = None
-    for place in range(top, _floor_log10(b) - 1, -1):  # no finer place can hold an interval of width 2b
+    for place in range(top, floor_log10(b) - 1, -1):  # no finer place can hold an interval of width 2b
         unit = Fraction(10) ** place
         if round(lo / unit) == round(hi / unit):
             finest = place
@@ -253,7 +244,7 @@ def rounded_up(bound) -> str:
     '1.1e-13'
     """
     b = _positive_bound(bound)
-    place = _floor_log10(b) - 1
+    place = floor_log10(b) - 1
     mantissa = -((-b) // Fraction(10) ** place)  # ⌈b / 10^place⌉: 10..100
     if mantissa == 100:
         mantissa, place = 10, place + 1

@@ -15,7 +15,18 @@ from fractions import Fraction
 
 import mpmath
 
-__all__ = ["certified_decimal", "exact_rational", "as_string"]
+__all__ = ["certified_decimal", "exact_rational", "as_string", "floor_log10"]
+
+
+def floor_log10(x: Fraction) -> int:
+    """⌊log10 x⌋ for x > 0, exactly (no float logarithm, so exact powers of ten land in their own decade)."""
+    # a first guess from the bit lengths (no decimal string of a 10,000-digit numerator), then exact steps
+    k = math.floor((x.numerator.bit_length() - x.denominator.bit_length()) * 0.30102999566398120)
+    while Fraction(10) ** k > x:
+        k -= 1
+    while Fraction(10) ** (k + 1) <= x:
+        k += 1
+    return k
 
 
 def exact_rational(value) -> Fraction:
@@ -39,7 +50,7 @@ def exact_rational(value) -> Fraction:
 
 def _round_up_2(x: Fraction) -> Fraction:
     """x > 0 rounded up to two significant decimal digits."""
-    e = math.floor(math.log10(x.numerator) - math.log10(x.denominator)) - 1
+    e = floor_log10(x) - 1
     step = Fraction(10) ** e
     r = math.ceil(x / step) * step
     return r if r >= x else r + step
@@ -72,7 +83,7 @@ def certified_decimal(value, bound, *, probability: bool = True) -> tuple[str, s
     x, b = exact_rational(value), exact_rational(bound)
     if b <= 0:
         raise ValueError(f"bound must be positive; got {bound!r}")
-    exponent = math.floor(math.log10(b.numerator) - math.log10(b.denominator)) - 1
+    exponent = floor_log10(b) - 1
     step = Fraction(10) ** exponent
     rounded = round(x / step) * step
     new_bound = _round_up_2(b + abs(x - rounded))
@@ -80,7 +91,7 @@ def certified_decimal(value, bound, *, probability: bool = True) -> tuple[str, s
         rounded, new_bound = Fraction(0), _round_up_2(b)
     elif probability and x > 1:  # in [x − b, 1]: within b of 1
         rounded, new_bound = Fraction(1), _round_up_2(b)
-    bound_exponent = math.floor(math.log10(new_bound.numerator) - math.log10(new_bound.denominator)) - 1
+    bound_exponent = floor_log10(new_bound) - 1
     return as_string(rounded, exponent), as_string(new_bound, bound_exponent)
 
 
