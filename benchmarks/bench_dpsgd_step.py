@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/bench_dpsgd_step.py [--batch 300] [--repeats 5]
 
 One minibatch of Fashion-MNIST (the paper's headline setting q = 0.005 gives qN = 300 examples) through
-the chapter's CNN (``accountlib.dpsgd.build_model``). Every option computes the clipped sum of per-example
+the chapter's CNN (``accountbook.dpsgd.build_model``). Every option computes the clipped sum of per-example
 gradients that DP-SGD needs; all options run in this one process, alternating, so their *ratios* are
 comparable even on a busy machine. Measured:
 
@@ -13,7 +13,7 @@ comparable even on a busy machine. Measured:
 * ``opacus-ew`` — Opacus with PyTorch's expanded weights (``grad_sample_mode="ew"``);
 * ``opacus-functorch`` — Opacus computing every layer's per-example gradients with ``torch.func``;
 * ``vmap`` — ``torch.func.vmap(grad(loss of one example))`` with clipping done by accountlib
-  (``accountlib.dpsgd``'s default path);
+  (``accountbook.dpsgd``'s default path);
 
 each with 1 and 2 torch threads. It also counts the FLOPs of one example's forward and backward pass
 (``torch.utils.flop_counter``) and measures this CPU's float32 matrix-multiply rate, which together give
@@ -36,7 +36,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from accountlib import dpsgd
+from accountbook import dpsgd
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -175,10 +175,10 @@ def main() -> None:
         f"({1000 * floor / len(y):.3f} ms per example); the plain non-private pass takes {1000 * plain_best:.0f} ms "
         "(small convolutions run far below the matrix-multiply rate on a CPU).",
         "",
-        "Chosen: `vmap` (`accountlib.dpsgd.train_run(..., per_sample=\"vmap\")`, the default); "
+        "Chosen: `vmap` (`accountbook.dpsgd.train_run(..., per_sample=\"vmap\")`, the default); "
         "`per_sample=\"opacus\"` keeps the paper's Opacus path. Both use Opacus's Poisson sampler, its clipping "
         "rule and its noise draw (one `torch.normal` per parameter from the seeded noise generator), so the "
-        "paired streams are the same; `tests/test_dpsgd.py` checks that the two paths give the same training "
+        "paired streams are the same; `tests/book/test_dpsgd.py` checks that the two paths give the same training "
         "history.",
     ]
     (HERE / "RESULTS_dpsgd.md").write_text("\n".join(lines) + "\n")

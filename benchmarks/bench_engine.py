@@ -34,11 +34,12 @@ from pathlib import Path
 import mpmath
 import numpy as np
 
-from accountlib import census, tails
+from accountlib.applications import census
+from accountlib.engine import front as tails
 from accountlib.engine._arb import precision
-from accountlib.conversions import zcdp_epsilon
-from accountlib.profiles import ShiftPair
-from accountlib.sieve import scan_nodes
+from accountlib.theory.conversions import zcdp_epsilon
+from accountlib.theory.profiles import ShiftPair
+from accountlib.engine.sieve import scan_nodes
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -85,7 +86,7 @@ def bench_paper(k: int, l: int) -> dict:
     pair = ShiftPair(census.pair_rhos(k, l))
     engine = tails.TailEngine.__new__(tails.TailEngine)  # pieces only: we time the paper's steps one by one
     engine.lattice, engine.method = pair.lattice, "paper"
-    from accountlib.quadrature import node_count, truncation_point
+    from accountlib.engine.quadrature import node_count, truncation_point
 
     cut = truncation_point(pair.lattice.variance_proxy, PAPER_DELTA)
     modulus = node_count(cut)

@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/bench_sweep.py [--workers 2] [--out DIR]
 
-Runs ``accountlib.sweep.run_dhc_sweep`` into a fresh folder (default: a temporary one), times it, and
+Runs ``accountlib.applications.census.run_dhc_sweep`` into a fresh folder (default: a temporary one), times it, and
 summarises the per-pair log (seconds, N, nodes after the per-factor sieve and after product pruning).
 Writes ``benchmarks/RESULTS_sweep.md``, which the book's benchmarks page includes. The paper reports
 0.5 CPU-hours per pair, i.e. 473 CPU-hours for the 946 pairs.
@@ -20,7 +20,7 @@ from pathlib import Path
 import json
 import sys
 
-from accountlib import sweep
+from accountlib.applications import census
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -35,7 +35,7 @@ def main() -> None:
     out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="dhc_bench_"))
     machine = provenance.machine("results_sweep.json")  # before the run: the code measured
     started = time.perf_counter()
-    sweep.run_dhc_sweep(out, workers=args.workers, progress=True)
+    census.run_dhc_sweep(out, workers=args.workers, progress=True)
     wall = time.perf_counter() - started
     with open(out / "sweep_log.csv", newline="") as handle:
         rows = list(csv.DictReader(handle))
@@ -70,7 +70,7 @@ def main() -> None:
                                      f"{int(r['nodes']):,} nodes" for r in slowest) + ".",
         "",
         "Deep (ε, δ) levels (both thresholds ≥ 3√V into the tail) are computed on the exponentially tilted",
-        "contour (`accountlib.tilted`: relative accuracy in float64 with a rigorous bound); the trade-off",
+        "contour (`accountlib.engine.tilted`: relative accuracy in float64 with a rigorous bound); the trade-off",
         "vertices and the shallow levels use the untilted engine, whose per-threshold sums run in",
         "double-double (`accountlib.engine._dd`) when its bound fits in Δ/64. The slowest pairs involve allocations",
         "whose integrand stays large on 10⁵ nodes (coefficients such as 949 and 48,673 that beat against",

@@ -27,7 +27,7 @@ MEASURED = {
     "results_engine.json": ("accountlib.applications.census.allocations", "accountlib.theory.profiles",
                             "accountlib.theory.conversions", "accountlib.engine.front"),
     "results_sweep.json": ("accountlib.applications.census",),
-    "results_dpsgd.json": ("accountlib.applications.dpsgd",),
+    "results_dpsgd.json": ("accountbook.dpsgd",),
 }
 """For each results file, the modules its benchmark calls (their imports are followed)."""
 
@@ -40,11 +40,12 @@ SCRIPTS = {
 
 
 def measured_files(modules, root: Path = ROOT) -> list[Path]:
-    """The source files of ``modules`` and of everything they import inside ``accountlib``, and the package's
+    """The source files of ``modules`` and of everything they import inside ``accountlib`` (and the book's package
+    ``accountbook``, in ``book/``), and the package's
     ``__init__`` files on the way (they run on import)."""
     import grimp
 
-    graph = grimp.build_graph("accountlib", cache_dir=None)
+    graph = grimp.build_graph("accountlib", "accountbook", cache_dir=None)
     names = set(modules)
     for module in modules:
         names |= graph.find_upstream_modules(module)
@@ -53,7 +54,7 @@ def measured_files(modules, root: Path = ROOT) -> list[Path]:
         names |= {".".join(parts[:i]) for i in range(1, len(parts))}
     files = []
     for name in names:
-        base = root.joinpath(*name.split("."))
+        base = (root / "book" if name.split(".")[0] == "accountbook" else root).joinpath(*name.split("."))
         path = base / "__init__.py" if (base / "__init__.py").is_file() else base.with_suffix(".py")
         if not path.is_file():
             raise FileNotFoundError(f"module {name} has no source file under {root}")

@@ -55,7 +55,8 @@ from fractions import Fraction
 import matplotlib.pyplot as plt
 import numpy as np
 
-from accountlib import census, conversions, edgeworth, pairs, profiles, rdp
+from accountlib.applications import census
+from accountlib.theory import conversions, edgeworth, pairs, profiles, rdp
 
 # %% [markdown]
 # ## Differential privacy as a bound on two distributions
@@ -110,7 +111,7 @@ print("δ(log 2)  =", response.delta_at_ratio(2))
 # general they do not. Take a mechanism with three outcomes whose laws on two neighbouring data sets are
 # $P = (3/5, 3/10, 1/10)$ and $Q = (1/5, 3/10, 1/2)$: outcome 0 is three times likelier under $P$,
 # outcome 2 five times likelier under $Q$. {numref}`fig-primer-profiles` shows the two profiles, computed
-# exactly by `accountlib.pairs.LatticePair`: they differ, and their maximum (what $(\varepsilon,
+# exactly by `accountlib.theory.pairs.LatticePair`: they differ, and their maximum (what $(\varepsilon,
 # \delta)$-DP alone retains) no longer tells us which direction is the weaker one. The unifying paper
 # {cite}`su2026unifying` shows that keeping *both* one-sided curves loses nothing, while keeping only
 # their maximum can lose information.
@@ -191,7 +192,7 @@ plt.show()
 # *{term}`discrete Gaussian`* $N_{\mathbb Z}(0, \sigma^2)$ of {cite}`canonne2020discrete`, whose mass at the integer
 # $x$ is proportional to $e^{-x^2/2\sigma^2}$. {numref}`fig-primer-tradeoff` compares the exact trade-off
 # function of $N_{\mathbb Z}(0, \sigma^2)$ against $N_{\mathbb Z}(1, \sigma^2)$, computed by
-# `accountlib.profiles.ShiftPair` with a {term}`certified error bound`, with $G_\mu$ for $\mu = 1/\sigma$, which
+# `accountlib.theory.profiles.ShiftPair` with a {term}`certified error bound`, with $G_\mu$ for $\mu = 1/\sigma$, which
 # `accountlib` obtains from the Gaussian profile through {prf:ref}`prop-primer-duality`. The two curves
 # are close but not equal: the discrete Gaussian is *not* $\mu$-GDP with the same $\mu$, and the rest of
 # the book is about computing its curve exactly.
@@ -287,7 +288,7 @@ plt.show()
 # zCDP keeps one number from a whole curve. For Gaussian noise nothing is lost: $K(t) =
 # t(t+1)/(2\sigma^2)$ exactly, $\rho = 1/(2\sigma^2)$ and $\Gamma \equiv 0$. For the discrete Gaussian the
 # same $\rho$ is attained, but $K$ dips below the zCDP line between integer orders, and the gap is
-# periodic in $t$. {numref}`fig-primer-rdp` shows both, computed by `accountlib.rdp`.
+# periodic in $t$. {numref}`fig-primer-rdp` shows both, computed by `accountlib.theory.rdp`.
 
 # %%
 gaussian, discrete = rdp.Gaussian(sigma=sigma_rdp), rdp.DiscreteGaussian(sigma=sigma_rdp)
@@ -374,7 +375,7 @@ print(f"                 ε via the Rényi conversion = {conversions.zcdp_epsilo
 # ```
 #
 # Paths through different parts of the country use different tables: there are 43 distinct allocations,
-# shipped with `accountlib` and read by `accountlib.census.load_allocation`. Allocation 13 is the table the
+# shipped with `accountlib` and read by `accountlib.applications.census.load_allocation`. Allocation 13 is the table the
 # sieve paper prints as its Table 1, called $M_0$ in this book. {numref}`fig-primer-allocation` draws
 # it, with how many cells each of the 43 allocations uses.
 
@@ -443,7 +444,7 @@ print(f"number of pairs k ≤ l: {len(census.all_pairs())}")
 #
 # A person answers truthfully with probability $p > 1/2$. Show that randomised response is
 # $(\varepsilon, 0)$-DP exactly for $\varepsilon \ge \log\bigl(p/(1-p)\bigr)$. Check it with
-# `accountlib.pairs.LatticePair` for $p = 9/10$: $\delta$ vanishes at the ratio $e^\varepsilon = 9$ and
+# `accountlib.theory.pairs.LatticePair` for $p = 9/10$: $\delta$ vanishes at the ratio $e^\varepsilon = 9$ and
 # is positive just below it.
 # ```
 #
@@ -474,7 +475,7 @@ print("ε* = log", ratio, "=", math.log(ratio))
 # Using only `three.pld()` (the PLD of the three-outcome pair) and the identity
 # $\delta_{P\Vert Q}(\varepsilon) = \mathbb{E}_P[(1 - e^{\varepsilon - L})_+]$, recover $\delta_{P\Vert Q}$ at
 # $e^\varepsilon \in \{1, 2, 3\}$ and compare with the direct computation. Then do the same for the reverse
-# direction from the PLD of the reversed pair. (`accountlib.pairs.curves_from_pld` computes both
+# direction from the PLD of the reversed pair. (`accountlib.theory.pairs.curves_from_pld` computes both
 # one-sided curves from one PLD; use it as a check.)
 # ```
 #
@@ -535,7 +536,7 @@ assert differences[0.5] > differences[1.0] > differences[2.0]
 #
 # (a) Check that every pair $(k, k)$ of the census has $\rho = 4.9622$. (b) At $\delta = 10^{-10}$,
 # compare $\varepsilon_{\mathrm{zCDP}}(\delta)$ of {prf:ref}`prop-primer-zcdp-to-dp` with the Rényi
-# conversion `accountlib.conversions.zcdp_epsilon_via_rdp`. Which is smaller, and why must it be?
+# conversion `accountlib.theory.conversions.zcdp_epsilon_via_rdp`. Which is smaller, and why must it be?
 # ```
 #
 # ```{solution-start} ex-primer-census

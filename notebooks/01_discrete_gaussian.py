@@ -60,7 +60,7 @@
 # meets the four facts the rest of the book leans on: the characteristic function and its two
 # forms, sub-Gaussian tails, the fourth cumulant $\lambda_4$ that measures how un-Gaussian it is,
 # and the oscillation that appears when two of them are added (the sieve paper's Figure 1,
-# {cite}`su2026sieve`). All numerics come from `accountlib.discrete_gaussian`; the chapter narrates,
+# {cite}`su2026sieve`). All numerics come from `accountlib.engine.discrete_gaussian`; the chapter narrates,
 # plots and checks.
 #
 # The parameters cell below lists the variances used. `sigma2_lambda4` is the table of the sieve paper's
@@ -79,8 +79,8 @@ import matplotlib.pyplot as plt
 import mpmath
 import numpy as np
 
-from accountlib import discrete_gaussian as dg
-from accountlib import ledger
+from accountlib.engine import discrete_gaussian as dg
+from accountbook import ledger
 
 # %% [markdown]
 # ## The pmf against the continuous density

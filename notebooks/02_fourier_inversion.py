@@ -94,10 +94,12 @@ import matplotlib.pyplot as plt
 import mpmath
 import numpy as np
 
-from accountlib import census, discrete_gaussian as dg, lattice, ledger, quadrature
-from accountlib.conversions import zcdp_epsilon
+from accountlib import ShiftPair
+from accountlib.applications import census
+from accountlib.engine import discrete_gaussian as dg, lattice, quadrature
 from accountlib.engine.results import certified_digits, rounded_up
-from accountlib.profiles import ShiftPair
+from accountlib.theory.conversions import zcdp_epsilon
+from accountbook import ledger
 
 # %% [markdown]
 # ## Rational weights on one lattice (Bézout)

@@ -128,7 +128,8 @@ import matplotlib.pyplot as plt
 import mpmath
 import numpy as np
 
-from accountlib import discrete_gaussian as dg, lattice, ledger, quadrature
+from accountlib.engine import discrete_gaussian as dg, lattice, quadrature
+from accountbook import ledger
 
 # %% [markdown]
 # ## A convolution of discrete Gaussians
@@ -357,8 +358,8 @@ assert fine[-1] < 1e-40 and fine[-1] < fine[-2]  # at 80 digits the parabola con
 # $\pm U$, whose aliases are only $N - U$ away.
 
 # %%
-from accountlib import census
-from accountlib.profiles import ShiftPair
+from accountlib import ShiftPair
+from accountlib.applications import census
 
 budget = 1e-35
 census_v = ShiftPair(census.pair_rhos(13, 13)).lattice.variance_proxy

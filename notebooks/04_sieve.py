@@ -73,9 +73,11 @@ import time
 import matplotlib.pyplot as plt
 import numpy as np
 
-from accountlib import census, ledger, sieve
-from accountlib.profiles import ShiftPair
-from accountlib.tails import TailEngine
+from accountlib import ShiftPair
+from accountlib.applications import census
+from accountlib.engine import sieve
+from accountlib.engine.tails import TailEngine
+from accountbook import ledger
 
 # %% [markdown]
 # ## Periodic peaks
@@ -306,7 +308,7 @@ print(f"reduction by the product test: median {np.median(per_factor / product):.
 # discrete Gaussian, whose dual form we have) and the sum $J$ is of order $1/(\lambda\sqrt{2\pi})$,
 # $\lambda = \mathrm{lo}/\sqrt V$, however small the tail. Relative accuracy $10^{-9}$ on the tail is then absolute
 # accuracy $\sim 10^{-11}$ on $J$: float64 with a rigorous rounding bound, and a sieve threshold some twenty orders of
-# magnitude higher (`accountlib.tilted`). The same trapezoidal rule, on another contour.
+# magnitude higher (`accountlib.engine.tilted`). The same trapezoidal rule, on another contour.
 #
 # ```{prf:proposition} Exponential tilting
 # :label: prop-sieve-tilt
@@ -329,7 +331,7 @@ print(f"reduction by the product test: median {np.median(per_factor / product):.
 
 # %% tags=["nbval-check-output"]
 from accountlib.engine.results import certified_digits
-from accountlib.tilted import TiltedTailEngine
+from accountlib.engine.tilted import TiltedTailEngine
 
 lattice = ShiftPair(census.pair_rhos(*pair)).lattice
 spread = float(lattice.variance_proxy) ** 0.5

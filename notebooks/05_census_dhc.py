@@ -67,7 +67,7 @@
 # book's name for both results. The Bureau reports instead $\rho$-zCDP with $\rho = 4.9622$ {cite}`abowd2022topdown`,
 # the same number for every pair, because every allocation sums to the same budget.
 #
-# The per-pair curves come from the sweep executor `accountlib.sweep`, which runs the engine of the previous
+# The per-pair curves come from the sweep executor `accountlib.applications.census`, which runs the engine of the previous
 # chapters once per pair and writes one file per pair and curve, with a certified bound on every value. With the
 # full sweep's files present (`results/dhc/`) this chapter shows the whole census; otherwise, in *quick mode*, it
 # computes a dozen pairs including $[M_0, M_0] = (13, 13)$ and says so in its first output.
@@ -89,10 +89,12 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 
-from accountlib import census, ledger, sweep, tradeoff_band
+from accountlib import ShiftPair
+from accountlib.applications import census
 from accountlib.engine.results import certified_digits
-from accountlib.conversions import approxdp_to_tradeoff, zcdp_epsilon, zcdp_epsilon_via_rdp
-from accountlib.profiles import ShiftPair
+from accountlib.theory import tradeoff_band
+from accountlib.theory.conversions import approxdp_to_tradeoff, zcdp_epsilon, zcdp_epsilon_via_rdp
+from accountbook import ledger
 
 RHO = float(census.TOTAL_RHO)
 
@@ -117,10 +119,10 @@ if full:
     data_dir, pairs = full_dir, census.all_pairs()
 elif quick:
     data_dir = Path(tempfile.mkdtemp(prefix="dhc_quick_"))
-    sweep.run_dhc_sweep(data_dir, quick_pairs, workers=workers, progress=False)
+    census.run_dhc_sweep(data_dir, quick_pairs, workers=workers, progress=False)
     pairs = sorted(quick_pairs)
 else:
-    sweep.run_dhc_sweep(full_dir, workers=workers)
+    census.run_dhc_sweep(full_dir, workers=workers)
     census.write_census_results(full_dir)
     census.variance_reduction_table(full_dir, census.VARIANCE_LEVELS, top=top_pairs_for_variance, workers=workers)
     data_dir, pairs = full_dir, census.all_pairs()
@@ -141,7 +143,7 @@ print(f"pairs: {len(pairs)} ({'the full census' if len(pairs) == 946 else 'QUICK
 # $\rho(t+1)$, and a Rényi curve $U$ implies $(\varepsilon, \delta)$ with
 # $\varepsilon = \inf_{\alpha>1}\{U(\alpha) - (\log\delta + \log\alpha)/(\alpha - 1) + \log((\alpha-1)/\alpha)\}$, the
 # conversion of Balle et al. {cite}`balle2020hypothesis` (Theorem 21; see also {cite}`mironov2017renyi`). The book
-# computes it itself, with $U(\alpha) = \rho\alpha$, in `accountlib.conversions.zcdp_epsilon_via_rdp`. It sits in between, as {numref}`fig-census-eps-delta` shows: it improves on
+# computes it itself, with $U(\alpha) = \rho\alpha$, in `accountlib.theory.conversions.zcdp_epsilon_via_rdp`. It sits in between, as {numref}`fig-census-eps-delta` shows: it improves on
 # the Bureau's formula, but it still knows only the one number $\rho$, not the noise.
 
 # %% mystnb={"figure": {"caption": "The census-wide (\u03b5, \u03b4) curve: for each \u03b4 on the vertical axis, the \u03b5 that zCDP gives through the Bureau's conversion (red) and through the R\u00e9nyi conversion (orange, dashed), against the exact census-wide \u03b4 at the Bureau's \u03b5, the maximum over all pairs (blue). Lower is more private.", "name": "fig-census-eps-delta"}} tags=["hide-input"]
@@ -187,7 +189,7 @@ for row in wide[::6]:
 # and by convexity the lines through a vertex with those slopes lie below $f_{kl}$ everywhere. Between two stored
 # vertices the larger of the two lines, lowered by the vertices' error bounds, is therefore a certified lower bound,
 # the *pessimistic side* of the pair; the chords, raised by the bounds, are the *optimistic side*, and the exact
-# curve lies in the band between them (`accountlib.tradeoff_band`). The census-wide guarantee is the lower convex
+# curve lies in the band between them (`accountlib.theory.tradeoff_band`). The census-wide guarantee is the lower convex
 # envelope of the 946 pessimistic sides, which `census.census_tradeoff` computes with Andrew's monotone chain in
 # 60-digit decimal arithmetic; the envelope of the optimistic sides bounds the exact census-wide curve from above.
 #
@@ -462,7 +464,7 @@ for name, paper in (("min", "15.08"), ("max", "24.82")):
 # %% [markdown]
 # ## Try your own allocation
 #
-# Nothing above is specific to the 43 DHC allocations. `accountlib.profiles.ShiftPair` takes any list of rational
+# Nothing above is specific to the 43 DHC allocations. `accountlib.theory.profiles.ShiftPair` takes any list of rational
 # budgets $\rho_1, \dots, \rho_m$ — one per count that a changed record moves by one, with noise
 # $N_{\mathbb Z}(0, 1/\rho_i)$ — and computes the exact, certified privacy profile (`.delta`) and trade-off function
 # (`.tradeoff`) of their {term}`composition`, with the engine of the previous chapters. (The census pair $(k, l)$ is

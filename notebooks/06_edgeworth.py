@@ -76,7 +76,7 @@
 # jumps at every integer; the expansion is *local*, for the probability of each single point. This chapter
 # measures $R_m$ against exact convolutions, finds that it is in fact smaller than the bound, explains the
 # oscillation of chapter 1, and asks when the difference between discrete and continuous Gaussian noise
-# matters for privacy. Numerics: `accountlib.edgeworth`.
+# matters for privacy. Numerics: `accountlib.theory.edgeworth`.
 #
 # The parameters cell lists the variances and numbers of summands for the remainder study
 # (`sigma2_values`, `m_values`, with the slope fitted from `fit_from` on), the grid of the heat map
@@ -97,8 +97,11 @@ import matplotlib.pyplot as plt
 import mpmath
 import numpy as np
 
-from accountlib import census, discrete_gaussian as dg, edgeworth, ledger
+from accountlib.applications import census
+from accountlib.engine import discrete_gaussian as dg
 from accountlib.engine.results import certified_digits
+from accountlib.theory import edgeworth
+from accountbook import ledger
 
 # %% [markdown]
 # ## $\lambda_4$ across $\sigma^2$ (Appendix A)

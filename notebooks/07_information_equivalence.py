@@ -22,7 +22,7 @@
 # $T_{Q,P}$, the law of the privacy loss $L = \log dP/dQ$ under $P$ (the {term}`PLD`, with $\pm\infty$ allowed), and the Rényi
 # curve. The unifying paper's **Theorem 2.1**: the first three always carry the same information, and the
 # Rényi curve joins them when it is finite at some order above 1. This chapter runs each recovery of the theorem
-# as code (`accountlib.pairs`) and checks the round trips, exactly, in rational arithmetic.
+# as code (`accountlib.theory.pairs`) and checks the round trips, exactly, in rational arithmetic.
 #
 # ```{admonition} What you will learn
 # - which descriptions of a pair of output distributions carry the *same* information, so that choosing among
@@ -83,8 +83,9 @@ import matplotlib.pyplot as plt
 import mpmath
 import numpy as np
 
-from accountlib import ledger, pairs
 from accountlib.engine.results import below
+from accountlib.theory import pairs
+from accountbook import ledger
 
 zeta_w = pairs.check_zeta_w(zeta_w)  # a papermill value outside (1, 100] stops here with a clear error
 

@@ -24,7 +24,7 @@
 # - why {term}`Poisson subsampling`, the heart of {term}`DP-SGD`, is where zCDP forgets the most;
 # - how dividing a fixed total $\rho$ among releases changes the total gap, why tail weight does not order
 #   the gap, and why {term}`lattice` noise has a gap that is periodic in the order;
-# - how to read each of the paper's Figures 1 and 3–7, 11 and 12 off `accountlib.rdp`.
+# - how to read each of the paper's Figures 1 and 3–7, 11 and 12 off `accountlib.theory.rdp`.
 # ```
 #
 # ```{admonition} What you need
@@ -56,7 +56,7 @@
 # positive gap means the reported $\varepsilon$ charges for privacy loss that never occurs, and a mechanism
 # calibrated by zCDP adds more noise than it needs ({doc}`09_acs_earnings` and {doc}`10_dpsgd` measure how much).
 #
-# This chapter measures $\Gamma$ for the paper's mechanisms with `accountlib.rdp`. Where no closed form
+# This chapter measures $\Gamma$ for the paper's mechanisms with `accountlib.theory.rdp`. Where no closed form
 # exists, $K$ is an integral computed with a checked error estimate (a failed estimate raises an error
 # instead of returning a wrong number) — for the mixture and the subsampled Gaussian by
 # {term}`Gauss–Hermite quadrature`, a rule that integrates against a Gaussian weight using a fixed set of
@@ -94,8 +94,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import HTML, display
 
-from accountlib import explorers, ledger, rdp
 from accountlib.engine.results import below
+from accountlib.theory import rdp
+from accountbook import explorers, ledger
 
 mixture, laplace, gaussian = rdp.GaussianMixture(1.0), rdp.Laplace(), rdp.Gaussian()
 
@@ -747,4 +748,4 @@ print(f"Gamma(0.25) = Gamma(0.75) = {lattice_ex.gap(0.25, 2):.6e}; Gamma(0.5) = 
 #   its ceiling $\rho_{\mathrm{sum}}t(t+1)$ ({prf:ref}`prop-zcdp-subsampling`) — the setting of DP-SGD.
 # - Fixing the total $\rho$ does not fix the total gap: the split matters, in opposite directions for Laplace and mixture
 #   noise ({prf:ref}`prop-zcdp-allocation`); tail weight does not order the gap; lattice noise has a periodic gap.
-# - Every number here comes from `accountlib.rdp`, and the paper's values are compared in the reproduction ledger.
+# - Every number here comes from `accountlib.theory.rdp`, and the paper's values are compared in the reproduction ledger.

@@ -49,7 +49,7 @@
 # a release the size of a real one: median earnings from the American Community Survey ({term}`ACS`)
 # {cite}`uscensus2020acs`, county by county, for the 20 states with the most counties. The same release is
 # calibrated twice, once with the exact Rényi curve and once with zCDP, and the difference in the noise
-# each needs is the price of forgetting. Everything below is computed by `accountlib.acs`; the notebook
+# each needs is the price of forgetting. Everything below is computed by `accountlib.applications.acs`; the notebook
 # narrates, draws and records the comparison with the paper in the {term}`reproduction ledger`.
 #
 # ## The release and its noise
@@ -96,7 +96,8 @@ seed = 2026
 import matplotlib.pyplot as plt
 import numpy as np
 
-from accountlib import acs, ledger
+from accountlib.applications import acs
+from accountbook import ledger
 
 workloads = acs.load_workloads()
 FAMILIES = ["gaussian", "mixture", "laplace"]
@@ -143,7 +144,7 @@ FAMILIES = ["gaussian", "mixture", "laplace"]
 #
 # This conversion is sharper than the classical $\varepsilon = \rho + 2\sqrt{\rho\log(1/\delta)}$ of
 # {prf:ref}`prop-primer-zcdp-to-dp`, and both calibrations use it, so any difference between them comes from
-# the curve alone, not from the conversion. `accountlib.conversions.rdp_to_epsilon` evaluates the infimum
+# the curve alone, not from the conversion. `accountlib.theory.conversions.rdp_to_epsilon` evaluates the infimum
 # numerically, over a grid of orders refined by a bounded one-dimensional minimisation.
 #
 # {term}`Calibrating <noise calibration>` the noise means finding, for each accounting method, the largest shift $s$ (the smallest
@@ -188,7 +189,7 @@ FAMILIES = ["gaussian", "mixture", "laplace"]
 # $d\,\rho(s) \approx d s^2/2$ roughly fixed, so $s^2$ is of order $1/d$. A quadratic gap then contributes
 # $d \cdot s^2$, of order one whatever the workload; a quartic gap contributes $d \cdot s^4$, of order $1/d$,
 # which fades as the workload grows. The Gaussian curve *is* its zCDP line, so the two calibrations must
-# coincide. For the mixture, whose Rényi curve has no closed form, `accountlib.rdp` computes $K$ by
+# coincide. For the mixture, whose Rényi curve has no closed form, `accountlib.theory.rdp` computes $K$ by
 # {term}`Gauss–Hermite quadrature`; for Laplace and the Gaussian it uses the closed forms.
 #
 # ## Per-state results
@@ -439,7 +440,7 @@ assert endpoints(new_target, "mixture")[1] < endpoints(new_target, "laplace")[0]
 # (a) The zCDP accountant calibrates the mixture by its $\rho(s) = s^2/2$ alone. Let $\rho^\star$ be the zCDP
 # parameter whose conversion $\mathcal C_\delta[\rho^\star\alpha]$ equals the target $\varepsilon$. Show
 # that $\Delta\mathrm{MSE} = (d/\rho^\star)(1 - \text{ratio})$ for the mixture, and check it for Alabama and
-# Texas at the main target, finding $\rho^\star$ with `accountlib.conversions.rdp_to_epsilon` and a root
+# Texas at the main target, finding $\rho^\star$ with `accountlib.theory.conversions.rdp_to_epsilon` and a root
 # finder. (b) Check that for Laplace noise $d\,(1 - \text{ratio})$ is nearly the same in every state, and
 # explain why with {prf:ref}`prop-acs-gaps`.
 # ```
@@ -462,7 +463,7 @@ assert endpoints(new_target, "mixture")[1] < endpoints(new_target, "laplace")[0]
 # %%
 from scipy import optimize
 
-from accountlib.conversions import rdp_to_epsilon
+from accountlib.theory.conversions import rdp_to_epsilon
 
 eps_main, delta_main = main_target
 rho_star = optimize.brentq(lambda rho: rdp_to_epsilon(lambda a: rho * a, delta_main, alpha_max=1e4) - eps_main,

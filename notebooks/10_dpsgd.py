@@ -74,8 +74,9 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 
-from accountlib import dpsgd, ledger, rdp
 from accountlib.engine.results import below
+from accountlib.theory import rdp
+from accountbook import dpsgd, ledger
 
 warnings.filterwarnings("ignore", module="opacus")
 warnings.filterwarnings("ignore", message="Full backward hook")

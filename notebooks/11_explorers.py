@@ -26,7 +26,7 @@
 #   {term}`pairs <pair (of allocations)>` allocation by allocation;
 # - what to expect *before* moving a slider, and why, from the propositions of the earlier chapters;
 # - how to reproduce any curve of this page, or one that is not on it, by calling the functions of
-#   `accountlib.explorers` with arguments of your own, and how to check what you see with a few lines of code.
+#   `accountbook.explorers` with arguments of your own, and how to check what you see with a few lines of code.
 # ```
 #
 # ```{admonition} What you need
@@ -72,8 +72,10 @@ import mpmath
 import numpy as np
 from IPython.display import HTML, display
 
-from accountlib import census, explorers, rdp
-from accountlib import discrete_gaussian as dg
+from accountlib.applications import census
+from accountlib.engine import discrete_gaussian as dg
+from accountlib.theory import rdp
+from accountbook import explorers
 
 # %% [markdown]
 # ## How an explorer is made
@@ -138,7 +140,7 @@ for series in explorers.gap_series(1.0, [0.5, 1.0, 2.0, 4.0]):
 # levels off near $\log 2 \approx 0.69$ however large the order, and from $s = 1$ on the plateau is nearly reached by
 # $t = 4$; {numref}`ex-explorers-log2` asks why. Both gaps add up under composition
 # ({prf:ref}`thm-zcdp-gap-composition`), so a release of many queries forgets many times what one query forgets. The
-# numbers behind these curves come from `accountlib.rdp`: closed forms for the Gaussian and the Laplace noise, and
+# numbers behind these curves come from `accountlib.theory.rdp`: closed forms for the Gaussian and the Laplace noise, and
 # {term}`Gauss–Hermite quadrature` for the mixture, with an accuracy check (`cgf_check`) that compares the rule with
 # one of twice as many nodes.
 
@@ -463,7 +465,7 @@ explorers.live("trapezoid")
 # :label: ex-explorers-aliasing
 #
 # Take $\sigma^2 = 8$ and $t = 0$: `explorers.trapezoid_series(8, range(8, 41, 4), targets=(0,))`. Check that each
-# drawn error equals the alias sum $\sum_{j \ne 0}\Pr(X = jN)$, computed with `accountlib.discrete_gaussian.pmf`, and
+# drawn error equals the alias sum $\sum_{j \ne 0}\Pr(X = jN)$, computed with `accountlib.engine.discrete_gaussian.pmf`, and
 # that the bound lies above it. Then change the variance: find the smallest $N$ on the grid $2, 4, 6, \dots$ with an
 # error below $10^{-20}$ for $\sigma^2 = 2, 8, 32$, and check that it grows like $\sigma$.
 # ```
@@ -598,5 +600,5 @@ for k in (row_k, census_k):
 #   $N/\sigma$, and the rigorous bound the engine uses lies above it.
 # - Every census pair $(13, l)$ is within $3 \times 10^{-5}$ relative of a continuous Gaussian with the same $\rho$,
 #   and the Bureau's zCDP statement overstates its $\delta$ by a factor from about 7 to 140 over the range drawn.
-# - Each picture is one function of `accountlib.explorers` evaluated over a grid; calling it with your own arguments,
+# - Each picture is one function of `accountbook.explorers` evaluated over a grid; calling it with your own arguments,
 #   and checking a prediction with an `assert`, turns a picture into evidence.

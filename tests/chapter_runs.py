@@ -1,7 +1,7 @@
 """Each chapter executes once per test run, and that one execution serves both of its checks.
 
 One pytest run needs every chapter executed against the current library twice over: the output check
-(``tests/test_chapters.py``: no cell raises, and cells tagged ``nbval-check-output`` reproduce their
+(``tests/book/test_chapters.py``: no cell raises, and cells tagged ``nbval-check-output`` reproduce their
 stored outputs, nbval's ``--nbval-lax`` rules) and the warnings-as-errors book build (``built_book`` in
 ``tests/conftest.py``). Both take the execution from here: a chapter's ``.py`` source is read exactly as
 the book reads it (jupytext, ``py:percent``), executed as the book executes it (jupyter-cache's
@@ -41,7 +41,7 @@ import nbformat
 import yaml
 
 import second_cpu
-from accountlib.infrastructure.notebook_sweep import batch_environment
+from accountbook.notebook_sweep import batch_environment
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "_build"  # `make book` builds into the same folder and reuses the same execution cache

@@ -1,6 +1,6 @@
 """The command line run inside the test process, as ``python -m accountlib`` runs it (``accountlib/__main__.py``
 is ``sys.exit(main())``), for the tests that call it many times: a child process per call would spend about
-0.7 s importing. ``tests/test_cli.py`` still runs the entry point itself as a child process."""
+0.7 s importing. ``tests/library/test_cli.py`` still runs the entry point itself as a child process."""
 
 from __future__ import annotations
 

@@ -164,6 +164,15 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message):
         raise CommandLineError(f"{self.prog}: {message}")
 
+    def parse_args(self, args=None, namespace=None):
+        """As argparse, but an option another subcommand takes names the subcommand's help."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            command = " ".join(w for w in (getattr(parsed, "command", None), getattr(parsed, "target", None)) if w)
+            self.error(f"unrecognized arguments: {' '.join(extras)} (see {self.prog} {command} --help)"
+                       if command else f"unrecognized arguments: {' '.join(extras)}")
+        return parsed
+
 
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
@@ -199,26 +208,26 @@ def _parser() -> argparse.ArgumentParser:
                        "tolerance is an error (exit 2)")
     trade.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
 
-    try:  # the sweep subcommand's module imports the application layer (its extras only when a sweep runs)
-        from .sweep import add_sweep_parser
-    except ImportError as error:  # still listed, and running it says why it cannot run
-        broken = sub.add_parser("sweep", add_help=False, prefix_chars="\0", help="unavailable: run it to see why")
-        broken.add_argument("rest", nargs=argparse.REMAINDER)
-        broken.set_defaults(handler=lambda args, error=error: _fail(_unavailable("sweep", error)))
-    else:
-        add_sweep_parser(sub)
+    from .sweep import add_sweep_parser  # here, not at the top: delta and tradeoff do not need it
+
+    add_sweep_parser(sub)
     return parser
 
 
-#: The extra (pyproject.toml) that installs each third-party module a subcommand may need.
-EXTRA_OF_MODULE = {"torch": "dpsgd", "opacus": "dpsgd", "sklearn": "dpsgd", "dask": "dist", "distributed": "dist",
-                   "papermill": "book", "jupytext": "book", "nbformat": "book", "jupyter_client": "book"}
+#: The extra that installs each third-party module a subcommand may need, and the distribution declaring it.
+EXTRA_OF_MODULE = {"torch": ("accountbook", "dpsgd"), "opacus": ("accountbook", "dpsgd"),
+                   "sklearn": ("accountbook", "dpsgd"), "dask": ("accountlib", "dist"),
+                   "distributed": ("accountlib", "dist")}
 
 
 def _unavailable(command: str, error: ImportError) -> str:
+    """Why ``command`` cannot run, and what to install."""
     module = (error.name or "").split(".")[0]
-    extra = EXTRA_OF_MODULE.get(module)
-    fix = f"install the '{extra}' extra: pip install 'accountlib[{extra}]'" if extra else "reinstall accountlib"
+    if module in EXTRA_OF_MODULE:
+        package, extra = EXTRA_OF_MODULE[module]
+        fix = f"install the '{extra}' extra: pip install '{package}[{extra}]'"
+    else:
+        fix = "reinstall the package that provides it"
     return f"the {command} command is unavailable: importing it failed ({_one_line(error)}); {fix}"
 
 

@@ -1,6 +1,6 @@
 """Vectorised double-double arithmetic (≈ 106-bit significands) with published error bounds.
 
-Private helper of :mod:`accountlib.tails`. Once the quadrature weights are known (in arb),
+Private helper of :mod:`accountlib.engine.front`. Once the quadrature weights are known (in arb),
 each threshold costs one sum Σ_k w_k sin(π m_k/N) over the surviving nodes. In arb that is a
 Python loop over nodes × thresholds; in double-double it is a handful of numpy operations per
 block of thresholds, accurate to ~1e-31 relative to Σ|w_k| — enough for every absolute accuracy

@@ -19,7 +19,7 @@ from __future__ import annotations
 from ..infrastructure.numbers import as_fraction, as_tolerance
 from .lattice import Lattice, lattice_of, threshold_index
 from .results import DEFAULT_PATHS, SMALLEST_ACCURACY, EvaluationPaths, TailResult, check_lattice_size
-from .tails import MAX_NODE_BITS, TailEngine  # noqa: F401  (re-exported: accountlib.tails names this module)
+from .tails import MAX_NODE_BITS, TailEngine  # noqa: F401  (re-exported: accountlib.engine.front names this module)
 from .tilted import TiltedTailEngine, is_deep, tilted_tail_probabilities
 
 __all__ = ["CertifiedTails", "tail_probabilities", "tail_probability", "next_accuracy", "START_ACCURACY",

@@ -12,7 +12,7 @@ the aliased mass inside P(|S_L| > U). U comes from the sub-Gaussian bound
 P(S_L > U) ≤ exp(−U²/2V), V = Σ c_i²σ_i².
 
 Here N is taken *prime*: then every c_i is invertible mod N, which lets the
-sieve list the nodes near each peak directly (``accountlib.sieve``).
+sieve list the nodes near each peak directly (``accountlib.engine.sieve``).
 """
 
 from __future__ import annotations

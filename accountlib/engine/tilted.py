@@ -65,7 +65,7 @@ _U = 2.0**-53
 
 DEEP_UP_TO = 2000.0
 """Thresholds more than DEEP_UP_TO·√V into the tail are left to the untilted engine, which returns 0 with the
-rigorous sub-Gaussian bound e^{−lo²/2V} (an mpf): the census ε ≤ 5000 of :mod:`accountlib.profiles` stays
+rigorous sub-Gaussian bound e^{−lo²/2V} (an mpf): the census ε ≤ 5000 of :mod:`accountlib.theory.profiles` stays
 below λ = ε/√(2ρ) ≈ 1600, and beyond that the float64 phases of the tilted sum are no longer certified."""
 
 
@@ -99,11 +99,11 @@ class TiltedTailEngine:
 
     Parameters
     ----------
-    mechanisms : ``(rho, weight)`` pairs or a :class:`~accountlib.lattice.Lattice`; every σ² ≥ 1/2.
+    mechanisms : ``(rho, weight)`` pairs or a :class:`~accountlib.engine.lattice.Lattice`; every σ² ≥ 1/2.
     smallest_index : the smallest threshold lo (> 0) the engine will be asked for; it fixes the
         node count N (the wrap-around e^{−θN/2} must be negligible at θ = lo/V).
     j_tol : the absolute accuracy aimed at for J (of order 0.01–0.4); the certified bound of each
-        result is computed, not assumed, and reported in :class:`~accountlib.tails.TailResult`.
+        result is computed, not assumed, and reported in :class:`~accountlib.engine.front.TailResult`.
     """
 
     def __init__(self, mechanisms, *, smallest_index: int, j_tol: float = 1e-12):

@@ -1,7 +1,7 @@
 """Conversions between Rényi/zCDP guarantees and (ε, δ) or trade-off guarantees: each formula once.
 
-Used by the census chapters (the zCDP-implied curves and the sweep's ε grid), by :mod:`accountlib.rdp`,
-:mod:`accountlib.acs` and DP-SGD (unifying paper §3.2 and §5; book, Derivations §8).
+Used by the census chapters (the zCDP-implied curves and the sweep's ε grid), by :mod:`accountlib.theory.rdp`,
+:mod:`accountlib.applications.acs` and DP-SGD (unifying paper §3.2 and §5; book, Derivations §8).
 
 * :func:`rdp_to_epsilon` — C_δ[U] = inf_{α>1} {U(α) − (log δ + log α)/(α−1) + log((α−1)/α)} for an RDP
   curve U (Balle et al. 2020, Thm 21; the conversion AutoDP uses). Written with the privacy-loss CGF

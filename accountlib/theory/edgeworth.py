@@ -144,7 +144,7 @@ def gdp_epsilon_for_delta(delta: float, mu: float) -> float:
 def composition_vs_gdp(rhos, epsilon, *, rel_tol: float = 1e-9) -> dict:
     """Exact δ(ε) of the composition of N_Z(0, 1/ρ_i) mechanisms (sensitivity 1) against μ-GDP with
     μ² = Σρ_i, the same composition of continuous Gaussians; ``relative`` = |exact − GDP| / exact.
-    The exact δ is certified to ``rel_tol`` (:class:`accountlib.profiles.ShiftPair`)."""
+    The exact δ is certified to ``rel_tol`` (:class:`accountlib.theory.profiles.ShiftPair`)."""
     from fractions import Fraction
 
     from .profiles import ShiftPair

@@ -13,7 +13,7 @@ N_Z(0, σ_i² = 1/ρ_i), and neighbouring data shift every count by 1. With
   slope −exp(ρ(j/L − 1)) (the likelihood ratio there). The result is the exact,
   convex trade-off function f(α).
 * zCDP baseline (what the Bureau reports): ε_zCDP(δ) = ρ + 2·sqrt(ρ·log(1/δ)), in
-  :func:`accountlib.conversions.zcdp_epsilon`.
+  :func:`accountlib.theory.conversions.zcdp_epsilon`.
 
 Conversions: δ(ε) = max_j (1 − β_j − e^ε α_j) over the vertices of f, and
 f(α) ≥ max_ε (1 − δ(ε) − e^ε α) (Dong, Roth & Su 2022, Prop. 2.12).
@@ -372,7 +372,7 @@ def lower_convex_envelope(xs, ys) -> list[int]:
     chain; ties in x ordered by y, equal points kept in their given order).
 
     The arithmetic is that of the coordinates themselves — ``Fraction`` exactly, ``Decimal`` in the current
-    decimal context (the census-wide trade-off curve, :func:`accountlib.census.census_tradeoff`), floats in
+    decimal context (the census-wide trade-off curve, :func:`accountlib.applications.census.census_tradeoff`), floats in
     float64 — so the caller chooses exact or rounded orientation tests. A point on a hull edge is dropped.
 
     >>> lower_convex_envelope([0, 1, 2, 3], [3, 1, 2, 0])

@@ -18,7 +18,7 @@ to show convergence.
 Composition adds CGFs and gaps (§3.3); :func:`allocation_gap` follows the path
 of Prop. 4.3; the DP-SGD calibration of §5.2 is here too (:func:`calibrate_dpsgd`, no torch
 needed). The conversions of §3.2 and C_δ[U] of §5 (ε from an RDP curve or from ρ, δ from ρ) live in
-:mod:`accountlib.conversions`: ``rdp_to_epsilon(lambda a: K(a - 1)/(a - 1), delta)`` is ε_R of a CGF K.
+:mod:`accountlib.theory.conversions`: ``rdp_to_epsilon(lambda a: K(a - 1)/(a - 1), delta)`` is ε_R of a CGF K.
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def _logsumexp(a) -> float:
     """log Σ_i e^{a_i} over a 1-D sequence of reals, in float64, computed as ``scipy.special.logsumexp`` computes
     it (the largest terms taken out of the sum: a_max + log m + log1p(Σ_rest e^{a_i − a_max}/m) for m maxima), to
     the last bit, without its array-API dispatch, which took about 85% of a Gauss–Hermite CGF evaluation
-    (0.5 of 0.6 ms). ``tests/test_rdp.py`` compares the two bit for bit on float64 input."""
+    (0.5 of 0.6 ms). ``tests/library/test_rdp.py`` compares the two bit for bit on float64 input."""
     a = np.asarray(a, dtype=float)
     if a.size == 0:
         return -math.inf
@@ -124,7 +124,7 @@ class NoiseMechanism:
     """A noise distribution Z seen through the pair P = Law(s + Z), Q = Law(Z) (query change s): the base
     class of the mechanism objects here. Subclasses define the privacy-loss CGF ``cgf(t, s)``; ``rho``,
     ``gap``, ``rdp`` and ``loss_cumulants`` follow generically. (Not to be confused with
-    :class:`accountlib.lattice.WeightedDiscreteGaussian`, one weighted term of the census sum.)"""
+    :class:`accountlib.engine.lattice.WeightedDiscreteGaussian`, one weighted term of the census sum.)"""
 
     name = "mechanism"
 

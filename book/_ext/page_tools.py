@@ -6,7 +6,7 @@
   phase both as ``None`` and as ``''`` file name, so sphinx-thebe's ``const THEBE_JS_URL`` appeared
   twice on every page (a ``SyntaxError`` in the console).
 - The theme starts in light mode instead of logging "invalid theme mode" on a reader's first visit.
-- Pages that show a Plotly explorer (``accountlib.explorers.plotly_html``) load the shipped
+- Pages that show a Plotly explorer (``accountbook.explorers.plotly_html``) load the shipped
   ``plotly/plotly.min.js``; other pages do not.
 """
 

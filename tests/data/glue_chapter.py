@@ -29,7 +29,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from myst_nb import glue
 
-from accountlib import ledger
+from accountbook import ledger
 
 os.write(2, b"written to the kernel's own stderr\n")  # the notebook keeps it; the sweep's terminal must not see it
 if x == fail_at:

@@ -8,7 +8,7 @@ Application layer of :mod:`accountlib`. Modules, each importing only those liste
 * :mod:`.census_wide` — census-wide (ε, δ) and trade-off curves from the pair files;
 * :mod:`.variance` — the certified variance reduction at the zCDP levels (sieve paper §5.3).
 
-Every public name is re-exported here, so ``from accountlib import census; census.load_allocation(13)``
+Every public name is re-exported here, so ``from accountlib.applications import census; census.load_allocation(13)``
 keeps working.
 """
 

@@ -6,7 +6,7 @@ record's pair of geographic paths is unknown to the analyst, so the guarantee mu
 
 The pairs' trade-off curves are stored as vertices, and chords between vertices lie *above* a convex curve:
 an envelope of chords would overstate privacy. The census-wide guarantee is therefore the lower convex
-envelope of the pairs' *pessimistic* sides (:func:`accountlib.tradeoff_band.pessimistic_polyline`, built from
+envelope of the pairs' *pessimistic* sides (:func:`accountlib.theory.tradeoff_band.pessimistic_polyline`, built from
 the exact slopes at each vertex), which lies below every pair's exact curve at every α; the envelope of the
 pairs' optimistic sides lies above the exact census-wide curve, and the two together give the band in which
 the exact census-wide curve lies.
@@ -102,9 +102,9 @@ def census_tradeoff(curves: dict) -> list[dict]:
     """The census-wide trade-off guarantee: a convex curve below every pair's exact trade-off function.
 
     ``curves`` maps (k, l) to :func:`read_pair_curves` output. Each pair's pessimistic side p_kl ≤ f_kl
-    (:func:`accountlib.tradeoff_band.pessimistic_polyline`) is piecewise linear, so the lower convex envelope
+    (:func:`accountlib.theory.tradeoff_band.pessimistic_polyline`) is piecewise linear, so the lower convex envelope
     of min_kl p_kl is the lower convex hull of all their breakpoints together
-    (:func:`accountlib.profiles.lower_convex_envelope`, Andrew's monotone chain, in ``Decimal`` arithmetic);
+    (:func:`accountlib.theory.profiles.lower_convex_envelope`, Andrew's monotone chain, in ``Decimal`` arithmetic);
     it lies below the exact census-wide curve (the envelope of min_kl f_kl). Each row holds a hull vertex
     ``alpha``, ``beta_pessimistic`` (the guarantee there), ``beta_optimistic`` (the envelope of the pairs'
     optimistic sides at that α: the exact census-wide curve lies between the two), and the ``pair`` whose
@@ -165,7 +165,7 @@ def _short(x, *, rounding: str = "nearest") -> str:
 def write_census_results(out_dir) -> dict:
     """Write ``census_eps_delta.csv`` and ``census_tradeoff.csv`` from every pair present in ``out_dir``.
 
-    Every pair's files are checked first (:func:`accountlib.sweep.check_pair_files`: header, finite
+    Every pair's files are checked first (:func:`accountlib.applications.census.check_pair_files`: header, finite
     decimals, δ in [0, 1] non-increasing, a monotone trade-off curve, one common δ_zCDP grid); a file that
     fails raises ``ValueError`` naming it, before anything is written.
     """

@@ -15,7 +15,7 @@ Per DHC pair (k ≤ l) the sweep writes
   the exact trade-off curve (α_j, β_j), chosen log-uniformly in α from both
   ends (dense near α = 0 and near β = 0) and where the curve bends, certified to ``abs_tol``, with the
   exact slopes on both sides of each vertex (rounded inwards), so that the curve is certified between
-  its vertices too (:mod:`accountlib.tradeoff_band`).
+  its vertices too (:mod:`accountlib.theory.tradeoff_band`).
 
 Certified numbers are stored with the digits their bounds support (:func:`.pair_files.certified_decimal`).
 
@@ -58,7 +58,7 @@ def tradeoff_indices(pair: ShiftPair, points_per_side: int, smallest_alpha: floa
     Around the symmetric vertex j ≈ L (where α = β), the indices j = L + s·z_i take z_i with
     Φ̄(z_i) log-uniform from 1/2 down to ``smallest_alpha`` (s² = Var S_L), capped at the engine's
     truncation point ``cut`` so that no two collapse. ``bend_points`` more indices go where the certified
-    band between vertices (:mod:`accountlib.tradeoff_band`) would otherwise be widest: between vertices
+    band between vertices (:mod:`accountlib.theory.tradeoff_band`) would otherwise be widest: between vertices
     Δj apart the band is about Δα·Δslope/4 ∝ Q(S_L = j)·Δj², so a spacing ∝ Q(S_L = j)^(-1/2) evens it out,
     that is, quantiles of the normal law N(2L, 2s²) (the second distribution's, twice as wide). The set is
     closed under j ↦ 2L + 1 − j, so every β_j is again one of the α's (one tail per vertex).

@@ -7,10 +7,10 @@ Per DHC pair (k ≤ l) the sweep (:mod:`.jobs`) writes
   exact δ(ε), certified to ``error_bound ≤ rel_tol·δ``;
 * ``tradeoff/pair_K_L.csv`` — columns ``alpha,beta,error_bound,slope_left,slope_right``: vertices of
   the exact trade-off curve (α_j, β_j), log-uniform in α from both ends and dense where the curve bends
-  (:func:`~accountlib.census.tradeoff_indices`), certified to ``abs_tol``, with the exact curve's slopes on
+  (:func:`~accountlib.applications.census.tradeoff_indices`), certified to ``abs_tol``, with the exact curve's slopes on
   the segments just left and right of each vertex (minus the likelihood ratios of the two adjacent atoms),
   rounded inwards to :data:`SLOPE_DIGITS` digits. They make the curve certified *between* its vertices too
-  (:mod:`accountlib.tradeoff_band`);
+  (:mod:`accountlib.theory.tradeoff_band`);
 * ``manifest/pair_K_L.json`` — the SHA-256 of both files and the job's options, written last.
 
 Every certified number is stored with the digits its bound supports (:func:`certified_decimal`): the value is
@@ -54,9 +54,9 @@ def _decimal(value) -> str:
 def inward_slope(ratio, side: str) -> str:
     """The slope −``ratio`` of the exact trade-off curve on one side of a vertex, rounded to SLOPE_DIGITS digits
     *inwards*: the left slope no steeper (|slope| rounded down), the right slope no shallower (rounded up), so
-    the supporting lines built from them stay below the curve (:mod:`accountlib.tradeoff_band`). ``ratio`` is a
+    the supporting lines built from them stay below the curve (:mod:`accountlib.theory.tradeoff_band`). ``ratio`` is a
     rigorous lower bound on the exact ratio for the left side and an upper bound for the right side
-    (:meth:`~accountlib.profiles.ShiftPair.likelihood_ratio_enclosure`), so the result is inward whatever the
+    (:meth:`~accountlib.theory.profiles.ShiftPair.likelihood_ratio_enclosure`), so the result is inward whatever the
     rounding of the ratio itself.
 
     >>> inward_slope(mpmath.mpf(2) / 3, "left"), inward_slope(mpmath.mpf(2) / 3, "right")

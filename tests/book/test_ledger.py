@@ -1,0 +1,208 @@
+"""The reproduction ledger computes its verdicts, keeps one record per id, and cannot be fooled."""
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from accountbook import ledger
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_record_replaces_by_id_and_judges(tmp_path):
+    path = tmp_path / "ledger.json"
+    first = ledger.record("x", source="paper §1", paper="8.34e-6", ours="8.3391e-6", tolerance="printed", path=path)
+    assert first["verdict"] == "pass"
+    ledger.record("y", source="paper §2", paper="72.21", ours=72.3, tolerance="printed", path=path)
+    again = ledger.record("x", source="paper §1", paper="8.34e-6", ours="8.36e-6", tolerance="printed", path=path)
+    assert again["verdict"] == "fail"
+    entries = json.loads(path.read_text())
+    assert [e["id"] for e in entries] == ["x", "y"]
+    assert entries[1]["verdict"] == "fail"
+    assert set(entries[0]) >= {"id", "source", "paper", "ours", "tolerance", "verdict", "reason", "basis"}
+
+
+@pytest.mark.parametrize(
+    "paper, ours, tolerance, verdict",
+    [("1.0", 1.0 + 1e-7, "rel:1e-6", "pass"), ("1.0", 1.0 + 1e-5, "rel:1e-6", "fail"),
+     (2.0, 2.05, 0.1, "pass"), (2.0, 2.2, "abs:0.1", "fail"), ("<1e-50", 1e-81, "bound", "pass"),
+     ("<1e-50", 1e-49, "bound", "fail"), (">0", 0.01, "bound", "pass"), (">0", -0.01, "bound", "fail"),
+     ("0.19", 0.1896, "printed", "pass"), ("0.19", 0.1849, "printed", "fail"),
+     ("203", 203, "exact", "pass"), ("203", 209, "exact", "fail"), ("3/22", "6/44", "exact", "pass")],
+)
+def test_judge(paper, ours, tolerance, verdict):
+    assert ledger.judge(paper, ours, tolerance)[0] == verdict
+
+
+def test_explained_needs_a_failing_comparison_and_a_passing_check(tmp_path):
+    path = tmp_path / "ledger.json"
+    good = {"claim": "the other grid gives 2", "expected": "2", "ours": 2.0, "tolerance": "exact"}
+    entry = ledger.record("z", source="s §1", paper="1", ours=2, tolerance="rel:0.1", explanation="different grid",
+                          check=good, path=path)
+    assert entry["verdict"] == "explained" and entry["note"] == "different grid"
+    assert entry["checks"][0]["verdict"] == "pass" and "different grid" in entry["reason"]
+    # an explanation alone explains nothing
+    entry = ledger.record("z2", source="s §1", paper="1", ours=2, tolerance="rel:0.1", explanation="different grid",
+                          path=path)
+    assert entry["verdict"] == "fail" and "no computed check" in entry["reason"]
+    # nor does one whose check fails
+    bad = dict(good, ours=2.5)
+    entry = ledger.record("z3", source="s §1", paper="1", ours=2, tolerance="rel:0.1", explanation="different grid",
+                          check=[good, bad], path=path)
+    assert entry["verdict"] == "fail" and "check fails" in entry["reason"]
+    entry = ledger.record("w", source="s §1", paper="1", ours=1, tolerance="rel:0.1", explanation="n/a", path=path)
+    assert entry["verdict"] == "pass"
+
+
+def test_remove(tmp_path):
+    path = tmp_path / "ledger.json"
+    for name in ("a", "b", "c"):
+        ledger.record(name, source="s §1", paper="1", ours=1, tolerance="exact", path=path)
+    assert ledger.remove(["b", "zz"], path=path) == ["b"]
+    assert [e["id"] for e in ledger.load(path)] == ["a", "c"]
+
+
+def test_not_reproducible(tmp_path):
+    path = tmp_path / "ledger.json"
+    entry = ledger.not_reproducible("t", source="Sieve paper §1", paper="1,000 CPU hours", ours=None,
+                                    reason="the prior code did not run here", path=path)
+    assert entry["verdict"] == "not reproducible here" and entry["reason"].startswith("the prior")
+    with pytest.raises(ValueError, match="reason must"):
+        ledger.not_reproducible("t", source="Sieve paper §1", paper="x", reason="", path=path)
+
+
+def test_bad_input_is_named(tmp_path):
+    where = tmp_path / "l.json"
+    with pytest.raises(ValueError, match="tolerance must be"):
+        ledger.record("a", source="s §1", paper=1, ours=1, tolerance="loose", path=where)
+    with pytest.raises(ValueError, match="id must be"):
+        ledger.record("", source="s §1", paper=1, ours=1, tolerance=1, path=where)
+    with pytest.raises(ValueError, match="source must locate"):
+        ledger.record("a", source="Sieve paper", paper=1, ours=1, tolerance="exact", path=where)
+    with pytest.raises(ValueError, match="developers' note"):
+        ledger.record("a", source="MATH.md §2", paper=1, ours=1, tolerance="exact", path=where)
+    with pytest.raises(ValueError, match="basis must be"):
+        ledger.record("a", source="s", paper=1, ours=1, tolerance="exact", basis="folklore", path=where)
+    with pytest.raises(ValueError, match="decimal string"):
+        ledger.record("a", source="s §1", paper="about 200", ours=1, tolerance="printed", path=where)
+    with pytest.raises(ValueError, match="non-finite"):
+        ledger.record("a", source="s §1", paper="1", ours=float("nan"), tolerance="exact", path=where)
+    # a value not printed in a paper needs no locator, only an honest label
+    entry = ledger.record("a", source="computed by hand from Table 1", paper=1, ours=1, tolerance="exact",
+                          basis="derived here", path=where)
+    assert entry["basis"] == "derived here"
+
+
+def test_audit_finds_each_weakness():
+    base = {"id": "a", "source": "Paper §1", "paper": "0.19", "ours": 0.19, "tolerance": "printed digits (±0.005)",
+            "verdict": "pass", "reason": "r", "basis": "paper", "quote": "it is 0.19 here"}
+    assert ledger.audit([base], papers=["Text: it is $0.19$ here."]) == []
+    cases = {
+        "no quote": dict(base, quote=""),
+        "quote not found": dict(base, quote="it is 0.20 here"),
+        "no tolerance_reason": dict(base, tolerance="relative 0.05"),
+        "count": dict(base, paper="203", ours=209, tolerance="relative 0.05", tolerance_reason="close"),
+        "explained": dict(base, verdict="explained"),
+        "locator": dict(base, source="Paper"),
+        "note": dict(base, source="MATH.md §2"),
+        "missing": {k: v for k, v in base.items() if k != "reason"},
+    }
+    for label, entry in cases.items():
+        assert ledger.audit([entry], papers=["Text: it is $0.19$ here."]), label
+
+
+def _papers():
+    """The two papers' texts, where this checkout can see them (not shipped with the repository)."""
+    folder = Path(os.environ.get("ACCOUNTLIB_PAPERS", ROOT.parent / "shared" / "papers"))
+    return [p.read_text(encoding="utf-8") for p in sorted(folder.glob("*.md"))] if folder.is_dir() else []
+
+
+# Comparisons that fail on our data, honestly, and why. Any other failure makes the test below fail.
+KNOWN_DISAGREEMENTS = {
+    # DP-SGD on Fashion-MNIST, headline setting (chapter 10): all three of our runs, clipping-only included, sit
+    # about 3 points of accuracy below the paper's; the network's widths, kernels, initialisation and
+    # normalisation constants are not given in the paper. The paired effects (Acc_Z, ΔAcc) agree.
+    "unifying.D4.eps=3.headline.Acc_R": "level offset of all runs (unspecified architecture details)",
+    "unifying.D4.eps=3.headline.Acc_0": "level offset of all runs",
+    "unifying.D4.eps=5.headline.Acc_R": "level offset of all runs",
+    "unifying.D4.eps=5.headline.Acc_0": "level offset of all runs",
+    "unifying.D4.eps=3.headline.L_Z": "our zCDP runs lose less test loss than the paper's",
+    "unifying.D4.eps=3.loss_gap_q=0.005": "our zCDP runs lose less test loss than the paper's",
+    "unifying.D4.eps=3.rdp_vs_clip_only_q=0.005": "our RDP and clipping-only means differ by about 0.12 points",
+    "unifying.D4.eps=5.rdp_vs_clip_only_q=0.005": "our RDP and clipping-only means differ by about 0.12 points",
+}
+
+
+def test_committed_ledger_fails_only_where_known_and_every_entry_is_honest():
+    entries = ledger.load(ROOT / "results" / "ledger.json")
+    assert entries, "results/ledger.json is empty: execute the chapters"
+    failing = {e["id"] for e in entries if e["verdict"] not in ("pass", "explained", "not reproducible here")}
+    assert failing <= set(KNOWN_DISAGREEMENTS), f"unexpected failures: {sorted(failing - set(KNOWN_DISAGREEMENTS))}"
+    for e in entries:  # a failure is stated with its reason on the ledger page, never hidden
+        if e["id"] in failing:
+            assert e["reason"], e["id"]
+    problems = ledger.audit(entries, papers=_papers())
+    assert not problems, "\n".join(problems)
+
+
+def test_a_record_that_says_the_same_leaves_the_file_untouched(tmp_path):
+    """Another machine's last float64 bits must not rewrite the ledger; anything that says something else must."""
+    path = tmp_path / "ledger.json"
+    check = {"claim": "the other quantity peaks at 6.013", "expected": "6.013", "ours": 6.01304, "tolerance": "printed"}
+    stored = ledger.record("x", source="paper §1", paper="8.34e-6", ours=8.33912e-6, tolerance="printed", path=path,
+                           explanation="n/a", check=check)
+    ledger.record("b", source="paper §2", paper="<1e-50", ours=5.85402900457e-81, tolerance="bound", path=path)
+    ledger.record("e", source="paper §3", paper="203", ours=203, tolerance="exact", path=path)
+    text, mtime = path.read_text(), path.stat().st_mtime_ns
+
+    def unchanged():
+        return path.read_text() == text and path.stat().st_mtime_ns == mtime
+
+    # the last bits differ: nothing is written, and the stored record is returned
+    again = ledger.record("x", source="paper §1", paper="8.34e-6", ours=8.33912e-6 * (1 + 3e-16), tolerance="printed",
+                          path=path, explanation="n/a", check=dict(check, ours=6.01304 + 1e-15))
+    assert again == stored and unchanged()
+    # within the tolerance (±5e-9 for "8.34e-6") also says the same, even where the reason's digits change
+    ledger.record("x", source="paper §1", paper="8.34e-6", ours=8.3412e-6, tolerance="printed", path=path,
+                  explanation="n/a", check=check)
+    ledger.record("b", source="paper §2", paper="<1e-50", ours=8e-52, tolerance="bound",
+                  path=path)
+    assert unchanged()
+    # something else each time: a value beyond the tolerance, another verdict, another text, a check's value, an
+    # exact count, a bound's value moved by more than BOUND_AGREEMENT of the limit
+    changes = [
+        dict(id="x", paper="8.34e-6", ours=8.3312e-6, tolerance="printed", explanation="n/a", check=check),
+        dict(id="x", paper="8.34e-6", ours=8.3312e-6, tolerance="printed", explanation="n/a", check=check,
+             source="paper §9"),  # another source
+        dict(id="x", paper="8.34e-6", ours=8.34e-6, tolerance="printed", explanation="another note", check=check),
+        dict(id="x", paper="8.34e-6", ours=8.34e-6, tolerance="printed", explanation="another note",
+             check=dict(check, ours=6.01252)),  # passes still, but moved by > 5e-4
+        dict(id="e", paper="203", ours=204, tolerance="exact"),
+        dict(id="b", paper="<1e-50", ours=2e-51, tolerance="bound"),
+        dict(id="e", paper="204", ours=204, tolerance="exact"),  # another compared value
+        dict(id="e", paper="204", ours=204.4, tolerance="abs:0.5"),  # another tolerance
+    ]
+    for number, change in enumerate(changes):
+        before = path.read_text()
+        name = change.pop("id")
+        entry = ledger.record(name, **{"source": "paper §1", **change}, path=path,
+                              tolerance_reason="a test" if change["tolerance"].startswith("abs") else None)
+        stored = {e["id"]: e for e in ledger.load(path)}[name]
+        assert stored == entry and path.read_text() != before, change
+    before = path.read_text()
+    ledger.record("e", source="paper §1", paper="204", ours=204.1, tolerance="abs:0.5", tolerance_reason="a test",
+                  path=path)
+    assert path.read_text() == before
+    assert ledger.says_the_same({"a": 1}, {"a": 1, "b": 2}) is False
+
+
+def test_a_results_folder_from_the_environment_is_validated(tmp_path, monkeypatch):
+    monkeypatch.setenv("ACCOUNTLIB_RESULTS", str(tmp_path / "elsewhere"))
+    assert ledger.ledger_path() == tmp_path / "elsewhere" / "ledger.json"
+    (tmp_path / "file").write_text("")
+    for bad in ("", "  ", "relative/folder", str(tmp_path / "file")):
+        monkeypatch.setenv("ACCOUNTLIB_RESULTS", bad)
+        with pytest.raises(ValueError, match="ACCOUNTLIB_RESULTS must"):
+            ledger.ledger_path()

@@ -1,0 +1,201 @@
+"""The command line's public surface (README) and its error handling."""
+
+import json
+import subprocess
+import sys
+from decimal import Decimal
+
+import mpmath
+
+import pytest
+
+from cli_runs import run_main as run  # in-process; run_process below covers the entry point itself
+
+
+def run_process(*args):
+    """``python -m accountlib ARGS`` in a child process: the entry point itself, end to end."""
+    return subprocess.run([sys.executable, "-m", "accountlib", *args], capture_output=True, text=True, timeout=600)
+
+
+def significant_digits(text):
+    return len(Decimal(text).as_tuple().digits)
+
+
+def test_delta_json_pair_13_13():
+    eps = "26.340588852722324353781974500154992685015224391761"
+    result = run_process("delta", "--pair", "13", "13", "--eps", eps, "3", "--rel-tol", "1e-12", "--json")
+    assert result.returncode == 0, result.stderr
+    rows = json.loads(result.stdout)
+    assert [set(r) for r in rows] == [{"epsilon", "delta", "error_bound"}] * 2
+    first = rows[0]
+    assert first["delta"].startswith("1.78319933504175")
+    assert significant_digits(first["epsilon"]) >= 25  # the argument as given
+    for row in rows:  # the result with the digits its bound supports: the last one a tenth of the bound or coarser
+        delta, bound = Decimal(row["delta"]), Decimal(row["error_bound"])
+        assert significant_digits(row["delta"]) >= 12 and delta.as_tuple().exponent >= bound.adjusted() - 1
+    for row in rows:
+        assert Decimal(row["error_bound"]) <= Decimal("1e-12") * Decimal(row["delta"])
+
+
+def test_default_relative_tolerance_is_met():
+    rows = json.loads(run("delta", "--pair", "1", "43", "--eps", "2", "20", "--json").stdout)
+    for row in rows:
+        assert Decimal(row["error_bound"]) <= Decimal("1e-6") * Decimal(row["delta"])
+
+
+def test_delta_rel_tol_and_symmetric_pair_order():
+    a = json.loads(run("delta", "--pair", "2", "5", "--eps", "5", "--rel-tol", "1e-9", "--json").stdout)
+    b = json.loads(run("delta", "--pair", "5", "2", "--eps", "5", "--rel-tol", "1e-9", "--json").stdout)
+    assert a == b
+    assert Decimal(a[0]["error_bound"]) <= Decimal("1e-9") * Decimal(a[0]["delta"])
+
+
+def test_tradeoff_json_and_table():
+    result = run("tradeoff", "--pair", "13", "13", "--alpha", "0.01", "0.5", "--json")
+    assert result.returncode == 0, result.stderr
+    rows = json.loads(result.stdout)
+    assert [set(r) for r in rows] == [{"alpha", "beta", "error_bound"}] * 2
+    assert Decimal(rows[0]["beta"]) > Decimal(rows[1]["beta"])
+    table = run("tradeoff", "--pair", "13", "13", "--alpha", "0.01")
+    assert table.returncode == 0 and "beta" in table.stdout.splitlines()[0]
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["delta", "--pair", "0", "13", "--eps", "1"], "between 1 and 43"),
+        (["delta", "--pair", "13", "44", "--eps", "1"], "between 1 and 43"),
+        (["delta", "--pair", "x", "13", "--eps", "1"], "between 1 and 43"),
+        (["delta", "--pair", "13", "13", "--eps", "0"], "must be > 0"),
+        (["delta", "--pair", "13", "13", "--eps", "abc"], "could not be read"),
+        (["delta", "--pair", "13", "13", "--eps", "1", "--rel-tol", "0.6"], "rel-tol must be in"),
+        (["delta", "--pair", "13", "13", "--eps", "1", "--rel-tol", "0"], "rel-tol must be in"),
+        (["tradeoff", "--pair", "13", "13", "--alpha", "1.5"], "must lie in [0, 1]"),
+        (["delta", "--pair", "13", "--eps", "1"], "expected 2 arguments"),
+        (["frobnicate"], "invalid choice"),
+    ],
+)
+def test_bad_input_exits_2_with_a_clear_message(args, message):
+    result = run(*args)
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and result.stdout == ""  # one line, nothing else
+
+
+def test_help_for_everything():
+    for args in ([], ["delta"], ["tradeoff"]):
+        result = run_process(*args, "--help")
+        assert result.returncode == 0 and "usage" in result.stdout
+
+
+def test_sweep_options_that_do_not_apply_are_refused(tmp_path):
+    result = run("sweep", "dpsgd", "--pairs", "1", "2", "--out", str(tmp_path))
+    assert result.returncode == 2 and "unrecognized arguments: --pairs 1 2" in result.stderr
+    assert "python -m accountlib sweep dpsgd --help" in result.stderr
+    result = run("sweep", "dhc", "--data-dir", str(tmp_path), "--out", str(tmp_path))
+    assert result.returncode == 2 and "unrecognized arguments: --data-dir" in result.stderr
+    result = run("sweep", "dpsgd", "--data-dir", str(tmp_path / "missing"), "--out", str(tmp_path))
+    assert result.returncode == 2 and "is not a folder" in result.stderr
+    result = run("sweep", "dhc", "--pairs", "13", "13", "--summarise", "--workers", "1", "--no-progress",
+                 "--out", str(tmp_path))
+    assert result.returncode == 2 and "needs all 946 pairs" in result.stderr
+    for pairs in (["13", "44"], ["0", "1"]):  # the same allocation check as --pair and the library
+        result = run("sweep", "dhc", "--pairs", *pairs, "--out", str(tmp_path))
+        assert result.returncode == 2 and "--pairs must be an allocation number between 1 and 43" in result.stderr
+    result = run("sweep", "dhc", "--pairs", "13", "--out", str(tmp_path))
+    assert result.returncode == 2 and "even number" in result.stderr
+
+
+# -- your own composition: --rho and --budgets ----------------------------------------------------
+
+
+def test_rho_and_budgets_give_the_pair_output_byte_for_byte(tmp_path):
+    from accountlib.applications import census
+
+    rhos = [str(r) for r in census.pair_rhos(2, 5)]
+    (tmp_path / "budgets.csv").write_text("rho,sensitivity\n" + "".join(f"{r},1\n" for r in rhos))
+    pair = run("delta", "--pair", "5", "2", "--eps", "1", "5", "--json")
+    assert pair.returncode == 0, pair.stderr
+    assert run("delta", "--rho", *rhos, "--eps", "1", "5", "--json").stdout == pair.stdout
+    assert run("delta", "--budgets", str(tmp_path / "budgets.csv"), "--eps", "1", "5", "--json").stdout == pair.stdout
+    trade = run("tradeoff", "--pair", "2", "5", "--alpha", "0.1")
+    assert trade.returncode == 0 and run("tradeoff", "--rho", *rhos, "--alpha", "0.1").stdout == trade.stdout
+
+
+def test_rho_of_one_mechanism_against_a_closed_form():
+    """One mechanism N_Z(0, 1/ρ) vs N_Z(1, 1/ρ) at ρ = 1/2: δ(ε) = Σ_x (p(x) − e^ε p(x − 1))_+ summed directly."""
+    from fractions import Fraction
+
+    import mpmath
+
+    rho, eps = Fraction(1, 2), Fraction(1, 3)
+    rows = json.loads(run("delta", "--rho", "1/2", "--eps", "1/3", "--rel-tol", "1e-20", "--json").stdout)
+    with mpmath.workdps(60):
+        weights = {x: mpmath.exp(-mpmath.mpf(x) ** 2 * rho / 2) for x in range(-200, 201)}
+        total = sum(weights.values())
+        # privacy loss at output x of P = N_Z(0, 1/ρ) against Q = N_Z(1, 1/ρ): ρ(1 − 2x)/2 (its sign is immaterial:
+        # the pair is symmetric); δ(ε) = Σ (p(x) − e^ε q(x))_+
+        expected = sum(max(weights[x] - mpmath.exp(mpmath.mpf(eps.numerator) / eps.denominator) * weights[x - 1], 0)
+                       for x in range(-199, 201)) / total
+        assert abs(mpmath.mpf(rows[0]["delta"]) - expected) <= mpmath.mpf(rows[0]["error_bound"]) + mpmath.mpf(10) ** -28
+    assert Decimal(rows[0]["error_bound"]) <= Decimal("1e-20") * Decimal(rows[0]["delta"])
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["delta", "--rho", "0", "1/10", "--eps", "1"], "--rho budgets must be > 0; got '0'"),
+        (["delta", "--rho", "-1/10", "--eps", "1"], "--rho budgets must be > 0"),
+        (["delta", "--rho", "abc", "--eps", "1"], "--rho could not be read as a number: 'abc'"),
+        (["delta", "--rho", "nan", "--eps", "1"], "--rho must be finite"),
+        (["delta", "--rho", "1/0", "--eps", "1"], "--rho could not be read"),
+        (["delta", "--rho", "1." + "1" * 1500, "--eps", "1"], "at most 1000 digits"),
+        (["delta", "--rho", "1e-5000", "--eps", "1"], "out of the supported range"),
+        (["delta", "--rho", "1/12345678901234567890123456789012345", "--eps", "1"], "too fine"),
+        (["delta", "--rho", "--eps", "1"], "expected at least one argument"),
+        (["delta", "--rho", "1", "--pair", "1", "2", "--eps", "1"], "not allowed with argument"),
+        (["delta", "--eps", "1"], "one of the arguments --pair --rho --budgets is required"),
+        (["tradeoff", "--rho", "0", "--alpha", "0.1"], "--rho budgets must be > 0"),
+        (["delta", "--budgets", "/no/such/file.csv", "--eps", "1"], "cannot be read"),
+    ],
+)
+def test_bad_budgets_exit_2_with_one_line(args, message):
+    result = run(*args)
+    assert result.returncode == 2
+    assert message in result.stderr, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and len(result.stderr) < 500 and result.stdout == ""
+
+
+def test_budgets_with_sensitivities_are_the_library_pair(tmp_path):
+    from accountlib.theory.profiles import ShiftPair
+
+    (tmp_path / "b.csv").write_text("rho,sensitivity\n1/2,1\n1/3,2\n")
+    result = run("delta", "--budgets", str(tmp_path / "b.csv"), "--eps", "1", "--json")
+    assert result.returncode == 0, result.stderr
+    point = ShiftPair(["1/2", "1/3"], sensitivities=[1, 2]).delta([1])[0]
+    row = json.loads(result.stdout)[0]
+    assert mpmath.mpf(row["delta"]) == pytest.approx(point.delta, rel=1e-25)
+    # a sensitivity of 2 is a larger shift than two mechanisms of sensitivity 1 would make: δ is larger
+    assert point.delta > ShiftPair(["1/2", "1/3"]).delta([1])[0].delta
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("", "an empty file"),
+        ("budget\n0.1\n", "the first line must be the header rho"),
+        ("rho\n", "no budgets below the header"),
+        ("rho\n0.1\n0\n", "line 3: rho must be > 0"),
+        ("rho\n0.1,2\n", "line 2 has 2 fields, expected 1"),
+        ("rho\nx\n", "line 2 rho could not be read"),
+        ("rho,sensitivity\n0.1,0\n", "sensitivity must be a whole number in 1..1000000"),
+        ("rho,sensitivity\n0.1,1.5\n", "sensitivity must be a whole number"),
+    ],
+)
+def test_bad_budget_files(tmp_path, text, message):
+    path = tmp_path / "b.csv"
+    path.write_text(text)
+    result = run("delta", "--budgets", str(path), "--eps", "1")
+    assert result.returncode == 2 and message in result.stderr, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1

@@ -1,0 +1,52 @@
+"""The library's shape: layers that import only downwards, no cycles, the library never importing the book's
+package, real modules (no import hook), and an import of the front door that loads no book machinery.
+
+The contracts live in pyproject.toml ([tool.importlinter]); ``lint-imports`` checks them on the source
+(import statements anywhere in a module, including inside functions).
+"""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import accountlib
+
+ROOT = Path(__file__).resolve().parents[2]
+LAYERS = ("cli", "applications", "theory", "engine", "infrastructure")
+
+
+def test_import_contracts_hold():
+    lint = Path(sys.executable).with_name("lint-imports")
+    result = subprocess.run([str(lint), "--no-cache"], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    assert "3 kept, 0 broken" in result.stdout
+
+
+def test_the_layers_are_visible_from_ls():
+    folders = {p.name for p in (ROOT / "accountlib").iterdir() if (p / "__init__.py").is_file()}
+    assert set(LAYERS) <= folders
+    loose = {p.stem for p in (ROOT / "accountlib").glob("*.py")} - {"__init__", "__main__"}
+    assert not loose, f"modules outside the layers: {sorted(loose)}"
+
+
+def test_the_library_has_no_import_hook():
+    for path in (ROOT / "accountlib").rglob("*.py"):
+        assert "meta_path" not in path.read_text(), f"{path.relative_to(ROOT)} touches sys.meta_path"
+
+
+def test_the_front_door_re_exports_its_names_explicitly():
+    for name in accountlib.__all__:
+        value = getattr(accountlib, name)
+        module = getattr(value, "__module__", None)
+        assert module is None or module.startswith("accountlib."), name
+    assert "ShiftPair" in accountlib.__all__ and not hasattr(accountlib, "__getattr__")
+
+
+def test_importing_the_library_loads_no_book_machinery():
+    code = ("import sys, json, accountlib, accountlib.cli, accountlib.applications.census; "
+            "print(json.dumps(sorted(m.split('.')[0] for m in sys.modules)))")
+    loaded = set(json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                                           cwd=ROOT, timeout=120).stdout))
+    heavy = {"accountbook", "papermill", "nbformat", "matplotlib", "torch", "jupytext", "IPython", "plotly"}
+    assert not loaded & heavy, sorted(loaded & heavy)

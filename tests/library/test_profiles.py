@@ -1,0 +1,153 @@
+"""Privacy curves of shift pairs: brute force, monotonicity, convexity, symmetry, the census value."""
+
+import math
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+
+from accountlib.applications import census
+from accountlib.engine import discrete_gaussian as dg
+from accountlib.theory.conversions import zcdp_epsilon
+from accountlib.theory.profiles import ShiftPair, delta_from_tradeoff, lower_convex_envelope
+
+
+def brute_delta(rhos, epsilon):
+    """δ(ε) = Σ_y max(0, P(y) − e^ε Q(y)) summed over the lattice of the sufficient statistic."""
+    pair = ShiftPair(rhos)
+    lat = pair.lattice
+    lowest, values = dg.lattice_sum_pmf(list(lat.sigma2s), list(lat.coefficients), dps=40)
+    with mpmath.workdps(50):
+        growth = mpmath.exp(mpmath.mpf(Fraction(epsilon).numerator) / Fraction(epsilon).denominator)
+        p = {lowest + i: v for i, v in enumerate(values)}
+        # under Q the statistic is S_L + 2L (every count shifted by one)
+        return mpmath.fsum(max(mpmath.mpf(0), v - growth * p.get(y - pair.shift, 0)) for y, v in p.items())
+
+
+@pytest.mark.parametrize("rhos", [["1/2", "1/3", "1/5"], ["1/10", "1/4", "1/4", "1/8"], [1, "1/2"]])
+@pytest.mark.parametrize("epsilon", ["1/10", "1", "2.5"])
+def test_delta_matches_brute_force(rhos, epsilon):
+    point = ShiftPair(rhos).delta([epsilon], rel_tol=1e-9)[0]
+    exact = brute_delta(rhos, epsilon)
+    with mpmath.workdps(50):
+        assert abs(point.delta - exact) <= point.error_bound + mpmath.mpf("1e-40")
+        assert point.error_bound <= 1e-9 * point.delta
+
+
+def test_delta_is_decreasing_and_in_unit_interval():
+    pair = ShiftPair(census.pair_rhos(1, 2))
+    points = pair.delta([Fraction(e, 4) for e in range(1, 160, 6)])
+    values = [p.delta for p in points]
+    assert all(0 <= v <= 1 for v in values)
+    assert all(a > b for a, b in zip(values, values[1:]))
+
+
+def test_tradeoff_is_convex_decreasing_and_symmetric():
+    pair = ShiftPair(["1/3", "1/5", "2/7"])
+    alphas = [Fraction(i, 40) for i in range(41)]
+    points = pair.tradeoff(alphas, abs_tol=1e-20)
+    betas = [float(p.beta) for p in points]
+    assert all(a >= b for a, b in zip(betas, betas[1:]))
+    second = np.diff(betas, 2)
+    assert np.all(second >= -1e-15)
+    # symmetric noise: f is its own inverse, f(f(α)) = α
+    for p in points[5:36:5]:
+        back = pair.tradeoff([Fraction(str(mpmath.nstr(p.beta, 40)))], abs_tol=1e-20)[0]
+        assert abs(float(back.beta) - float(p.alpha)) < 1e-12
+
+
+def test_tradeoff_vertices_reproduce_delta():
+    pair = ShiftPair(["1/3", "1/5", "2/7"])
+    engine = pair.engine(1e-25)
+    js = range(-engine.cut, engine.cut + 2)
+    vertices = pair.tradeoff_vertices(js)
+    for epsilon in (Fraction(1, 2), Fraction(2), Fraction(4)):
+        direct = float(pair.delta([epsilon], rel_tol=1e-9)[0].delta)
+        converted = delta_from_tradeoff([v.alpha for v in vertices], [v.beta for v in vertices], epsilon)
+        assert math.isclose(direct, converted, rel_tol=1e-9, abs_tol=1e-15)
+
+
+def test_census_pair_13_13_released_value():
+    """The sieve paper's released value, δ at ε_zCDP(1e-10), re-derived."""
+    pair = ShiftPair(census.pair_rhos(13, 13))
+    point = pair.delta(["26.340588852722324353781974500154992685015224391761"], rel_tol=1e-14)[0]
+    with mpmath.workdps(40):
+        # the paper prints 15 significant digits: ours must agree to half a unit in the last one
+        assert abs(point.delta - mpmath.mpf("1.78319933504175e-12")) <= point.error_bound + mpmath.mpf("5e-27")
+        assert point.error_bound < 1e-14 * point.delta
+    assert abs(zcdp_epsilon(pair.rho, 1e-10) - 26.340588852722324) < 1e-12
+
+
+def test_lower_convex_envelope():
+    xs = [0, 1, 2, 3, 4]
+    ys = [4, 1.5, 1.2, 0.2, 0]
+    assert lower_convex_envelope(xs, ys) == [0, 1, 3, 4]
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="rel_tol must be in"):
+        ShiftPair([1]).delta([1], rel_tol=0.9)
+    with pytest.raises(ValueError, match=r"rhos\[1\] must be > 0"):
+        ShiftPair([1, 0])
+    with pytest.raises(ValueError, match="alphas must lie in"):
+        ShiftPair([1]).tradeoff([2])
+    with pytest.raises(ValueError, match="epsilons must be > 0"):
+        ShiftPair([1]).delta([0])
+
+
+def test_results_do_not_depend_on_the_callers_mpmath_precision():
+    """Regression: tail values were once rounded to the caller's default 15 digits."""
+    results = []
+    for digits in (15, 120):
+        with mpmath.workdps(digits):
+            point = ShiftPair(census.pair_rhos(1, 43)).delta(["8.67139664583832"], rel_tol=1e-12)[0]
+            results.append(point)
+    with mpmath.workdps(60):
+        assert abs(results[0].delta - results[1].delta) <= results[0].error_bound + results[1].error_bound
+        assert results[0].error_bound < 1e-12 * results[0].delta
+
+
+def _brute_delta(rhos, shifts, epsilon, reach=40):
+    """δ(ε) = Σ_x max(0, p(x) − e^ε q(x)) over the product of the supports, directly in mpmath."""
+    import itertools
+
+    from accountlib.engine import discrete_gaussian as dg
+
+    with mpmath.workdps(40):
+        axes = [[(x, dg.pmf(x, 1 / Fraction(r), dps=40), dg.pmf(x - s, 1 / Fraction(r), dps=40))
+                 for x in range(-reach, reach + s + 1)] for r, s in zip(rhos, shifts)]
+        growth = mpmath.exp(epsilon)
+        total = mpmath.mpf(0)
+        for cell in itertools.product(*axes):
+            p = mpmath.fprod(c[1] for c in cell)
+            q = mpmath.fprod(c[2] for c in cell)
+            total += max(mpmath.mpf(0), p - growth * q)
+        return total
+
+
+@pytest.mark.parametrize("rhos, shifts", [(["1/2", "1/3"], [1, 2]), (["1/5", "1/4"], [3, 1]), (["1/2", "1/3"], [1, 1])])
+def test_sensitivities_against_direct_summation(rhos, shifts):
+    pair = ShiftPair(rhos, sensitivities=shifts)
+    assert pair.rho == sum(Fraction(r) * s * s for r, s in zip(rhos, shifts)) / 2  # the composition's zCDP ρ
+    for point, epsilon in zip(pair.delta([Fraction(1, 2), 2], rel_tol=1e-10), (Fraction(1, 2), 2)):
+        exact = _brute_delta(rhos, shifts, mpmath.mpf(epsilon.numerator) / epsilon.denominator)
+        with mpmath.workdps(40):
+            assert abs(point.delta - exact) <= point.error_bound + mpmath.mpf("1e-30")
+    # the trade-off curve's vertices: β_j = 1 − P_Q(S_L ≥ j) is a tail of P, shifted by 2L = Σ c_i s_i
+    assert pair.shift == sum(c * s for c, s in zip(pair.lattice.coefficients, shifts))
+
+
+def test_sensitivity_one_is_the_census_pair():
+    plain, explicit = ShiftPair(["1/2", "1/3", "1/7"]), ShiftPair(["1/2", "1/3", "1/7"], sensitivities=[1, 1, 1])
+    assert plain.rho == explicit.rho and plain.lattice == explicit.lattice and plain.shift == explicit.shift
+    assert plain.delta([1])[0] == explicit.delta([1])[0]
+
+
+@pytest.mark.parametrize("bad, message", [([1], "one shift per budget"), ([0, 1], r"sensitivities\[0\] must be an integer"),
+                                          (["1/2", 1], r"sensitivities\[0\] must be an integer"),
+                                          (["x", 1], r"sensitivities\[0\] must be a positive integer"),
+                                          ("12", "must be a list")])
+def test_bad_sensitivities(bad, message):
+    with pytest.raises(ValueError, match=message):
+        ShiftPair(["1/2", "1/3"], sensitivities=bad)
