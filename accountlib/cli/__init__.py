@@ -26,7 +26,9 @@ Limits (see book/running.md, "Reliability"): 0 < ε ≤ profiles.MAX_EPSILON (50
 --rel-tol in [1e-30, 0.5]; --abs-tol in [1e-60, 0.5]; numbers with exponents
 beyond ±1000 are refused at once; an engine needing more than
 tails.MAX_NODE_BITS node-bits (environment variable ACCOUNTLIB_MAX_NODE_BITS)
-is refused before it is built.
+is refused before it is built; a --budgets file of more than engine.results.MAX_DISTINCT_TERMS (20,000)
+distinct (budget, sensitivity) lines (environment variable ACCOUNTLIB_MAX_DISTINCT_TERMS) is refused as soon as
+it is read (repeated lines are merged, so a file at the size cap of repeated budgets is accepted).
 """
 
 from __future__ import annotations
@@ -36,10 +38,12 @@ import json
 import sys
 from fractions import Fraction
 
+import mpmath
 
 from ..applications import census
+from ..engine.results import check_distinct_terms
 from ..infrastructure.atomic import read_capped
-from ..infrastructure.certified_numbers import certified_decimal
+from ..infrastructure.certified_numbers import certified_decimal, exact_rational
 from ..infrastructure.numbers import as_fraction, decimal_string
 from ..theory.profiles import MAX_EPSILON, MAX_SENSITIVITY, SMALLEST_ABS_TOL, SMALLEST_REL_TOL, ShiftPair
 
@@ -124,6 +128,11 @@ def _budgets_file(path: str) -> tuple[list[Fraction], list[int] | None]:
         budgets.append(rho)
     if not budgets:
         _fail(f"--budgets {path}: no budgets below the header")
+    distinct = len({(r.numerator, r.denominator, s) for r, s in zip(budgets, shifts or [1] * len(budgets))})
+    try:  # refused here, in seconds, before the lattice and the engine are built
+        check_distinct_terms(distinct, f"--budgets {path}")
+    except ValueError as error:
+        _fail(str(error))
     return budgets, (shifts if len(header) == 2 else None)
 
 
@@ -314,13 +323,44 @@ def _tolerance(value: Fraction, option: str, smallest: float) -> float:
     return float(value)
 
 
-def _certified_rows(points, keys: tuple[str, ...], certified, explain) -> list[dict]:
+def _exact(number: float, like):
+    """A tolerance as the number it prints as: a Fraction next to the printed (exact) values, an mpf next to the
+    engine's results."""
+    return Fraction(repr(number)) if isinstance(like, Fraction) else mpmath.mpf(repr(number))
+
+
+def _uncertified_delta(pair, point, rel_tol: float) -> str:
+    """The one-line error of a δ(ε) whose bound misses --rel-tol: the certified upper bound, and where the ε of
+    these budgets is certified to a relative accuracy."""
+    where = f"could not certify --rel-tol {rel_tol:g} at ε = {decimal_string(point.epsilon, 10)}"
+    if point.delta > point.error_bound:
+        return (f"{where}: the best certified bound is {decimal_string(point.error_bound, 3)} on δ = "
+                f"{decimal_string(point.delta, 6)}; loosen --rel-tol")
+    with mpmath.workdps(30):
+        upper = mpmath.nstr(mpmath.mpf(point.delta) + point.error_bound, 3, min_fixed=-4, max_fixed=6)
+    limit = pair.relative_epsilon_limit()
+    if limit is None or exact_rational(point.epsilon) < limit:
+        return f"{where}: only the certified upper bound δ ≤ {upper} was reached; loosen --rel-tol"
+    return (f"{where}: only the certified upper bound δ ≤ {upper} (the rigorous sub-Gaussian tail bound); --eps "
+            f"below {decimal_string(limit, 10)} is certified to a relative accuracy for these budgets")
+
+
+def _certified_rows(points, keys: tuple[str, ...], certified, explain, coarsest) -> list[dict]:
     """The points as rows of decimal strings; the first point whose printed bound misses the tolerance fails the
     command. The argument (ε or α) is printed as given (30 digits), the result and its bound with the digits the
-    bound supports (the engine is asked for half the tolerance, so that the widened printed bound still meets it)."""
+    bound supports (the engine is asked for half the tolerance, so that the widened printed bound still meets it).
+    A bound below ``coarsest(value)`` (15 decades finer than the finest tolerance accepted) is printed as that
+    (still a certified bound): a δ of 1 − 1e-15200 certified to 1e-15200 prints with 46 digits, not 15,200."""
     rows = []
     for p in points:
-        value, bound = certified_decimal(getattr(p, keys[1]), getattr(p, keys[2]))
+        result, bound = getattr(p, keys[1]), getattr(p, keys[2])
+        with mpmath.workdps(40):
+            widest = coarsest(mpmath.mpf(result))
+            if widest > bound:
+                bound = widest
+            if not certified(mpmath.mpf(result), mpmath.mpf(bound)):  # fails before any exact decimal arithmetic
+                _fail(explain(p))
+        value, bound = certified_decimal(result, bound)
         if not certified(Fraction(value), Fraction(bound)):
             _fail(explain(p))
         rows.append({keys[0]: _decimal(getattr(p, keys[0])), keys[1]: value, keys[2]: bound})
@@ -337,12 +377,12 @@ def _main(argv=None) -> int:
         if bad:
             _fail(f"--eps values must be > 0 and at most {MAX_EPSILON} (the largest supported ε); got {', '.join(bad)}")
         rel_tol = _tolerance(args.rel_tol, "rel-tol", SMALLEST_REL_TOL)
-        points = _composition(args).delta(args.eps, rel_tol=max(rel_tol / 2, SMALLEST_REL_TOL))
+        pair = _composition(args)
+        points = pair.delta(args.eps, rel_tol=max(rel_tol / 2, SMALLEST_REL_TOL))
         keys = ("epsilon", "delta", "error_bound")
-        rows = _certified_rows(points, keys, lambda value, bound: bound <= Fraction(repr(rel_tol)) * value,
-                               lambda p: f"could not certify --rel-tol {rel_tol:g} at ε = {decimal_string(p.epsilon, 10)}: "
-                               f"the best certified bound is {decimal_string(p.error_bound, 3)} on δ = "
-                               f"{decimal_string(p.delta, 6)}; loosen --rel-tol")
+        rows = _certified_rows(points, keys, lambda value, bound: bound <= _exact(rel_tol, value) * value,
+                               lambda p: _uncertified_delta(pair, p, rel_tol),
+                               lambda value: abs(value) * mpmath.mpf("1e-45"))
     elif args.command == "tradeoff":
         bad = [decimal_string(a, 6) for a in args.alpha if not 0 <= a <= 1]
         if bad:
@@ -350,9 +390,10 @@ def _main(argv=None) -> int:
         abs_tol = _tolerance(args.abs_tol, "abs-tol", SMALLEST_ABS_TOL)
         points = _composition(args).tradeoff(args.alpha, abs_tol=max(abs_tol / 2, SMALLEST_ABS_TOL))
         keys = ("alpha", "beta", "error_bound")
-        rows = _certified_rows(points, keys, lambda value, bound: bound <= Fraction(repr(abs_tol)),
+        rows = _certified_rows(points, keys, lambda value, bound: bound <= _exact(abs_tol, bound),
                                lambda p: f"could not certify --abs-tol {abs_tol:g} at α = {decimal_string(p.alpha, 10)}: "
-                               f"the best certified bound is {decimal_string(p.error_bound, 3)}; loosen --abs-tol")
+                               f"the best certified bound is {decimal_string(p.error_bound, 3)}; loosen --abs-tol",
+                               lambda value: mpmath.mpf("1e-75"))
     else:  # pragma: no cover - subcommands registered by other modules
         return args.handler(args)
     if args.json:

@@ -12,6 +12,7 @@ rounding error of the whole quadrature is accounted for by construction.
 
 from __future__ import annotations
 
+import functools
 import math
 from contextlib import contextmanager
 from fractions import Fraction
@@ -42,6 +43,30 @@ def _add_error(value: arb, bound: float) -> arb:
     return value + arb(0, bound * (1 + 1e-12))
 
 
+@functools.lru_cache(maxsize=65536)
+def _dual_constants(numerator: int, denominator: int, bits: int) -> tuple[int, arb, arb, float]:
+    """The angle-independent part of the dual form of φ_σ at σ² = numerator/denominator ≥ 1/2 and ``bits`` of
+    precision: (reach, 2π²σ², the widened denominator Σ_u exp(-2π²σ²u²) + tail, the tail bound). Remembered: an
+    engine evaluates every factor at every node, and a composition of 20,000 distinct budgets would otherwise
+    rebuild these 20,000 times per node (arb balls are immutable, so sharing them is safe)."""
+    saved = ctx.prec
+    ctx.prec = bits
+    try:
+        sigma2 = Fraction(numerator, denominator)
+        digits = bits * 0.30103 + 5
+        a = 2 * math.pi**2 * float(sigma2)
+        reach = int(math.ceil(math.sqrt(digits * math.log(10) / a))) + 1  # |u| ≤ reach
+        two_pi2_s2 = 2 * arb.pi() ** 2 * arb_fraction(sigma2)
+        total = arb(1)
+        for u in range(1, reach + 1):
+            total += 2 * (-(two_pi2_s2 * u * u)).exp()
+        # neglected |u| > reach: (|u| - 1/2)² ≥ (reach + 1/2)², geometric ratio ≤ exp(-2a(reach+1))
+        tail = 2 * math.exp(-a * (reach + 0.5) ** 2) / (1 - math.exp(-2 * a * (reach + 1)))
+        return reach, two_pi2_s2, _add_error(total, tail), tail
+    finally:
+        ctx.prec = saved
+
+
 def cf_lattice(residue: int, modulus: int, sigma2: Fraction, *, terms: dict | None = None) -> arb:
     """Certified φ_σ(2π·residue/modulus) for N_Z(0, σ²), as an arb ball.
 
@@ -57,20 +82,13 @@ def cf_lattice(residue: int, modulus: int, sigma2: Fraction, *, terms: dict | No
     x = fmpq(r, modulus)  # θ/2π in [-1/2, 1/2]
     digits = ctx.prec * 0.30103 + 5
     s2 = float(sigma2)
-    if sigma2 >= Fraction(1, 2):
+    if 2 * sigma2.numerator >= sigma2.denominator:  # σ² ≥ 1/2
         # φ = Σ_u exp(-2π²σ²(x-u)²) / Σ_u exp(-2π²σ²u²);  |x| ≤ 1/2
-        a = 2 * math.pi**2 * s2
-        reach = int(math.ceil(math.sqrt(digits * math.log(10) / a))) + 1  # |u| ≤ reach
-        two_pi2_s2 = 2 * arb.pi() ** 2 * arb_fraction(sigma2)
+        reach, two_pi2_s2, denominator, tail = _dual_constants(sigma2.numerator, sigma2.denominator, ctx.prec)
         numerator = arb(0)
         for u in range(-reach, reach + 1):
             numerator += (-(two_pi2_s2 * arb(x - u) ** 2)).exp()
-        denominator = arb(1)
-        for u in range(1, reach + 1):
-            denominator += 2 * (-(two_pi2_s2 * u * u)).exp()
-        # neglected |u| > reach: (|u| - 1/2)² ≥ (reach + 1/2)², geometric ratio ≤ exp(-2a(reach+1))
-        tail = 2 * math.exp(-a * (reach + 0.5) ** 2) / (1 - math.exp(-2 * a * (reach + 1)))
-        return _add_error(numerator, tail) / _add_error(denominator, tail)
+        return _add_error(numerator, tail) / denominator
     # direct: (1 + 2 Σ_{y≥1} e^{-y²/2σ²} cos(2π y x)) / (1 + 2 Σ_{y≥1} e^{-y²/2σ²})
     reach = int(math.ceil(math.sqrt(2 * s2 * digits * math.log(10)))) + 1
     inv_two_s2 = arb_fraction(1 / (2 * sigma2))

@@ -18,11 +18,11 @@ from fractions import Fraction
 import mpmath
 
 from ..infrastructure.certified_numbers import floor_log10
-from ..infrastructure.numbers import ErrorBound, ResourceLimitError, error_bound
+from ..infrastructure.numbers import ErrorBound, ResourceLimitError, env_limit, error_bound
 from .lattice import Lattice
 
 __all__ = ["TailResult", "ErrorBudget", "EvaluationPaths", "DEFAULT_PATHS", "PAPER_PATHS", "check_lattice_size",
-           "SMALLEST_ACCURACY", "MAX_VARIANCE_PROXY", "certified_digits", "rounded_up", "below"]
+           "SMALLEST_ACCURACY", "MAX_VARIANCE_PROXY", "MAX_DISTINCT_TERMS", "check_distinct_terms", "certified_digits", "rounded_up", "below"]
 
 SMALLEST_ACCURACY = 1e-300
 """The finest absolute accuracy Δ an engine is built for (float64 keeps τ = Δ/(4(2U+1)) normal)."""
@@ -30,8 +30,29 @@ SMALLEST_ACCURACY = 1e-300
 MAX_VARIANCE_PROXY = 10**30  # far beyond the node-count limit (which caps V near 1e21); keeps every float finite
 
 
+MAX_DISTINCT_TERMS = 20_000
+"""The most distinct (σ², c) terms one lattice sum may have (identical terms are merged, so a composition of a
+million copies of a few budgets is one small product). The engine evaluates every factor at every kept node, so its
+time grows as nodes × distinct terms: 20,000 distinct budgets take about 12 s for one engine on one core
+(``python -m accountlib delta --budgets`` with i/1000003, i = 1..20000, at ε = 1). Raise it with the environment
+variable ``ACCOUNTLIB_MAX_DISTINCT_TERMS``."""
+
+
+def check_distinct_terms(count: int, name: str = "mechanisms") -> None:
+    """Refuse a composition of more than :data:`MAX_DISTINCT_TERMS` distinct terms, naming ``name``, the count and
+    the limit (one line), before anything is computed."""
+    limit = env_limit("ACCOUNTLIB_MAX_DISTINCT_TERMS", MAX_DISTINCT_TERMS)
+    if count > limit:
+        raise ResourceLimitError(
+            f"{name} has {count:,} distinct terms (budget and weight or sensitivity); at most {limit:,} are accepted "
+            f"(the engine's time grows with nodes x distinct terms): merge or round the budgets to fewer distinct "
+            f"values, or raise ACCOUNTLIB_MAX_DISTINCT_TERMS")
+
+
 def check_lattice_size(lattice: Lattice) -> None:
-    """Refuse lattices whose variance proxy V = Σc_i²σ_i² no engine could handle (before any float overflows)."""
+    """Refuse lattices whose variance proxy V = Σc_i²σ_i² no engine could handle (before any float overflows),
+    and lattices of more than :data:`MAX_DISTINCT_TERMS` distinct terms."""
+    check_distinct_terms(len(lattice.groups))
     if lattice.variance_proxy > MAX_VARIANCE_PROXY:
         raise ResourceLimitError(
             f"the lattice of these mechanisms is too fine (variance proxy V ≈ 1e{len(str(int(lattice.variance_proxy))) - 1}, "

@@ -80,6 +80,11 @@ def certified_decimal(value, bound, *, probability: bool = True) -> tuple[str, s
     >>> certified_decimal(third, mpmath.mpf("1e-30"))  # all 40 digits are read, not a 53-bit rounding
     ('0.3333333333333333333333333333333', '1.1E-30')
     """
+    scaled = _scaled_down(value, bound) if probability else None
+    if scaled is not None:  # a number beyond 1e-1000: the same digits from 10^-K-scaled balls (see _scaled_down)
+        (x, b), shift = scaled
+        first, second = certified_decimal(x, b, probability=False)
+        return _shifted(first, shift), _shifted(second, shift)
     x, b = exact_rational(value), exact_rational(bound)
     if b <= 0:
         raise ValueError(f"bound must be positive; got {bound!r}")
@@ -95,3 +100,54 @@ def certified_decimal(value, bound, *, probability: bool = True) -> tuple[str, s
     return as_string(rounded, exponent), as_string(new_bound, bound_exponent)
 
 
+
+
+_SCALED_FROM = 1000
+"""Beyond 1e-1000, :func:`certified_decimal` scales value and bound by 10^-K in arb balls before its exact
+decimal arithmetic: exact fractions of 1e-800000 take minutes (quadratic gcds of million-digit integers)."""
+
+
+def _scaled_down(value, bound):
+    """((x', b'), K) with x' = value·10^-K and b' ≥ bound·10^-K + (the rounding of x'), exact rationals of modest
+    size, so that [x' ± b']·10^K contains [value ± bound]; None when the exact path is cheap (bound ≥ 1e-1000),
+    or when value is not certainly in [0, 10^(K+60)) (a value near 1 with a tiny bound has as many digits as the
+    bound says: no scaling helps)."""
+    if not isinstance(value, mpmath.mpf) or not isinstance(bound, mpmath.mpf) or not mpmath.isfinite(value) \
+            or not mpmath.isfinite(bound) or bound <= 0 or value < 0:
+        return None
+    b_man, b_exp = bound.man_exp
+    shift = math.floor((int(b_man).bit_length() + int(b_exp)) * 0.30102999566398120) - 2  # K: 10^K ≲ bound
+    if shift > -_SCALED_FROM:
+        return None
+    from flint import arb, ctx, fmpz
+
+    saved = ctx.prec
+    ctx.prec = 320
+    try:
+        def scaled(number):
+            if number == 0:
+                return arb(0)
+            man, exp = number.man_exp
+            return arb(fmpz(int(man))) * arb(2) ** fmpz(int(exp)) * arb(10) ** fmpz(-shift)
+
+        x, b = scaled(value), scaled(bound)
+        if not x < 10**60:  # more than 60 digits above the bound's decade: the exact path
+            return None
+        def rational(number) -> Fraction:
+            man, exp = (int(part) for part in number.man_exp())
+            return Fraction(man) * Fraction(2) ** exp if exp >= 0 else Fraction(man, 2 ** -exp)
+
+        mid = rational(x.mid())
+        widened = rational((b + x.rad()).upper()) + rational(x.rad().upper())
+    finally:
+        ctx.prec = saved
+    return (mid, widened), shift
+
+
+def _shifted(text: str, shift: int) -> str:
+    """The decimal string ``text`` times 10^shift, exactly (built from a string, like :func:`as_string`)."""
+    number = Decimal(text)
+    if number == 0:
+        return "0"
+    sign, digits, exponent = number.as_tuple()
+    return str(Decimal(f"{'-' if sign else ''}{''.join(map(str, digits))}E{exponent + shift}"))

@@ -33,9 +33,10 @@ from ..infrastructure.numbers import (ErrorBound, as_fraction, as_positive_fract
 from ..engine import _arb
 from ..engine.lattice import lattice_of, threshold_index
 from ..engine.front import START_ACCURACY, CertifiedTails, next_accuracy
-from ..engine.results import DEFAULT_PATHS, SMALLEST_ACCURACY, EvaluationPaths, check_lattice_size
+from ..engine.results import DEFAULT_PATHS, SMALLEST_ACCURACY, EvaluationPaths, check_distinct_terms, check_lattice_size
 from ..engine.tails import TailEngine
-from ..engine.tilted import TiltedTailEngine
+from ..engine._floatcf import SMALLEST_SIGMA2
+from ..engine.tilted import DEEP_UP_TO, TiltedTailEngine
 
 __all__ = [
     "ShiftPair",
@@ -123,6 +124,9 @@ class ShiftPair:
         if not self.rhos:
             raise ValueError("rhos must hold at least one budget")
         self.sensitivities = _sensitivities(sensitivities, len(self.rhos))
+        # refused before any lattice arithmetic (hashing a Fraction costs a modular inverse: keyed by integers)
+        check_distinct_terms(len({(r.numerator, r.denominator, s) for r, s in zip(self.rhos, self.sensitivities)}),
+                             "rhos")
         common = 1
         for r in self.rhos:  # the exact total ρ and the lattice need the denominators' least common multiple
             common = math.lcm(common, r.denominator)
@@ -212,6 +216,17 @@ class ShiftPair:
             loosest = max(needed.values())
             accuracy = next_accuracy(engine.accuracy, min(v for v in needed.values() if v >= loosest * 1e-12))
         return [points[i] for i in range(len(eps))]
+
+    def relative_epsilon_limit(self) -> Fraction | None:
+        """ε below this are within the tilted contour's reach (the first threshold index ≤ DEEP_UP_TO·√V), so δ(ε)
+        is computed to a relative accuracy; beyond it the engine returns 0 with its rigorous sub-Gaussian upper
+        bound (a certified δ ≤ bound, no relative accuracy). None when the tilted contour does not apply (a σ²
+        below 1/2, or paths without it): then the untilted engine alone decides, up to its 1e-300 floor."""
+        if not self.tails.paths.tilted or any(s2 < SMALLEST_SIGMA2 for (s2, _), _ in self.lattice.groups):
+            return None
+        top = math.floor(DEEP_UP_TO * math.sqrt(float(self.lattice.variance_proxy)))  # the largest index served
+        # floor((ε/ρ − 1)L) + 1 ≤ top  ⟺  (ε/ρ − 1)L < top  ⟺  ε < ρ(top/L + 1)
+        return self.rho * (Fraction(top) / self.lattice.scale + 1)
 
     def _thresholds(self, epsilon: Fraction) -> tuple[int, int]:
         """Lattice indices of P(S > ε/ρ − 1) and P(S > ε/ρ + 1)."""

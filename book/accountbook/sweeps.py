@@ -98,25 +98,34 @@ def _notebook_sweep(args) -> int:
 
 
 def _dpsgd_sweep(args) -> int:
-    from .dpsgd import dpsgd_grid, train_job
+    from .dpsgd import check_seed, check_setting, check_target, dpsgd_grid, train_job
 
     started = time.perf_counter()
     if args.data_dir is not None and not Path(args.data_dir).is_dir():
         return _error(f"--data-dir {args.data_dir!r} is not a folder")
     out = Path(args.out or "results/dpsgd").resolve()
-    try:
-        settings = None if args.settings is None else [(float(q), int(n)) for q, n in
-                                                       (item.split(",") for item in args.settings)]
-        targets = None if args.targets is None else [(float(e), float(d)) for e, d in
-                                                     (item.split(",") for item in args.targets)]
-    except ValueError:
-        return _error("--settings takes Q,N items such as 0.005,500 and --targets EPS,DELTA items such as 3,1e-5")
+    # every setting, target and seed is checked here, before any job starts (one line each)
+    settings = None if args.settings is None else [
+        check_setting(*_two_fields(item, "--settings", "Q,N", "0.005,500"), f"--settings {item!r}")
+        for item in args.settings]
+    targets = None if args.targets is None else [
+        check_target(*_two_fields(item, "--targets", "EPS,DELTA", "3,1e-5"), f"--targets {item!r}")
+        for item in args.targets]
+    seeds = None if args.seeds is None else [check_seed(s, "--seeds") for s in args.seeds]
     data_dir = None if args.data_dir is None else str(Path(args.data_dir).resolve())
     jobs = [(grid["settings"][0][0], grid["settings"][0][1], grid["seeds"][0], grid["targets"], str(out), data_dir)
-            for grid in dpsgd_grid(targets=targets, settings=settings, seeds=args.seeds)]
+            for grid in dpsgd_grid(targets=targets, settings=settings, seeds=seeds)]
     done = run_jobs(train_job, jobs, scheduler=args.scheduler, workers=args.workers, progress=not args.no_progress)
     print(f"{len(done)} DP-SGD jobs (setting x seed) trained in {time.perf_counter() - started:.1f} s; results in {out}")
     return 0
+
+
+def _two_fields(item: str, option: str, form: str, example: str) -> tuple[str, str]:
+    """The two comma-separated fields of a --settings or --targets item, else a one-line ValueError."""
+    fields = [field.strip() for field in item.split(",")]
+    if len(fields) != 2 or not all(fields):
+        raise ValueError(f"{option} takes {form} items such as {example}; got {item!r}")
+    return fields[0], fields[1]
 
 
 def _split_values(text: str) -> list[str]:

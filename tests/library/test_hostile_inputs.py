@@ -286,7 +286,6 @@ import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from accountlib.applications.census import pair_files  # noqa: E402
-from accountbook.dpsgd import read_idx  # noqa: E402
 from accountlib.infrastructure import atomic, executor  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -415,14 +414,6 @@ def test_readers_cap_the_bytes_actually_read(tmp_path):
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)  # a FIFO nobody writes to reads as empty instead of blocking
     assert atomic.read_capped(fifo, 100) == b""
-    bomb = tmp_path / "bomb-idx3-ubyte.gz"  # 70 MB of zeros in ~70 kB
-    bomb.write_bytes(gzip.compress(b"\x00\x00\x08\x01" + (70 * 10**6).to_bytes(4, "big") + bytes(70 * 10**6), 1))
-    with pytest.raises(ValueError, match="larger than the limit of 67,108,864 bytes"):
-        read_idx(bomb)
-    truncated = tmp_path / "t10k-labels-idx1-ubyte"
-    truncated.write_bytes(b"\x00\x00\x08\x03\x00\x00")
-    with pytest.raises(ValueError, match="truncated header"):
-        read_idx(truncated)
     assert time.monotonic() - began < 20
 
 
@@ -464,3 +455,90 @@ def test_a_resource_variable_is_named(monkeypatch):
     monkeypatch.setenv("ACCOUNTLIB_MAX_NODE_BITS", "1e400")
     assert_clean_error(*cli("delta", "--pair", "1", "2", "--eps", "1"),
                        "the environment variable ACCOUNTLIB_MAX_NODE_BITS must be a whole number")
+
+
+# -- issue 23: bounded by design, one-line messages ------------------------------------------------------
+
+
+def _budget_file(path, lines):
+    path.write_text("rho\n" + "\n".join(lines) + "\n")
+    return str(path)
+
+
+def test_a_budget_file_of_too_many_distinct_budgets_is_refused_as_read(tmp_path):
+    began = time.monotonic()
+    path = _budget_file(tmp_path / "b.csv", [f"{i}/1000003" for i in range(1, 20_002)])
+    assert_clean_error(*cli("delta", "--budgets", path, "--eps", "1"),
+                       f"--budgets {path} has 20,001 distinct terms (budget and weight or sensitivity); at most "
+                       "20,000 are accepted")
+    assert time.monotonic() - began < 10  # about 1 s
+
+
+def test_a_budget_file_of_repeated_budgets_is_merged(tmp_path):
+    began = time.monotonic()
+    path = _budget_file(tmp_path / "b.csv", [f"{i % 7 + 1}/10" for i in range(100_000)])
+    status, out, err = cli("delta", "--budgets", path, "--eps", "1", "--json")
+    assert status == 0, err
+    # a δ of 1 − 1e-15000-ish certified as finely is printed with 46 digits (15 decades below the finest tolerance)
+    rows = assert_honest_rows(out, "delta", Decimal("1e-6"))
+    assert len(rows[0]["delta"]) < 60
+    assert time.monotonic() - began < 15
+
+
+def test_shift_pair_refuses_too_many_distinct_budgets_before_the_lattice():
+    from accountlib.infrastructure.numbers import ResourceLimitError
+
+    began = time.monotonic()
+    with pytest.raises(ResourceLimitError, match="rhos has 20,001 distinct terms"):
+        ShiftPair([Fraction(i, 1000003) for i in range(1, 20_002)])
+    assert time.monotonic() - began < 5
+
+
+def test_factor_bound_constant_is_fast_for_large_variances_and_bounds_slow_series():
+    from accountlib.engine.sieve import factor_bound_constant
+
+    began = time.monotonic()
+    assert all(0 < factor_bound_constant(Fraction(1000003, i)) < 1e-290 for i in range(1, 2001))
+    assert time.monotonic() - began < 1  # each stopped at the first underflowed term (was 10^4 terms: 20 s)
+    a = 2 * math.pi**2 * 1e-12
+    assert factor_bound_constant(Fraction(1, 10**12)) >= math.sqrt(math.pi / a) - 1  # the erfc tail is added
+
+
+def test_delta_beyond_the_tilted_reach_gives_its_certified_upper_bound_at_once():
+    began = time.monotonic()
+    assert_clean_error(*cli("delta", "--rho", "1", "--eps", "5000"),
+                       "could not certify --rel-tol 1e-06 at ε = 5000.000000: only the certified upper bound δ ≤ "
+                       "4.51e-5426510")
+    status, out, err = cli("delta", "--rho", "1", "--eps", "5000")
+    assert "--eps below 2000.500000 is certified to a relative accuracy for these budgets" in err
+    assert time.monotonic() - began < 10  # hung for more than 300 s in exact decimal arithmetic
+
+
+def test_delta_of_nearly_a_million_decades_prints_at_once():
+    began = time.monotonic()
+    status, out, err = cli("delta", "--rho", "1", "--eps", "1999", "--json")
+    assert status == 0, err
+    rows = assert_honest_rows(out, "delta", Decimal("1e-6"))
+    assert Decimal("1e-867723") < Decimal(rows[0]["delta"]) < Decimal("1e-867721")
+    assert time.monotonic() - began < 10  # 95 s before certified_decimal scaled such numbers in arb balls
+
+
+def test_certified_decimal_scaled_path_matches_the_exact_one(monkeypatch):
+    from accountlib.infrastructure import certified_numbers
+
+    cases = [("4.016345123456e-1500", "4.1e-1506"), ("0", "4.1e-1506"), ("1e-1200", "1e-1210"),
+             ("9.99999999e-1100", "1e-1100"), ("3e-1001", "5e-1001"), ("0.5", "1e-1500")]
+    with mpmath.workdps(50):
+        numbers = [(mpmath.mpf(v), mpmath.mpf(b)) for v, b in cases]
+    scaled = [certified_numbers.certified_decimal(v, b) for v, b in numbers]
+    monkeypatch.setattr(certified_numbers, "_SCALED_FROM", 10**9)
+    assert scaled == [certified_numbers.certified_decimal(v, b) for v, b in numbers]
+
+
+@pytest.mark.parametrize("value", [10**7, 301, 0, -1, 2.5, True, "21", None])
+def test_delta_levels_takes_a_documented_range(value):
+    began = time.monotonic()
+    with pytest.raises(ValueError, match=r"smallest_exponent must be a whole number in 1\.\.300 .*; got "):
+        census.delta_levels(value)
+    assert time.monotonic() - began < 1
+    assert len(census.delta_levels(300)) == 600 and census.delta_levels(300)[-1] == 1e-300

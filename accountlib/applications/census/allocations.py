@@ -23,7 +23,8 @@ from importlib import resources
 
 from ...infrastructure.numbers import as_int
 
-__all__ = ["ALLOCATIONS", "TOTAL_RHO", "check_allocation", "load_allocation", "pair_rhos", "all_pairs", "delta_levels"]
+__all__ = ["ALLOCATIONS", "TOTAL_RHO", "check_allocation", "load_allocation", "pair_rhos", "all_pairs", "delta_levels",
+           "MAX_DELTA_EXPONENT"]
 
 ALLOCATIONS = range(1, 44)
 TOTAL_RHO = Fraction(24811, 5000)
@@ -100,6 +101,11 @@ def all_pairs() -> list[tuple[int, int]]:
     return [(k, l) for k in ALLOCATIONS for l in ALLOCATIONS if k <= l]
 
 
+MAX_DELTA_EXPONENT = 300
+"""The deepest δ level :func:`delta_levels` lists, 1e-300: float64 holds it (1e-308 and below are subnormal or 0),
+and the engine's finest accuracy is 1e-300 (``engine.results.SMALLEST_ACCURACY``)."""
+
+
 def delta_levels(smallest_exponent: int = 21) -> list[float]:
     """The δ grid of the book's (ε, δ) curves: 5e-1, 1e-1, 5e-2, 1e-2, …, 5e-n, 1e-n (chosen here; the sieve
     paper's text does not list the levels of its figures).
@@ -109,5 +115,16 @@ def delta_levels(smallest_exponent: int = 21) -> list[float]:
 
     >>> levels = delta_levels(); len(levels), levels[:3], levels[-1]
     (42, [0.5, 0.1, 0.05], 1e-21)
+
+    ``smallest_exponent`` must be a whole number in 1..:data:`MAX_DELTA_EXPONENT` (300); anything else raises
+    ``ValueError`` naming it, the value and that range.
     """
+    given = smallest_exponent
+    try:
+        smallest_exponent = as_int(smallest_exponent, "smallest_exponent")
+    except ValueError:
+        smallest_exponent = None
+    if smallest_exponent is None or not 1 <= smallest_exponent <= MAX_DELTA_EXPONENT:
+        raise ValueError(f"smallest_exponent must be a whole number in 1..{MAX_DELTA_EXPONENT} (the deepest level is "
+                         f"1e-smallest_exponent); got {given!r}")
     return [float(f"{m}e-{k}") for k in range(1, smallest_exponent + 1) for m in (5, 1)]
