@@ -276,7 +276,6 @@ def test_mechanisms_and_calibration_with_hostile_arguments(a, b, c):
 
 # -- issue 23: files that cannot stop or poison a sweep, readers bounded by design, messages that name the problem --
 
-import gzip  # noqa: E402
 import os  # noqa: E402
 import socket  # noqa: E402
 import subprocess  # noqa: E402
