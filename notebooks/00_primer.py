@@ -207,7 +207,10 @@ gdp_epsilons = np.linspace(0, 12, 1201)
 gdp_profile = [edgeworth.gdp_delta(e, mu) for e in gdp_epsilons]
 gaussian_tradeoff = conversions.profile_to_tradeoff(gdp_epsilons, gdp_profile, alphas)
 print(f"σ = {sigma}: largest certified error bound on the discrete trade-off curve {worst_bound:.1e}")
-from myst_nb import glue  # values for `python -m accountlib sweep notebook` (hidden here)
+
+# %% tags=["remove-cell"]
+from myst_nb import glue  # values for `python -m accountlib sweep notebook`
+
 glue("tradeoff_gap_to_gdp", max(abs(float(p.beta) - g) for p, g in zip(discrete_tradeoff, gaussian_tradeoff)),
      display=False)
 glue("tradeoff_error_bound", worst_bound, display=False)
@@ -297,6 +300,8 @@ rho_gaussian, rho_discrete = gaussian.rho(1), discrete.rho(1)
 gap_discrete = [discrete.gap(t, 1) for t in orders_t]
 print(f"σ = {sigma_rdp}: ρ (Gaussian) = {rho_gaussian:.6f}, ρ (discrete Gaussian) = {rho_discrete:.6f}")
 print(f"largest gap Γ(t) of the discrete Gaussian on (0, 3]: {max(gap_discrete):.3e}")
+
+# %% tags=["remove-cell"]
 glue("rho_gaussian", float(rho_gaussian), display=False)
 glue("rho_discrete", float(rho_discrete), display=False)
 glue("largest_gap", float(max(gap_discrete)), display=False)

@@ -241,32 +241,18 @@ print(f"bound / exact at k = 25: {bound[-1] / exact_tail[-1]:.1f}")
 # $2q(\cos(2\pi\sigma^2t) - 1)$, whose fourth derivative at zero gives $\kappa_4 \approx 2q(2\pi\sigma^2)^4 > 0$,
 # and whose second derivative gives $\kappa_2 \approx \sigma^2 - 2q(2\pi\sigma^2)^2 < \sigma^2$: the variance is
 # slightly *smaller* than the parameter, as announced. The table below prints our $\kappa_4$, our
-# $\lambda_4$ next to the paper's value, and the ledger verdict ("printed" tolerance: our value rounded
-# as the paper rounds it must equal the paper's digits; "bound": the paper's inequality must hold).
+# $\lambda_4$ next to the paper's value; the [ledger](../book/ledger.md) compares the two (our value rounded
+# as the paper rounds it must equal the paper's digits, and the paper's inequality must hold).
 
 # %% tags=["hide-input", "nbval-check-output"]
-paper_lambda4 = {"0.1": "72.21", "0.2": "4.12", "0.4": "0.19", "1": "8.34e-6", "2": "8.92e-14", "4": "2.55e-30", "10": "<1e-50"}
-quote_lambda4 = {  # the sieve paper's own words, Appendix A.1
-    "0.1": "For $\\sigma^{2}=0.1$, $\\lambda_{4}\\approx 72.21.$", "0.2": "For $\\sigma^{2}=0.2$, $\\lambda_{4}\\approx 4.12.$",
-    "0.4": "For $\\sigma^{2}=0.4$, $\\lambda_{4}\\approx 0.19.$",
-    "1": "For $\\sigma^{2}=1.0$, $\\lambda_{4}\\approx 8.34\\times 10^{-6}.$",
-    "2": "For $\\sigma^{2}=2.0$, $\\lambda_{4}\\approx 8.92\\times 10^{-14}.$",
-    "4": "For $\\sigma^{2}=4.0$, $\\lambda_{4}\\approx 2.55\\times 10^{-30}.$",
-    "10": "For $\\sigma^{2}=10.0$, $\\lambda_{4}<10^{-50}.$"}
-print(f"{'sigma2':>6} {'kappa4':>10} {'lambda4 (ours)':>16} {'paper':>9} {'verdict':>8}")
+lambda4_ours = {}
+print(f"{'sigma2':>6} {'kappa4':>10} {'lambda4 (ours)':>16} {'paper':>9}")
 for s2 in sigma2_lambda4:
     ours = dg.lambda4(s2, dps=dps)
     kappa4 = dg.cumulants(s2, 4, dps=dps)[3]
-    paper = paper_lambda4[s2]
-    entry = ledger.record(
-        f"sieve.A1.lambda4.sigma2={s2}",
-        source="Sieve paper, Appendix A.1 (λ4 values)",
-        paper=paper,
-        ours=mpmath.nstr(ours, 12),
-        tolerance="bound" if paper.startswith("<") else "printed",
-        quote=quote_lambda4[s2],
-    )
-    print(f"{s2:>6} {mpmath.nstr(kappa4, 3):>10} {mpmath.nstr(ours, 6):>16} {paper:>9} {entry['verdict']:>8}")
+    lambda4_ours[f"sieve.A1.lambda4.sigma2={s2}"] = mpmath.nstr(ours, 12)
+    paper = ledger.claim(f"sieve.A1.lambda4.sigma2={s2}")["paper"]
+    print(f"{s2:>6} {mpmath.nstr(kappa4, 3):>10} {mpmath.nstr(ours, 6):>16} {paper:>9}")
 
 # %% [markdown]
 # $\lambda_4$ falls like $e^{-2\pi^2\sigma^2}$: by $\sigma^2 = 2.5$, the smallest variance of allocation 13,
@@ -280,6 +266,9 @@ for s2 in sigma2_lambda4:
 # $\sigma^2 = 0.1$ and $0.2$ are large ($\lambda_4 \approx 72$ and $4$): there the law is essentially
 # three points, and a three-point law with most of its mass at 0 is strongly peaked, hence strongly
 # leptokurtic. All seven values agree with the paper's table.
+
+# %% tags=["remove-cell"]
+_ = ledger.reproduce(lambda4_ours)
 
 # %% [markdown]
 # ## Adding two discrete Gaussians (the sieve paper's Figure 1)

@@ -163,15 +163,7 @@ by_hand = lcm(*(w.denominator for w in weights)) // gcd(*(w.numerator for w in w
 print(f"L by hand = lcm(denominators) / gcd(numerators) = {by_hand}")
 
 # %% tags=["remove-cell"]
-_ = ledger.record(
-    "sieve.§4.lattice.L_13_13",
-    source="derived here: lcm of the denominators of a_i = rho_i/rho over the gcd of their numerators, "
-    "pair (13, 13) (the sieve paper's §4, Step 1, maps to this lattice but prints no L)",
-    basis="derived here",
-    paper=str(by_hand),
-    ours=str(lat.scale),
-    tolerance="exact",
-)
+_ = ledger.reproduce({"sieve.§4.lattice.L_13_13": {"ours": str(lat.scale), "paper": str(by_hand)}})
 
 # %% [markdown]
 # ## The DFT identity
@@ -364,14 +356,8 @@ print(f"zCDP claims delta    = 1e-10, i.e. {1e-10 / float(point.delta):.0f}x lar
 # computes the census-wide curve from all 946 pairs.
 
 # %% tags=["remove-cell"]
-_ = ledger.record("sieve.§5.delta_13_13_at_eps_zcdp_1e-10",
-                  source="the authors' released results for pair [M0, M0] = (13, 13) at ε_zCDP(1e-10) "
-                  "(repository linked in the sieve paper's §5.1; not printed in the paper)",
-                  basis="authors' released data",
-                  paper="1.78319933504175e-12", ours=mpmath.nstr(point.delta, 20), tolerance="printed")
-_ = ledger.record("sieve.§3.2.eps_zcdp_1e-10", source="Sieve paper §3.2 (illustrative privacy level)",
-                  quote="an illustrative privacy level is given by $(\\varepsilon,\\delta)=(26.34,10^{-10})$",
-                  paper="26.34", ours=f"{eps:.12f}", tolerance="printed")
+_ = ledger.reproduce({"sieve.§5.delta_13_13_at_eps_zcdp_1e-10": mpmath.nstr(point.delta, 20),
+                      "sieve.§3.2.eps_zcdp_1e-10": f"{eps:.12f}"})
 
 # %% [markdown]
 # ## Exercises

@@ -220,21 +220,6 @@ for d, c in like_for_like.items():
 # changes by a factor of two, so an exact match is informative but not proof.) The paper's other number here,
 # $N = 10^6$ nodes without the sieve, is the order of the $N$ its own formula gives at $\Delta = 10^{-35}$.
 
-# %% tags=["remove-cell"]
-quote_203 = "our method evaluates $F(\\zeta_{k})$ only for $k\\in\\mathcal{C}$, where $|\\mathcal{C}|=203$"
-_ = ledger.record(
-    "sieve.§4.nodes_13_13", source="Sieve paper §4, Step 4 (Algorithm 1), pair [M0, M0]", quote=quote_203,
-    paper="203", ours=like_for_like[1e-35]["count"], tolerance="exact",
-    explanation="Counted like for like (k = 1..N, the paper's N, windows at Δ/(8U), exact φ per group of identical "
-    "mechanisms), the paper's 203 is the count at Δ = 1e-25, the tolerance of its f-DP curves (§3.2), not at the "
-    "Δ = 1e-35 of its (ε, δ) curves.",
-    check={"claim": "like-for-like |C| at Δ = 1e-25", "expected": "203", "ours": like_for_like[1e-25]["count"],
-           "tolerance": "exact"})
-_ = ledger.record(
-    "sieve.§4.N_13_13", source="Sieve paper §4, Step 4 (nodes without Algorithm 1, allocation of Table 1)",
-    quote="would require evaluating $F(\\zeta_{k})$ at all $k\\in[N]$ with $N=10^{6}$",
-    paper="1e6", ours=like_for_like[1e-35]["N"], tolerance="printed")
-
 # %% [markdown]
 # The product test removes about three quarters of our per-factor survivors (209 to 57). {numref}`fig-sieve-survivors`
 # shows where the survivors sit and how large the integrand is there, each value certified by the engine. All of
@@ -253,6 +238,10 @@ ax.set_ylabel(r"$\log_{10}|\varphi_S(\zeta_k)|$")
 ax.set_title(f"The integrand at the {zetas.size} nodes that survive, pair {pair}, Δ = {delta:.0e}")
 ax.legend()
 fig.tight_layout()
+
+# %% tags=["remove-cell"]
+_ = ledger.reproduce({"sieve.§4.nodes_13_13": like_for_like[1e-35]["count"], "sieve.§4.N_13_13": like_for_like[1e-35]["N"]},
+                     checks={"sieve.§4.nodes_13_13": like_for_like[1e-25]["count"]})
 
 # %% [markdown]
 # ## Across the census: node counts vary by orders of magnitude
@@ -363,20 +352,8 @@ for lo, a, b in zip(indices, reference.tail_indices(indices), tilted_engine.tail
 # machine — is on the [benchmarks page](../book/benchmarks.md).
 
 # %% tags=["remove-cell"]
-_ = ledger.not_reproducible(
-    "sieve.abstract.speedup_1824", source="Sieve paper, Abstract", paper="1824",
-    quote="achieving a 1,824-fold speedup over prior methods while maintaining census-mandated error tolerances",
-    reason="a ratio of two timings on the authors' CPU infrastructure, one of them of the prior method's code, which is "
-    "not available here; the benchmarks page times our engine against our re-implementation of the paper's method instead")
-_ = ledger.not_reproducible(
-    "sieve.§1.1.prior_cpu_hours_1000", source="Sieve paper §1.1 (Contributions)", paper="1000",
-    quote="compared to the roughly 1,000 CPU hours required by the prior state-of-the-art",
-    reason="a timing of the prior method's code (Su, Su and Wang, 2025) on the authors' machines; neither is available here")
-_ = ledger.not_reproducible(
-    "sieve.§1.1.cpu_hours_0.5", source="Sieve paper §1.1 (Contributions)", paper="0.5",
-    quote="our proposed method requires only 0.5 CPU hours to evaluate a single privacy budget allocation",
-    reason="a timing of the authors' code on their machines; the benchmarks page extrapolates our re-implementation of "
-    "their method on this book's machine, which is a different measurement")
+_ = ledger.reproduce(not_reproducible=["sieve.abstract.speedup_1824", "sieve.§1.1.prior_cpu_hours_1000",
+                                       "sieve.§1.1.cpu_hours_0.5"])
 
 # %% [markdown]
 # ## Exercises

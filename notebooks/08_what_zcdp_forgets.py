@@ -215,11 +215,8 @@ fig.tight_layout()
 
 # %% tags=["hide-input", "nbval-check-output"]
 print(f"max |Gaussian gap| = {np.max(np.abs(gaps_1['Gaussian'])):.1e}")
-for name, paper in (("mixture", "2.00"), ("Laplace", "4.00")):
-    ledger.record(f"unifying.4.1.slope.{name}", source="Unifying paper §4.1, Figure 4(a) (log-log slope)",
-                  paper=paper, ours=f"{slopes_1[name]:.4f}", tolerance="printed",
-                  quote="Figure 4(a) confirms these powers, with fitted log–log slopes $2.00$ and $4.00$.")
-    print(f"{name}: fitted slope {slopes_1[name]:.4f} (paper {paper})")
+for name in ("mixture", "Laplace"):
+    print(f"{name}: fitted slope {slopes_1[name]:.4f} (paper {ledger.claim(f'unifying.4.1.slope.{name}')['paper']})")
 
 # %% [markdown]
 # ### Try it: the gap as a function of the order, for any shift
@@ -245,6 +242,9 @@ plt.show()
 
 # %% tags=["remove-output", "nbval-ignore-output"]
 explorers.live("gap")
+
+# %% tags=["remove-cell"]
+_ = ledger.reproduce({f"unifying.4.1.slope.{name}": f"{slopes_1[name]:.4f}" for name in ("mixture", "Laplace")})
 
 # %% [markdown]
 # ## Poisson subsampling (Proposition 4.2, Figure 4(b)–(c))
@@ -377,31 +377,24 @@ ax.set_title(r"Figure 5: $n = 8$, $\rho_{\rm sum} = 1/2$, t = 1")
 fig.tight_layout()
 
 # %% tags=["hide-input", "nbval-check-output"]
-quotes_4_3 = {"Laplace": "The composed gap therefore increases from $0.037202015$ at the uniform allocation to "
-                         "$0.193535993$ at the concentrated allocation.",
-              "mixture": "Along this path, the gap decreases from $0.435179700$ at the uniform allocation to "
-                         "$0.342190807$ at a concentrated allocation."}
-paper_allocation = {"Laplace": ("0.037202015", "0.193535993"), "mixture": ("0.435179700", "0.342190807")}
-for name, (uniform, concentrated) in paper_allocation.items():
+found_4_3 = {}
+for name in ("Laplace", "mixture"):
     values = allocation_1[name]
+    uniform, concentrated = (ledger.claim(f"unifying.4.3.{name}.{end}")["paper"] for end in ("uniform", "concentrated"))
     print(f"{name}: uniform {values[0]:.9f} (paper {uniform}), concentrated {values[-1]:.9f} (paper {concentrated})")
-    ledger.record(f"unifying.4.3.{name}.uniform", source="Unifying paper §4.3 (allocation, ω = 0)", paper=uniform,
-                  ours=f"{values[0]:.12f}", tolerance="printed", quote=quotes_4_3[name])
-    ledger.record(f"unifying.4.3.{name}.concentrated", source="Unifying paper §4.3 (allocation, ω = 1)",
-                  paper=concentrated, ours=f"{values[-1]:.12f}", tolerance="printed", quote=quotes_4_3[name])
+    found_4_3[f"unifying.4.3.{name}.uniform"] = f"{values[0]:.12f}"
+    found_4_3[f"unifying.4.3.{name}.concentrated"] = f"{values[-1]:.12f}"
 curv_laplace_1 = rdp.allocation_curvature(laplace, t_main, curvature_xs)
 curv_mixture_1 = {nodes: rdp.allocation_curvature(mixture, t_main, curvature_xs, nodes=nodes) for nodes in (192, 384)}
 print(f"t = 1: Laplace curvature of Phi_1 in [{curv_laplace_1.min():.3f}, {curv_laplace_1.max():.3f}] (convex); "
       f"mixture, 192 nodes: max {curv_mixture_1[192].max():.3f}, 384 nodes: max {curv_mixture_1[384].max():.3f}")
 non_negative_384 = int(np.sum(curv_mixture_1[384] >= 0))
-ledger.record("unifying.D1.mixture_concavity_384_nodes",
-              source="Unifying paper, Appendix D.1 (Figure 5: concavity check at 384 Hermite nodes)",
-              paper=0, ours=non_negative_384, tolerance="exact",
-              quote="repeating the Gaussian-mixture calculation with 384 rather than 192 Hermite nodes leaves "
-                    "every interior centered second difference of $\\Phi_{1}$ negative on a 501-point grid "
-                    "in $[0,1/2]$")
+found_4_3["unifying.D1.mixture_concavity_384_nodes"] = non_negative_384
 print(f"non-negative interior second differences of the mixture's Phi_1 at 384 nodes: {non_negative_384} of "
       f"{len(curv_mixture_1[384])}")
+
+# %% tags=["remove-cell"]
+_ = ledger.reproduce(found_4_3)
 
 # %% [markdown]
 # ## Tails do not order the gap (§4.4, Figure 6)
@@ -466,40 +459,24 @@ print(f"largest rho_beta(0.2) - E_P L over the beta grid: {below(endpoint_excess
 print(f"generalized Gaussian gap at beta = 2: {below(general_1[-1], 3e-13)}; decreasing in beta: "
       f"{bool(np.all(np.diff(general_1) < 0))}")
 print(f"nu* (maximiser of the leading coefficient) = {float(nu_star):.10f}")
-quote_4_4 = "It reaches its maximum near $\\nu=6.013$ and tends to zero in the Gaussian limit."
-ledger.record("unifying.4.4.nu_star", source="Unifying paper §4.4 (maximiser of the leading coefficient)",
-              paper="6.013", ours=f"{float(nu_star):.12f}", tolerance="printed", quote=quote_4_4)
-print("  (the paper: near 6.013 in §4.4, 6.013052641 in Appendix D.1's grid)")
-ledger.record("unifying.D1.nu_star", source="Unifying paper, Appendix D.1 (Figure 6's ν grid marks the maximiser)",
-              paper="6.013052641", ours=f"{float(nu_star):.12f}", tolerance="printed",
-              quote="Figure 6 fixes $(t,s)=(1,0.2)$ and uses "
-                    "$\\nu\\in\\{1,2,3,4,5,6.013052641,8,10,15,20,30,50\\}$")
+print(f"  (the paper: near {ledger.claim('unifying.4.4.nu_star')['paper']} in §4.4, "
+      f"{ledger.claim('unifying.D1.nu_star')['paper']} in Appendix D.1's grid)")
 gap_argmax = rdp.argmax_gap_in_nu(t_main, 0.2)
 gap_argmax_small = rdp.argmax_gap_in_nu(t_main, 0.1)
 print(f"the gap itself at s = 0.2 peaks at nu = {gap_argmax:.4f}; at s = 0.1 at nu = {gap_argmax_small:.4f}")
-ledger.record(
-    "unifying.4.4.student_t_argmax", source="Unifying paper §4.4 (maximum near ν = 6.013)", paper="6.013",
-    ours=f"{gap_argmax:.6f}", tolerance="printed", quote=quote_4_4,
-    explanation="Our number is the ν where the gap itself is largest at the finite shift s = 0.2; the paper's 6.013 "
-                "maximises the leading coefficient −κ4(S_ν)/24, the s → 0 limit of Γ/([t(t+1)]²s⁴). "
-                "Higher-order terms (order s² relative) move the maximiser at s = 0.2.",
-    check=[{"claim": "the leading coefficient −κ4(S_ν)/24 peaks at the paper's value", "expected": "6.013",
-            "ours": f"{float(nu_star):.12f}", "tolerance": "printed"},
-           {"claim": "halving the shift to s = 0.1 brings the gap's maximiser within 0.02 of that peak "
-                     "(the offset shrinks like s²: 0.037 at s = 0.2)",
-            "expected": f"{float(nu_star):.10f}", "ours": f"{gap_argmax_small:.6f}", "tolerance": "abs:0.02"}])
-quote_chi = {1.0: "and $I_{1}=J_{1}=1$ gives $\\chi_{1}=1/12$.",
-             2.0: "At $\\beta=2$, the quadratic Gaussian CGF gives $\\rho_{2}(s)=\\mathbb{E}_{P_{s}}L_{s}=s^{2}/2$, "
-                  "$\\chi_{2}=0$, and $\\Gamma(t)=0$ for every $t>0$."}
-for b, paper in ((1.0, "1/12"), (2.0, "0.0")):  # "0.0": the paper's χ_2 = 0, a real number, not a count
+found_4_4 = {}
+for b in (1.0, 2.0):
     value = rdp.GeneralizedGaussian(b).chi
-    ledger.record(f"unifying.4.4.chi_beta={b:g}", source="Unifying paper, Appendix C.7 (proof of Prop. 4.5)",
-                  paper=paper, ours=f"{value:.15f}", tolerance="abs:1e-12", quote=quote_chi[b],
-                  tolerance_reason="χ_β is a float64 expression in Gamma functions whose two terms (≈ 2.4 each at "
-                                   "β = 2) cancel; 1e-12 allows their rounding")
+    found_4_4[f"unifying.4.4.chi_beta={b:g}"] = f"{value:.15f}"
     # χ_2 = 0 exactly; float64 leaves the difference of two terms ≈ 2.4 (ulp 4.4e-16), each a few roundings of
     # Gamma functions: |χ_2| ≤ ~4e-15 by that count (2e-17 measured), printed as a bound
     print(f"chi_{b:g} = {value:.3e}" if b == 1.0 else f"|chi_{b:g}| {below(value, 1e-14)} (zero up to float64 rounding)")
+
+# %% tags=["remove-cell"]
+_ = ledger.reproduce({**found_4_4, "unifying.4.4.nu_star": f"{float(nu_star):.12f}", "unifying.D1.nu_star": f"{float(nu_star):.12f}",
+                      "unifying.4.4.student_t_argmax": f"{gap_argmax:.6f}"},
+                     checks={"unifying.4.4.student_t_argmax": [
+                         f"{float(nu_star):.12f}", {"ours": f"{gap_argmax_small:.6f}", "expected": f"{float(nu_star):.10f}"}]})
 
 # %% [markdown]
 # ## Appendix D.2: everything again at $t = 1.5$ (Figures 11 and 12)
@@ -557,12 +534,8 @@ fig.tight_layout()
 # discrepancy 4.4e-15 to 4.9e-15 and the 30-digit comparison 4.8e-15 to 5.7e-15 (8.8x), the composed gap 1.15e-14
 # (below its rounding scale n*ulp = 7.1e-14; 8.7x)
 print(f"max |Gaussian gap| at t = 1.5: {below(np.max(np.abs(gaps_15['Gaussian'])), 1e-16)}")
-quote_slopes = ("The fitted log–log slopes of the gap against $s$ are $2.000$ and $3.997$ for the Gaussian-mixture and "
-                "Laplace families, respectively, agreeing with the quadratic and quartic local expansions.")
-for name, paper in (("mixture", "2.000"), ("Laplace", "3.997")):
-    ledger.record(f"unifying.D2.slope.{name}", source="Unifying paper, Appendix D.2 (slopes at t = 1.5)",
-                  paper=paper, ours=f"{slopes_15[name]:.5f}", tolerance="printed", quote=quote_slopes)
-    print(f"{name}: slope at t = 1.5 {slopes_15[name]:.5f} (paper {paper})")
+for name in ("mixture", "Laplace"):
+    print(f"{name}: slope at t = 1.5 {slopes_15[name]:.5f} (paper {ledger.claim(f'unifying.D2.slope.{name}')['paper']})")
 print(f"Student-t at t = 1.5: nonmonotone in nu: {bool(np.any(np.diff(student_15) > 0) and np.any(np.diff(student_15) < 0))}"
       f", largest on the grid at nu = {nu_grid[int(np.argmax(student_15))]}; "
       f"generalized Gaussian gap at beta = 2: {below(general_15[-1], 5e-13)}")
@@ -573,41 +546,26 @@ reference_error = max(abs(rdp.PoissonSubsampledGaussian(q, z).cgf(t_repeat, 1.0)
                           - rdp.sampled_gaussian_cgf_reference(q, z, t_repeat)) for q in reference_qs)
 print(f"largest |K by 192 - K by 384 Gauss-Hermite nodes| over the q grid at t = 1.5: {below(node_gap, 5e-14)}; "
       f"192-node K against a 30-digit quadrature at q in {reference_qs}: {below(reference_error, 5e-14)}")
-ledger.record(
-    "unifying.D2.gauss_hermite_discrepancy", source="Unifying paper, Appendix D.2 (192 vs 384 Hermite nodes, t = 1.5)",
-    paper="7.11e-15", ours=f"{node_gap:.3g}", tolerance="abs:5e-14",
-    tolerance_reason="a float64 rounding residue of values of order 1: its digits differ between CPUs (4.4e-15 to "
-                     "4.9e-15 with numpy's AVX-512, AVX2 and baseline kernels), so ours is compared at rounding level, "
-                     "within 5e-14 of the paper's, not to its printed digits",
-    quote="we evaluate the expectation in (4.2) by a 192-node Gauss–Hermite rule and repeat it with 384 nodes; the "
-          "largest CGF discrepancy is $7.11\\times 10^{-15}$.",
-    explanation="The discrepancy is float64 rounding of values of order 1, and its digits depend on how each sum is "
-                "formed (ours adds log-terms with logsumexp); the point it makes, that 192 nodes have converged, holds.",
-    check={"claim": "192-node K agrees with an independent 30-digit tanh-sinh quadrature to rounding level (< 1e-13)",
-           "expected": "<1e-13", "ours": f"{reference_error:.3e}", "tolerance": "bound"})
 composition_gap = rdp.composition_gap_discrepancy(qs, z, t_repeat, n_steps)
 rounding = n_steps * math.ulp(rho_sum * t_repeat * (t_repeat + 1))
 print(f"composed gap against n*Gamma(1.5): {below(composition_gap, 1e-13)} (rounding scale n*ulp(rho_sum t(t+1)) = {rounding:.1e})")
-ledger.record(
-    "unifying.D2.composition_discrepancy", source="Unifying paper, Appendix D.2 (composition check, t = 1.5)",
-    paper="1.78e-15", ours=f"{composition_gap:.3g}", tolerance="abs:1e-13",
-    tolerance_reason="a float64 rounding residue whose digits differ between CPUs: ours is compared at the rounding "
-                     "scale of a 20-term sum, n·ulp(ρ_sum·t(t+1)) = 7.1e-14, not to the paper's printed digits",
-    quote="The exact composition agrees with $n\\Gamma(1.5)$ to $1.78\\times 10^{-15}$.",
-    explanation="Theorem 3.3 makes the difference exactly zero; what is left is the rounding of a sum of 20 terms, whose "
-                "digits depend on the order of operations.",
-    check={"claim": "ours is below the rounding scale of a 20-term sum, n·ulp(ρ_sum·t(t+1))",
-           "expected": f"<{rounding:.3e}", "ours": f"{composition_gap:.3e}", "tolerance": "bound"})
 curv_laplace_15 = rdp.allocation_curvature(laplace, t_repeat, curvature_xs)
 curv_mixture_15 = {nodes: rdp.allocation_curvature(mixture, t_repeat, curvature_xs, nodes=nodes) for nodes in (192, 384)}
-quote_curv = ("On the displayed $\\rho$ grid, the minimum Laplace curvature is $1.15$ and the maximum Gaussian-mixture "
-              "curvature is $-1.41$.")
-for name, paper, ours in (("Laplace", "1.15", curv_laplace_15.min()), ("mixture", "-1.41", curv_mixture_15[192].max())):
-    ledger.record(f"unifying.D2.curvature.{name}", source="Unifying paper, Appendix D.2 (curvature of Φ_1.5)",
-                  paper=paper, ours=f"{ours:.5f}", tolerance="printed", quote=quote_curv)
+curvature_15 = {"Laplace": curv_laplace_15.min(), "mixture": curv_mixture_15[192].max()}
+for name, ours in curvature_15.items():
+    paper = ledger.claim(f"unifying.D2.curvature.{name}")["paper"]
     print(f"{name}: {'minimum' if name == 'Laplace' else 'maximum'} curvature at t = 1.5: {ours:.4f} (paper {paper})")
 print(f"mixture at 384 nodes: maximum curvature {curv_mixture_15[384].max():.4f}, "
       f"non-negative second differences: {int(np.sum(curv_mixture_15[384] >= 0))}")
+
+# %% tags=["remove-cell"]
+_ = ledger.reproduce({**{f"unifying.D2.slope.{name}": f"{slopes_15[name]:.5f}" for name in ("mixture", "Laplace")},
+                      **{f"unifying.D2.curvature.{name}": f"{ours:.5f}" for name, ours in curvature_15.items()},
+                      "unifying.D2.gauss_hermite_discrepancy": f"{node_gap:.3g}",
+                      "unifying.D2.composition_discrepancy": f"{composition_gap:.3g}"},
+                     checks={"unifying.D2.gauss_hermite_discrepancy": f"{reference_error:.3e}",
+                             "unifying.D2.composition_discrepancy": {"ours": f"{composition_gap:.3e}",
+                                                                      "expected": f"<{rounding:.3e}"}})
 
 # %% [markdown]
 # ## Discrete noise (§4.5, Figure 7)

@@ -288,27 +288,32 @@ def ranges(rows, family):
     return min(ratios), max(ratios), min(dmse), max(dmse)
 
 
-def record_endpoints(prefix, source, paper, ours, quotes):
-    """Ledger entries for the four printed endpoints (ratio min/max, ΔMSE min/max), to every printed digit."""
-    for name, p, o, q in zip(("ratio_min", "ratio_max", "dmse_min", "dmse_max"), paper, ours, quotes):
-        ledger.record(f"{prefix}.{name}", source=source, paper=p, ours=f"{o:.6g}", tolerance="printed", quote=q)
+ENDS = ("ratio_min", "ratio_max", "dmse_min", "dmse_max")
 
 
-paper_table2 = {"mixture": ("0.553", "0.557", "265.0", "860.6"), "laplace": ("0.988", "0.996", "7.279", "7.313")}
-table2_rows = {"mixture": "| Gaussian mixture | $265.0$–$860.6$ | $0.553$–$0.557$ |",
-               "laplace": "| Laplace | $7.279$–$7.313$ | $0.988$–$0.996$ |"}
-for family, paper in paper_table2.items():
+def paper_endpoints(prefix):
+    """The paper's four printed endpoints (ratio min/max, ΔMSE min/max), from the book's claims file."""
+    return tuple(ledger.claim(f"{prefix}.{name}")["paper"] for name in ENDS)
+
+
+def endpoint_values(prefix, ours):
+    """Our four endpoints, by claim id, for the ledger."""
+    return {f"{prefix}.{name}": f"{o:.6g}" for name, o in zip(ENDS, ours)}
+
+
+table2 = {}
+for family in ("mixture", "laplace"):
+    paper = paper_endpoints(f"unifying.D3.table2.{family}")
     ours = ranges(appendix_rows, family)
     print(f"{family:>8}: ratio {ours[0]:.3f}–{ours[1]:.3f} (paper {paper[0]}–{paper[1]}), "
           f"dMSE {ours[2]:.{len(paper[2].split('.')[1])}f}–{ours[3]:.{len(paper[3].split('.')[1])}f} (paper {paper[2]}–{paper[3]})")
-    record_endpoints(f"unifying.D3.table2.{family}", "Unifying paper, Appendix D.3.2, Table 2 ((5, 1e-5))", paper, ours,
-                     [table2_rows[family]] * 4)
+    table2.update(endpoint_values(f"unifying.D3.table2.{family}", ours))
 g = ranges(appendix_rows, "gaussian")
 print(f"gaussian: ratio {g[0]:.0f}–{g[1]:.0f}, dMSE {g[2]:.0f}–{g[3]:.0f} (paper 1 and 0)")
-_ = ledger.record("unifying.D3.table2.gaussian.ratio", source="Unifying paper, Appendix D.3.2, Table 2", paper="1",
-                  ours=g[1], tolerance="exact", quote="| Gaussian | $0$ | $1$ |")
-_ = ledger.record("unifying.D3.table2.gaussian.dmse", source="Unifying paper, Appendix D.3.2, Table 2", paper="0",
-                  ours=g[3], tolerance="exact", quote="| Gaussian | $0$ | $1$ |")
+table2.update({"unifying.D3.table2.gaussian.ratio": g[1], "unifying.D3.table2.gaussian.dmse": g[3]})
+
+# %% tags=["remove-cell"]
+_ = ledger.reproduce(table2)
 
 # %% [markdown]
 # All ten endpoints agree to every printed digit.
@@ -322,12 +327,7 @@ _ = ledger.record("unifying.D3.table2.gaussian.dmse", source="Unifying paper, Ap
 # the two extreme workloads, which keeps it cheap.
 
 # %% tags=["hide-input", "nbval-check-output"]
-printed = {"mixture": ("0.552", "0.557", "652.3", "2115.7"), "laplace": ("0.989", "0.997", "16.170", "16.205")}
-_ratio = {"mixture": "retaining the RDP curve needs only $0.552$–$0.557$ of the zCDP variance",
-          "laplace": "For Laplace noise the ratio is $0.989$–$0.997$"}
-_dmse = {"mixture": "with $\\Delta\\mathrm{MSE}$ from $652.3$ to $2115.7$",
-         "laplace": "and $\\Delta\\mathrm{MSE}$ is $16.170$–$16.205$"}
-main_quotes = {f: [_ratio[f], _ratio[f], _dmse[f], _dmse[f]] for f in printed}
+printed = {family: paper_endpoints(f"unifying.5.1.{family}") for family in ("mixture", "laplace")}
 extremes = (min(w["d"] for w in workloads), max(w["d"] for w in workloads))
 
 
@@ -358,12 +358,15 @@ for (e, d), score in sorted(scores.items()):
 # agrees with the paper to every printed digit.
 
 # %% tags=["hide-input", "nbval-check-output"]
+main_found = {}
 for family, values in printed.items():
     ours = ranges(main_rows, family)
     print(f"{family:>8} at {main_target}: ratio {ours[0]:.3f}–{ours[1]:.3f}, dMSE {ours[2]:.4f}–{ours[3]:.4f} "
           f"(paper {values[0]}–{values[1]}, {values[2]}–{values[3]})")
-    record_endpoints(f"unifying.5.1.{family}", "Unifying paper §5.1 (main target, found to be (3, 1e-5))", values, ours,
-                     main_quotes[family])
+    main_found.update(endpoint_values(f"unifying.5.1.{family}", ours))
+
+# %% tags=["remove-cell"]
+_ = ledger.reproduce(main_found)
 
 # %% [markdown]
 # ## Monte Carlo check
@@ -387,9 +390,9 @@ for family in ("mixture", "laplace"):
         check = acs.monte_carlo_delta_mse(family, w["d"], *main_target, releases=monte_carlo_releases, seed=seed + i)
         worst = max(worst, check["relative_difference"])
 print(f"largest relative difference, empirical vs analytic dMSE: {worst:.3%} (paper: within 0.158%)")
-_ = ledger.record("unifying.5.1.monte_carlo", source="Unifying paper §5.1 (Monte Carlo within 0.158%)",
-                  quote="agree with the analytic $\\Delta\\mathrm{MSE}$ within $0.158\\%$",
-                  paper="<0.158", ours=f"{100 * worst:.4f}", tolerance="bound")
+
+# %% tags=["remove-cell"]
+_ = ledger.reproduce({"unifying.5.1.monte_carlo": f"{100 * worst:.4f}"})
 
 # %% [markdown]
 # The largest relative difference over the 40 simulations (20 states, two noises) stays inside the paper's

@@ -56,12 +56,28 @@ Tolerances
 
 A tolerance other than ``"printed"``, ``"exact"`` or ``"bound"`` needs a written
 ``tolerance_reason``; :func:`audit` reports entries without one.
+
+Claims as data
+--------------
+What a claim says — its source, basis, the paper's value, the quote, the tolerance and its reason, the
+explanation of a difference with the claim, expected value and tolerance of each check of it, and for a
+claim that cannot be tested here the reason — lives in ``accountbook/data/claims.toml``, one table per id.
+A chapter passes only what it computed to :func:`reproduce`::
+
+    ledger.reproduce({"sieve.§4.nodes_13_13": count}, checks={"sieve.§4.nodes_13_13": [count_at_1e25]})
+    ledger.reproduce(not_reproducible=["sieve.abstract.speedup_1824"])
+
+A field the data file leaves out because it is computed (a value derived in the book, a tolerance from the
+seed spread) is passed with the value, as a dict ``{"ours": ..., "paper": ...}``; a ``{name}`` in a text of
+the data file is filled from the dict's ``"fields"``. :func:`claim` returns one claim's data, for a chapter
+that prints the paper's value beside ours.
 """
 
 from __future__ import annotations
 
 import fcntl
 import json
+import tomllib
 import math
 import os
 import re
@@ -72,8 +88,8 @@ from pathlib import Path
 from accountlib.infrastructure.atomic import write_text_atomically
 
 __all__ = [
-    "record", "not_reproducible", "remove", "load", "ledger_path", "printed_tolerance", "judge", "audit",
-    "VERDICTS", "BASES",
+    "reproduce", "claim", "claims", "record", "not_reproducible", "remove", "load", "ledger_path",
+    "printed_tolerance", "judge", "audit", "VERDICTS", "BASES", "CLAIMS_PATH",
 ]
 
 _FIELDS = ("id", "source", "paper", "ours", "tolerance", "verdict")
@@ -88,6 +104,161 @@ _LOCATOR = re.compile(
 )
 _NOT_IN_REPOSITORY = re.compile(r"\b(MATH|DESIGN|TOOLCHAIN)\.md\b")
 _SELF_EVIDENT = ("printed", "exact", "bound")
+CLAIMS_PATH = Path(__file__).parent / "data" / "claims.toml"
+_CLAIM_KEYS = {"source", "basis", "paper", "compared", "quote", "tolerance", "tolerance_reason", "explanation", "checks",
+               "reason"}
+_COMPUTABLE = ("paper", "tolerance", "tolerance_reason")  # may come from the chapter when the data file omits them
+_claims_cache: dict = {}
+
+
+def claims(path: Path | None = None) -> dict[str, dict]:
+    """Every claim of the data file (``accountbook/data/claims.toml``), by id."""
+    path = Path(path) if path else CLAIMS_PATH
+    key = (str(path), path.stat().st_mtime_ns)
+    if key not in _claims_cache:
+        with open(path, "rb") as handle:
+            table = tomllib.load(handle).get("claims", {})
+        for name, data in table.items():
+            unknown = set(data) - _CLAIM_KEYS
+            if unknown:
+                raise ValueError(f"claim {name!r} in {path.name}: unknown keys {sorted(unknown)}")
+        _claims_cache.clear()
+        _claims_cache[key] = table
+    return _claims_cache[key]
+
+
+def claim(id: str, path: Path | None = None) -> dict:
+    """One claim of the data file (a copy); an unknown id raises ValueError."""
+    table = claims(path)
+    if id not in table:
+        raise ValueError(f"unknown claim {id!r}: no such id in {Path(path or CLAIMS_PATH).name}")
+    return json.loads(json.dumps(table[id]))
+
+
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+
+def _filled(text, fields: dict, id: str):
+    """``text`` with each ``{name}`` of ``fields`` filled in (texts without fields are left alone)."""
+    if text is None or not fields:
+        return text
+    return _PLACEHOLDER.sub(lambda m: str(fields[m.group(1)]) if m.group(1) in fields else m.group(0), str(text))
+
+
+def _computed(id: str, given, allowed: tuple, what: str) -> dict:
+    """What a chapter passed for one claim or check: a bare value is ``ours``; a dict may add computed fields."""
+    if isinstance(given, dict):
+        unknown = set(given) - {"ours", "fields", *allowed}
+        if unknown:
+            raise ValueError(f"claim {id!r}: {what} has unknown keys {sorted(unknown)} (allowed: ours, fields, "
+                             f"{', '.join(allowed)})")
+        given = dict(given)
+    else:
+        given = {"ours": given}
+    if given.get("ours") is None and what != "not reproducible":
+        raise ValueError(f"claim {id!r}: {what} has no computed value (ours)")
+    return given
+
+
+def _merge(id: str, data: dict, given: dict, keys) -> dict:
+    """The data file's fields completed by the computed ones; each needed exactly once."""
+    merged = {}
+    for key in keys:
+        if key in data and key in given:
+            raise ValueError(f"claim {id!r}: {key!r} is in the data file; the chapter must not pass it")
+        if key in given:
+            merged[key] = given[key]
+        elif key in data:
+            merged[key] = data[key]
+    return merged
+
+
+def reproduce(values: dict | None = None, *, checks: dict | None = None, not_reproducible=(),
+              path: Path | None = None, claims_path: Path | None = None) -> list[dict]:
+    """Record the claims of ``values`` (id → what we computed) and ``not_reproducible`` (ids, or id → what we
+    measured nonetheless), everything else read from the data file; returns the stored entries.
+
+    ``values[id]`` is ``ours``, or a dict with ``"ours"`` and the computed fields the data file leaves out
+    (``"paper"``, ``"tolerance"``, ``"tolerance_reason"``) and ``"fields"`` for the ``{name}`` in its texts.
+    A claim whose data has ``compared`` (one recorded as not reproducible until our runs can test it) is
+    compared with that value instead of the printed ``paper``.
+    ``checks[id]`` gives ``ours`` of each check of the claim's explanation, in the data file's order (a bare
+    value for a single check); an item may be a dict ``{"ours", "expected"}`` when the expected value is
+    computed. An unknown id, a missing value or a missing check raises ValueError.
+
+    >>> import tempfile, pathlib
+    >>> where = pathlib.Path(tempfile.mkdtemp()) / "ledger.json"
+    >>> reproduce({"unifying.4.4.nu_star": "6.013052641"}, path=where)[0]["verdict"]
+    'pass'
+    """
+    values = dict(values or {})
+    checks = dict(checks or {})
+    table = claims(claims_path)
+    if isinstance(not_reproducible, (str, bytes)):
+        not_reproducible = [not_reproducible]
+    not_reproducible = (dict(not_reproducible) if isinstance(not_reproducible, dict)
+                        else {name: None for name in not_reproducible})
+    for name in (*values, *checks, *not_reproducible):
+        if name not in table:
+            raise ValueError(f"unknown claim {name!r}: no such id in {Path(claims_path or CLAIMS_PATH).name}")
+    for name in checks:
+        if name not in values:
+            raise ValueError(f"claim {name!r}: checks given but no value for the claim itself")
+    both = set(values) & set(not_reproducible)
+    if both:
+        raise ValueError(f"claims {sorted(both)} are given both a value and as not reproducible")
+    # validate everything before recording anything
+    prepared = []
+    for name, given in values.items():
+        data = table[name]
+        given = _computed(name, given, _COMPUTABLE, "the value")
+        fields = given.get("fields") or {}
+        merged = _merge(name, data, given, _COMPUTABLE)
+        if "compared" in data:  # a claim recorded as not reproducible until it can be tested: this is its test
+            merged["paper"] = data["compared"]
+        for key in ("paper", "tolerance"):
+            if key not in merged:
+                raise ValueError(f"claim {name!r}: no {key!r}: the data file has none, so the chapter must pass it")
+        wanted = data.get("checks", [])
+        got = checks.get(name, [])
+        got = list(got) if isinstance(got, (list, tuple)) else [got]
+        if len(got) != len(wanted):
+            raise ValueError(f"claim {name!r}: {len(wanted)} check value(s) expected (the data file's checks), "
+                             f"got {len(got)}")
+        judged = []
+        for spec, item in zip(wanted, got):
+            item = _computed(name, item, ("expected",), "a check")
+            merged_check = _merge(name, spec, item, ("expected",))
+            if "expected" not in merged_check:
+                raise ValueError(f"claim {name!r}: check {spec['claim']!r} has no expected value in the data file, "
+                                 "so the chapter must pass it")
+            judged.append({"claim": _filled(spec["claim"], fields, name), "expected": merged_check["expected"],
+                           "ours": item["ours"], "tolerance": spec["tolerance"]})
+        prepared.append(("record", name, dict(
+            source=_filled(data["source"], fields, name), paper=merged["paper"], ours=given["ours"],
+            tolerance=merged["tolerance"], basis=data.get("basis", "paper"), quote=data.get("quote"),
+            tolerance_reason=_filled(merged.get("tolerance_reason"), fields, name),
+            explanation=_filled(data.get("explanation"), fields, name), check=judged or None)))
+    for name, given in not_reproducible.items():
+        data = table[name]
+        if "reason" not in data:
+            raise ValueError(f"claim {name!r}: the data file gives no reason why it cannot be reproduced here")
+        given = _computed(name, given, ("paper",), "not reproducible")
+        fields = given.get("fields") or {}
+        merged = _merge(name, data, given, ("paper",))
+        if "paper" not in merged:
+            raise ValueError(f"claim {name!r}: no 'paper': the data file has none, so the chapter must pass it")
+        prepared.append(("not_reproducible", name, dict(
+            source=_filled(data["source"], fields, name), paper=merged["paper"], ours=given.get("ours"),
+            basis=data.get("basis", "paper"), quote=data.get("quote"),
+            reason=_filled(data["reason"], fields, name))))
+    out = []
+    for kind, name, arguments in prepared:
+        if kind == "record":
+            out.append(record(name, path=path, **arguments))
+        else:
+            out.append(globals()["not_reproducible"](name, path=path, **arguments))
+    return out
 
 
 def _results_folder(value: str) -> Path:
@@ -489,15 +660,26 @@ def _normalise(text: str) -> str:
     return " ".join(text.split())
 
 
-def audit(entries: list[dict] | None = None, papers: list[str] | None = None) -> list[str]:
+def audit(entries: list[dict] | None = None, papers: list[str] | None = None, claims_table: dict | None = None) \
+        -> list[str]:
     """Every way the ledger's entries fall short of the rules in the module docstring, as sentences.
 
     ``papers`` are the papers' texts; when given, each quote attributed to a
-    paper must occur in one of them (markup aside).
+    paper must occur in one of them (markup aside). ``claims_table`` (by default the data file's claims when
+    the committed ledger is audited, i.e. ``entries`` is None) is compared with the entries: a claim no
+    chapter recorded and an entry without a claim are reported.
     """
-    entries = load() if entries is None else entries
+    if entries is None:
+        entries = load()
+        claims_table = claims() if claims_table is None else claims_table
     corpus = [_normalise(p) for p in (papers or [])]
     problems = []
+    if claims_table is not None:
+        recorded = {entry.get("id") for entry in entries}
+        problems += [f"{name}: a claim in the data file that no chapter recorded" for name in claims_table
+                     if name not in recorded]
+        problems += [f"{name}: a ledger entry without a claim in the data file" for name in recorded
+                     if name not in claims_table]
     seen = set()
     for entry in entries:
         name = entry.get("id", "?")

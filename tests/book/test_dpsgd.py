@@ -110,14 +110,14 @@ def test_data_lookup_order_and_quick_subset(tmp_path, monkeypatch):
     for prefix, n in (("train", 40), ("t10k", 20)):
         write_idx(system / f"{prefix}-images-idx3-ubyte.gz", images[:n])
         write_idx(system / f"{prefix}-labels-idx1-ubyte.gz", labels[:n])
-    monkeypatch.setattr(dpsgd, "SYSTEM_DATA_DIR", system)
+    monkeypatch.setattr(dpsgd.data, "SYSTEM_DATA_DIR", system)
     assert dpsgd.find_fashion_mnist(None) == system
     found = dpsgd.load_data(tmp_path / "empty")  # data_dir without the files: the installed copy, said so
     assert found.name == "Fashion-MNIST" and "installed copy" in found.note
     quick = dpsgd.load_data(None, subsample=20)
     assert quick.x_train.shape[0] == 20 and "quick subset" in quick.name and "QUICK RUN" in quick.note
     assert dpsgd.load_data(None, dataset="digits").name == "scikit-learn digits"
-    monkeypatch.setattr(dpsgd, "SYSTEM_DATA_DIR", tmp_path / "nowhere")
+    monkeypatch.setattr(dpsgd.data, "SYSTEM_DATA_DIR", tmp_path / "nowhere")
     assert dpsgd.load_data(None).name == "scikit-learn digits"
     with pytest.raises(ValueError, match="dataset-fashion-mnist"):
         dpsgd.load_data(None, dataset="fashion-mnist")

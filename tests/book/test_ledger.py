@@ -143,7 +143,7 @@ def test_committed_ledger_fails_only_where_known_and_every_entry_is_honest():
     for e in entries:  # a failure is stated with its reason on the ledger page, never hidden
         if e["id"] in failing:
             assert e["reason"], e["id"]
-    problems = ledger.audit(entries, papers=_papers())
+    problems = ledger.audit(entries, papers=_papers(), claims_table=ledger.claims())
     assert not problems, "\n".join(problems)
 
 
@@ -206,3 +206,135 @@ def test_a_results_folder_from_the_environment_is_validated(tmp_path, monkeypatc
         monkeypatch.setenv("ACCOUNTLIB_RESULTS", bad)
         with pytest.raises(ValueError, match="ACCOUNTLIB_RESULTS must"):
             ledger.ledger_path()
+
+
+CLAIMS = """
+[claims."a.printed"]
+source = "Paper §1"
+paper = "0.19"
+quote = "it is $0.19$ here."
+tolerance = "printed"
+
+[claims."a.explained"]
+source = "Paper §2"
+paper = "6.013"
+quote = "near 6.013"
+tolerance = "printed"
+explanation = "ours maximises another quantity, at s = {s}"
+
+[[claims."a.explained".checks]]
+claim = "the other quantity peaks at 6.013"
+expected = "6.013"
+tolerance = "printed"
+
+[[claims."a.explained".checks]]
+claim = "a computed expectation"
+tolerance = "abs:0.02"
+
+[claims."a.derived"]
+source = "derived here: by hand"
+basis = "derived here"
+tolerance = "exact"
+
+[claims."a.timing"]
+source = "Paper, Abstract"
+paper = "1824"
+quote = "a 1,824-fold speedup"
+reason = "a timing on the authors' machines ({where})"
+
+[claims."a.trend"]
+source = "Paper §4: a p-value{tested}"
+paper = "7.06e-4"
+compared = "<0.05"
+quote = "p = 7.06e-4"
+tolerance = "bound"
+reason = "too few seeds ({seeds})"
+"""
+
+
+@pytest.fixture
+def claims_file(tmp_path):
+    path = tmp_path / "claims.toml"
+    path.write_text(CLAIMS, encoding="utf-8")
+    return path
+
+
+def test_reproduce_reads_the_claim_and_judges_what_was_computed(tmp_path, claims_file):
+    where = tmp_path / "ledger.json"
+    entries = ledger.reproduce(
+        {"a.printed": 0.1896, "a.explained": {"ours": 6.053, "fields": {"s": "0.2"}},
+         "a.derived": {"ours": "12", "paper": "12"}},
+        checks={"a.explained": ["6.0131", {"ours": 6.05, "expected": "6.04"}]},
+        not_reproducible={"a.timing": {"ours": "3 s", "fields": {"where": "theirs"}}},
+        path=where, claims_path=claims_file)
+    by_id = {e["id"]: e for e in entries}
+    assert by_id["a.printed"]["verdict"] == "pass" and by_id["a.printed"]["quote"] == "it is $0.19$ here."
+    assert by_id["a.explained"]["verdict"] == "explained" and by_id["a.explained"]["note"].endswith("s = 0.2")
+    assert [c["expected"] for c in by_id["a.explained"]["checks"]] == ["6.013", "6.04"]
+    assert by_id["a.derived"]["verdict"] == "pass" and by_id["a.derived"]["basis"] == "derived here"
+    assert by_id["a.timing"]["verdict"] == "not reproducible here" and by_id["a.timing"]["reason"].endswith("(theirs)")
+    assert ledger.claim("a.printed", claims_file)["paper"] == "0.19"
+    assert [e["id"] for e in ledger.load(where)] == ["a.printed", "a.explained", "a.derived", "a.timing"]
+
+
+@pytest.mark.parametrize("values, kwargs, message", [
+    ({"nope": 1}, {}, "unknown claim 'nope'"),
+    ({}, {"not_reproducible": ["nope"]}, "unknown claim 'nope'"),
+    ({"a.printed": None}, {}, "has no computed value"),
+    ({"a.explained": 6.05}, {}, "2 check value(s) expected"),
+    ({"a.explained": 6.05}, {"checks": {"a.explained": ["6.013", 6.05]}}, "has no expected value"),
+    ({"a.derived": "12"}, {}, "no 'paper'"),
+    ({"a.printed": {"ours": 0.19, "paper": "0.2"}}, {}, "'paper' is in the data file"),
+    ({}, {"not_reproducible": ["a.printed"]}, "gives no reason"),
+    ({"a.printed": {"ours": 0.19, "quote": "x"}}, {}, "unknown keys ['quote']"),
+])
+def test_reproduce_refuses_an_unknown_id_or_a_missing_value(tmp_path, claims_file, values, kwargs, message):
+    where = tmp_path / "ledger.json"
+    with pytest.raises(ValueError) as raised:
+        ledger.reproduce(values, path=where, claims_path=claims_file, **kwargs)
+    assert message in str(raised.value) and "\n" not in str(raised.value)
+    assert not where.exists()  # nothing recorded before everything is checked
+    with pytest.raises(ValueError, match="unknown claim 'nope'"):
+        ledger.claim("nope", claims_file)
+
+
+def test_reproduce_leaves_the_file_untouched_when_the_values_agree(tmp_path, claims_file):
+    where = tmp_path / "ledger.json"
+    ledger.reproduce({"a.printed": 0.1896}, path=where, claims_path=claims_file)
+    text, mtime = where.read_text(), where.stat().st_mtime_ns
+    ledger.reproduce({"a.printed": 0.1896 * (1 + 1e-15)}, path=where, claims_path=claims_file)
+    ledger.reproduce({"a.printed": 0.1901}, path=where, claims_path=claims_file)  # within the printed digits
+    assert where.read_text() == text and where.stat().st_mtime_ns == mtime
+    ledger.reproduce({"a.printed": 0.1951}, path=where, claims_path=claims_file)  # rounds to 0.20: fails
+    assert where.read_text() != text and ledger.load(where)[0]["verdict"] == "fail"
+
+
+def test_audit_finds_claims_no_chapter_recorded_and_entries_without_a_claim(tmp_path, claims_file):
+    where = tmp_path / "ledger.json"
+    ledger.reproduce({"a.printed": 0.19}, path=where, claims_path=claims_file)
+    ledger.record("orphan", source="Paper §3", paper="1", ours=1, tolerance="exact", quote="1", path=where)
+    problems = ledger.audit(ledger.load(where), claims_table=ledger.claims(claims_file))
+    assert "orphan: a ledger entry without a claim in the data file" in problems
+    assert {p.split(":")[0] for p in problems if "no chapter recorded" in p} == {"a.explained", "a.derived", "a.timing",
+                                                                                "a.trend"}
+
+
+def test_a_claim_not_yet_testable_is_compared_with_its_bound_once_tested(tmp_path, claims_file):
+    where = tmp_path / "ledger.json"
+    untested, = ledger.reproduce(not_reproducible={"a.trend": {"ours": None, "fields": {"tested": "", "seeds": 2}}},
+                                 path=where, claims_path=claims_file)
+    assert untested["paper"] == "7.06e-4" and untested["reason"] == "too few seeds (2)"
+    tested, = ledger.reproduce({"a.trend": {"ours": "0.01", "fields": {"tested": " (ours must be significant)"}}},
+                               path=where, claims_path=claims_file)
+    assert tested["paper"] == "<0.05" and tested["verdict"] == "pass" and tested["source"].endswith("significant)")
+
+
+def test_the_claims_file_reads_well():
+    """Every claim of the book's data file is complete: a source, a tolerance or a reason, a quote for the paper."""
+    table = ledger.claims()
+    assert len(table) >= 80
+    for name, data in table.items():
+        assert data.get("source"), name
+        assert "tolerance" in data or "reason" in data or "tolerance_reason" in data, name  # a computed tolerance says why
+        if data.get("basis", "paper") == "paper":
+            assert data.get("quote"), name

@@ -185,7 +185,7 @@ def test_measured_code_is_what_the_benchmark_imports():
             "accountlib/theory/profiles.py", "accountlib/infrastructure/numbers.py"} <= engine
     assert not any(p.startswith(("accountlib/cli", "accountlib/applications/explorers")) for p in engine)
     dpsgd = {p.relative_to(ROOT).as_posix() for p in provenance.measured_files(provenance.MEASURED["results_dpsgd.json"])}
-    assert "book/accountbook/dpsgd.py" in dpsgd and "accountlib/engine/tails.py" not in dpsgd
+    assert "book/accountbook/dpsgd/training.py" in dpsgd and "accountlib/engine/tails.py" not in dpsgd
 
 
 def test_library_hash_follows_the_code(tmp_path):

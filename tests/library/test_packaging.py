@@ -35,7 +35,8 @@ PACKAGES = {"accountlib": (ROOT / "accountlib", PROJECT, {"accountlib"}),
 #: The modules of a feature whose third-party imports come from an extra (each such import is inside a
 #: function, so the bare package still imports them); every other module needs only its package's core.
 FEATURE_EXTRAS = {
-    "book/accountbook/dpsgd.py": "dpsgd",
+    "book/accountbook/dpsgd/data.py": "dpsgd",  # scikit-learn's digits
+    "book/accountbook/dpsgd/training.py": "dpsgd",  # torch, opacus
     "accountlib/infrastructure/executor.py": "dist",
 }
 

@@ -1,0 +1,228 @@
+"""Training: the paper's CNN, one DP-SGD run (Opacus or torch.func per-sample gradients), the paired zCDP /
+RDP / clipping-only runs of one setting and seed, stored once, and the sweep's jobs."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from .data import Dataset, data_slug, load_data
+from .results import PAPER_TARGETS, _cached_run, _clip_only_path, paper_settings, result_path
+
+LEARNING_RATE = 0.05
+WEIGHT_DECAY = 1e-4
+SCHEDULE_STEPS = 2000
+CLIP = 1.0
+EVAL_EVERY = 25  # test metrics every 25 steps, as in the paper (Appendix D.4.1)
+
+
+def build_model(image_size: int, classes: int = 10):
+    """Two convolution + max-pool stages, a 64-unit hidden layer, no batch norm."""
+    from torch import nn
+
+    side = image_size // 4
+    return nn.Sequential(
+        nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Flatten(), nn.Linear(32 * side * side, 64), nn.ReLU(), nn.Linear(64, classes),
+    )
+
+
+def _evaluate(model, x, y) -> tuple[float, float]:
+    import torch
+
+    model.eval()
+    with torch.no_grad():
+        logits = model(torch.from_numpy(x))
+        loss = torch.nn.functional.cross_entropy(logits, torch.from_numpy(y)).item()
+        accuracy = (logits.argmax(1).numpy() == y).mean().item()
+    model.train()
+    return accuracy, loss
+
+
+PER_SAMPLE_MODES = ("vmap", "opacus")
+
+
+def train_run(data: Dataset, *, q: float, steps: int, noise_multiplier: float, seed: int,
+              eval_every: int = EVAL_EVERY, per_sample: str = "vmap") -> dict:
+    """One DP-SGD run; returns the final test accuracy and cross-entropy and the evaluation history.
+
+    ``seed`` fixes the initialisation, the Poisson sampling stream and the noise stream, so runs with
+    the same seed and different ``noise_multiplier`` are paired (the noise is z·C·N with shared N).
+
+    ``per_sample`` chooses how the per-example gradients are computed; both give the same DP-SGD step
+    (Opacus's flat clipping ``min(1, C/(‖g_i‖ + 1e-6))``, noise ``z·C·N(0, I)`` drawn parameter by
+    parameter from the noise generator, division by the expected batch size ``qN``), to float rounding:
+
+    * ``"vmap"`` (default): ``torch.func.vmap(grad(...))`` over the minibatch, then clipping and noise
+      here — faster than Opacus's hooks on a CPU (the measured ratio is in ``benchmarks/RESULTS_dpsgd.md``);
+    * ``"opacus"``: Opacus's ``PrivacyEngine`` with its backward hooks (the paper's implementation).
+
+    Both sample minibatches with Opacus's Poisson sampler (``DPDataLoader``) from the same generator.
+    """
+    import warnings
+
+    import torch
+    from opacus.data_loader import DPDataLoader
+    from torch.utils.data import TensorDataset
+
+    if not 0 < q <= 1:
+        raise ValueError(f"q must be in (0, 1]; got {q!r}")
+    if per_sample not in PER_SAMPLE_MODES:
+        raise ValueError(f"per_sample must be one of {PER_SAMPLE_MODES}; got {per_sample!r}")
+    if not (isinstance(steps, int) and steps >= 1):
+        raise ValueError(f"steps must be a positive integer; got {steps!r}")
+    if not (math.isfinite(noise_multiplier) and noise_multiplier >= 0):
+        raise ValueError(f"noise_multiplier must be finite and >= 0; got {noise_multiplier!r}")
+    torch.manual_seed(seed)
+    model = build_model(data.x_train.shape[-1])
+    dataset = TensorDataset(torch.from_numpy(data.x_train), torch.from_numpy(data.y_train))
+    sampling = torch.Generator().manual_seed(10_000 + seed)
+    noise = torch.Generator().manual_seed(20_000 + seed)
+    loader = DPDataLoader(dataset, sample_rate=q, generator=sampling)
+    optimizer = torch.optim.SGD(model.parameters(), lr=LEARNING_RATE, momentum=0.0, weight_decay=WEIGHT_DECAY)
+    expected_batch_size = q * len(dataset)
+    if per_sample == "opacus":
+        from opacus import PrivacyEngine
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # Opacus warns about secure RNG: this is a study, not a deployment
+            engine = PrivacyEngine()
+            model, optimizer, loader = engine.make_private(
+                module=model, optimizer=optimizer, data_loader=loader, noise_multiplier=noise_multiplier,
+                max_grad_norm=CLIP, poisson_sampling=False, noise_generator=noise)
+        optimizer.expected_batch_size = expected_batch_size  # divide by qN exactly
+        schedule = torch.optim.lr_scheduler.LambdaLR(optimizer.original_optimizer, _cosine)
+        criterion = torch.nn.CrossEntropyLoss()
+        empty_criterion = torch.nn.CrossEntropyLoss(reduction="sum")
+
+        def step_on(xb, yb):
+            optimizer.zero_grad()
+            # an empty Poisson batch still needs its (empty) per-sample gradients: Opacus then adds the noise
+            # alone, as DP-SGD prescribes; the sum-reduced loss of an empty batch is 0, not nan
+            loss = criterion(model(xb), yb) if len(yb) else empty_criterion(model(xb), yb)
+            loss.backward()
+            optimizer.step()
+    else:
+        schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, _cosine)
+        clipped_sum = _vmap_clipped_sum(model)
+
+        def step_on(xb, yb):
+            summed = clipped_sum(xb, yb)
+            with torch.no_grad():
+                for p, g in zip(model.parameters(), summed):
+                    if noise_multiplier:
+                        g = g + torch.normal(mean=0, std=noise_multiplier * CLIP, size=g.shape, generator=noise)
+                    p.grad = g / expected_batch_size
+            optimizer.step()
+
+    history, step = [], 0
+    while step < steps:
+        for xb, yb in loader:
+            step_on(xb, yb)
+            schedule.step()
+            step += 1
+            if step % eval_every == 0 or step == steps:
+                accuracy, loss = _evaluate(model, data.x_test, data.y_test)
+                history.append({"step": step, "accuracy": accuracy, "cross_entropy": loss})
+            if step >= steps:
+                break
+    return {"accuracy": history[-1]["accuracy"], "cross_entropy": history[-1]["cross_entropy"], "history": history}
+
+
+def _cosine(t: int) -> float:
+    """The paper's learning-rate factor: a cosine schedule over SCHEDULE_STEPS, flat at 0 afterwards."""
+    return 0.5 * (1 + math.cos(math.pi * min(t, SCHEDULE_STEPS) / SCHEDULE_STEPS))
+
+
+def _vmap_clipped_sum(model):
+    """A function (x, y) -> per-parameter sums of per-example gradients, each clipped to norm CLIP.
+
+    Per-example gradients come from ``torch.func.vmap(torch.func.grad(loss of one example))``; the
+    clipping factor is Opacus's, ``min(1, C / (‖g_i‖₂ + 1e-6))`` with ‖g_i‖ over all parameters. An empty
+    batch gives zero sums (DP-SGD then steps on the noise alone).
+    """
+    import torch
+    from torch.func import functional_call, grad, vmap
+
+    names = [name for name, _ in model.named_parameters()]
+
+    def loss_one(params, x, y):
+        logits = functional_call(model, params, (x.unsqueeze(0),))
+        return torch.nn.functional.cross_entropy(logits, y.unsqueeze(0))
+
+    per_example = vmap(grad(loss_one), in_dims=(None, 0, 0))
+
+    def clipped_sum(xb, yb):
+        params = {name: p.detach() for name, p in model.named_parameters()}
+        if len(yb) == 0:
+            return [torch.zeros_like(params[name]) for name in names]
+        grads = per_example(params, xb, yb)
+        norms = torch.stack([grads[name].reshape(len(yb), -1).norm(2, dim=-1) for name in names], dim=1).norm(2, dim=1)
+        factor = (CLIP / (norms + 1e-6)).clamp(max=1.0)
+        return [torch.einsum("i,i...", factor, grads[name]) for name in names]
+
+    return clipped_sum
+
+
+def paired_runs(data: Dataset, *, q: float, steps: int, epsilon: float, delta: float, seed: int,
+                eval_every: int = EVAL_EVERY, clip_only: dict | None = None) -> dict:
+    """The zCDP-calibrated, RDP-calibrated and clipping-only runs of one setting and seed (paired).
+
+    ``clip_only`` reuses a clipping-only run of the same (q, steps, seed) — it does not depend on the
+    privacy target — instead of training it again.
+    """
+    from accountlib.theory.rdp import calibrate_dpsgd
+
+    z_rdp = calibrate_dpsgd(q, steps, epsilon, delta, "rdp")
+    z_zcdp = calibrate_dpsgd(q, steps, epsilon, delta, "zcdp")
+    common = dict(q=q, steps=steps, seed=seed, eval_every=eval_every)
+    runs = {"rdp": train_run(data, noise_multiplier=z_rdp, **common),
+            "zcdp": train_run(data, noise_multiplier=z_zcdp, **common),
+            "clip_only": clip_only if clip_only is not None else train_run(data, noise_multiplier=0.0, **common)}
+    return {"q": q, "steps": steps, "epsilon": epsilon, "delta": delta, "seed": seed, "z_rdp": z_rdp,
+            "z_zcdp": z_zcdp, "data": data.name, "train_size": int(len(data.y_train)),
+            "test_size": int(len(data.y_test)), "runs": runs}
+
+
+def run_setting(data: Dataset, *, q: float, steps: int, epsilon: float, delta: float, seed: int, out_dir,
+                eval_every: int = EVAL_EVERY) -> dict:
+    """The paired zCDP / RDP / clipping-only runs of one setting and seed, written to one JSON file.
+
+    Re-running returns the stored file without training. The clipping-only run does not depend on the
+    privacy target, so it is stored once under ``out_dir/clip_only/`` and shared by both targets (as in
+    the paper, Appendix D.4.1). Files are written atomically: an interrupted sweep loses only the run
+    in flight.
+    """
+    path = result_path(out_dir, epsilon=epsilon, delta=delta, q=q, steps=steps, seed=seed)
+
+    def train_all() -> dict:
+        clip_only = _cached_run(_clip_only_path(out_dir, q=q, steps=steps, seed=seed, data_name=data.name),
+                                lambda: train_run(data, q=q, steps=steps, noise_multiplier=0.0, seed=seed,
+                                                  eval_every=eval_every))
+        return paired_runs(data, q=q, steps=steps, epsilon=epsilon, delta=delta, seed=seed, eval_every=eval_every,
+                           clip_only=clip_only)
+
+    return _cached_run(path, train_all)
+
+
+def train_job(q: float, steps: int, seed: int, targets, out_dir, data_dir=None, dataset: str = "auto",
+              threads: int = 1) -> list[str]:
+    """One sweep job: every target of one setting and seed, stored under ``out_dir/<data set>/``.
+
+    The clipping-only run is trained first and shared by the targets (see :func:`run_setting`); runs
+    already stored are skipped, so a rerun resumes. ``threads`` torch threads (one per worker on a
+    local pool). Returns the paths written. Used by ``python -m accountlib sweep dpsgd``.
+    """
+    import torch
+
+    torch.set_num_threads(int(threads))
+    data = load_data(data_dir, dataset=dataset)
+    folder = Path(out_dir) / data_slug(data.name)
+    written = []
+    for epsilon, delta in targets:
+        run_setting(data, q=float(q), steps=int(steps), epsilon=float(epsilon), delta=float(delta), seed=int(seed),
+                    out_dir=folder)
+        written.append(str(result_path(folder, epsilon=float(epsilon), delta=float(delta), q=float(q),
+                                       steps=int(steps), seed=int(seed))))
+    return written
