@@ -7,6 +7,12 @@ The front door: the names a user needs, re-exported one by one from the modules 
 >>> (point,) = pair.delta([1], rel_tol=1e-6)
 >>> point.error_bound <= 1e-6 * point.delta
 True
+>>> eps = accountlib.epsilon(pair, "1e-6")           # the certified ε for δ = 1e-6, an interval
+>>> eps.upper - eps.lower <= 1e-9
+True
+>>> c = accountlib.calibrate(["1/2", "1/3"], accountlib.ApproximateDP(1, "1e-6"))
+>>> c.proven_smallest                               # holds at c.scale, fails one grid step below
+True
 
 Five layers, each importing only the layers below it (import-linter contracts in ``pyproject.toml``; see
 the README, "Layout"):
@@ -30,6 +36,8 @@ from __future__ import annotations
 
 from .engine.front import CertifiedTails, tail_probabilities, tail_probability
 from .engine.results import TailResult
+from .theory.calibration import (Allocation, ApproximateDP, Calibration, EpsilonInterval, GaussianDP, TradeoffCurve,
+                                 allocate, calibrate, epsilon)
 from .theory.conversions import zcdp_delta, zcdp_epsilon
 from .theory.profiles import MAX_EPSILON, DeltaPoint, ShiftPair, TradeoffPoint
 
@@ -37,6 +45,15 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ShiftPair",
+    "epsilon",
+    "calibrate",
+    "allocate",
+    "ApproximateDP",
+    "GaussianDP",
+    "TradeoffCurve",
+    "EpsilonInterval",
+    "Calibration",
+    "Allocation",
     "DeltaPoint",
     "TradeoffPoint",
     "MAX_EPSILON",

@@ -136,8 +136,8 @@ def _budgets_file(path: str) -> tuple[list[Fraction], list[int] | None]:
     return budgets, (shifts if len(header) == 2 else None)
 
 
-def _add_pair_argument(parser) -> None:
-    which = parser.add_mutually_exclusive_group(required=True)
+def _add_pair_argument(parser, group=None) -> None:
+    which = parser.add_mutually_exclusive_group(required=True) if group is None else group
     which.add_argument("--pair", nargs=2, action=_Once, type=_allocation, metavar=("K", "L"),
                        help="DHC allocation numbers, 1..43 (the budgets of allocations K and L together)")
     which.add_argument("--rho", nargs="+", action=_Once, type=_budget, metavar="R",
@@ -217,8 +217,10 @@ def _parser() -> argparse.ArgumentParser:
                        "tolerance is an error (exit 2)")
     trade.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
 
+    from .calibrate import add_calibration_parsers
     from .sweep import add_sweep_parser  # here, not at the top: delta and tradeoff do not need it
 
+    add_calibration_parsers(sub)
     add_sweep_parser(sub)
     return parser
 

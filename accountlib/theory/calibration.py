@@ -1,0 +1,622 @@
+"""Calibration with a certificate: the ε of a δ, and the smallest noise that meets a privacy target.
+
+Every answer here is decided by certified values of the exact privacy profile δ(ε) of a composition of
+discrete Gaussian mechanisms (:class:`~accountlib.theory.profiles.ShiftPair`; sieve paper §2–§4), never by
+floats compared with floats:
+
+* :func:`epsilon` — for a target δ, an interval [ε_lo, ε_hi] no wider than the tolerance, with δ(ε_hi) ≤ δ
+  certified (the composition is (ε_hi, δ)-DP) and δ(ε_lo) > δ certified (it is not (ε_lo, δ)-DP);
+* :func:`calibrate` — for budgets ρ_i (the shape of a release) and a target, the smallest variance multiplier v
+  on a grid of step h (every σ_i² = 1/ρ_i becomes v/ρ_i) at which the target holds with its certified bound,
+  and a certified failure of the target at v − h;
+* :func:`allocate` — per-query budgets that minimise Σ w_i σ_i² subject to the exact target: the zCDP optimum
+  (ρ_i ∝ √w_i / s_i), snapped to a coarse rational grid the engine handles, calibrated exactly, then improved
+  over the family ρ_i ∝ w_i^γ where the exact curve rewards another shape.
+
+Targets (:class:`ApproximateDP`, :class:`GaussianDP`, :class:`TradeoffCurve`) all reduce to finitely many
+*levels*: an ε with the largest δ(ε) the target allows there and the δ above which it certainly fails. For a
+trade-off curve g given as points (convex, decreasing) this is exact duality (unifying paper, Prop. 2.2 /
+Dong, Roth and Su's f-DP): f ≥ g on [0, 1] if and only if, for the slope −e^ε of each segment,
+δ_f(ε) ≤ 1 − β − e^ε α at the segment's ends, so the check holds *between* the points and in the tail, not only
+on a grid. Segments flatter than −1 are checked on the reflected curve g⁻¹, which suffices because every
+composition here is symmetric (f = f⁻¹: the pair N_Z(0, σ²), N_Z(s, σ²) is swapped by x ↦ s − x). A μ-GDP
+target is checked through chords of G_μ, which lie above G_μ, and fails against G_μ's own exact profile
+δ_μ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) (Dong, Roth and Su 2022, Cor. 2.13).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import mpmath
+
+from ..infrastructure.numbers import ResourceLimitError, as_positive_fraction, as_tolerance
+from .profiles import SMALLEST_REL_TOL, DeltaPoint, ShiftPair
+
+__all__ = ["ApproximateDP", "GaussianDP", "TradeoffCurve", "Level", "LevelCheck", "EpsilonInterval", "Calibration",
+           "Allocation", "epsilon", "calibrate", "allocate", "zcdp_rho_for"]
+
+_DIGITS = 60  # working precision of the levels' arithmetic (the engine's values carry their own)
+_MARGIN = mpmath.mpf(10) ** -45  # relative slack that keeps a level's rounding on the safe side
+
+
+def _fraction(value, name: str) -> Fraction:
+    return as_positive_fraction(value, name)
+
+
+def _probability(value, name: str) -> Fraction:
+    value = _fraction(value, name)
+    if not value < 1:
+        raise ValueError(f"{name} must be in (0, 1); got {float(value)!r}")
+    return value
+
+
+def _mpf(x: Fraction) -> mpmath.mpf:
+    return mpmath.mpf(x.numerator) / x.denominator
+
+
+# -- targets ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Level:
+    """One ε of a target: it holds there when δ(ε) + bound ≤ ``allowed``, and certainly fails when
+    δ(ε) − bound > ``witness`` (the target's own δ at ε; ``allowed`` ≤ ``witness``)."""
+
+    epsilon: Fraction
+    allowed: mpmath.mpf
+    witness: mpmath.mpf
+
+
+@dataclass(frozen=True)
+class ApproximateDP:
+    """(ε, δ)-DP: δ(ε) ≤ δ."""
+
+    epsilon: Fraction
+    delta: Fraction
+
+    def __init__(self, epsilon, delta):
+        object.__setattr__(self, "epsilon", _fraction(epsilon, "epsilon"))
+        object.__setattr__(self, "delta", _probability(delta, "delta"))
+
+    def levels(self) -> list[Level]:
+        with mpmath.workdps(_DIGITS):
+            d = _mpf(self.delta)
+        return [Level(self.epsilon, d, d)]
+
+    def __str__(self) -> str:
+        return f"({float(self.epsilon):g}, {float(self.delta):g})-DP"
+
+
+def _segment_levels(points: list[tuple[Fraction, Fraction]], witness_of) -> list[Level]:
+    """The levels of the convex piecewise-linear curve through ``points`` (α increasing, β decreasing): one per
+    segment of slope ≤ −1 (ε = log(−slope)), and one per segment of slope in (−1, 0) on the reflected curve."""
+    levels = {}
+    with mpmath.workdps(_DIGITS):
+        for (a0, b0), (a1, b1) in zip(points, points[1:]):
+            slope = (b1 - b0) / (a1 - a0)
+            if slope == 0:
+                continue  # the flat end at β = 0 (checked by the caller): nothing to hold
+            ends = [(a0, b0), (a1, b1)] if slope <= -1 else [(b1, a1), (b0, a0)]  # reflected: (β, α)
+            steep = -slope if slope <= -1 else -1 / slope
+            # any ε gives a valid supporting line of f; the nearest short rational to log(steepness) from below
+            eps = Fraction(math.log(float(steep))).limit_denominator(10**6) if steep > 1 else Fraction(1, 10**9)
+            eps = max(eps, Fraction(1, 10**9))
+            growth = mpmath.exp(_mpf(eps))
+            allowed = min(1 - _mpf(b) - growth * _mpf(a) for a, b in ends)
+            allowed -= _MARGIN * (1 + growth)
+            key = eps
+            witness = witness_of(eps, slope <= -1)
+            if key not in levels or allowed < levels[key].allowed:
+                levels[key] = Level(eps, allowed, witness)
+    return [levels[k] for k in sorted(levels)]
+
+
+#: The slack η on β: no finite set of levels can show f ≥ g right at α = 0, where both are 1, so a trade-off target
+#: is checked as f ≥ max(g − η, 0): every certified β may fall short of g by at most η = 1e-30, as every stored
+#: β of the library carries an absolute error bound (the census files' trade-off tolerance is 1e-25).
+TAIL_SLACK = Fraction(1, 10**30)
+
+
+@dataclass(frozen=True)
+class TradeoffCurve:
+    """f ≥ g, g the convex piecewise-linear trade-off curve through ``points`` (α, β): α from 0 increasing, β
+    decreasing; a last point with β > 0 is joined to (1, 0). Checked between the points and in the tails
+    (module docstring), not only at them, to within :data:`TAIL_SLACK` on β."""
+
+    points: tuple
+
+    def __init__(self, points):
+        if isinstance(points, (str, bytes)) or not hasattr(points, "__iter__"):
+            raise ValueError(f"points must be a list of (alpha, beta) pairs; got {points!r}")
+        parsed = []
+        for i, item in enumerate(points):
+            try:
+                a, b = item
+            except (TypeError, ValueError):
+                raise ValueError(f"points[{i}] must be a pair (alpha, beta); got {item!r}") from None
+            a = Fraction(0) if a == 0 else _fraction(a, f"points[{i}] alpha")
+            b = Fraction(0) if b == 0 else _fraction(b, f"points[{i}] beta")
+            if a > 1 or b > 1:
+                raise ValueError(f"points[{i}] must lie in [0, 1]²; got ({float(a)!r}, {float(b)!r})")
+            parsed.append((a, b))
+        if len(parsed) < 1 or parsed[0][0] != 0:
+            raise ValueError("points must start at alpha = 0 (the curve's value there, at most 1)")
+        if parsed[-1][1] > 0:
+            if parsed[-1][0] == 1:
+                raise ValueError("points: a trade-off curve is 0 at alpha = 1; the last point has beta > 0 there")
+            parsed.append((Fraction(1), Fraction(0)))
+        for i, ((a0, b0), (a1, b1)) in enumerate(zip(parsed, parsed[1:])):
+            if not a1 > a0 or b1 > b0:
+                raise ValueError(f"points must have alpha increasing and beta non-increasing (at points[{i + 1}])")
+        slopes = [(b1 - b0) / (a1 - a0) for (a0, b0), (a1, b1) in zip(parsed, parsed[1:])]
+        for i, (s0, s1) in enumerate(zip(slopes, slopes[1:])):
+            if s1 < s0:
+                raise ValueError(f"points must form a convex curve (a trade-off function is convex); the slope "
+                                 f"falls from {float(s0):.6g} to {float(s1):.6g} at points[{i + 1}]")
+        object.__setattr__(self, "points", tuple(parsed))
+
+    def checked_points(self) -> list[tuple[Fraction, Fraction]]:
+        """The vertices of max(g − η, 0) (:data:`TAIL_SLACK`): convex like g, and below 1 at α = 0."""
+        points = []
+        for (a0, b0), (a1, b1) in zip(self.points, self.points[1:]):
+            if b0 <= TAIL_SLACK:
+                break
+            points.append((a0, b0 - TAIL_SLACK))
+            if b1 < TAIL_SLACK:  # the segment crosses β = η: its end at β = 0 on the lowered curve
+                points.append((a0 + (a1 - a0) * (b0 - TAIL_SLACK) / (b0 - b1), Fraction(0)))
+        if not points or points[-1][1] > 0:
+            points.append(self.points[-1] if self.points[-1][1] == 0 else (Fraction(1), Fraction(0)))
+        if points[-1][0] < 1:
+            points.append((Fraction(1), Fraction(0)))
+        return points
+
+    def _profile_at(self, eps: Fraction, curve) -> mpmath.mpf:
+        """δ_g(ε) = max over the vertices of 1 − β − e^ε α (of g, or of g⁻¹), rounded up."""
+        growth = mpmath.exp(_mpf(eps))
+        return max(1 - _mpf(b) - growth * _mpf(a) for a, b in curve) + _MARGIN * (1 + growth)
+
+    def levels(self) -> list[Level]:
+        points = self.checked_points()
+        reflected = [(b, a) for a, b in points]
+        return _segment_levels(points, lambda eps, steep: self._profile_at(eps, points if steep else reflected))
+
+    def __str__(self) -> str:
+        return f"trade-off curve through {len(self.points)} points"
+
+
+def gaussian_tradeoff(mu, alpha) -> mpmath.mpf:
+    """G_μ(α) = Φ(Φ⁻¹(1 − α) − μ), the trade-off function of μ-GDP (Dong, Roth and Su 2022, Def. 2.7)."""
+    return mpmath.ncdf(-mpmath.sqrt(2) * mpmath.erfinv(2 * alpha - 1) - mu) if 0 < alpha < 1 else mpmath.mpf(1 - alpha)
+
+
+def gaussian_profile(mu, eps) -> mpmath.mpf:
+    """δ_μ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2), the privacy profile of μ-GDP (Dong, Roth and Su 2022, Cor. 2.13)."""
+    return mpmath.ncdf(-eps / mu + mu / 2) - mpmath.exp(eps) * mpmath.ncdf(-eps / mu - mu / 2)
+
+
+@dataclass(frozen=True)
+class GaussianDP:
+    """μ-GDP: f ≥ G_μ. Checked through the chords of G_μ between ``chords`` + 1 points (they lie above G_μ, so
+    holding for them is sufficient), failed against G_μ's exact privacy profile."""
+
+    mu: Fraction
+    chords: int = 256
+
+    def __init__(self, mu, chords: int = 256):
+        object.__setattr__(self, "mu", _fraction(mu, "mu"))
+        if isinstance(chords, bool) or not isinstance(chords, int) or not 4 <= chords <= 4096:
+            raise ValueError(f"chords must be a whole number in 4..4096; got {chords!r}")
+        object.__setattr__(self, "chords", chords)
+
+    def curve(self) -> TradeoffCurve:
+        """Points on or above G_μ (β rounded up), from (0, 1) to (1, 0): α = Φ(−z), β = Φ(z − μ) on a grid of z
+        symmetric about μ/2, so that the points are symmetric under reflection (G_μ = G_μ⁻¹)."""
+        with mpmath.workdps(_DIGITS):
+            mu = _mpf(self.mu)
+            # the outermost chords end where α (or β) is 1e-10·η: there the first chord's level asks δ(ε) ≤ ~η
+            span = mu / 2 - mpmath.sqrt(2) * mpmath.erfinv(2 * _mpf(TAIL_SLACK) / 10**10 - 1)
+            points = [(Fraction(0), Fraction(1))]
+            for k in range(1, self.chords):
+                z = mu / 2 + span * (mpmath.mpf(2 * k) / self.chords - 1)
+                alpha = Fraction(int(mpmath.floor(mpmath.ncdf(-z) * 10**45)), 10**45)
+                if not 0 < alpha < 1:
+                    continue
+                beta = Fraction(int(mpmath.ceil(gaussian_tradeoff(mu, _mpf(alpha)) * 10**45)) + 1, 10**45)
+                points.append((alpha, min(beta, Fraction(1))))
+            points.append((Fraction(1), Fraction(0)))
+        return TradeoffCurve(_convex_points(sorted(points)))
+
+    def levels(self) -> list[Level]:
+        curve = self.curve()
+        with mpmath.workdps(_DIGITS):
+            mu = _mpf(self.mu)
+            eta = _mpf(TAIL_SLACK)  # the slack the chords were lowered by: G_μ − η fails beyond δ_μ + η
+            return [Level(lv.epsilon, lv.allowed,
+                          gaussian_profile(mu, _mpf(lv.epsilon)) * (1 + _MARGIN) + _MARGIN + eta)
+                    for lv in curve.levels()]
+
+    def witness_levels(self, count: int = 200) -> list[Level]:
+        """Levels for showing failure only (they never hold): δ_μ(ε) + η on a grid of ``count`` ε from 1/1000 to
+        where δ_μ is about η — denser than the chords' ε, where the exact curve may first cross G_μ."""
+        with mpmath.workdps(_DIGITS):
+            mu, eta = _mpf(self.mu), _mpf(TAIL_SLACK)
+            top = mu * mu / 2 + mu * mpmath.sqrt(2 * mpmath.log(1 / eta))
+            levels = []
+            for k in range(count):
+                eps = Fraction(mpmath.nstr(top * (k + 1) / count, 12)).limit_denominator(10**9)
+                levels.append(Level(eps, mpmath.mpf(-1), gaussian_profile(mu, _mpf(eps)) * (1 + _MARGIN) + _MARGIN + eta))
+            return levels
+
+    def __str__(self) -> str:
+        return f"{float(self.mu):g}-GDP"
+
+
+def _convex_points(points):
+    """The points, less any that rounding pushed off convexity (a middle point above the chord of its
+    neighbours): the chords between the remaining points, all on or above the convex G_μ, still lie above it."""
+    kept = []
+    for p in points:
+        if kept and (p[0] == kept[-1][0] or p[1] > kept[-1][1]):  # rounding made two points one
+            continue
+        kept.append(p)
+        while len(kept) >= 3:
+            (a0, b0), (a1, b1), (a2, b2) = kept[-3:]
+            if (b1 - b0) * (a2 - a1) > (b2 - b1) * (a1 - a0):  # the slope falls at the middle point
+                del kept[-2]
+            else:
+                break
+    return kept
+
+
+def _levels_of(target) -> list[Level]:
+    targets = list(target) if isinstance(target, (list, tuple)) else [target]
+    if not targets:
+        raise ValueError("target must be a target or a non-empty list of targets")
+    levels = []
+    for t in targets:
+        if not hasattr(t, "levels"):
+            raise ValueError(f"target must be ApproximateDP, GaussianDP or TradeoffCurve (or a list of them); got "
+                             f"{type(t).__name__}")
+        levels += t.levels()
+    return levels
+
+
+# -- checking levels --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LevelCheck:
+    """A level against a certified δ(ε): ``status`` is "holds", "fails" or "undecided"."""
+
+    level: Level
+    point: DeltaPoint
+    status: str
+
+
+def _check(pair: ShiftPair, levels: list[Level], rel_tol: float) -> list[LevelCheck]:
+    """Each level decided by certified δ(ε), the tolerance tightened for levels the bound leaves undecided."""
+    checks: dict[int, LevelCheck] = {}
+    todo = list(range(len(levels)))
+    tol = rel_tol
+    while todo:
+        points = pair.delta([levels[i].epsilon for i in todo], rel_tol=tol)
+        undecided = []
+        for i, p in zip(todo, points):
+            lv = levels[i]
+            if p.delta + p.error_bound <= lv.allowed:
+                status = "holds"
+            elif p.delta - p.error_bound > lv.witness:
+                status = "fails"
+            else:
+                status = "undecided"
+                undecided.append(i)
+            checks[i] = LevelCheck(lv, p, status)
+        if tol <= SMALLEST_REL_TOL * 1.000001:
+            break
+        todo, tol = undecided, max(tol * 1e-6, SMALLEST_REL_TOL)
+    return [checks[i] for i in range(len(levels))]
+
+
+# -- ε for a δ -------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EpsilonInterval:
+    """The composition is (``upper``, δ)-DP (δ(upper) ≤ δ certified) and not (``lower``, δ)-DP (δ(lower) > δ
+    certified); ``upper`` − ``lower`` ≤ the tolerance asked. ``lower`` = 0 with ``at_lower`` None when δ(ε) ≤ δ
+    for every ε > 0 tried down to ``upper``."""
+
+    delta: Fraction
+    lower: Fraction
+    upper: Fraction
+    at_lower: DeltaPoint | None
+    at_upper: DeltaPoint
+
+    @property
+    def width(self) -> Fraction:
+        return self.upper - self.lower
+
+
+def _as_pair(composition, sensitivities=None) -> ShiftPair:
+    if isinstance(composition, ShiftPair):
+        if sensitivities is not None:
+            raise ValueError("sensitivities: give them to ShiftPair, not here, when composition is a ShiftPair")
+        return composition
+    return ShiftPair(composition, sensitivities=sensitivities)
+
+
+def zcdp_rho_for(epsilon, delta) -> Fraction:
+    """The largest ρ whose zCDP conversion ε = ρ + 2√(ρ log(1/δ)) (Bun and Steinke 2016, Prop. 1.3) is at most ε:
+    ρ = (√(log(1/δ) + ε) − √log(1/δ))², rounded down to 12 digits (a float here is only a starting point)."""
+    with mpmath.workdps(40):
+        L = -mpmath.log(_mpf(Fraction(delta)))
+        rho = (mpmath.sqrt(L + _mpf(Fraction(epsilon))) - mpmath.sqrt(L)) ** 2
+        return Fraction(int(mpmath.floor(rho * 10**12)), 10**12)
+
+
+def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitivities=None) -> EpsilonInterval:
+    """The certified ε for a target δ: an interval [lower, upper] of width ≤ ``abs_tol``.
+
+    ``composition`` is a :class:`~accountlib.theory.profiles.ShiftPair` or a list of budgets ρ_i (with optional
+    ``sensitivities``). δ(ε) is decreasing in ε; the interval is found by bisection on exact rationals, each
+    step decided by a certified δ(ε) (``rel_tol`` is the starting relative accuracy of each δ, tightened where a
+    bound cannot decide). Report ``upper``: the composition is (upper, δ)-DP, erring towards less privacy.
+
+    >>> from fractions import Fraction
+    >>> e = epsilon(["1/2", "1/3"], Fraction(1, 10**6), abs_tol=1e-6)
+    >>> e.width <= Fraction(1, 10**6) and e.at_upper.delta + e.at_upper.error_bound <= 1e-6
+    True
+    """
+    pair = _as_pair(composition, sensitivities)
+    delta = _probability(delta, "delta")
+    tol = Fraction(as_tolerance(abs_tol, "abs_tol", smallest=1e-30, largest=1.0))
+    rel_tol = as_tolerance(rel_tol, "rel_tol", smallest=SMALLEST_REL_TOL, largest=0.5)
+    level = ApproximateDP(1, delta).levels()[0]
+
+    def status(eps: Fraction) -> tuple[str, DeltaPoint]:
+        (c,) = _check(pair, [Level(eps, level.allowed, level.witness)], rel_tol)
+        return c.status, c.point
+
+    # an upper end: the zCDP conversion of the pair's ρ holds for every composition here; doubled until certified
+    upper = Fraction(math.ceil(float(pair.rho) + 2 * math.sqrt(float(pair.rho) * -math.log(float(delta)))) + 1)
+    state, at_upper = status(upper)
+    while state != "holds":
+        upper *= 2
+        if upper > 5000:
+            raise ArithmeticError(f"could not certify δ(ε) ≤ {float(delta):g} for any ε ≤ 5000")
+        state, at_upper = status(upper)
+    lower, at_lower = Fraction(0), None
+    probe = upper / 2
+    while probe >= tol / 4:  # a lower end whose failure is certified
+        state, point = status(probe)
+        if state == "holds":
+            upper, at_upper = probe, point
+            probe /= 2
+            continue
+        if state == "fails":
+            lower, at_lower = probe, point
+        break
+    while upper - lower > tol:
+        mid = (lower + upper) / 2
+        state, point = status(mid)
+        if state == "holds":
+            upper, at_upper = mid, point
+        elif state == "fails":
+            lower, at_lower = mid, point
+        else:  # δ(mid) equals δ within the finest bound: ε* is within a hair of mid; step to either side
+            shifted = mid + tol / 4
+            state, point = status(shifted)
+            if state == "holds":
+                upper, at_upper = shifted, point
+            else:
+                lower, at_lower = mid - tol / 4, status(mid - tol / 4)[1]
+    return EpsilonInterval(delta, lower, upper, at_lower, at_upper)
+
+
+# -- calibration -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The smallest variance multiplier on the grid ``step``·ℤ meeting the target.
+
+    At ``scale`` every level holds with its certified bound (``checks``); at ``scale − step`` the level in
+    ``failure`` certainly fails (None if no level could be shown to fail there: then ``scale`` is an upper bound
+    on the smallest noise, not proven smallest). ``rhos`` are the calibrated budgets ρ_i / scale.
+    ``zcdp_scale`` is the multiplier the zCDP rule gives for the same target (None where it has none), and
+    ``variance_saved`` = 1 − scale / zcdp_scale the share of variance the exact calibration gives back."""
+
+    scale: Fraction
+    step: Fraction
+    rhos: tuple
+    sensitivities: tuple
+    target: object
+    checks: tuple
+    failure: LevelCheck | None
+    zcdp_scale: Fraction | None
+    evaluations: int = 0
+
+    @property
+    def variance_saved(self) -> float | None:
+        return None if self.zcdp_scale is None else float(1 - self.scale / self.zcdp_scale)
+
+    @property
+    def proven_smallest(self) -> bool:
+        return self.failure is not None
+
+
+def _zcdp_scale(target, rho: Fraction) -> Fraction | None:
+    """v such that the composition with ρ' = rho / v meets ``target`` by the zCDP rule (the largest v over a list)."""
+    targets = list(target) if isinstance(target, (list, tuple)) else [target]
+    scales = []
+    for t in targets:
+        if isinstance(t, ApproximateDP):
+            scales.append(rho / zcdp_rho_for(t.epsilon, t.delta))
+        elif isinstance(t, GaussianDP):  # the Gaussian rule ρ = μ²/2, as used to calibrate GDP by zCDP
+            scales.append(rho / (t.mu ** 2 / 2))
+        else:
+            return None
+    return max(scales)
+
+
+def _round_step(value: Fraction) -> Fraction:
+    """``value`` rounded down to two significant decimal digits (a short grid step)."""
+    exponent = math.floor(math.log10(float(value))) - 1
+    unit = Fraction(10) ** exponent
+    return max(unit, math.floor(value / unit) * unit)
+
+
+def calibrate(composition, target, *, resolution=1e-3, rel_tol: float = 1e-6, sensitivities=None, step=None,
+              progress=None) -> Calibration:
+    """The smallest noise meeting ``target``, certified on both sides.
+
+    ``composition``: the release's budgets ρ_i (a list, with optional ``sensitivities``) or a ShiftPair: their
+    ratios are kept, and one variance multiplier v scales every σ_i² = 1/ρ_i to v/ρ_i. ``target``: an
+    :class:`ApproximateDP`, :class:`GaussianDP` or :class:`TradeoffCurve`, or a list of them (all must hold).
+    ``resolution``: the grid step of v relative to the zCDP calibration of the target (or to 1 where zCDP has
+    none), or ``step``, the grid step itself (an exact rational, for several compositions on one grid).
+    ``progress``: called with a line of text after each step, for long runs.
+
+    A target checked through chords (:class:`GaussianDP`) may leave ``proven_smallest`` False: the chords lie
+    above G_μ, so the returned scale is certified to meet G_μ but may exceed the smallest by the chords' slack
+    (more ``chords`` narrow it).
+
+    >>> c = calibrate(["1/2", "1/3"], ApproximateDP(1, "1e-6"))
+    >>> c.proven_smallest and all(k.status == "holds" for k in c.checks) and c.failure.status == "fails"
+    True
+    >>> 0 < c.variance_saved < 1       # less variance than the zCDP rule, with the certificate
+    True
+    """
+    pair = _as_pair(composition, sensitivities)
+    levels = _levels_of(target)
+    resolution = Fraction(as_tolerance(resolution, "resolution", smallest=1e-9, largest=0.5))
+    rel_tol = as_tolerance(rel_tol, "rel_tol", smallest=SMALLEST_REL_TOL, largest=0.5)
+    base, shifts = list(pair.rhos), list(pair.sensitivities)
+    zcdp = _zcdp_scale(target, pair.rho)
+    reference = zcdp if zcdp is not None else Fraction(1)
+    step = _round_step(reference * resolution) if step is None else _fraction(step, "step")
+    evaluations = 0
+    memo: dict[int, tuple[str, list[LevelCheck]]] = {}
+
+    def at(k: int):
+        nonlocal evaluations
+        if k not in memo:
+            if k <= 0:
+                raise ValueError("the target is met by no noise on this grid at all (k ≤ 0); check the target")
+            v = k * step
+            try:
+                checks = _check(ShiftPair([r / v for r in base], sensitivities=shifts), levels, rel_tol)
+            except ResourceLimitError:  # an engine this fine is refused at this scale: nothing decided here
+                checks = []
+            evaluations += 1
+            state = ("undecided" if not checks else "holds" if all(c.status == "holds" for c in checks) else
+                     "fails" if any(c.status == "fails" for c in checks) else "undecided")
+            memo[k] = (state, checks)
+            if progress is not None:
+                progress(f"v = {float(v):.6g}: {state}")
+        return memo[k]
+
+    hi = max(1, math.ceil(reference / step))
+    while at(hi)[0] != "holds":
+        hi *= 2
+        if hi * step > 10**12 * reference:
+            raise ArithmeticError("could not certify the target at any variance multiplier up to 1e12 times the "
+                                  "reference; is the target attainable (e.g. a trade-off curve above 1 − α)?")
+    lo = hi // 2
+    while lo > 0 and at(lo)[0] == "holds":
+        hi, lo = lo, lo // 2
+    while hi - lo > 1:
+        mid = (hi + lo) // 2
+        if at(mid)[0] == "holds":
+            hi = mid
+        else:
+            lo = mid
+    failure = None
+    if lo >= 1:
+        failure = next((c for c in at(lo)[1] if c.status == "fails"), None)
+        if failure is None and hasattr(target, "witness_levels"):  # GaussianDP: look for a crossing of G_μ
+            pair_below = ShiftPair([r / (lo * step) for r in base], sensitivities=shifts)
+            failure = next((c for c in _check(pair_below, target.witness_levels(), rel_tol) if c.status == "fails"),
+                           None)
+    scale = hi * step
+    return Calibration(scale, step, tuple(r / scale for r in base), tuple(shifts), target, tuple(at(hi)[1]),
+                       failure, zcdp, evaluations)
+
+
+# -- allocation ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Allocation:
+    """Per-query budgets meeting the target exactly (``calibration`` is their certificate), the loss Σ w_i σ_i²
+    = Σ w_i / ρ_i, and the loss of the zCDP-calibrated zCDP-optimal allocation for comparison."""
+
+    rhos: tuple
+    loss: Fraction
+    zcdp_loss: Fraction | None
+    exponent: float
+    calibration: Calibration
+    tried: tuple = field(default=())
+
+    @property
+    def loss_saved(self) -> float | None:
+        return None if self.zcdp_loss is None else float(1 - self.loss / self.zcdp_loss)
+
+
+def _shape(weights: list[Fraction], shifts: list[int], gamma: float, bits: int) -> list[Fraction]:
+    """ρ_i ∝ (w_i / s_i²)^γ — at γ = 1/2 the zCDP optimum √w_i / s_i — snapped down to multiples of max/2^bits
+    (a grid the lattice handles: few distinct numerators over one denominator)."""
+    raw = [(float(w) / s ** 2) ** gamma for w, s in zip(weights, shifts)]
+    top = max(raw)
+    unit = 2 ** bits
+    return [Fraction(max(1, math.floor(r / top * unit)), unit) for r in raw]
+
+
+def allocate(weights, target, *, sensitivities=None, resolution=1e-3, rel_tol: float = 1e-6, bits: int = 10,
+             exponents=(0.5, 0.4, 0.6, 0.45, 0.55), progress=None) -> Allocation:
+    """Budgets ρ_i minimising Σ w_i σ_i² (σ_i² = 1/ρ_i) subject to the exact, certified ``target``.
+
+    Starts from the zCDP optimum ρ_i ∝ √w_i / s_i (minimising Σ w_i/ρ_i at fixed Σ ρ_i s_i²), snapped down to
+    multiples of max/2^``bits``, calibrated exactly (:func:`calibrate`); then tries the shapes ρ_i ∝ w_i^γ for
+    the other ``exponents`` (where queries with small σ² gain more from the exact curve than zCDP credits) and
+    keeps the one with the least loss. The loss is compared with the zCDP-optimal allocation calibrated by the
+    zCDP rule (for (ε, δ) and GDP targets).
+
+    >>> a = allocate([1, 4, 9], ApproximateDP(1, "1e-6"))
+    >>> a.loss < a.zcdp_loss and a.calibration.proven_smallest
+    True
+    """
+    if isinstance(weights, (str, bytes)) or not hasattr(weights, "__iter__"):
+        raise ValueError(f"weights must be a list of positive numbers; got {weights!r}")
+    weights = [_fraction(w, f"weights[{i}]") for i, w in enumerate(weights)]
+    if not weights:
+        raise ValueError("weights must hold at least one weight")
+    shifts = [1] * len(weights) if sensitivities is None else list(sensitivities)
+    if len(shifts) != len(weights) or any(isinstance(s, bool) or not isinstance(s, int) or s < 1 for s in shifts):
+        raise ValueError("sensitivities must be one positive whole number per weight")
+    if isinstance(bits, bool) or not isinstance(bits, int) or not 1 <= bits <= 30:
+        raise ValueError(f"bits must be a whole number in 1..30; got {bits!r}")
+    best, tried = None, []
+    for gamma in exponents:
+        if not 0 < float(gamma) < 1:
+            raise ValueError(f"exponents must lie in (0, 1); got {gamma!r}")
+        shape = _shape(weights, shifts, float(gamma), bits)
+        c = calibrate(shape, target, resolution=resolution, rel_tol=rel_tol, sensitivities=shifts)
+        loss = sum(w / r for w, r in zip(weights, c.rhos))
+        tried.append((float(gamma), float(loss)))
+        if progress is not None:
+            progress(f"γ = {float(gamma):g}: loss {float(loss):.6g}")
+        if best is None or loss < best[0]:
+            best = (loss, float(gamma), c)
+    loss, gamma, c = best
+    zcdp_loss = None
+    if not isinstance(target, TradeoffCurve) and _zcdp_scale(target, Fraction(1)) is not None:
+        # the zCDP optimum exactly: ρ_i = ρ* √w_i / s_i / (Σ √w_j s_j / 2), with ρ* the zCDP rule's budget
+        roots = [math.sqrt(float(w)) / s for w, s in zip(weights, shifts)]
+        total = sum(r * s * s for r, s in zip(roots, shifts)) / 2
+        rho_star = float(1 / _zcdp_scale(target, Fraction(1)))
+        zcdp_loss = Fraction(sum(float(w) / (rho_star * r / total) for w, r in zip(weights, roots)))
+    return Allocation(c.rhos, loss, zcdp_loss, gamma, c, tuple(tried))

@@ -1,0 +1,133 @@
+"""Calibration with a certificate (accountlib.theory.calibration): each answer checked against δ(ε) summed
+directly over the support (an mpmath reference independent of the engine), at the answer and one step from it."""
+
+from fractions import Fraction
+
+import mpmath
+import pytest
+
+import accountlib
+from accountlib.applications import census
+from accountlib.theory import calibration as cal
+from cli_runs import run_main
+
+
+def brute_delta(rho: Fraction, eps: Fraction, dps: int = 50) -> mpmath.mpf:
+    """δ(ε) of N_Z(0, 1/ρ) against N_Z(1, 1/ρ): Σ_x (p(x) − e^ε p(x − 1))_+, the support cut where the mass is
+    below 1e-60."""
+    with mpmath.workdps(dps):
+        r = mpmath.mpf(rho.numerator) / rho.denominator
+        cut = int(mpmath.sqrt(2 * 140 / r)) + 2
+        w = {x: mpmath.exp(-r * mpmath.mpf(x) ** 2 / 2) for x in range(-cut - 1, cut + 2)}
+        total = sum(w.values())
+        growth = mpmath.exp(mpmath.mpf(eps.numerator) / eps.denominator)
+        return sum(max(w[x] - growth * w[x - 1], 0) for x in range(-cut, cut + 1)) / total
+
+
+def test_epsilon_interval_brackets_the_true_epsilon():
+    rho, delta = Fraction(1, 2), Fraction(1, 10**6)
+    e = cal.epsilon([rho], delta, abs_tol=1e-8)
+    assert e.width <= Fraction(1, 10**8) and e.lower < e.upper
+    with mpmath.workdps(50):
+        assert brute_delta(rho, e.upper) <= mpmath.mpf(delta.numerator) / delta.denominator < brute_delta(rho, e.lower)
+    assert e.at_upper.delta + e.at_upper.error_bound <= 1e-6 < e.at_lower.delta - e.at_lower.error_bound
+
+
+def test_epsilon_of_a_census_pair_lies_below_the_zcdp_epsilon():
+    e = cal.epsilon(accountlib.ShiftPair(census.pair_rhos(13, 13)), Fraction(1, 10**10), abs_tol=1e-6)
+    assert e.upper < accountlib.zcdp_epsilon(census.TOTAL_RHO, 1e-10)
+    assert e.width <= Fraction(1, 10**6)
+
+
+def test_calibrate_one_mechanism_holds_at_the_scale_and_fails_one_step_below():
+    target = cal.ApproximateDP(1, Fraction(1, 10**5))
+    c = cal.calibrate([Fraction(1)], target, resolution=1e-3)
+    assert c.proven_smallest and c.failure.status == "fails"
+    with mpmath.workdps(50):
+        assert brute_delta(Fraction(1) / c.scale, Fraction(1)) <= mpmath.mpf("1e-5")
+        assert brute_delta(Fraction(1) / (c.scale - c.step), Fraction(1)) > mpmath.mpf("1e-5")
+    assert c.zcdp_scale > c.scale and 0 < c.variance_saved < 1
+
+
+def test_a_set_of_targets_all_hold():
+    targets = [cal.ApproximateDP(1, Fraction(1, 10**3)), cal.ApproximateDP(3, Fraction(1, 10**9))]
+    c = cal.calibrate(["1/2", "1/3"], targets)
+    assert all(k.status == "holds" for k in c.checks) and len(c.checks) == 2
+    single = [cal.calibrate(["1/2", "1/3"], t, step=c.step).scale for t in targets]
+    assert c.scale == max(single)
+
+
+def test_a_tradeoff_target_is_checked_between_its_points():
+    """g: the tangents of f at a0 and a1, and between them the chord of f, which lies above f. g touches f at
+    its points a0 and a1, so a check at the points alone would pass; the check between them must not."""
+    pair = accountlib.ShiftPair(["1/2"])
+    a0, a1, h = Fraction(1, 20), Fraction(1, 2), Fraction(1, 10**6)
+    f = {a: Fraction(str(p.beta)) for a, p in zip([a0 - h, a0, a0 + h, a1 - h, a1, a1 + h],
+                                                  pair.tradeoff([a0 - h, a0, a0 + h, a1 - h, a1, a1 + h], abs_tol=1e-20))}
+    s0, s1 = (f[a0 + h] - f[a0 - h]) / (2 * h), (f[a1 + h] - f[a1 - h]) / (2 * h)
+    points = [(0, f[a0] - s0 * a0), (a0, f[a0]), (a1, f[a1]), (a1 - f[a1] / s1, 0), (1, 0)]
+    curve = cal.TradeoffCurve(points)
+    at_one = cal._check(pair, curve.levels(), 1e-9)
+    assert any(k.status == "fails" for k in at_one)  # the chord between a0 and a1 is above f
+    c = cal.calibrate(["1/2"], curve)
+    assert c.scale > 1 and all(k.status == "holds" for k in c.checks) and c.proven_smallest
+    mid = (a0 + a1) / 2
+    (point,) = accountlib.ShiftPair(list(c.rhos)).tradeoff([mid], abs_tol=1e-20)
+    chord = f[a0] + (f[a1] - f[a0]) * (mid - a0) / (a1 - a0)
+    with mpmath.workdps(40):
+        bound = chord - cal.TAIL_SLACK
+        assert point.beta - point.error_bound >= mpmath.mpf(bound.numerator) / bound.denominator  # f ≥ g between
+
+
+def test_gaussian_dp_target_and_the_zcdp_rule():
+    c = cal.calibrate(["1/2", "1/3"], cal.GaussianDP(1, chords=64))
+    assert all(k.status == "holds" for k in c.checks)
+    # G_1 is met: f ≥ G_μ at a few α (each β certified below by its bound)
+    calibrated = accountlib.ShiftPair(list(c.rhos))
+    for p in calibrated.tradeoff([Fraction(1, 10**6), Fraction(1, 10), Fraction(1, 2)], abs_tol=1e-20):
+        with mpmath.workdps(40):
+            assert p.beta - p.error_bound >= cal.gaussian_tradeoff(1, p.alpha) - mpmath.mpf(10) ** -30
+
+
+def test_allocate_beats_the_zcdp_allocation_with_a_certificate():
+    a = cal.allocate([1, 4, 9], cal.ApproximateDP(1, Fraction(1, 10**6)), exponents=(0.5, 0.45))
+    assert a.loss < a.zcdp_loss and a.calibration.proven_smallest
+    assert a.loss == sum(Fraction(w) / r for w, r in zip([1, 4, 9], a.rhos))
+
+
+@pytest.mark.slow
+def test_census_calibration_on_a_few_pairs():
+    pairs = [(13, 13), (6, 6), (1, 2)]
+    c = census.calibrate_census(cal.ApproximateDP("26.340588852722", Fraction(1, 10**10)), pairs=pairs)
+    assert c.pairs_checked == 3 and c.calibration.proven_smallest
+    for p in pairs:  # every pair holds at the census scale
+        (point,) = accountlib.ShiftPair([r / c.scale for r in census.pair_rhos(*p)]).delta(["26.340588852722"])
+        assert point.delta + point.error_bound <= 1e-10
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: cal.ApproximateDP(1, 2), "delta must be in (0, 1)"),
+    (lambda: cal.ApproximateDP(-1, "1e-5"), "epsilon"),
+    (lambda: cal.TradeoffCurve([(0.5, 0.5)]), "start at alpha = 0"),
+    (lambda: cal.TradeoffCurve([(0, 1), (0.1, 0.2), (0.2, 0.19), (1, 0)]), "convex"),
+    (lambda: cal.TradeoffCurve([(0, 1), (0.1, 0.9), (0.05, 0.5)]), "alpha increasing"),
+    (lambda: cal.GaussianDP(1, chords=2), "chords must be a whole number"),
+    (lambda: cal.calibrate(["1/2"], "3,1e-5"), "target must be ApproximateDP"),
+    (lambda: cal.epsilon(["1/2"], 0), "delta"),
+    (lambda: cal.allocate([], cal.ApproximateDP(1, "1e-5")), "at least one weight"),
+])
+def test_bad_input_names_the_argument(call, message):
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        call()
+
+
+def test_the_command_line():
+    out = run_main("calibrate", "--rho", "1/2", "1/3", "--target-eps", "1", "--target-delta", "1e-6", "--json")
+    assert out.returncode == 0, out.stderr
+    assert '"proven_smallest": true' in out.stdout
+    out = run_main("epsilon", "--rho", "1/2", "--delta", "1e-6", "--abs-tol", "1e-6")
+    assert out.returncode == 0 and "epsilon_upper" in out.stdout
+    bad = run_main("calibrate", "--rho", "1/2", "--target-eps", "1")
+    assert bad.returncode == 2 and bad.stderr.startswith("error: a target is needed")
+    bad = run_main("calibrate", "--rho", "1/2", "--target-eps", "1", "2", "--target-delta", "1e-5", "1e-6", "1e-7")
+    assert bad.returncode == 2 and "one per --target-eps" in bad.stderr
