@@ -40,7 +40,6 @@ from fractions import Fraction
 
 import mpmath
 
-from ..applications import census
 from ..engine.results import check_distinct_terms
 from ..infrastructure.atomic import read_capped
 from ..infrastructure.certified_numbers import certified_decimal, exact_rational
@@ -67,7 +66,9 @@ def _number(name: str):
 
 def _allocation(text: str) -> int:
     try:
-        return census.check_allocation(text, "each number")
+        from ..applications.census import check_allocation  # here: delta --rho needs no census
+
+        return check_allocation(text, "each number")
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
 
@@ -183,7 +184,12 @@ class _Parser(argparse.ArgumentParser):
         return parsed
 
 
-def _parser() -> argparse.ArgumentParser:
+#: The subcommands defined in this package (the parser of ``sweep`` lists installed targets, which takes a
+#: scan of the installed packages' entry points: done only when ``sweep`` or the top-level help is asked for).
+COMMANDS = ("delta", "tradeoff", "epsilon", "calibrate", "allocate")
+
+
+def _parser(argv=None) -> argparse.ArgumentParser:
     parser = _Parser(
         prog="python -m accountlib",
         description="Exact, certified privacy accounting for the 2020 Census DHC allocations and any composition "
@@ -218,10 +224,15 @@ def _parser() -> argparse.ArgumentParser:
     trade.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
 
     from .calibrate import add_calibration_parsers
-    from .sweep import add_sweep_parser  # here, not at the top: delta and tradeoff do not need it
 
     add_calibration_parsers(sub)
-    add_sweep_parser(sub)
+    if argv and argv[0] in COMMANDS:  # another command: sweep is only listed, not built
+        sub.add_parser("sweep", help="run the DHC pairs (or another installed target) on a process pool or a "
+                       "Dask cluster")
+    else:
+        from .sweep import add_sweep_parser  # here, not at the top: the other commands do not need it
+
+        add_sweep_parser(sub)
     return parser
 
 
@@ -244,7 +255,9 @@ def _unavailable(command: str, error: ImportError) -> str:
 
 def _pair(k: int, l: int) -> ShiftPair:
     k, l = min(k, l), max(k, l)
-    return ShiftPair(census.pair_rhos(k, l))
+    from ..applications.census import pair_rhos
+
+    return ShiftPair(pair_rhos(k, l))
 
 
 def _composition(args) -> ShiftPair:
@@ -372,7 +385,7 @@ def _certified_rows(points, keys: tuple[str, ...], certified, explain, coarsest)
 def _main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     _refuse_negative_budgets(argv)
-    parser = _parser()
+    parser = _parser(argv)
     args = parser.parse_args(argv)
     if args.command == "delta":
         bad = [decimal_string(e, 6) for e in args.eps if e <= 0 or e > MAX_EPSILON]

@@ -23,8 +23,6 @@ import math
 import numbers
 
 import numpy as np
-from scipy import optimize
-from scipy.optimize import minimize_scalar
 
 from ..infrastructure.numbers import as_bounded_float, as_nonnegative_float, as_probability
 
@@ -97,6 +95,8 @@ def minimize_on_grid(objective, grid) -> float:
     values = [safe(x) for x in grid]
     best = int(np.argmin(values))
     lo, hi = grid[max(best - 1, 0)], grid[min(best + 1, len(grid) - 1)]
+    from scipy.optimize import minimize_scalar  # here: importing scipy.optimize costs a third of a second
+
     result = minimize_scalar(safe, bounds=(lo, hi), method="bounded", options={"xatol": 1e-12})
     return float(min(result.fun, values[best]))
 
@@ -185,6 +185,8 @@ def zcdp_delta_via_rdp(epsilon, rho) -> float:
     if epsilon > 1e6 or rho > 1e6:
         raise ValueError(f"epsilon and rho must be at most 1e6; got epsilon={epsilon!r}, rho={rho!r}")
     objective = lambda x: math.log(c_t(math.exp(x))) + rho * math.exp(x) * (math.exp(x) + 1) - math.exp(x) * epsilon
+    from scipy import optimize
+
     result = optimize.minimize_scalar(objective, bounds=(math.log(1e-6), math.log(1e4)), method="bounded",
                                       options={"xatol": 1e-12})
     return float(min(1.0, math.exp(result.fun)))
