@@ -14,7 +14,7 @@ STAMP  := $(VENV)/.installed
 WHEELS := $(wildcard /opt/wheels)
 FIND   := $(if $(WHEELS),--find-links $(WHEELS),)
 
-EXTRAS := test,dist
+EXTRAS := test,dist,accountant
 BOOK_EXTRAS := dpsgd
 
 $(STAMP): pyproject.toml book/pyproject.toml requirements-lock.txt

@@ -1,0 +1,56 @@
+"""The dp_accounting drop-in (accountlib.applications.accountant): certified δ and ε for discrete Gaussian
+events, dp_accounting's own refusal for other events, and its own calibration routine running on it. Shared
+cases against dp_accounting's PLD and RDP accountants (which know the continuous Gaussian only): the RDP
+bound α/(2σ²) holds for the discrete Gaussian too (Canonne, Kamath and Steinke 2020), so its ε must lie above
+ours; the PLD accountant's continuous-Gaussian ε lies close to ours for σ ≥ 3."""
+
+from fractions import Fraction
+
+import dp_accounting as dpa
+import mpmath
+import pytest
+from dp_accounting.pld import PLDAccountant
+from dp_accounting.rdp import RdpAccountant
+
+from accountlib.applications.accountant import CertifiedDiscreteGaussianAccountant, DiscreteGaussianDpEvent, exact_budget
+from test_calibration import brute_delta
+
+
+def test_one_mechanism_against_delta_summed_directly():
+    accountant = CertifiedDiscreteGaussianAccountant().compose(DiscreteGaussianDpEvent(sigma=2.5))
+    ours = accountant.get_delta(0.5)
+    with mpmath.workdps(50):
+        exact = brute_delta(Fraction(4, 25), Fraction(1, 2))
+        assert exact <= ours <= exact * (1 + mpmath.mpf("1e-8"))
+
+
+@pytest.mark.parametrize("sigma, count", [(5.0, 1), (3.0, 10), (8.0, 50)])
+def test_shared_cases_with_the_pld_and_rdp_accountants(sigma, count):
+    ours = CertifiedDiscreteGaussianAccountant().compose(dpa.SelfComposedDpEvent(DiscreteGaussianDpEvent(sigma), count))
+    gaussian = dpa.SelfComposedDpEvent(dpa.GaussianDpEvent(sigma), count)
+    pld, rdp = PLDAccountant().compose(gaussian), RdpAccountant().compose(gaussian)
+    eps = ours.get_epsilon(1e-6)
+    assert eps <= rdp.get_epsilon(1e-6)
+    assert abs(eps - pld.get_epsilon(1e-6)) <= 0.01 * eps
+
+
+def test_composed_events_and_refusals():
+    event = dpa.ComposedDpEvent([DiscreteGaussianDpEvent(4.0), dpa.SelfComposedDpEvent(DiscreteGaussianDpEvent(6.0), 3),
+                                 dpa.NoOpDpEvent()])
+    accountant = CertifiedDiscreteGaussianAccountant()
+    assert accountant.supports(event) and not accountant.supports(dpa.GaussianDpEvent(1.0))
+    with pytest.raises(dpa.UnsupportedEventError, match="GaussianDpEvent is not supported"):
+        accountant.compose(dpa.ComposedDpEvent([event, dpa.GaussianDpEvent(1.0)]))
+    accountant.compose(event)
+    assert 0 < accountant.get_delta(1.0) < 1
+    with pytest.raises(dpa.UnsupportedEventError, match="sigma must be a finite number > 0"):
+        accountant.compose(DiscreteGaussianDpEvent(0.0))
+    assert exact_budget(0.1) == 1 / Fraction(0.1) ** 2  # the float's exact value, nothing rounded
+
+
+def test_calibrate_dp_mechanism_runs_on_it_and_lands_on_the_safe_side():
+    make = lambda s: dpa.SelfComposedDpEvent(DiscreteGaussianDpEvent(sigma=s), 10)  # noqa: E731
+    sigma = dpa.calibrate_dp_mechanism(CertifiedDiscreteGaussianAccountant, make, 1.0, 1e-6,
+                                       dpa.mechanism_calibration.ExplicitBracketInterval(1.0, 20.0))
+    accountant = CertifiedDiscreteGaussianAccountant().compose(make(sigma))
+    assert accountant.get_epsilon(1e-6) <= 1.0
