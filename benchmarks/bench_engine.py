@@ -90,10 +90,10 @@ def bench_paper(k: int, l: int) -> dict:
 
     cut = truncation_point(pair.lattice.variance_proxy, PAPER_DELTA)
     modulus = node_count(cut)
-    threshold = PAPER_DELTA / (4 * (2 * cut + 1))
+    tau = PAPER_DELTA / (4 * (2 * cut + 1))  # τ, the sieve's dropping threshold
     engine.modulus = modulus
     started = time.perf_counter()
-    nodes = scan_nodes(pair.lattice.groups, modulus, threshold)
+    nodes = scan_nodes(pair.lattice.groups, modulus, tau)
     scan_seconds = time.perf_counter() - started
     bits = int(math.ceil(-math.log2(PAPER_DELTA) + math.log2(modulus))) + 110
     sample = nodes[np.linspace(1, nodes.size - 1, PAPER_SAMPLE_NODES).astype(int)]

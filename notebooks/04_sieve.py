@@ -232,7 +232,7 @@ for d, c in like_for_like.items():
 zetas, logs = engine.integrand_at_nodes()
 fig, ax = plt.subplots(figsize=(8, 3.4))
 ax.plot(zetas, logs, "o", ms=4, label="surviving node (certified value)")
-ax.axhline(np.log10(engine.threshold), color="gray", ls=":", label=r"$\tau$")
+ax.axhline(np.log10(engine.tau), color="gray", ls=":", label=r"$\tau$")
 ax.set_xlabel(r"$\zeta_k = 2\pi k/N$ of the surviving nodes")
 ax.set_ylabel(r"$\log_{10}|\varphi_S(\zeta_k)|$")
 ax.set_title(f"The integrand at the {zetas.size} nodes that survive, pair {pair}, Δ = {delta:.0e}")

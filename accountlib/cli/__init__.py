@@ -43,8 +43,9 @@ import mpmath
 from ..engine.results import check_distinct_terms
 from ..infrastructure.atomic import read_capped
 from ..infrastructure.certified_numbers import certified_decimal, exact_rational
-from ..infrastructure.numbers import as_fraction, decimal_string
-from ..theory.profiles import MAX_EPSILON, MAX_SENSITIVITY, SMALLEST_ABS_TOL, SMALLEST_REL_TOL, ShiftPair
+from ..infrastructure.numbers import (SMALLEST_ABS_TOL, SMALLEST_REL_TOL, as_abs_tol, as_fraction, as_rel_tol,
+                                     decimal_string)
+from ..theory.profiles import MAX_EPSILON, MAX_SENSITIVITY, ShiftPair
 
 DIGITS = 30
 
@@ -331,11 +332,14 @@ def _refuse_negative_budgets(argv: list[str]) -> None:
             option = None
 
 
-def _tolerance(value: Fraction, option: str, smallest: float) -> float:
-    """A --rel-tol or --abs-tol value in [smallest, 0.5], as a float."""
-    if not Fraction(repr(smallest)) <= value <= Fraction(1, 2):
+def _tolerance(value: Fraction, option: str) -> float:
+    """A --rel-tol or --abs-tol value, as a float, checked by the library's one validator of its kind
+    (:func:`~accountlib.infrastructure.numbers.as_rel_tol`, :func:`~accountlib.infrastructure.numbers.as_abs_tol`)."""
+    check, smallest = (as_rel_tol, SMALLEST_REL_TOL) if option == "rel-tol" else (as_abs_tol, SMALLEST_ABS_TOL)
+    try:
+        return check(value, f"--{option}")
+    except ValueError:
         _fail(f"--{option} must be in [{smallest:g}, 0.5]; got {decimal_string(value, 6)}")
-    return float(value)
 
 
 def _exact(number: float, like):
@@ -391,7 +395,7 @@ def _main(argv=None) -> int:
         bad = [decimal_string(e, 6) for e in args.eps if e <= 0 or e > MAX_EPSILON]
         if bad:
             _fail(f"--eps values must be > 0 and at most {MAX_EPSILON} (the largest supported ε); got {', '.join(bad)}")
-        rel_tol = _tolerance(args.rel_tol, "rel-tol", SMALLEST_REL_TOL)
+        rel_tol = _tolerance(args.rel_tol, "rel-tol")
         pair = _composition(args)
         points = pair.delta(args.eps, rel_tol=max(rel_tol / 2, SMALLEST_REL_TOL))
         keys = ("epsilon", "delta", "error_bound")
@@ -402,7 +406,7 @@ def _main(argv=None) -> int:
         bad = [decimal_string(a, 6) for a in args.alpha if not 0 <= a <= 1]
         if bad:
             _fail(f"--alpha values must lie in [0, 1]; got {', '.join(bad)}")
-        abs_tol = _tolerance(args.abs_tol, "abs-tol", SMALLEST_ABS_TOL)
+        abs_tol = _tolerance(args.abs_tol, "abs-tol")
         points = _composition(args).tradeoff(args.alpha, abs_tol=max(abs_tol / 2, SMALLEST_ABS_TOL))
         keys = ("alpha", "beta", "error_bound")
         rows = _certified_rows(points, keys, lambda value, bound: bound <= _exact(abs_tol, bound),

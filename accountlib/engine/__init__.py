@@ -1,7 +1,9 @@
 """The engine: certified tail probabilities P(Σ a_i X_i > t) of weighted sums of discrete Gaussians.
 
-Sieve paper §3–4. Modules, bottom to top: :mod:`.discrete_gaussian` (one noise term), :mod:`.lattice`
-(rational weights on an integer lattice, Bézout), :mod:`.quadrature` (truncation and node count),
-:mod:`.sieve` (which nodes matter, Algorithm 1), the arb/float/double-double helpers, the evaluators
-:mod:`.tails` (the sieve-accelerated trapezoid) and :mod:`.tilted` (the tilted contour for deep tails).
+Sieve paper §3–4. Modules, bottom to top: :mod:`.characteristic` (φ of one discrete Gaussian, at every
+precision), :mod:`.discrete_gaussian` (one noise term), :mod:`.lattice` (rational weights on an integer lattice,
+Bézout), :mod:`.quadrature` (truncation and node count), :mod:`.sieve` (which nodes matter, Algorithm 1), the
+arb/double-double helpers, the evaluators :mod:`.tails` (the sieve-accelerated trapezoid) and :mod:`.tilted`
+(the tilted contour for deep tails), and :mod:`.front`, the one door every caller uses and the one owner of
+the accuracy schedule.
 """

@@ -1,9 +1,9 @@
 """The discrete Gaussian distribution N_Z(0, σ²) on the integers.
 
-Engine layer of :mod:`accountlib` (its base). Everything the rest of the library needs
-about one noise term lives here: the pmf and its normaliser Θ(σ²), the
-characteristic function in its two equal forms, cumulants and λ4, tail bounds,
-and an exact sampler.
+Engine layer of :mod:`accountlib` (its base). One noise term: the pmf and its normaliser Θ(σ²),
+cumulants and λ4, tail bounds and an exact sampler. The characteristic function φ in its two equal forms, at
+every precision (mpmath, float64, arb), lives in :mod:`accountlib.engine.characteristic`; :func:`cf`,
+:func:`cf_float` and :func:`cf_terms` are re-exported here.
 
 References
 ----------
@@ -37,7 +37,8 @@ from math import comb, isqrt
 import mpmath
 import numpy as np
 
-from ..infrastructure.numbers import as_dps, as_fraction, as_int, as_positive_fraction, fraction_to_mpf
+from ..infrastructure.numbers import as_dps, as_int, fraction_to_mpf
+from .characteristic import _GUARD, _direct_cutoff, _dual_cutoff, _sigma2, cf, cf_float, cf_terms  # noqa: F401
 
 __all__ = [
     "log_normalizer",
@@ -54,38 +55,6 @@ __all__ = [
     "sample",
     "lattice_sum_pmf",
 ]
-
-_GUARD = 10  # guard digits used inside every mpmath computation
-_CF_FORMS = ("auto", "direct", "dual")
-
-
-def _sigma2(sigma2) -> Fraction:
-    return as_positive_fraction(sigma2, "sigma2")
-
-
-def _direct_cutoff(s2: float, digits: int) -> int:
-    """Smallest X with exp(-x²/2σ²) < 10^-digits for all |x| > X (and a margin of one)."""
-    return int(math.ceil(math.sqrt(2.0 * s2 * digits * math.log(10.0)))) + 1
-
-
-def _dual_cutoff(s2: float, digits: int) -> int:
-    """Largest |u| needed in the dual sum for θ in [-π, π] at 10^-digits relative accuracy."""
-    reach = math.sqrt(2.0 * digits * math.log(10.0) / s2)  # |θ - 2πu| beyond this is negligible
-    return int(math.ceil((reach + math.pi) / (2.0 * math.pi)))
-
-
-def cf_terms(sigma2, *, dps: int = 30) -> dict:
-    """How many terms the direct and the dual series need at ``dps`` digits.
-
-    Returns ``{"direct": X, "dual": U}``: the direct sum runs over |x| ≤ X,
-    the dual sum over |u| ≤ U. ``cf(form="auto")`` uses the shorter one.
-
-    >>> cf_terms(909, dps=50)["dual"] <= 2
-    True
-    """
-    s2 = float(_sigma2(sigma2))
-    digits = as_dps(dps) + _GUARD
-    return {"direct": _direct_cutoff(s2, digits), "dual": _dual_cutoff(s2, digits)}
 
 
 def log_normalizer(sigma2, *, dps: int = 30):
@@ -127,74 +96,6 @@ def pmf_float(xs, sigma2) -> np.ndarray:
     xs = np.asarray(xs, dtype=float)
     log_theta = float(log_normalizer(s2, dps=20))
     return np.exp(-xs * xs / (2.0 * s2) - log_theta)
-
-
-def _cf_direct(theta, s, cutoff: int):
-    numerator = 1 + 2 * mpmath.fsum(
-        mpmath.exp(-mpmath.mpf(x * x) / (2 * s)) * mpmath.cos(theta * x) for x in range(1, cutoff + 1)
-    )
-    denominator = 1 + 2 * mpmath.fsum(mpmath.exp(-mpmath.mpf(x * x) / (2 * s)) for x in range(1, cutoff + 1))
-    return numerator / denominator
-
-
-def _cf_dual(theta, s, cutoff: int):
-    two_pi = 2 * mpmath.pi
-    theta = theta - two_pi * mpmath.nint(theta / two_pi)  # reduce to [-π, π]
-    numerator = mpmath.fsum(mpmath.exp(-s * (theta - two_pi * u) ** 2 / 2) for u in range(-cutoff - 1, cutoff + 2))
-    q = mpmath.exp(-2 * mpmath.pi**2 * s)
-    denominator = 1 + 2 * mpmath.fsum(q ** (u * u) for u in range(1, cutoff + 2))
-    return numerator / denominator
-
-
-def cf(theta, sigma2, *, form: str = "auto", dps: int = 30):
-    """Characteristic function φ(θ) = E cos(θX) of N_Z(0, σ²).
-
-    Two equal forms (sieve paper, Appendix A.1; book, Derivations §1):
-
-    * ``"direct"``: Σ_x p(x) cos(θx), cheap for σ² ≲ 1;
-    * ``"dual"`` (Poisson summation):
-      Σ_u exp(-σ²(θ-2πu)²/2) / Σ_u exp(-2σ²π²u²), a handful of terms for σ² ≳ 1.
-
-    ``"auto"`` picks the one with fewer terms. ``theta`` may be any real
-    (int, float, Fraction, string or mpf); φ is even and 2π-periodic.
-
-    >>> abs(cf(1, 2, form="direct", dps=40) - cf(1, 2, form="dual", dps=40)) < 1e-40
-    True
-    """
-    if form not in _CF_FORMS:
-        raise ValueError(f"form must be one of {_CF_FORMS}; got {form!r}")
-    s2 = _sigma2(sigma2)
-    dps = as_dps(dps)
-    terms = cf_terms(s2, dps=dps)
-    if form == "auto":
-        form = "direct" if terms["direct"] <= terms["dual"] else "dual"
-    with mpmath.workdps(dps + _GUARD):
-        th = theta if isinstance(theta, mpmath.mpf) else fraction_to_mpf(as_fraction(theta, "theta"))
-        s = fraction_to_mpf(s2)
-        value = _cf_direct(th, s, terms["direct"]) if form == "direct" else _cf_dual(th, s, terms["dual"])
-    return +value
-
-
-def cf_float(theta, sigma2) -> np.ndarray:
-    """Float64 characteristic function on an array of θ (fast path; ~1e-16 absolute).
-
-    Chooses the direct or dual form like :func:`cf`; underflows to 0 where
-    φ < 1e-308.
-    """
-    s2 = float(_sigma2(sigma2))
-    theta = np.asarray(theta, dtype=float)
-    direct, dual = _direct_cutoff(s2, 17), _dual_cutoff(s2, 17)
-    if direct <= dual:
-        xs = np.arange(1, direct + 1, dtype=float)
-        weights = np.exp(-xs * xs / (2.0 * s2))
-        numerator = 1.0 + 2.0 * np.cos(np.multiply.outer(theta, xs)) @ weights
-        return numerator / (1.0 + 2.0 * weights.sum())
-    reduced = np.remainder(theta + np.pi, 2.0 * np.pi) - np.pi
-    us = np.arange(-dual - 1, dual + 2, dtype=float)
-    numerator = np.exp(-s2 * (np.subtract.outer(reduced, 2.0 * np.pi * us)) ** 2 / 2.0).sum(axis=-1)
-    q = math.exp(-2.0 * math.pi**2 * s2)
-    denominator = 1.0 + 2.0 * sum(q ** (u * u) for u in range(1, dual + 2))
-    return numerator / denominator
 
 
 def _moments_to_cumulants(moments):

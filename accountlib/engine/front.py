@@ -1,14 +1,20 @@
 """The front door to the engine: certified tail probabilities to the accuracy asked for.
 
-Engine layer of :mod:`accountlib`, above the two evaluators. Every certified tail in the library — the census
-pairs of :class:`accountlib.theory.profiles.ShiftPair` and any lattice given as ``(rho, weight)`` pairs — goes
-through :class:`CertifiedTails`, which decides
+Engine layer of :mod:`accountlib`, above the two evaluators, and the one owner of accuracy. Every certified tail
+in the library — :meth:`accountlib.theory.profiles.ShiftPair.delta` and ``.tradeoff``, the census jobs (through
+ShiftPair) and any lattice given as ``(rho, weight)`` pairs — goes through :class:`CertifiedTails`. Callers say
+what they need, a relative (``rel_tol``) or absolute (``abs_tol``) tolerance, validated once at the public
+boundary (:func:`accountlib.infrastructure.numbers.as_rel_tol`, :func:`~accountlib.infrastructure.numbers.as_abs_tol`);
+this module decides
 
-* which absolute accuracy Δ an untilted :class:`~accountlib.engine.tails.TailEngine` is built for, and when an
-  engine already built can serve a request (:data:`REUSE_SPAN`);
-* how Δ shrinks when a relative request is not met yet (:func:`next_accuracy`, one policy for every caller);
-* whether a deep upper tail goes to the tilted contour (:mod:`accountlib.engine.tilted`), following the
-  :class:`~accountlib.engine.results.EvaluationPaths` passed in.
+* the absolute accuracy Δ the first untilted :class:`~accountlib.engine.tails.TailEngine` is built for
+  (:data:`START_ACCURACY` for a relative request, abs_tol/:data:`ABSOLUTE_SHARE` for an absolute one), and when
+  an engine already built can serve a request (:data:`REUSE_SPAN`);
+* how Δ shrinks when a request is not met yet (:func:`next_accuracy`, one policy for every caller). A relative
+  tolerance stays relative down to here; it becomes an absolute Δ only in :func:`_needed_accuracy`, from a
+  certified lower bound on the value (value − error_bound) when the bound already gives one;
+* whether a deep upper tail goes to the tilted contour (:mod:`accountlib.engine.tilted`) and with which J
+  accuracies (:data:`TILT_TOLERANCES`), following the :class:`~accountlib.engine.results.EvaluationPaths` passed in.
 
 Sieve paper §4 (the method) and the book's chapters 3–4 (why each choice is safe). Accuracy is called
 ``accuracy`` (Δ) throughout; ``delta`` is the privacy δ of (ε, δ)-DP and is never used for Δ.
@@ -16,18 +22,28 @@ Sieve paper §4 (the method) and the book's chapters 3–4 (why each choice is s
 
 from __future__ import annotations
 
-from ..infrastructure.numbers import as_fraction, as_tolerance
+from ..infrastructure.numbers import as_abs_tol, as_fraction, as_rel_tol, as_tolerance
 from .lattice import Lattice, lattice_of, threshold_index
 from .results import DEFAULT_PATHS, SMALLEST_ACCURACY, EvaluationPaths, TailResult, check_lattice_size
 from .tails import MAX_NODE_BITS, TailEngine  # noqa: F401  (re-exported: accountlib.engine.front names this module)
 from .tilted import TiltedTailEngine, is_deep, tilted_tail_probabilities
 
 __all__ = ["CertifiedTails", "tail_probabilities", "tail_probability", "next_accuracy", "START_ACCURACY",
-           "REBUILD_FACTOR", "REUSE_SPAN", "SMALLEST_RELATIVE_TOLERANCE_FOR_TILTING", "TailEngine", "TailResult",
-           "EvaluationPaths", "MAX_NODE_BITS"]
+           "COARSE_START_ACCURACY", "COARSE_START_BATCH", "REBUILD_FACTOR", "REUSE_SPAN",
+           "SMALLEST_RELATIVE_TOLERANCE_FOR_TILTING", "TILT_TOLERANCES", "ABSOLUTE_SHARE", "REFINEMENT_BAND",
+           "TailEngine", "TailResult", "EvaluationPaths", "MAX_NODE_BITS"]
 
 START_ACCURACY = 1e-30
-"""The Δ a relative request starts from when the caller gives no better guess."""
+"""The Δ a relative request starts from: one fine engine serves a few levels at once."""
+
+COARSE_START_ACCURACY = 1e-16
+"""The Δ a long batch of combined requests (at least :data:`COARSE_START_BATCH`, e.g. the census sweep's δ(ε)
+grid of 60 levels) starts from: such a grid spans many decades of δ, its large-δ levels are settled by a cheap
+engine and finer ones follow in bands (:data:`REFINEMENT_BAND`) for the rest."""
+
+COARSE_START_BATCH = 12
+"""From this many combined requests on, :meth:`CertifiedTails.relative_combined` starts at
+:data:`COARSE_START_ACCURACY` instead of :data:`START_ACCURACY`."""
 
 REBUILD_FACTOR = 1e-2
 """A rebuilt engine is at least this much more accurate than the one before (so every round makes progress)."""
@@ -38,6 +54,17 @@ more nodes and digits, so building a coarser one is cheaper than reusing it."""
 
 SMALLEST_RELATIVE_TOLERANCE_FOR_TILTING = 1e-12
 """Below this relative tolerance the tilted contour's float64 sum cannot deliver; the untilted engine does."""
+
+TILT_TOLERANCES = (1e-12, 1e-14)
+"""The J accuracies tried, in turn, for combined requests (:meth:`CertifiedTails.relative_combined`) on the
+tilted contour before a level falls back to the untilted engine."""
+
+ABSOLUTE_SHARE = 4
+"""An absolute request for abs_tol of a combined quantity starts from an engine at Δ = abs_tol/ABSOLUTE_SHARE."""
+
+REFINEMENT_BAND = 1e-12
+"""One rebuilt engine serves the unmet requests whose needed Δ lies within this factor of the loosest one; finer
+ones come next round."""
 
 
 def next_accuracy(current: float, needed: float, floor: float = SMALLEST_ACCURACY) -> float:
@@ -60,7 +87,8 @@ class CertifiedTails:
     max_node_bits : the largest arb workload one engine may take (default
         :data:`accountlib.engine.tails.MAX_NODE_BITS`).
 
-    Engines are built on demand and kept: ``engines`` (untilted) and ``tilted_engines`` list them for reports.
+    Engines are built on demand and kept: ``engines`` (untilted) and ``tilted_engines`` (every tilted-contour
+    engine built, by :meth:`relative` or :meth:`relative_combined`) list them for reports.
     """
 
     def __init__(self, mechanisms, *, paths: EvaluationPaths = DEFAULT_PATHS, max_node_bits: int | None = None):
@@ -77,8 +105,9 @@ class CertifiedTails:
 
     def engine(self, accuracy: float) -> TailEngine:
         """An untilted engine with accuracy at least ``accuracy`` (Δ): reused when one within REUSE_SPAN exists."""
-        accuracy = as_tolerance(accuracy, "accuracy", smallest=SMALLEST_ACCURACY, largest=0.5)
-        usable = [e for e in self.engines if accuracy / REUSE_SPAN <= e.accuracy <= accuracy]
+        # Δ is checked once, by TailEngine (Δ ∈ [1e-300, 1)); a non-number reuses nothing and is refused there
+        number = isinstance(accuracy, (int, float)) and not isinstance(accuracy, bool)
+        usable = [e for e in self.engines if number and accuracy / REUSE_SPAN <= e.accuracy <= accuracy]
         if usable:
             return max(usable, key=lambda e: e.accuracy)
         engine = TailEngine(self.lattice, accuracy, paths=self.paths, max_node_bits=self.max_node_bits)
@@ -101,21 +130,23 @@ class CertifiedTails:
         """P(S_L ≥ j) for each lattice index j, each with error_bound ≤ ``abs_tol``."""
         return self.engine(abs_tol).tail_indices(indices)
 
-    def relative(self, indices, rel_tol: float, *, start: float = START_ACCURACY,
-                 floor: float = SMALLEST_ACCURACY) -> list[TailResult]:
+    def relative(self, indices, rel_tol: float, *, floor: float = SMALLEST_ACCURACY) -> list[TailResult]:
         """P(S_L ≥ j) for each j, each with error_bound ≤ ``rel_tol``·value where reachable above ``floor``.
 
-        Deep upper tails go to the tilted contour first (when the paths allow it); the rest start from an
-        engine at Δ = ``start`` and are recomputed with Δ ≈ rel_tol·value/2 (:func:`next_accuracy`) until met.
+        Deep upper tails go to the tilted contour first (when the paths allow it and rel_tol ≥
+        :data:`SMALLEST_RELATIVE_TOLERANCE_FOR_TILTING`; J accuracy tightened by
+        :func:`~accountlib.engine.tilted.tilted_tail_probabilities`); the rest start from an engine at
+        Δ = :data:`START_ACCURACY` and are recomputed with Δ ≈ rel_tol·value/2 (:func:`next_accuracy`) until met.
         """
         indices = [int(j) for j in indices]
         done: dict[int, TailResult] = {}
         deep = sorted({j for j in indices if self.is_deep(j)}) if rel_tol >= SMALLEST_RELATIVE_TOLERANCE_FOR_TILTING else []
         if deep:
-            for j, r in zip(deep, tilted_tail_probabilities(self.lattice, deep, rel_tol=rel_tol)):
+            for j, r in zip(deep, tilted_tail_probabilities(self.lattice, deep, rel_tol=rel_tol,
+                                                                  built=self.tilted_engines)):
                 if r.error_bound <= rel_tol * r.value:
                     done[j] = r
-        accuracy = start
+        accuracy = START_ACCURACY
         while True:
             todo = [j for j in indices if j not in done]
             if not todo:
@@ -129,13 +160,97 @@ class CertifiedTails:
             needed = max(min(rel_tol * smallest / 2, 0.5), floor) if smallest > 0 else engine.accuracy * 1e-30
             accuracy = next_accuracy(engine.accuracy, needed, floor)
 
+    def relative_combined(self, requests, combine, rel_tol: float, *, gains) -> list:
+        """Combined quantities certified to ``rel_tol``: the schedule of ShiftPair.delta.
+
+        ``requests[i]`` is a tuple of lattice indices; ``combine(digits, i, tails)`` turns their tail results into a
+        ``(point, value, error_bound)`` at ``digits`` decimal digits (e.g. δ = P(S_L ≥ j₁) − e^ε P(S_L ≥ j₂)).
+        ``gains[i]`` says how an absolute Δ on each tail enters the bound of request i (1 + e^ε for δ).
+
+        Requests whose first index is deep go to the tilted contour first (J accuracies :data:`TILT_TOLERANCES`);
+        the rest start from an engine at :data:`START_ACCURACY` (:data:`COARSE_START_ACCURACY` for a batch of at
+        least :data:`COARSE_START_BATCH` requests) and are recomputed with
+        Δ ≈ rel_tol·lower/(2·gain) (:func:`_needed_accuracy`, :func:`next_accuracy`) until met or at the floor.
+        """
+        requests = [tuple(int(j) for j in r) for r in requests]
+        points: dict[int, object] = {}
+        deep = [i for i, r in enumerate(requests) if self.is_deep(r[0])]
+        for j_tol in TILT_TOLERANCES:
+            todo = [i for i in deep if i not in points]
+            if not todo:
+                break
+            engine = self.tilted_engine(min(requests[i][0] for i in todo), j_tol)
+            tails = engine.tail_indices([j for i in todo for j in requests[i]])
+            k = 0
+            for i in todo:
+                n = len(requests[i])
+                point, value, bound = combine(60, i, tails[k:k + n])
+                k += n
+                if bound <= rel_tol * value:
+                    points[i] = point
+        accuracy = COARSE_START_ACCURACY if len(requests) >= COARSE_START_BATCH else START_ACCURACY
+        todo = [i for i in range(len(requests)) if i not in points]
+        while todo:
+            engine = self.engine(accuracy)
+            tails = engine.tail_indices([j for i in todo for j in requests[i]])
+            digits = int(engine.bits * 0.30103) + 10
+            needed = {}
+            k = 0
+            for i in todo:
+                n = len(requests[i])
+                point, value, bound = combine(digits, i, tails[k:k + n])
+                k += n
+                points[i] = point
+                if not bound <= rel_tol * value:
+                    needed[i] = _needed_accuracy(value, bound, rel_tol, gains[i], accuracy)
+            if not needed or engine.accuracy <= SMALLEST_ACCURACY:
+                break
+            todo = sorted(needed)
+            loosest = max(needed.values())
+            accuracy = next_accuracy(engine.accuracy, min(v for v in needed.values() if v >= loosest * REFINEMENT_BAND))
+        return [points[i] for i in range(len(requests))]
+
+    def absolute_batch(self, evaluate, count: int, abs_tol: float) -> list:
+        """``count`` quantities certified to ``abs_tol``: the schedule of ShiftPair.tradeoff.
+
+        ``evaluate(engine, todo)`` gives the points for the positions ``todo`` from one untilted engine, each with an
+        ``error_bound``. The first engine is built for Δ = abs_tol/:data:`ABSOLUTE_SHARE` (reused when one this
+        accurate exists); missed points are recomputed on a finer engine (:func:`next_accuracy`).
+        """
+        points: list = [None] * count
+        todo, accuracy = list(range(count)), abs_tol / ABSOLUTE_SHARE
+        while todo:
+            engine = self.engine(accuracy)
+            for i, point in zip(todo, evaluate(engine, todo)):
+                points[i] = point
+            missed = [i for i in todo if not points[i].error_bound <= abs_tol]
+            if not missed or engine.accuracy <= SMALLEST_ACCURACY:
+                break
+            worst = max(points[i].error_bound for i in missed)
+            accuracy = next_accuracy(engine.accuracy, engine.accuracy * float(abs_tol / worst / ABSOLUTE_SHARE))
+            todo = missed
+        return points
+
+    def absolute_engine(self, abs_tol: float) -> TailEngine:
+        """The untilted engine that serves combined quantities to ``abs_tol`` (Δ = abs_tol/:data:`ABSOLUTE_SHARE`)."""
+        return self.engine(abs_tol / ABSOLUTE_SHARE)
+
+
+def _needed_accuracy(value, bound, rel_tol: float, gain: float, current: float) -> float:
+    """The absolute Δ that meets ``rel_tol`` on a combined value whose bound is ``gain``·Δ: where relative becomes
+    absolute. From the certified lower bound value − bound when positive, else from the value itself (an estimate:
+    the next round checks it), else 1e-20 of the current Δ."""
+    lower = value - bound
+    estimate = float(lower) if lower > 0 else (float(value) if value > 0 else 0.0)
+    return rel_tol * estimate / (2 * gain) if estimate > 0 else current * 1e-20
+
 
 def tail_probabilities(mechanisms, thresholds, *, abs_tol: float | None = None, rel_tol: float | None = None,
                        paths: EvaluationPaths = DEFAULT_PATHS, min_accuracy: float = SMALLEST_ACCURACY) -> list[TailResult]:
     """P(Σ a_i X_i > t) for each t in ``thresholds``, certified.
 
-    Give ``abs_tol`` (every error bound ≤ abs_tol) or ``rel_tol`` (every error bound ≤ rel_tol × value;
-    default 1e-6). Thresholds are exact numbers (int, Fraction, decimal strings). See :class:`CertifiedTails`.
+    Give ``abs_tol`` (every error bound ≤ abs_tol, in [1e-60, 0.5]) or ``rel_tol`` (every error bound ≤
+    rel_tol × value, in [1e-30, 0.5]; default 1e-6): the public boundary, validated here once. Thresholds are exact numbers (int, Fraction, decimal strings). See :class:`CertifiedTails`.
     """
     if isinstance(thresholds, (str, bytes)) or not hasattr(thresholds, "__iter__"):
         raise ValueError(f"thresholds must be a list of numbers; got {thresholds!r}")
@@ -143,12 +258,14 @@ def tail_probabilities(mechanisms, thresholds, *, abs_tol: float | None = None, 
     if abs_tol is not None and rel_tol is not None:
         raise ValueError("give abs_tol or rel_tol, not both")
     min_accuracy = as_tolerance(min_accuracy, "min_accuracy", smallest=SMALLEST_ACCURACY, largest=0.5)
+    if abs_tol is not None:
+        abs_tol = as_abs_tol(abs_tol)
+    else:
+        rel_tol = 1e-6 if rel_tol is None else as_rel_tol(rel_tol)
     tails = CertifiedTails(mechanisms, paths=paths)
     indices = [threshold_index(t, tails.lattice.scale) for t in ts]
     if abs_tol is not None:
-        abs_tol = as_tolerance(abs_tol, "abs_tol", smallest=SMALLEST_ACCURACY, largest=0.5)
         return tails.absolute(indices, abs_tol)
-    rel_tol = 1e-6 if rel_tol is None else as_tolerance(rel_tol, "rel_tol", smallest=1e-30, largest=0.5)
     return tails.relative(indices, rel_tol, floor=min_accuracy)
 
 

@@ -24,7 +24,7 @@ from fractions import Fraction
 import mpmath
 from flint import fmpz
 
-from . import discrete_gaussian as dg
+from .characteristic import cf
 
 __all__ = [
     "truncation_point",
@@ -131,7 +131,7 @@ def characteristic_function(groups, zeta, *, dps: int = 30):
     with mpmath.workdps(dps + 10):
         value = mpmath.mpf(1)
         for (sigma2, c), n in groups:
-            value *= dg.cf(c * zeta, sigma2, dps=dps + 10) ** n
+            value *= cf(c * zeta, sigma2, dps=dps + 10) ** n
     return +value
 
 

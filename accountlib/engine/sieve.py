@@ -92,7 +92,7 @@ class SieveResult:
     ----------
     nodes : sorted k in [0, (N−1)/2] whose node ζ_k = 2πk/N is kept.
     modulus : N.
-    threshold : τ — every dropped node has |φ_S(ζ_k)| ≤ τ.
+    tau : τ, the dropping threshold — every dropped node has |φ_S(ζ_k)| ≤ τ.
     radii : per group ((σ², c), n) → r_g (radians; π means "no restriction").
     per_factor_count : survivors of stage 1 in [0, (N−1)/2].
     product_count : survivors of stage 2 (= len(nodes)).
@@ -100,7 +100,7 @@ class SieveResult:
 
     nodes: np.ndarray
     modulus: int
-    threshold: float
+    tau: float
     radii: dict = field(default_factory=dict)
     per_factor_count: int = 0
     product_count: int = 0
@@ -112,19 +112,19 @@ def folded_distance(residues: np.ndarray, modulus: int) -> np.ndarray:
     return np.minimum(r, modulus - r)
 
 
-def sieve_nodes(groups, modulus: int, threshold: float, *, product: bool = True) -> SieveResult:
-    """The nodes k ∈ [0, (N−1)/2] at which |φ_S(2πk/N)| may exceed ``threshold``.
+def sieve_nodes(groups, modulus: int, tau: float, *, product: bool = True) -> SieveResult:
+    """The nodes k ∈ [0, (N−1)/2] at which |φ_S(2πk/N)| may exceed τ (``tau``), the dropping threshold.
 
     Parameters
     ----------
     groups : ``((sigma2, c), multiplicity)`` pairs, as in ``Lattice.groups``.
     modulus : N, a prime larger than every c.
-    threshold : τ > 0.
+    tau : τ > 0.
     product : apply the product pruning of stage 2 (default True).
     """
-    if not 0 < threshold < 1:
-        raise ValueError(f"threshold must be in (0, 1); got {threshold!r}")
-    log_tau = math.log(threshold)
+    if not 0 < tau < 1:
+        raise ValueError(f"tau must be in (0, 1); got {tau!r}")
+    log_tau = math.log(tau)
     n_half = (modulus - 1) // 2
     factors = []
     for (sigma2, c), n in groups:
@@ -143,7 +143,7 @@ def sieve_nodes(groups, modulus: int, threshold: float, *, product: bool = True)
     limit = env_limit("ACCOUNTLIB_MAX_SIEVE_CANDIDATES", MAX_SIEVE_CANDIDATES)
     if first["w"] + 1 > limit:
         raise ResourceLimitError(
-            f"the sieve would scan {first['w'] + 1:.3g} candidate nodes (N = {modulus:.3g}, threshold {threshold:.3g}), "
+            f"the sieve would scan {first['w'] + 1:.3g} candidate nodes (N = {modulus:.3g}, tau {tau:.3g}), "
             f"above the limit of {limit:.3g}: the lattice is too fine for this accuracy; loosen the tolerance, use "
             f"budgets with smaller denominators, or raise ACCOUNTLIB_MAX_SIEVE_CANDIDATES")
     inverse = pow(first["c"], -1, modulus)
@@ -167,7 +167,7 @@ def sieve_nodes(groups, modulus: int, threshold: float, *, product: bool = True)
     return SieveResult(
         nodes=nodes,
         modulus=modulus,
-        threshold=threshold,
+        tau=tau,
         radii={f["key"]: f["radius"] for f in factors},
         per_factor_count=per_factor,
         product_count=int(nodes.size),
@@ -181,7 +181,7 @@ def mulmod(values: np.ndarray, factor: int, modulus: int) -> np.ndarray:
     return np.array([(int(v) * factor) % modulus for v in values], dtype=np.int64)
 
 
-def scan_nodes(groups, modulus: int, threshold: float) -> np.ndarray:
+def scan_nodes(groups, modulus: int, tau: float) -> np.ndarray:
     """The paper's sieve done by brute force: test every k in [0, (N−1)/2] per factor.
 
     A faithful re-implementation of the sieve paper's Algorithm 1 as its code
@@ -190,7 +190,7 @@ def scan_nodes(groups, modulus: int, threshold: float) -> np.ndarray:
     :func:`sieve_nodes` with ``product=False``.
     """
     n_half = (modulus - 1) // 2
-    log_tau = math.log(threshold)
+    log_tau = math.log(tau)
     keep_blocks = []
     for start in range(0, n_half + 1, _CHUNK):
         k = np.arange(start, min(n_half + 1, start + _CHUNK), dtype=np.int64)
@@ -220,13 +220,13 @@ def algorithm1_count(lattice, accuracy: float, *, modulus: int | None = None, dp
     This is a count for the record, not part of the engine: :func:`sieve_nodes` keeps the half circle
     k ∈ [0, (N−1)/2] with a prime N ≥ 2U + 2 and radii from a rigorous upper bound on |φ|.
 
-    Returns ``{"accuracy", "U", "N", "threshold", "count", "half_count", "per_mechanism"}``:
+    Returns ``{"accuracy", "U", "N", "tau", "count", "half_count", "per_mechanism"}``:
     ``count`` over k = 1..N, ``half_count`` over 1 ≤ k < N/2, ``per_mechanism`` the whole-circle count
     with n_g = 1.
     """
     import mpmath
 
-    from . import discrete_gaussian as dg
+    from .characteristic import cf
 
     if not 0 < accuracy < 1:
         raise ValueError(f"accuracy must be in (0, 1); got {accuracy!r}")
@@ -237,12 +237,12 @@ def algorithm1_count(lattice, accuracy: float, *, modulus: int | None = None, dp
         modulus = 2 * (cut + 1) + math.ceil(dl * math.log(2 * dl))
     if not isinstance(modulus, int) or modulus < 2:
         raise ValueError(f"modulus must be an integer >= 2; got {modulus!r}")
-    threshold = accuracy / (8 * cut)
+    tau = accuracy / (8 * cut)
 
     def radius(sigma2, power):
         with mpmath.workdps(dps):
-            log_tau = mpmath.log(threshold)
-            excess = lambda r: power * mpmath.log(dg.cf(r, sigma2, dps=dps)) - log_tau
+            log_tau = mpmath.log(tau)
+            excess = lambda r: power * mpmath.log(cf(r, sigma2, dps=dps)) - log_tau
             if excess(mpmath.pi) >= 0:
                 return math.pi
             low, high = mpmath.mpf(0), mpmath.pi  # φ decreases on (0, π)
@@ -264,5 +264,5 @@ def algorithm1_count(lattice, accuracy: float, *, modulus: int | None = None, dp
         return total, half
 
     total, half = count(True)
-    return {"accuracy": accuracy, "U": cut, "N": modulus, "threshold": threshold, "count": total, "half_count": half,
+    return {"accuracy": accuracy, "U": cut, "N": modulus, "tau": tau, "count": total, "half_count": half,
             "per_mechanism": count(False)[0]}

@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import math
 import time
-from fractions import Fraction
 
 import mpmath
 import numpy as np
 from flint import arb, fmpq
 
-from . import _arb, _dd, _floatcf
+from . import _arb, _dd
+from . import characteristic as _cf
 from ..infrastructure.numbers import ErrorBound, ResourceLimitError, as_fraction, env_limit, error_bound  # noqa: F401
 from .lattice import Lattice, lattice_of, threshold_index
 from .results import (DEFAULT_PATHS, SMALLEST_ACCURACY, ErrorBudget, EvaluationPaths, TailResult, certified,
@@ -96,11 +96,11 @@ class TailEngine:
                 f"supported {MAX_MODULUS:.3g} (variance proxy {float(self.variance_proxy):.3g}); use budgets with "
                 f"smaller denominators or a looser tolerance")
         self.modulus = node_count(self.cut)  # N (prime, ≥ 2U + 2)
-        self.threshold = self.accuracy / (4 * (2 * self.cut + 1))  # τ
+        self.tau = self.accuracy / (4 * (2 * self.cut + 1))  # τ, the sieve's dropping threshold
         self.truncation_bound = truncation_mass_bound(self.variance_proxy, self.cut)
         self.bits = int(math.ceil(-math.log2(self.accuracy) + math.log2(self.modulus))) + 64
         if self.method == "sieve":
-            self.sieve: SieveResult = sieve_nodes(self.lattice.groups, self.modulus, self.threshold)
+            self.sieve: SieveResult = sieve_nodes(self.lattice.groups, self.modulus, self.tau)
             self.nodes = self.sieve.nodes
             work = int(self.nodes.size) * self.bits
             if work > limit:
@@ -109,8 +109,8 @@ class TailEngine:
                     f"({work:.3g} node-bits, about {work * 10 // 8 // 2**20} MB), above the limit of {limit:.3g}; "
                     f"loosen the tolerance or raise ACCOUNTLIB_MAX_NODE_BITS")
         else:
-            self.nodes = scan_nodes(self.lattice.groups, self.modulus, self.threshold)
-            self.sieve = SieveResult(nodes=self.nodes, modulus=self.modulus, threshold=self.threshold,
+            self.nodes = scan_nodes(self.lattice.groups, self.modulus, self.tau)
+            self.sieve = SieveResult(nodes=self.nodes, modulus=self.modulus, tau=self.tau,
                                      per_factor_count=int(self.nodes.size), product_count=int(self.nodes.size))
         self._prepare_weights()
         self.build_seconds = time.perf_counter() - started
@@ -122,9 +122,9 @@ class TailEngine:
         value = arb(1)
         for (sigma2, c), n in self.lattice.groups:
             if self.method == "paper":
-                factor = _cf_direct_paper(c * k, self.modulus, sigma2)
+                factor = _cf.cf_direct_paper(c * k, self.modulus, sigma2)
             else:
-                factor = _arb.cf_lattice(c * k, self.modulus, sigma2)
+                factor = _cf.cf_lattice(c * k, self.modulus, sigma2)
             value *= factor**n
         return value
 
@@ -149,15 +149,15 @@ class TailEngine:
         self._float_a = np.zeros(0)
         self._float_error = 0.0
         arb_k = ks
-        if self.method == "sieve" and self.paths.float_nodes and ks.size and all(s2 >= _floatcf.SMALLEST_SIGMA2 for (s2, _), _ in self.lattice.groups):
+        if self.method == "sieve" and self.paths.float_nodes and ks.size and all(s2 >= _cf.SMALLEST_SIGMA2 for (s2, _), _ in self.lattice.groups):
             log_phi = np.zeros(ks.size)
             log_error = np.zeros(ks.size)
             for (sigma2, c), mult in self.lattice.groups:
-                value, error = _floatcf.log_cf(np.mod(ks * (c % n), n), n, sigma2)
+                value, error = _cf.log_cf(np.mod(ks * (c % n), n), n, sigma2)
                 log_phi += mult * value
                 log_error += mult * error
             relative = np.expm1(log_error)  # |φ_float/φ − 1| ≤ relative
-            useful = log_phi + np.log1p(relative) > math.log(self.threshold)
+            useful = log_phi + np.log1p(relative) > math.log(self.tau)
             log_w = log_phi - np.log(n * np.sin(np.pi * ks / n))
             w_upper = np.exp(log_w) * (1 + relative)
             # float64 error of one term w·(A − sin): 2|w|·rel (value) + |w|·1e-14 (sines, products); the dot
@@ -218,7 +218,7 @@ class TailEngine:
         return {
             "U": self.cut,
             "N": self.modulus,
-            "tau": self.threshold,
+            "tau": self.tau,
             "per_factor_nodes": self.sieve.per_factor_count,
             "nodes": int(self.nodes.size),
             "arb_nodes": len(self._weights),
@@ -274,9 +274,9 @@ class TailEngine:
                 digits = int(self.bits * 0.30103) + 5
                 with mpmath.workdps(digits):  # never round to the caller's (default 15-digit) precision
                     value = mpmath.mpf(total.mid().str(digits, radius=False))
-            error = 3 * self.truncation_bound + self.threshold * (cut - lo + 1) + self._float_error + rounding
+            error = 3 * self.truncation_bound + self.tau * (cut - lo + 1) + self._float_error + rounding
             budget = ErrorBudget(truncation=mpmath.mpf(self.truncation_bound), aliasing=2 * mpmath.mpf(self.truncation_bound),
-                                 sieve=mpmath.mpf(self.threshold) * (cut - lo + 1), float_path=mpmath.mpf(self._float_error),
+                                 sieve=mpmath.mpf(self.tau) * (cut - lo + 1), float_path=mpmath.mpf(self._float_error),
                                  double_double=mpmath.mpf(dd_bound), rounding=mpmath.mpf(rounding))
             results.append(certified(value, lo, budget, "untilted", bound=error * (1 + 1e-12)))
         return results
@@ -320,22 +320,3 @@ class TailEngine:
     def tail(self, t) -> TailResult:
         """P(S > t) for a real threshold t (given exactly: int, Fraction, decimal string)."""
         return self.tail_index(threshold_index(as_fraction(t, "t"), self.lattice.scale))
-
-
-def _cf_direct_paper(residue: int, modulus: int, sigma2: Fraction) -> arb:
-    """The sieve paper's evaluation: the direct sum over |x| ≤ 24σ² (48σ²+1 terms), no tail term.
-
-    Re-implemented for the benchmark of ``paths.method == "paper"``; with 48σ²+1 terms the
-    neglected mass e^{−(24σ²)²/2σ²} = e^{−288σ²} is far below any Δ used, so
-    the ball is widened by that bound to stay honest.
-    """
-    reach = int(math.ceil(24 * sigma2))
-    x = fmpq(residue % modulus, modulus)
-    inv_two_s2 = _arb.arb_fraction(1 / (2 * sigma2))
-    numerator, denominator = arb(1), arb(1)
-    for y in range(1, reach + 1):
-        weight = 2 * (-(inv_two_s2 * y * y)).exp()
-        numerator += weight * arb.cos_pi_fmpq(2 * y * x)
-        denominator += weight
-    tail = 2 * math.exp(-((reach + 1) ** 2) / (2 * float(sigma2))) * 2
-    return _arb._add_error(numerator, tail) / _arb._add_error(denominator, tail)

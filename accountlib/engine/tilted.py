@@ -5,7 +5,7 @@ Engine layer of :mod:`accountlib`, beside :mod:`accountlib.engine.tails`; the fr
 computes P(S_L ≥ lo) to an *absolute* accuracy Δ, so a tail of 1e-60 needs
 Δ ≈ 1e-67: hundreds of thousands of nodes in arb at 307–314 bits (⌈−log2 Δ + log2 N⌉ + 64) for the heaviest
 census pairs. Tilting the distribution by e^{θs} moves the mass to the
-threshold, and the tail becomes
+tail point lo, and the tail becomes
 
     P(S_L ≥ lo) = M(θ) e^{−θ·lo} · J,   J = Σ_{s ≥ lo} e^{−θ(s − lo)} p_θ(s),
 
@@ -13,7 +13,7 @@ with M(θ) = E e^{θ S_L} and p_θ(s) = p(s) e^{θs}/M(θ) (the Esscher transfor
 i.e. the saddle-point contour of the Fourier integral). J is of order
 1/(λ√(2π)), λ = lo/√V, whatever the size of the tail, so a relative accuracy of
 1e-9 on the tail is an absolute accuracy of ~1e-11 on J: float64 suffices,
-the sieve threshold rises by some twenty orders of magnitude, and most nodes
+the sieve's dropping threshold τ rises by some twenty orders of magnitude, and most nodes
 disappear. (The book's Derivations §3–6 give the untilted method; this is its change of
 contour, the classical way to compute large-deviation probabilities.)
 
@@ -52,7 +52,7 @@ import numpy as np
 from flint import arb, fmpq
 
 from . import _arb
-from ._floatcf import SMALLEST_SIGMA2  # the same domain as the float path: the dual form's images decay fast
+from .characteristic import SMALLEST_SIGMA2, log_cf_tilted  # the same domain as the float path: the dual form's images decay fast
 from .lattice import Lattice, lattice_of
 from .quadrature import node_count
 from .sieve import folded_distance, log_factor_bound, mulmod, sieve_nodes
@@ -132,8 +132,8 @@ class TiltedTailEngine:
         self.cut = int(math.ceil(half))
         self.modulus = node_count(self.cut)
         # a dropped node costs ≤ τ/(N(1 − e^{−θ})) per side: τ = j_tol(1 − e^{−θ_min})/4 covers them all
-        self.threshold = self.j_tol * -math.expm1(-theta_min) / 4
-        untilted = self.threshold * math.exp(float(np.sum(self._mult * self._log_dmin)))
+        self.tau = self.j_tol * -math.expm1(-theta_min) / 4
+        untilted = self.tau * math.exp(float(np.sum(self._mult * self._log_dmin)))
         self.sieve = sieve_nodes(groups, self.modulus, untilted)
         ks = self.sieve.nodes[self.sieve.nodes > 0].astype(np.int64)
         self.nodes = ks
@@ -158,7 +158,7 @@ class TiltedTailEngine:
 
     @property
     def node_summary(self) -> dict:
-        return {"U": self.cut, "N": self.modulus, "tau": self.threshold, "nodes": int(self.nodes.size),
+        return {"U": self.cut, "N": self.modulus, "tau": self.tau, "nodes": int(self.nodes.size),
                 "per_factor_nodes": self.sieve.per_factor_count}
 
     # -- pieces --------------------------------------------------------------------------------
@@ -189,17 +189,12 @@ class TiltedTailEngine:
         ks = self.nodes
         mu = self._sigma2 * theta * self._c  # μ_g = σ_g² θ c_g
         a = 2 * math.pi**2 * self._sigma2
-        # per group: w_g = 1 + Σ_{u = ±1, ±2} e^{−au² + 2πσ²uξ − 2πiuμ} (the images of the dual form) and
-        # D_g = 1 + 2Σ_{u = 1, 2} e^{−au²} cos 2πuμ; log φ_g = −σ²ξ²/2 + iμξ + log w_g − log D_g
+        # per group: log φ_g on the contour (characteristic.log_cf_tilted: the dual form with its images |u| ≤ 2)
         log_phi = np.zeros(ks.size, dtype=complex)
         eta = np.zeros(ks.size)
         for i, s2 in enumerate(self._sigma2):
             xi = self._xi[i]
-            w = np.ones(ks.size, dtype=complex)
-            for u in (1, -1, 2, -2):
-                w += np.exp(-a[i] * u * u + 2 * math.pi * s2 * u * xi) * np.exp(-2j * math.pi * u * mu[i])
-            d = 1 + sum(2 * math.exp(-a[i] * u * u) * math.cos(2 * math.pi * u * mu[i]) for u in (1, 2))
-            log_phi += self._mult[i] * (-s2 * xi**2 / 2 + 1j * mu[i] * xi + np.log(w) - math.log(d))
+            log_phi += self._mult[i] * log_cf_tilted(s2, a[i], xi, mu[i], ks.size)
             # rounding, relative to the bound (phases: the main term's and the images'), the neglected
             # images |u| ≥ 3 (≤ 3e^{−6a} relative) and D's neglected terms
             phase = np.abs(mu[i]) * (np.abs(xi) + 2 * math.pi * (self._image_size[0][i] + 2 * self._image_size[1][i]))
@@ -244,7 +239,7 @@ class TiltedTailEngine:
             c = self.subgaussian_constant
             wrap = (math.exp(-theta_f * half * (1 - 1e-12)) + c * math.exp(-((half - offset) ** 2) / (2 * v) * (1 - 1e-12))
                     + c * math.exp(-((self.modulus - offset) ** 2) / (2 * v) * (1 - 1e-12)))
-            sieve = self.threshold / -math.expm1(-theta_f) * (1 + 1e-9)
+            sieve = self.tau / -math.expm1(-theta_f) * (1 + 1e-9)
             j_error = wrap + sieve + float_error
             log_prefactor = self.log_mgf(theta) - _arb.arb_fraction(theta * lo)
             with mpmath.workdps(40):
@@ -259,11 +254,13 @@ class TiltedTailEngine:
         return out
 
 
-def tilted_tail_probabilities(mechanisms, indices, *, rel_tol: float = 1e-9) -> list[TailResult]:
+def tilted_tail_probabilities(mechanisms, indices, *, rel_tol: float = 1e-9,
+                              built: list | None = None) -> list[TailResult]:
     """P(S_L ≥ lo) for lattice thresholds ``indices`` (all > 0), each to ``rel_tol`` relative.
 
     Builds a :class:`TiltedTailEngine` for the smallest index and tightens its J accuracy
-    until every bound meets ``rel_tol`` (or the float64 floor is reached).
+    until every bound meets ``rel_tol`` (or the float64 floor is reached). Each engine built is appended to
+    ``built`` when given (:attr:`accountlib.engine.front.CertifiedTails.tilted_engines`).
     """
     indices = [int(i) for i in indices]
     if not indices or min(indices) <= 0:
@@ -274,6 +271,8 @@ def tilted_tail_probabilities(mechanisms, indices, *, rel_tol: float = 1e-9) -> 
     j_tol = min(max(rel_tol * j_estimate / 4, 1e-15), 1e-3)
     while True:
         engine = TiltedTailEngine(lattice, smallest_index=min(indices), j_tol=j_tol)
+        if built is not None:
+            built.append(engine)
         results = engine.tail_indices(indices)
         if all(r.error_bound <= rel_tol * r.value for r in results) or j_tol <= 1e-15:
             return results

@@ -247,6 +247,29 @@ def as_tolerance(value, name: str, *, smallest: float, largest: float) -> float:
     return result
 
 
+SMALLEST_REL_TOL = 1e-30
+"""The finest relative tolerance accepted anywhere (``rel_tol``, ``--rel-tol``): error_bound ≤ rel_tol·value."""
+SMALLEST_ABS_TOL = 1e-60
+"""The finest absolute tolerance accepted anywhere (``abs_tol``, ``--abs-tol``): error_bound ≤ abs_tol (the engine
+is then built for Δ = abs_tol/4 ≥ 2.5e-61)."""
+LARGEST_TOL = 0.5
+"""The coarsest tolerance of either kind."""
+
+
+def as_rel_tol(value, name: str = "rel_tol") -> float:
+    """The one validator of a relative tolerance: a float in [SMALLEST_REL_TOL, LARGEST_TOL] = [1e-30, 0.5].
+
+    Called once, at the public boundary (ShiftPair.delta, engine.front.tail_probabilities, the command line); the
+    tolerance then travels as a relative one down to :class:`accountlib.engine.front.CertifiedTails`.
+    """
+    return as_tolerance(value, name, smallest=SMALLEST_REL_TOL, largest=LARGEST_TOL)
+
+
+def as_abs_tol(value, name: str = "abs_tol") -> float:
+    """The one validator of an absolute tolerance: a float in [SMALLEST_ABS_TOL, LARGEST_TOL] = [1e-60, 0.5]."""
+    return as_tolerance(value, name, smallest=SMALLEST_ABS_TOL, largest=LARGEST_TOL)
+
+
 class PreciseNumber(mpmath.mpf):
     """An mpmath ``mpf`` that formats like a float: a value outside float64's range (a gap of 1e-400, say) is
     returned as one of these instead of a float that would print as 0 or inf.

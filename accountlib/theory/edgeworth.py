@@ -24,16 +24,9 @@ import numpy as np
 
 from ..engine import discrete_gaussian as dg
 
-__all__ = ["standardized_cumulants", "exact_sum_pmf", "edgeworth_local", "normal_local", "remainders",
+__all__ = ["exact_sum_pmf", "edgeworth_local", "normal_local", "remainders",
            "oscillation", "gdp_delta", "gdp_epsilon_for_delta", "discrete_continuous_gap", "composition_vs_gdp",
            "rule_of_thumb_holds", "remainder_slopes", "RULE_OF_THUMB_CONSTANT"]
-
-
-def standardized_cumulants(sigma2, order: int = 6, *, dps: int = 30) -> list:
-    """[λ_1, …, λ_order] with λ_r = κ_r / κ_2^{r/2} for one N_Z(0, σ²) (λ_2 = 1, odd ones 0)."""
-    kappas = dg.cumulants(sigma2, order, dps=dps)
-    with mpmath.workdps(dps + 10):
-        return [+(k / kappas[1] ** (mpmath.mpf(r) / 2)) for r, k in enumerate(kappas, 1)]
 
 
 def exact_sum_pmf(sigma2, m: int, *, dps: int | None = 30) -> tuple[int, list]:

@@ -28,14 +28,14 @@ from fractions import Fraction
 
 import mpmath
 
-from ..infrastructure.numbers import (ErrorBound, as_fraction, as_positive_fraction, as_tolerance, decimal_string,
-                       error_bound)
+from ..infrastructure.numbers import (SMALLEST_ABS_TOL, SMALLEST_REL_TOL, ErrorBound, as_abs_tol, as_fraction,  # noqa: F401
+                                     as_positive_fraction, as_rel_tol, decimal_string, error_bound)
 from ..engine import _arb
 from ..engine.lattice import lattice_of, threshold_index
-from ..engine.front import START_ACCURACY, CertifiedTails, next_accuracy
-from ..engine.results import DEFAULT_PATHS, SMALLEST_ACCURACY, EvaluationPaths, check_distinct_terms, check_lattice_size
+from ..engine.front import CertifiedTails
+from ..engine.results import DEFAULT_PATHS, EvaluationPaths, check_distinct_terms, check_lattice_size
 from ..engine.tails import TailEngine
-from ..engine._floatcf import SMALLEST_SIGMA2
+from ..engine.characteristic import SMALLEST_SIGMA2
 from ..engine.tilted import DEEP_UP_TO, TiltedTailEngine
 
 __all__ = [
@@ -46,9 +46,7 @@ __all__ = [
     "lower_convex_envelope",
 ]
 
-_TILT_TOLERANCES = (1e-12, 1e-14)  # J accuracies tried before falling back to the untilted engine
-SMALLEST_REL_TOL = 1e-30  # the finest relative accuracy ShiftPair.delta accepts
-SMALLEST_ABS_TOL = 1e-60  # the finest absolute accuracy ShiftPair.tradeoff accepts (Δ = abs_tol/4 ≥ 2.5e-61)
+# SMALLEST_REL_TOL (1e-30) and SMALLEST_ABS_TOL (1e-60) are re-exported from infrastructure.numbers, their owner
 MAX_EPSILON = 5_000
 """The largest ε :meth:`ShiftPair.delta` accepts. Deep levels are computed on the tilted contour, with δ and
 its bound kept as mpf numbers (δ(200) ≈ 1.5e-836, δ(5000) ≈ 2.8e-545925 for pair (1, 2), each in well under a
@@ -178,15 +176,14 @@ class ShiftPair:
             error = (first.error_bound + growth * second.error_bound) * (1 + 1e-9)  # mpf: no overflow, no underflow
         return DeltaPoint(eps, value, error_bound(error))
 
-    def delta(self, epsilons, *, rel_tol: float = 1e-6, start_accuracy: float | None = None) -> list[DeltaPoint]:
+    def delta(self, epsilons, *, rel_tol: float = 1e-6) -> list[DeltaPoint]:
         """The exact privacy profile δ(ε) at each ε, each with error_bound ≤ rel_tol·δ (book chapter 4).
 
-        Deep levels — both thresholds at least ``paths.deep_from``·√V into the tail — use the tilted contour
-        (:mod:`accountlib.engine.tilted`), which delivers relative accuracy in float64. The others,
-        and any deep level it cannot certify, use the untilted engine: it starts at absolute accuracy
-        Δ = ``start_accuracy`` (default 1e-30) and, where the bound is not yet small enough, rebuilds
-        with Δ ≈ rel_tol·δ/(2(1 + e^ε)) (:func:`accountlib.engine.front.next_accuracy`). A good
-        ``start_accuracy`` saves the rebuild.
+        ``rel_tol`` in [1e-30, 0.5] (:func:`accountlib.infrastructure.numbers.as_rel_tol`, checked here once). The
+        front door decides everything else (:meth:`accountlib.engine.front.CertifiedTails.relative_combined`):
+        deep levels — both thresholds at least ``paths.deep_from``·√V into the tail — on the tilted contour
+        (:mod:`accountlib.engine.tilted`), the others, and any deep level it cannot certify, on untilted engines
+        refined until the bound is met.
         """
         if isinstance(epsilons, (str, bytes)) or not hasattr(epsilons, "__iter__"):
             raise ValueError(f"epsilons must be a list of numbers; got {epsilons!r}")
@@ -194,28 +191,14 @@ class ShiftPair:
         for e in eps:
             if e > MAX_EPSILON:
                 raise ValueError(f"epsilons must be at most {MAX_EPSILON} (the largest ε supported); got {decimal_string(e, 6)}")
-        rel_tol = as_tolerance(rel_tol, "rel_tol", smallest=SMALLEST_REL_TOL, largest=0.5)
-        if start_accuracy is not None:
-            start_accuracy = as_tolerance(start_accuracy, "start_accuracy", smallest=SMALLEST_ACCURACY, largest=0.5)
-        points: dict[int, DeltaPoint] = self._delta_tilted(eps, rel_tol)
-        accuracy = start_accuracy or START_ACCURACY
-        todo = [i for i in range(len(eps)) if i not in points]
-        while todo:
-            engine = self.engine(accuracy)
-            needed = {}
-            for i, point in zip(todo, self._delta_batch(engine, [eps[i] for i in todo])):
-                points[i] = point
-                if not point.error_bound <= rel_tol * point.delta:
-                    growth = 1 + math.exp(min(float(point.epsilon), 700))
-                    estimate = float(point.delta) if point.delta > 0 else 0.0
-                    needed[i] = rel_tol * estimate / (2 * growth) if estimate > 0 else accuracy * 1e-20
-            if not needed or engine.accuracy <= SMALLEST_ACCURACY:
-                break
-            todo = sorted(needed)
-            # one engine serves a band of twelve decades of required accuracy; finer ones come next round
-            loosest = max(needed.values())
-            accuracy = next_accuracy(engine.accuracy, min(v for v in needed.values() if v >= loosest * 1e-12))
-        return [points[i] for i in range(len(eps))]
+        rel_tol = as_rel_tol(rel_tol)
+
+        def combine(digits, i, tails):
+            point = self._combine(digits, eps[i], tails[0], tails[1])
+            return point, point.delta, point.error_bound
+
+        gains = [1 + math.exp(min(float(e), 700)) for e in eps]
+        return self.tails.relative_combined([self._thresholds(e) for e in eps], combine, rel_tol, gains=gains)
 
     def relative_epsilon_limit(self) -> Fraction | None:
         """ε below this are within the tilted contour's reach (the first threshold index ≤ DEEP_UP_TO·√V), so δ(ε)
@@ -232,30 +215,6 @@ class ShiftPair:
         """Lattice indices of P(S > ε/ρ − 1) and P(S > ε/ρ + 1)."""
         scale = self.lattice.scale
         return threshold_index(epsilon / self.rho - 1, scale), threshold_index(epsilon / self.rho + 1, scale)
-
-    def _delta_tilted(self, eps: list[Fraction], rel_tol: float) -> dict[int, DeltaPoint]:
-        """δ(ε) on the tilted contour for the deep levels it certifies to ``rel_tol``; {} if none."""
-        deep = {i: self._thresholds(e) for i, e in enumerate(eps)}
-        deep = {i: t for i, t in deep.items() if self.tails.is_deep(t[0])}
-        points: dict[int, DeltaPoint] = {}
-        for j_tol in _TILT_TOLERANCES:
-            todo = [i for i in deep if i not in points]
-            if not todo:
-                break
-            engine = self.tails.tilted_engine(min(deep[i][0] for i in todo), j_tol)
-            tails = engine.tail_indices([t for i in todo for t in deep[i]])
-            for n, i in enumerate(todo):
-                point = self._combine(60, eps[i], tails[2 * n], tails[2 * n + 1])
-                if point.error_bound <= rel_tol * point.delta:
-                    points[i] = point
-        return points
-
-    def _delta_batch(self, engine: TailEngine, epsilons: list[Fraction]) -> list[DeltaPoint]:
-        """δ(ε) for several ε from one engine, all thresholds in one batch."""
-        thresholds = [self._thresholds(e) for e in epsilons]
-        tails = engine.tail_indices([t for pair in thresholds for t in pair])
-        digits = int(engine.bits * 0.30103) + 10
-        return [self._combine(digits, e, tails[2 * n], tails[2 * n + 1]) for n, e in enumerate(epsilons)]
 
     # -- trade-off --------------------------------------------------------------------------
 
@@ -293,27 +252,18 @@ class ShiftPair:
         return lo
 
     def tradeoff(self, alphas, *, abs_tol: float = 1e-25) -> list[TradeoffPoint]:
-        """β = f(α) at each α ∈ [0, 1], each with error_bound ≤ abs_tol (where reachable)."""
+        """β = f(α) at each α ∈ [0, 1], each with error_bound ≤ abs_tol (in [1e-60, 0.5]; where reachable).
+
+        The engines and their refinement are the front door's (:meth:`~accountlib.engine.front.CertifiedTails.absolute_batch`)."""
         if isinstance(alphas, (str, bytes)) or not hasattr(alphas, "__iter__"):
             raise ValueError(f"alphas must be a list of numbers; got {alphas!r}")
         values = [as_fraction(a, "alphas") for a in alphas]
         for a in values:
             if not 0 <= a <= 1:
                 raise ValueError(f"alphas must lie in [0, 1]; got {decimal_string(a, 6)}")
-        abs_tol = as_tolerance(abs_tol, "abs_tol", smallest=SMALLEST_ABS_TOL, largest=0.5)
-        points: list[TradeoffPoint | None] = [None] * len(values)
-        todo, accuracy = list(range(len(values))), abs_tol / 4  # self.engine() reuses any engine this accurate
-        while todo:
-            engine = self.engine(accuracy)
-            for i, point in zip(todo, self._tradeoff_batch(engine, [values[i] for i in todo])):
-                points[i] = point
-            missed = [i for i in todo if not points[i].error_bound <= abs_tol]
-            if not missed or engine.accuracy <= SMALLEST_ACCURACY:
-                break
-            worst = max(points[i].error_bound for i in missed)
-            accuracy = next_accuracy(engine.accuracy, engine.accuracy * float(abs_tol / worst / 4))
-            todo = missed
-        return points
+        abs_tol = as_abs_tol(abs_tol)
+        return self.tails.absolute_batch(lambda engine, todo: self._tradeoff_batch(engine, [values[i] for i in todo]),
+                                         len(values), abs_tol)
 
     def _tradeoff_batch(self, engine: TailEngine, alphas: list[Fraction]) -> list[TradeoffPoint]:
         """:meth:`_tradeoff_at` for many α at once: the bisections for all brackets advance together, one batch
@@ -367,8 +317,7 @@ class ShiftPair:
 
     def tradeoff_vertices(self, indices, *, abs_tol: float = 1e-25) -> list[TradeoffPoint]:
         """The vertices (α_j, β_j) of f for the given lattice indices j (no interpolation needed)."""
-        abs_tol = as_tolerance(abs_tol, "abs_tol", smallest=SMALLEST_ABS_TOL, largest=0.5)
-        engine = self.engine(abs_tol / 4)
+        engine = self.tails.absolute_engine(as_abs_tol(abs_tol))
         points = []
         for j in indices:
             a, b = self.vertex(engine, int(j))

@@ -78,7 +78,7 @@ def test_every_path_agrees_with_brute_force_and_reports_its_terms(paths):
                 assert budget.terms == {**budget.terms, "aliasing": 0, "sieve": 0, "float_path": 0, "rounding": 0}
                 continue
             assert budget.aliasing == 2 * budget.truncation  # N ≥ 2U + 2: the images cost twice the truncated mass
-            assert budget.sieve == pytest.approx(engine.threshold * (engine.cut - j + 1), rel=1e-15)
+            assert budget.sieve == pytest.approx(engine.tau * (engine.cut - j + 1), rel=1e-15)
             assert budget.double_double <= budget.rounding  # carried inside the arb ball
             if not paths.float_nodes or paths.method == "paper":
                 assert budget.float_path == 0
@@ -99,7 +99,7 @@ def test_tilted_results_carry_their_own_budget():
     deep = int(4 * float(tails_.lattice.variance_proxy) ** 0.5)
     assert tails_.is_deep(deep)
     result = tails_.relative([deep], 1e-8)[0]
-    assert result.path == "tilted" and tails_.tilted_engines == [] and tails_.engines == []
+    assert result.path == "tilted" and len(tails_.tilted_engines) >= 1 and tails_.engines == []
     budget = result.budget
     assert budget.truncation == 0 and budget.double_double == 0
     assert budget.total <= result.error_bound <= budget.total * (1 + 1e-6)
@@ -156,7 +156,7 @@ def test_sieve_keeps_every_node_where_the_integrand_is_large():
     for k in range(0, (engine.modulus - 1) // 2 + 1):
         if k not in kept:
             with mpmath.workdps(30):
-                assert abs(float(engine._phi(k).mid())) <= engine.threshold
+                assert abs(float(engine._phi(k).mid())) <= engine.tau
 
 
 def test_sieve_product_pruning_is_a_subset_of_the_per_factor_sieve():

@@ -84,8 +84,9 @@ def test_deep_levels_of_delta_agree_with_the_untilted_engine():
     """ShiftPair.delta with the tilted deep levels against the arb engine alone (tilt switched off)."""
     rhos = census.pair_rhos(13, 13)
     epsilons = [Fraction(repr(conversions.zcdp_epsilon(census.TOTAL_RHO, d))) for d in (1e-3, 1e-10, 1e-20)]
-    tilted_points = profiles.ShiftPair(rhos).delta(epsilons, rel_tol=1e-6)
-    assert profiles.ShiftPair(rhos)._delta_tilted(epsilons, 1e-6)  # the deep levels did go the tilted way
+    pair = profiles.ShiftPair(rhos)
+    tilted_points = pair.delta(epsilons, rel_tol=1e-6)
+    assert pair.tilted_engines  # the deep levels did go the tilted way (the front door's choice)
     untilted = profiles.ShiftPair(rhos, paths=EvaluationPaths(tilted=False))
     plain = untilted.delta(epsilons, rel_tol=1e-6)
     assert not untilted.tilted_engines

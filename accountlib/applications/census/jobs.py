@@ -115,12 +115,11 @@ def _pair_job(k, l, out_dir, *, smallest_delta_exponent, rel_tol, abs_tol, point
     base_rho = TOTAL_RHO  # ρ = (Σρ_i)/2 of every unscaled pair
     levels = delta_levels(smallest_delta_exponent)
     epsilons = [Fraction(repr(zcdp_epsilon(base_rho, d))) for d in levels]
-    # start coarse: the large-δ levels are settled by a cheap engine, finer engines follow for the rest
-    # half the tolerance: storing only the certified digits widens each bound a little (certified_decimal)
-    points = pair.delta(epsilons, rel_tol=rel_tol / 2, start_accuracy=1e-16)
+    # the front door (engine.front.CertifiedTails) chooses the engines; half the tolerance: storing only the certified digits widens each bound a little (certified_decimal)
+    points = pair.delta(epsilons, rel_tol=rel_tol / 2)
     eps_rows = [(f"{d:.0e}", _decimal(Fraction(e)), *certified_decimal(p.delta, p.error_bound))
                 for d, e, p in zip(levels, epsilons, points)]
-    engine = pair.engine(abs_tol / 4)
+    engine = pair.tails.absolute_engine(abs_tol)  # the engine that serves the trade-off vertices to abs_tol
     indices = tradeoff_indices(pair, points_per_side, abs_tol, engine.cut, bend_points)
     tails = dict(zip(indices, engine.tail_indices(indices)))
     trade_rows = []

@@ -30,8 +30,8 @@ def scaled_delta(k: int, l: int, c, epsilon, *, rel_tol: float = 1e-6):
     """Exact δ(ε) of pair (k, l) with every noise variance multiplied by c (ρ_i → ρ_i/c)."""
 
     c = as_positive_fraction(c, "c")
-    # start coarse (as the sweep does): shallow levels need Δ ≈ 1e-12, deep ones go to the tilted contour
-    return ShiftPair([r / c for r in pair_rhos(k, l)]).delta([epsilon], rel_tol=rel_tol, start_accuracy=1e-16)[0]
+    # the front door (engine.front.CertifiedTails) chooses the engines and the tilted contour
+    return ShiftPair([r / c for r in pair_rhos(k, l)]).delta([epsilon], rel_tol=rel_tol)[0]
 
 
 def smallest_variance_scale(pairs, delta_target: float, *, resolution: int = 10_000, rel_tol: float = 1e-6,
