@@ -96,7 +96,7 @@ from IPython.display import HTML, display
 
 from accountlib.engine.results import below
 from accountlib.theory import rdp
-from accountbook import explorers, ledger
+from accountbook import diagnostics, explorers, ledger
 
 mixture, laplace, gaussian = rdp.GaussianMixture(1.0), rdp.Laplace(), rdp.Gaussian()
 
@@ -358,7 +358,7 @@ curvature_xs = np.linspace(0, 0.5, curvature_grid)
 
 
 def allocation_curves(t):
-    return {name: np.array([rdp.allocation_gap(m, 8, 0.5, w, t) for w in omegas])
+    return {name: np.array([diagnostics.allocation_gap(m, 8, 0.5, w, t) for w in omegas])
             for name, m in (("Laplace", laplace), ("mixture", mixture))}
 
 
@@ -384,8 +384,8 @@ for name in ("Laplace", "mixture"):
     print(f"{name}: uniform {values[0]:.9f} (paper {uniform}), concentrated {values[-1]:.9f} (paper {concentrated})")
     found_4_3[f"unifying.4.3.{name}.uniform"] = f"{values[0]:.12f}"
     found_4_3[f"unifying.4.3.{name}.concentrated"] = f"{values[-1]:.12f}"
-curv_laplace_1 = rdp.allocation_curvature(laplace, t_main, curvature_xs)
-curv_mixture_1 = {nodes: rdp.allocation_curvature(mixture, t_main, curvature_xs, nodes=nodes) for nodes in (192, 384)}
+curv_laplace_1 = diagnostics.allocation_curvature(laplace, t_main, curvature_xs)
+curv_mixture_1 = {nodes: diagnostics.allocation_curvature(mixture, t_main, curvature_xs, nodes=nodes) for nodes in (192, 384)}
 print(f"t = 1: Laplace curvature of Phi_1 in [{curv_laplace_1.min():.3f}, {curv_laplace_1.max():.3f}] (convex); "
       f"mixture, 192 nodes: max {curv_mixture_1[192].max():.3f}, 384 nodes: max {curv_mixture_1[384].max():.3f}")
 non_negative_384 = int(np.sum(curv_mixture_1[384] >= 0))
@@ -414,9 +414,9 @@ _ = ledger.reproduce(found_4_3)
 # {numref}`fig-zcdp-tails` shows both families.
 
 # %% mystnb={"figure": {"caption": "Tails do not order the gap (the paper's Figure 6) at (t, s) = (1, 0.2). Left: Student-t noise, gap against \u03bd (markers) with the local term \u2212\u03ba4(S_\u03bd)/24\u00b7[t(t+1)]\u00b2s\u2074 (dashed) and its maximiser \u03bd* (dotted). Right: generalized Gaussian noise, gap against \u03b2 with the local term \u03c7_\u03b2[t(t+1)]\u00b2s\u2074 (dashed); \u03b2 = 2 is the Gaussian, with zero gap.", "name": "fig-zcdp-tails"}} tags=["hide-input"]
-nu_star = rdp.student_t_coefficient_argmax(dps=30)
+nu_star = diagnostics.student_t_coefficient_argmax(dps=30)
 nu_fine = np.logspace(0, math.log10(50), 200)
-leading = np.array([float(rdp.student_t_leading_coefficient(nu)) for nu in nu_fine])
+leading = np.array([float(diagnostics.student_t_leading_coefficient(nu)) for nu in nu_fine])
 
 
 def figure6(t):
@@ -461,8 +461,8 @@ print(f"generalized Gaussian gap at beta = 2: {below(general_1[-1], 3e-13)}; dec
 print(f"nu* (maximiser of the leading coefficient) = {float(nu_star):.10f}")
 print(f"  (the paper: near {ledger.claim('unifying.4.4.nu_star')['paper']} in §4.4, "
       f"{ledger.claim('unifying.D1.nu_star')['paper']} in Appendix D.1's grid)")
-gap_argmax = rdp.argmax_gap_in_nu(t_main, 0.2)
-gap_argmax_small = rdp.argmax_gap_in_nu(t_main, 0.1)
+gap_argmax = diagnostics.argmax_gap_in_nu(t_main, 0.2)
+gap_argmax_small = diagnostics.argmax_gap_in_nu(t_main, 0.1)
 print(f"the gap itself at s = 0.2 peaks at nu = {gap_argmax:.4f}; at s = 0.1 at nu = {gap_argmax_small:.4f}")
 found_4_4 = {}
 for b in (1.0, 2.0):
@@ -540,17 +540,17 @@ print(f"Student-t at t = 1.5: nonmonotone in nu: {bool(np.any(np.diff(student_15
       f", largest on the grid at nu = {nu_grid[int(np.argmax(student_15))]}; "
       f"generalized Gaussian gap at beta = 2: {below(general_15[-1], 5e-13)}")
 
-node_gap = rdp.subsampled_node_discrepancy(qs, z, t_repeat)
+node_gap = diagnostics.subsampled_node_discrepancy(qs, z, t_repeat)
 reference_qs = (0.001, 0.01, 0.1, 0.5, 1.0)
 reference_error = max(abs(rdp.PoissonSubsampledGaussian(q, z).cgf(t_repeat, 1.0)
                           - rdp.sampled_gaussian_cgf_reference(q, z, t_repeat)) for q in reference_qs)
 print(f"largest |K by 192 - K by 384 Gauss-Hermite nodes| over the q grid at t = 1.5: {below(node_gap, 5e-14)}; "
       f"192-node K against a 30-digit quadrature at q in {reference_qs}: {below(reference_error, 5e-14)}")
-composition_gap = rdp.composition_gap_discrepancy(qs, z, t_repeat, n_steps)
+composition_gap = diagnostics.composition_gap_discrepancy(qs, z, t_repeat, n_steps)
 rounding = n_steps * math.ulp(rho_sum * t_repeat * (t_repeat + 1))
 print(f"composed gap against n*Gamma(1.5): {below(composition_gap, 1e-13)} (rounding scale n*ulp(rho_sum t(t+1)) = {rounding:.1e})")
-curv_laplace_15 = rdp.allocation_curvature(laplace, t_repeat, curvature_xs)
-curv_mixture_15 = {nodes: rdp.allocation_curvature(mixture, t_repeat, curvature_xs, nodes=nodes) for nodes in (192, 384)}
+curv_laplace_15 = diagnostics.allocation_curvature(laplace, t_repeat, curvature_xs)
+curv_mixture_15 = {nodes: diagnostics.allocation_curvature(mixture, t_repeat, curvature_xs, nodes=nodes) for nodes in (192, 384)}
 curvature_15 = {"Laplace": curv_laplace_15.min(), "mixture": curv_mixture_15[192].max()}
 for name, ours in curvature_15.items():
     paper = ledger.claim(f"unifying.D2.curvature.{name}")["paper"]

@@ -75,7 +75,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from accountlib.engine.results import below
-from accountlib.theory import rdp
+from accountlib.theory import dpsgd_calibration, rdp
 from accountbook import dpsgd, ledger
 
 warnings.filterwarnings("ignore", module="opacus")
@@ -133,8 +133,8 @@ print(f"{'eps':>4} {'q':>7} {'n':>5} {'z (RDP)':>9} {'z (zCDP)':>9} {'variance r
 calibration = {}
 for epsilon, delta in dpsgd.PAPER_TARGETS:
     for q, n in dpsgd.paper_settings():
-        z_r = rdp.calibrate_dpsgd(q, n, epsilon, delta, "rdp")
-        z_z = rdp.calibrate_dpsgd(q, n, epsilon, delta, "zcdp")
+        z_r = dpsgd_calibration.calibrate_dpsgd(q, n, epsilon, delta, "rdp")
+        z_z = dpsgd_calibration.calibrate_dpsgd(q, n, epsilon, delta, "zcdp")
         calibration[epsilon, q, n] = (z_r, z_z)
         print(f"{epsilon:>4g} {q:>7g} {n:>5d} {z_r:>9.4f} {z_z:>9.4f} {(z_r / z_z) ** 2:>15.6f}")
 
@@ -409,7 +409,7 @@ if digits:
 # :label: ex-dpsgd-ratio
 #
 # Calibrate DP-SGD at $q = 0.001$, $n = 2000$, $(\varepsilon, \delta) = (1, 10^{-6})$ under both accountants with
-# `rdp.calibrate_dpsgd`. How large is the variance ratio $z_R^2/z_Z^2$, and is it smaller than at $q = 0.005$,
+# `dpsgd_calibration.calibrate_dpsgd`. How large is the variance ratio $z_R^2/z_Z^2$, and is it smaller than at $q = 0.005$,
 # $n = 500$, $(3, 10^{-5})$?
 # ```
 #
@@ -421,11 +421,11 @@ if digits:
 # smaller than at $q = 0.005$, since amplification by subsampling is stronger at smaller $q$.
 
 # %%
-z_r1, z_z1 = (rdp.calibrate_dpsgd(0.001, 2000, 1.0, 1e-6, notion) for notion in ("rdp", "zcdp"))
+z_r1, z_z1 = (dpsgd_calibration.calibrate_dpsgd(0.001, 2000, 1.0, 1e-6, notion) for notion in ("rdp", "zcdp"))
 ratio_small = (z_r1 / z_z1) ** 2
 ratio_headline = (calibration[3.0, 0.005, 500][0] / calibration[3.0, 0.005, 500][1]) ** 2
 assert z_r1 < z_z1 and ratio_small < ratio_headline
-assert rdp.dpsgd_epsilon(0.001, 2000, z_r1, 1e-6, "rdp") <= 1.0 + 1e-9  # z_R certifies the target
+assert dpsgd_calibration.dpsgd_epsilon(0.001, 2000, z_r1, 1e-6, "rdp") <= 1.0 + 1e-9  # z_R certifies the target
 print(f"z_RDP = {z_r1:.4f}, z_zCDP = {z_z1:.4f}, variance ratio {ratio_small:.2e} (headline: {ratio_headline:.2e})")
 
 # %% [markdown]

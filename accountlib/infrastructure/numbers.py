@@ -189,6 +189,30 @@ def as_bounded_float(value, name: str, *, smallest: float | None = None, largest
     return result
 
 
+def as_scale(value, name: str) -> float:
+    """A positive parameter of a noise distribution (a scale, a budget, an order): a float in [1e-100, 1e100]."""
+    value = as_bounded_float(value, name, smallest=0)
+    if not 1e-100 <= value <= 1e100:
+        raise ValueError(f"{name} must be between 1e-100 and 1e100; got {value!r}")
+    return value
+
+
+def as_count(n, name: str, largest: int = 10**6) -> int:
+    """A positive whole number (a number of releases or compositions) up to ``largest``."""
+    if isinstance(n, bool) or not isinstance(n, numbers.Real) or not math.isfinite(n) \
+            or int(n) != n or not 1 <= n <= largest:
+        raise ValueError(f"{name} must be a positive integer (at most {largest:g}); got {n!r}")
+    return int(n)
+
+
+def as_shift(s, name: str = "s") -> float:
+    """A query change (sensitivity) s, |s| ≤ 1e8, as its absolute value (the noise is symmetric)."""
+    s = as_bounded_float(s, name)
+    if abs(s) > 1e8:
+        raise ValueError(f"{name} must be at most 1e8 in absolute value; got {s!r}")
+    return abs(s)
+
+
 def as_choice(value, name: str, choices) -> str:
     """``value`` if it is one of the strings ``choices``, else ``ValueError`` naming ``name`` and the choices."""
     if not isinstance(value, str) or value not in choices:

@@ -15,9 +15,9 @@ terms of the local expansion, Thm 3.1). Exact CGFs are used where they exist
 adaptive quadrature, with ``cgf_check`` re-evaluating at twice the resolution
 to show convergence.
 
-Composition adds CGFs and gaps (§3.3); :func:`allocation_gap` follows the path
-of Prop. 4.3; the DP-SGD calibration of §5.2 is here too (:func:`calibrate_dpsgd`, no torch
-needed). The conversions of §3.2 and C_δ[U] of §5 (ε from an RDP curve or from ρ, δ from ρ) live in
+Composition adds CGFs and gaps (§3.3). The DP-SGD calibration of §5.2 is
+:mod:`accountlib.theory.dpsgd_calibration`; the paper's figure diagnostics (the allocation path of Prop. 4.3,
+Student-t coefficients, quadrature discrepancies) are the book's, in ``accountbook.diagnostics``. The conversions of §3.2 and C_δ[U] of §5 (ε from an RDP curve or from ρ, δ from ρ) live in
 :mod:`accountlib.theory.conversions`: ``rdp_to_epsilon(lambda a: K(a - 1)/(a - 1), delta)`` is ε_R of a CGF K.
 """
 
@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import functools
 import math
-import threading
 import warnings
 from dataclasses import dataclass
 from fractions import Fraction
@@ -34,45 +33,16 @@ import mpmath
 import numpy as np
 from scipy import integrate, optimize, special
 
-from ..infrastructure.numbers import as_bounded_float, as_choice, as_probability, float_or_precise
-from .conversions import rdp_to_epsilon, zcdp_epsilon_via_rdp
+from ..infrastructure.numbers import as_scale, as_shift, float_or_precise
 
 __all__ = [
     "NoiseMechanism", "Gaussian", "Laplace", "GaussianMixture", "StudentT", "GeneralizedGaussian",
     "DiscreteLaplace", "DiscreteGaussian", "PoissonSubsampledGaussian", "Composition",
-    "allocation_gap", "allocation_path", "calibrate_dpsgd", "dpsgd_epsilon", "sampled_gaussian_cgf", "QuadratureError",
-    "student_t_leading_coefficient", "student_t_coefficient_argmax", "argmax_gap_in_nu",
-    "allocation_phi", "allocation_curvature", "subsampled_node_discrepancy", "composition_gap_discrepancy",
-    "sampled_gaussian_cgf_reference",
+    "sampled_gaussian_cgf", "sampled_gaussian_cgf_reference", "QuadratureError", "GH_NODES",
 ]
 
-_GH_NODES = 192
-
-
-def _positive(value, name: str) -> float:
-    value = as_bounded_float(value, name, smallest=0)
-    if not 1e-100 <= value <= 1e100:
-        raise ValueError(f"{name} must be between 1e-100 and 1e100; got {value!r}")
-    return value
-
-
-def _count(n, name: str, largest: int = 10**6) -> int:
-    """A positive whole number (a number of releases or compositions) up to ``largest``."""
-    if isinstance(n, bool) or not isinstance(n, (int, float, np.integer, np.floating)) or not math.isfinite(n) \
-            or int(n) != n or not 1 <= n <= largest:
-        raise ValueError(f"{name} must be a positive integer (at most {largest:g}); got {n!r}")
-    return int(n)
-
-
-def _order(t) -> float:
-    return _positive(t, "t")
-
-
-def _shift(s) -> float:
-    s = as_bounded_float(s, "s")
-    if abs(s) > 1e8:
-        raise ValueError(f"s must be at most 1e8 in absolute value; got {s!r}")
-    return abs(s)
+GH_NODES = 192
+"""Gauss–Hermite nodes of the mixture and subsampled-Gaussian CGFs (``cgf_check`` doubles them)."""
 
 
 def _logsumexp(a) -> float:
@@ -154,7 +124,7 @@ class NoiseMechanism:
         :class:`QuadratureError` rather than return a non-finite value, and ``ValueError`` when the ratio is
         still increasing at t = 1e4 (the supremum would lie beyond the grid).
         """
-        s = _shift(s)
+        s = as_shift(s)
         if s == 0:
             return 0.0
         if self._rho_infinite():
@@ -166,7 +136,7 @@ class NoiseMechanism:
 
     def gap(self, t, s) -> float:
         """Γ(t) = ρ(s)·t(t+1) − K(t) (≥ 0)."""
-        t, s = _order(t), _shift(s)
+        t, s = as_scale(t, "t"), as_shift(s)
         return self.rho(s) * t * (t + 1) - self.cgf(t, s)
 
     def rdp(self, alpha, s) -> float:
@@ -186,7 +156,7 @@ class NoiseMechanism:
         (E_P e^{uL} = e^{K(u)}); they are taken by central differences of K on
         [−2h, 2h], extended analytically to u ∈ (−1, 0) where K is finite there.
         """
-        s = _shift(s)
+        s = as_shift(s)
         h = step
         values = {j: self._cgf_signed(j * h, s) for j in (-2, -1, 0, 1, 2)}
         mean = (values[1] - values[-1]) / (2 * h)
@@ -255,10 +225,10 @@ class Gaussian(NoiseMechanism):
     name = "Gaussian"
 
     def __post_init__(self):
-        _positive(self.sigma, "sigma")
+        as_scale(self.sigma, "sigma")
 
     def cgf(self, t, s):
-        t, s = _order(t), _shift(s)
+        t, s = as_scale(t, "t"), as_shift(s)
         return t * (t + 1) * s * s / (2 * self.sigma**2)
 
     def _cgf_negative(self, u, s):
@@ -287,14 +257,14 @@ class Laplace(NoiseMechanism):
     name = "Laplace"
 
     def __post_init__(self):
-        _positive(self.scale, "scale")
+        as_scale(self.scale, "scale")
 
     def cgf(self, t, s):
-        t, r = _order(t), _shift(s) / self.scale
+        t, r = as_scale(t, "t"), as_shift(s) / self.scale
         return _laplace_cgf(t, r)
 
     def _cgf_negative(self, u, s):
-        return _laplace_cgf(u, _shift(s) / self.scale)
+        return _laplace_cgf(u, as_shift(s) / self.scale)
 
     def _rho_closed_form(self, s):
         r = s / self.scale
@@ -303,7 +273,7 @@ class Laplace(NoiseMechanism):
     def gap(self, t, s):
         """Γ(t) = ρt(t+1) − K(t): O(r⁴) while ρ and K are O(r²), so for r < 1 the difference of the closed forms
         is taken in mpmath at a precision that covers the cancellation (float64 lost ~1e-16/r⁴ of it)."""
-        t, r = _order(t), _shift(s) / self.scale
+        t, r = as_scale(t, "t"), as_shift(s) / self.scale
         if r >= 1 or r == 0:
             return super().gap(t, s)
         with mpmath.workdps(30 + int(4 * max(0.0, -math.log10(r))) + int(max(0.0, math.log10(t)))):
@@ -381,7 +351,7 @@ class GaussianMixture(NoiseMechanism):
             grid = np.linspace(best - step, best + step, 33)
         return float(best)
 
-    def _cgf_nodes(self, t, s, nodes):
+    def cgf_with_nodes(self, t, s, nodes):
         """K(t) by an n-node Gauss–Hermite rule per mixture component.
 
         When (t+1)s is large the integrand (q/p)^{t+1}e^{−x²} peaks far out (x ≈ (t+1)s/√2), beyond the
@@ -399,13 +369,13 @@ class GaussianMixture(NoiseMechanism):
         return float(np.logaddexp(*total) - math.log(2))
 
     def cgf(self, t, s):
-        return self._cgf_nodes(_order(t), _shift(s), _GH_NODES)
+        return self.cgf_with_nodes(as_scale(t, "t"), as_shift(s), GH_NODES)
 
     def _cgf_negative(self, u, s):
-        return self._cgf_nodes(u, _shift(s), _GH_NODES)
+        return self.cgf_with_nodes(u, as_shift(s), GH_NODES)
 
     def cgf_check(self, t, s):
-        return abs(self._cgf_nodes(_order(t), _shift(s), _GH_NODES) - self._cgf_nodes(_order(t), _shift(s), 2 * _GH_NODES))
+        return abs(self.cgf_with_nodes(as_scale(t, "t"), as_shift(s), GH_NODES) - self.cgf_with_nodes(as_scale(t, "t"), as_shift(s), 2 * GH_NODES))
 
     def _rho_closed_form(self, s):
         return s * s / 2
@@ -561,19 +531,19 @@ class _QuadratureNoise(NoiseMechanism):
             return self._cgf_mp(t, s)
 
     def cgf(self, t, s):
-        return self._cgf_quad(_order(t), _shift(s))
+        return self._cgf_quad(as_scale(t, "t"), as_shift(s))
 
     def _cgf_negative(self, u, s):
-        return self._cgf_quad(u, _shift(s))
+        return self._cgf_quad(u, as_shift(s))
 
     def cgf_check(self, t, s):
         """|K by float64 checked quadrature − K by 30-digit mpmath quadrature|."""
-        t, s = _order(t), _shift(s)
+        t, s = as_scale(t, "t"), as_shift(s)
         return abs(self._cgf_quad(t, s) - self._cgf_mp(t, s))
 
     def kl(self, s) -> float:
         """E_P[L] = KL(P‖Q) = ∫ p(x)(ℓ(x − s) − ℓ(x)) dx, the t ↓ 0 endpoint of K(t)/(t(t+1)) (checked quadrature)."""
-        s = _shift(s)
+        s = as_shift(s)
         if s == 0:
             return 0.0
         ell = self._ell
@@ -676,66 +646,6 @@ class GeneralizedGaussian(_QuadratureNoise):
                 * (3 * special.gamma(2 - 1 / b) ** 2 - special.gamma(4 - 3 / b) * special.gamma(1 / b)))
 
 
-def _student_t_moment(nu, j):
-    """μ_{2j,ν} = E[S_ν^{2j}] = (ν+1)^{2j}/ν^j·(1/2)_j(ν/2)_j/((ν+1)/2)_{2j}, S_ν = (ν+1)Z/(ν+Z²) (Appendix C.6)."""
-    return ((nu + 1) ** (2 * j) / nu**j * mpmath.rf(mpmath.mpf(1) / 2, j) * mpmath.rf(nu / 2, j)
-            / mpmath.rf((nu + 1) / 2, 2 * j))
-
-
-def student_t_leading_coefficient(nu, *, dps: int = 30):
-    """−κ4(S_ν)/24, the leading coefficient of the Student-t gap: Γ(t) = −κ4(S_ν)/24·[t(t+1)]²s⁴ + O(|s|⁵)
-    (unifying paper, Prop. 4.4 and Appendix C.6), with κ4(S_ν) = μ4 − 3μ2² from the exact score moments.
-
-    >>> float(student_t_leading_coefficient(1))  # ν = 1: μ2 = 1/2, μ4 = 3/8, so −(3/8 − 3/4)/24
-    0.015625
-    """
-    with mpmath.workdps(max(dps, mpmath.mp.dps) + 10):  # never below the caller's (e.g. mpmath.diff's) precision
-        nu = mpmath.mpf(nu)
-        if not nu >= 1:
-            raise ValueError(f"nu must be >= 1; got {nu}")
-        value = -(_student_t_moment(nu, 2) - 3 * _student_t_moment(nu, 1) ** 2) / 24
-    return +value
-
-
-def student_t_coefficient_argmax(*, dps: int = 30):
-    """The ν maximising :func:`student_t_leading_coefficient` (the paper's ν* ≈ 6.013, §4.4).
-
-    The root of the derivative, found by bisection on its sign in [3, 12] (the derivative by mpmath ``diff``
-    at ``dps`` + 10 digits) down to a bracket of width 10^{−dps}, and checked to be a maximum (negative second
-    derivative).
-    """
-    with mpmath.workdps(dps + 10):
-        f = lambda v: student_t_leading_coefficient(v, dps=dps + 10)
-        slope = lambda v: mpmath.diff(f, v)
-        lo, hi = mpmath.mpf(3), mpmath.mpf(12)
-        if not (slope(lo) > 0 > slope(hi)):
-            raise ArithmeticError("the leading coefficient's maximiser is not bracketed by [3, 12]")
-        while hi - lo > mpmath.mpf(10) ** (-dps):
-            mid = (lo + hi) / 2
-            if slope(mid) > 0:
-                lo = mid
-            else:
-                hi = mid
-        root = (lo + hi) / 2
-        if not mpmath.diff(f, root, 2) < 0:
-            raise ArithmeticError(f"the stationary point ν = {root} is not a maximum")
-    return +root
-
-
-def argmax_gap_in_nu(t, s, *, bounds=(3.0, 12.0), xatol: float = 1e-6) -> float:
-    """The ν in ``bounds`` where the Student-t gap Γ(t) at shift s is largest (bounded scalar search).
-
-    Not the paper's ν*: that maximises the leading coefficient (the s → 0 limit of Γ/([t(t+1)]²s⁴));
-    at a finite shift the higher-order terms move the maximiser.
-    """
-    t, s = _order(t), _shift(s)
-    result = optimize.minimize_scalar(lambda nu: -StudentT(nu).gap(t, s), bounds=bounds, method="bounded",
-                                      options={"xatol": xatol})
-    if not result.success:
-        raise ArithmeticError(f"the gap's maximiser in nu was not found: {result.message}")
-    return float(result.x)
-
-
 # -- discrete noise ------------------------------------------------------------------------------
 
 
@@ -756,10 +666,10 @@ class DiscreteLaplace(NoiseMechanism):
     name = "discrete Laplace"
 
     def __post_init__(self):
-        _positive(self.a, "a")
+        as_scale(self.a, "a")
 
     def _integer_shift(self, s) -> int:
-        shift = _shift(s)
+        shift = as_shift(s)
         if shift > 10**6:
             raise ValueError(f"s must be at most 1e6 for the discrete Laplace CGF; got {s!r}")
         r = int(round(shift))
@@ -808,7 +718,7 @@ class DiscreteLaplace(NoiseMechanism):
             return float_or_precise(mpmath.log1p(self._moment_minus_one(t, r)))
 
     def cgf(self, t, s):
-        return self._cgf_any(_order(t), s)
+        return self._cgf_any(as_scale(t, "t"), s)
 
     def _rho_closed_form(self, s):
         r = self._integer_shift(s)
@@ -847,7 +757,7 @@ class DiscreteLaplace(NoiseMechanism):
     def gap(self, t, s):
         """Γ(t) = ρ·t(t+1) − K(t) ≥ 0, in mpmath: ρ and K are both O(a²) and Γ is O(a⁴), so the difference is
         taken at a precision raised until Γ has 15 correct digits (or is 0 to within 10^-(digits) of K)."""
-        t, r = _order(t), self._integer_shift(s)
+        t, r = as_scale(t, "t"), self._integer_shift(s)
         if r == 0:
             return 0.0
         rho = self._rho_mp(r)
@@ -906,7 +816,7 @@ class DiscreteGaussian(NoiseMechanism):
     name = "discrete Gaussian"
 
     def __post_init__(self):
-        _positive(self.sigma, "sigma")
+        as_scale(self.sigma, "sigma")
 
     def _log_theta(self, u):
         s2 = self.sigma**2
@@ -961,11 +871,11 @@ class DiscreteGaussian(NoiseMechanism):
         return self._gap_mp(u)
 
     def _cgf_any(self, t, s):
-        r = _shift(s)
+        r = as_shift(s)
         return r * r * t * (t + 1) / (2 * self.sigma**2) - float(self._gap_exact(t, r))
 
     def cgf(self, t, s):
-        return self._cgf_any(_order(t), s)
+        return self._cgf_any(as_scale(t, "t"), s)
 
     def _rho_closed_form(self, s):
         return s * s / (2 * self.sigma**2)
@@ -974,7 +884,7 @@ class DiscreteGaussian(NoiseMechanism):
         """Γ(t) = log Θ(0) − log Θ((t+1)r) ≥ 0, directly (no cancellation between ρt(t+1) and K), in mpmath: exactly
         0 where (t+1)r is an integer, and never 0 where it is not (a gap below float64's range, σ ≥ 6 or so,
         comes back as a :class:`~accountlib.infrastructure.numbers.PreciseNumber`)."""
-        t, r = _order(t), _shift(s)
+        t, r = as_scale(t, "t"), as_shift(s)
         return float_or_precise(self._gap_exact(t, r))
 
 
@@ -999,9 +909,9 @@ class PoissonSubsampledGaussian(NoiseMechanism):
         q = float(self.q)
         if not (math.isfinite(q) and 0 < q <= 1):
             raise ValueError(f"q must be in (0, 1]; got {self.q!r}")
-        _positive(self.z, "z")
+        as_scale(self.z, "z")
 
-    def _cgf_nodes(self, t, s, nodes):
+    def cgf_with_nodes(self, t, s, nodes):
         if float(t).is_integer() and t < 400:
             return sampled_gaussian_cgf(self.q, self.z, int(t), s)
         x, log_w = _gauss_hermite_log(nodes)
@@ -1011,14 +921,14 @@ class PoissonSubsampledGaussian(NoiseMechanism):
         return _logsumexp((t + 1) * log_ratio + log_w)
 
     def cgf(self, t, s=1.0):
-        return self._cgf_nodes(_order(t), _shift(s), _GH_NODES)
+        return self.cgf_with_nodes(as_scale(t, "t"), as_shift(s), GH_NODES)
 
     def _cgf_negative(self, u, s):
-        return self._cgf_nodes(u, _shift(s), _GH_NODES)
+        return self.cgf_with_nodes(u, as_shift(s), GH_NODES)
 
     def cgf_check(self, t, s=1.0):
-        t, s = _order(t), _shift(s)
-        return abs(self._cgf_nodes(t + 1e-13, s, _GH_NODES) - self._cgf_nodes(t + 1e-13, s, 2 * _GH_NODES))
+        t, s = as_scale(t, "t"), as_shift(s)
+        return abs(self.cgf_with_nodes(t + 1e-13, s, GH_NODES) - self.cgf_with_nodes(t + 1e-13, s, 2 * GH_NODES))
 
     def _rho_closed_form(self, s):
         return s * s / (2 * self.z**2)
@@ -1060,91 +970,11 @@ class Composition:
         return sum(m.gap(t, s) for m, s in self.parts)
 
 
-def _inverse_rho(mechanism: NoiseMechanism, rho: float) -> float:
-    """ψ: the shift r ≥ 0 with ρ(r) = rho (ρ is increasing in r)."""
-    if rho <= 0:
-        return 0.0
-    hi = 1.0
-    while mechanism.rho(hi) < rho:
-        hi *= 2
-    return optimize.brentq(lambda r: mechanism.rho(r) - rho, 0.0, hi, xtol=1e-15, rtol=1e-15)
-
-
-def allocation_path(n: int, rho_sum: float, omega: float) -> list[float]:
-    """ρ_1(ω) = (ρ_sum/n)(1 + (n−1)ω), ρ_i(ω) = (ρ_sum/n)(1 − ω) for i ≥ 2 (Prop. 4.3)."""
-    n = _count(n, "n")
-    omega = as_bounded_float(omega, "omega")
-    if not 0 <= omega <= 1:
-        raise ValueError(f"omega must be in [0, 1]; got {omega!r}")
-    rho_sum = _positive(rho_sum, "rho_sum")
-    base = rho_sum / n
-    return [base * (1 + (n - 1) * omega)] + [base * (1 - omega)] * (int(n) - 1)
-
-
-def allocation_gap(mechanism: NoiseMechanism, n: int, rho_sum: float, omega: float, t: float) -> float:
-    """The composed gap Σ_i Γ_i(t) along the allocation path of Prop. 4.3.
-
-    Release i uses the shift r_i = ψ(ρ_i(ω)) that gives it zCDP parameter ρ_i(ω).
-
-    >>> round(allocation_gap(Laplace(), 8, 0.5, 0.0, 1.0), 9)
-    0.037202015
-    """
-    t = _order(t)
-    total = 0.0
-    for rho_i in allocation_path(n, rho_sum, omega):
-        if rho_i > 0:
-            r = _inverse_rho(mechanism, rho_i)
-            total += rho_i * t * (t + 1) - mechanism.cgf(t, r)
-    return total
-
-
-def allocation_phi(mechanism: NoiseMechanism, x: float, t: float, *, nodes: int | None = None) -> float:
-    """Φ_t(x) = x·t(t+1) − K(t; ψ(x)), the gap of one release that is given zCDP parameter x (Prop. 4.3).
-
-    ``nodes`` sets the Gauss–Hermite resolution of a :class:`GaussianMixture` (192 by default); other
-    mechanisms ignore it.
-    """
-    t, x = _order(t), as_bounded_float(x, "x", smallest=0, largest=1e100, strict=False)
-    if x <= 0:
-        return 0.0
-    r = _inverse_rho(mechanism, x)
-    if nodes is not None and isinstance(mechanism, GaussianMixture):
-        k = mechanism._cgf_nodes(t, r, int(nodes))
-    else:
-        k = mechanism.cgf(t, r)
-    return x * t * (t + 1) - k
-
-
-def allocation_curvature(mechanism: NoiseMechanism, t: float, grid, *, nodes: int | None = None) -> np.ndarray:
-    """Centred second differences (Φ_t(x_{i+1}) − 2Φ_t(x_i) + Φ_t(x_{i−1}))/h² at the interior points of an
-    evenly spaced ``grid`` of zCDP parameters: the numerical curvature that decides the allocation direction
-    of Prop. 4.3 (convex: spread evenly; concave: concentrate). Appendix D.1–D.2 use 501 points in [0, 1/2]."""
-    grid = np.asarray(grid, dtype=float)
-    steps = np.diff(grid)
-    if grid.ndim != 1 or len(grid) < 3 or not np.allclose(steps, steps[0], rtol=1e-9, atol=0) or steps[0] <= 0:
-        raise ValueError("grid must be an increasing, evenly spaced 1-D array of at least 3 zCDP parameters")
-    phi = np.array([allocation_phi(mechanism, x, t, nodes=nodes) for x in grid])
-    return (phi[2:] - 2 * phi[1:-1] + phi[:-2]) / steps[0] ** 2
-
-
-def subsampled_node_discrepancy(qs, z: float, t: float, s: float = 1.0, nodes=(_GH_NODES, 2 * _GH_NODES)) -> float:
-    """max over the sampling rates ``qs`` of |K(t) by ``nodes[0]``-node − K(t) by ``nodes[1]``-node Gauss–Hermite|
-    for the Poisson-subsampled Gaussian (the resolution check of Appendix D.2 at a non-integer order)."""
-    t, s = _order(t), _shift(s)
-    if float(t).is_integer():
-        raise ValueError(f"t must be a non-integer order (integer orders use the exact binomial sum); got {t!r}")
-    worst = 0.0
-    for q in qs:
-        m = PoissonSubsampledGaussian(float(q), z)
-        worst = max(worst, abs(m._cgf_nodes(t, s, nodes[0]) - m._cgf_nodes(t, s, nodes[1])))
-    return worst
-
-
 def sampled_gaussian_cgf_reference(q: float, z: float, t: float, s: float = 1.0, *, dps: int = 30) -> float:
     """K(t) of the Poisson-subsampled Gaussian at any order t > 0 by mpmath tanh-sinh quadrature at ``dps``
     digits: log ∫ φ(x)(1 − q + q·e^{(2xs − s²)/(2z²)})^{t+1} dx over x ~ N(0, z²), independent of the
     Gauss–Hermite rule (the reference for the resolution check of Appendix D.2)."""
-    t, s = _order(t), _shift(s)
+    t, s = as_scale(t, "t"), as_shift(s)
     with mpmath.workdps(dps + 10):
         q_, z_, t_, s_ = (mpmath.mpf(v) for v in (q, z, t, s))
         density = lambda x: mpmath.npdf(x, 0, z_)
@@ -1157,114 +987,11 @@ def sampled_gaussian_cgf_reference(q: float, z: float, t: float, s: float = 1.0,
         return float(mpmath.log(value))
 
 
-def composition_gap_discrepancy(qs, z: float, t: float, n: int, s: float = 1.0) -> float:
-    """max over ``qs`` of |Γ of the n-fold composition (ρ_sum·t(t+1) − Σ_i K_i(t)) − n·Γ(t)| (Thm 3.3; the
-    composition check of Appendix D.2). Mathematically zero: what remains is floating-point rounding."""
-    t = _order(t)
-    n = _count(n, "n")
-    worst = 0.0
-    for q in qs:
-        m = PoissonSubsampledGaussian(float(q), z)
-        composed = Composition(((m, s),) * int(n))
-        total = composed.rho_sum() * t * (t + 1) - composed.cgf(t)
-        worst = max(worst, abs(total - n * m.gap(t, s)))
-    return worst
-
-
 # -- DP-SGD (§5.2) --------------------------------------------------------------------------------
-
-
-def dpsgd_epsilon(q: float, steps: int, z: float, delta: float, notion: str = "rdp") -> float:
-    """The ε that DP-SGD with Poisson rate q, ``steps`` steps and noise multiplier z certifies at δ.
-
-    ``notion="rdp"``: the sampled-Gaussian RDP curve composed ``steps`` times, converted by C_δ
-    (unifying paper §5.2, Appendix D.4); ``notion="zcdp"``: ρ = steps/(2z²), no amplification by
-    subsampling, converted by C_δ. :func:`calibrate_dpsgd` inverts this in z.
-    """
-    q, steps = _dpsgd_rate_and_steps(q, steps)
-    z = _positive(z, "z")
-    delta = as_probability(delta, "delta")
-    notion = as_choice(notion, "notion", ("rdp", "zcdp"))
-    if notion == "zcdp":
-        return zcdp_epsilon_via_rdp(steps / (2 * z * z), delta)
-    mechanism = PoissonSubsampledGaussian(q, z)
-    return rdp_to_epsilon(lambda alpha: steps * mechanism.cgf(alpha - 1, 1.0) / (alpha - 1), delta, alpha_max=1e4)
-
-
-def calibrate_dpsgd(q, steps, epsilon, delta, notion: str = "rdp", *, tolerance: float = 1e-10) -> float:
-    """The smallest noise multiplier z certifying (ε, δ) for DP-SGD with Poisson rate q over ``steps`` steps.
-
-    ``notion="rdp"``: the sampled-Gaussian RDP composed ``steps`` times, converted by C_δ;
-    ``notion="zcdp"``: ρ = steps/(2z²) (no amplification by subsampling), converted by C_δ.
-    Bisection on log z until the relative bracket is below ``tolerance``.
-    """
-    q, steps = _dpsgd_rate_and_steps(q, steps)
-    if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 1e-14 <= tolerance <= 0.5:
-        raise ValueError(f"tolerance must be a number in [1e-14, 0.5] (a relative bracket on z); got {tolerance!r}")
-    epsilon = _positive(epsilon, "epsilon")
-    delta = as_probability(delta, "delta")
-    notion = as_choice(notion, "notion", ("rdp", "zcdp"))
-    return _calibrated_noise(q, int(steps), epsilon, delta, notion, float(tolerance))
-
-
-def _dpsgd_rate_and_steps(q, steps) -> tuple[float, int]:
-    """The Poisson rate q ∈ (0, 1] and the number of steps (a positive integer) of DP-SGD, checked."""
-    q = as_bounded_float(q, "q", smallest=0, largest=1)
-    if isinstance(steps, bool) or not isinstance(steps, (int, float, np.integer, np.floating)) \
-            or not math.isfinite(steps) or int(steps) != steps or not 1 <= steps <= 10**9:
-        raise ValueError(f"steps must be a positive integer (at most 1e9); got {steps!r}")
-    return q, int(steps)
 
 
 #: The brackets (lo, hi) of each calibration's bisection so far, keyed by its checked arguments (at most
 #: _BISECTIONS_KEPT problems; the oldest is forgotten first).
 _BISECTIONS: dict = {}
-_BISECTIONS_KEPT = 4096
-_BISECTIONS_LOCK = threading.Lock()
 
 
-def _calibrated_noise(q: float, steps: int, epsilon: float, delta: float, notion: str, tolerance: float) -> float:
-    """The bisection of :func:`calibrate_dpsgd` on checked arguments.
-
-    Its brackets are remembered (the function is pure): a repeated calibration is a lookup, and a tighter
-    tolerance continues from where a looser one stopped. The bisection is deterministic, so the continued
-    sequence of brackets, and the z returned, are those of a fresh bisection at the tighter tolerance; a
-    chapter that tabulates, checks (tolerance/100) and records the same calibrations pays for each once."""
-    key = (q, steps, epsilon, delta, notion)
-    brackets = _BISECTIONS.get(key)
-    if brackets is None:
-        brackets = [_initial_bracket(q, steps, epsilon, delta, notion)]
-    for lo, hi in brackets:
-        if hi / lo - 1 <= tolerance:
-            return hi
-    brackets = list(brackets)  # extended privately, then stored whole
-    lo, hi = brackets[-1]
-    while hi / lo - 1 > tolerance:
-        mid = math.sqrt(lo * hi)
-        if dpsgd_epsilon(q, steps, mid, delta, notion) <= epsilon:
-            hi = mid
-        else:
-            lo = mid
-        brackets.append((lo, hi))
-    with _BISECTIONS_LOCK:  # the calibration may run in several threads (a Dask worker's, say)
-        _BISECTIONS.pop(key, None)
-        _BISECTIONS[key] = brackets
-        while len(_BISECTIONS) > _BISECTIONS_KEPT:
-            _BISECTIONS.pop(next(iter(_BISECTIONS)))
-    return hi
-
-
-def _initial_bracket(q: float, steps: int, epsilon: float, delta: float, notion: str) -> tuple[float, float]:
-    """lo < hi with ε(hi) ≤ ε₀ < ε(lo): doubling from [0.05, 1], then halving lo."""
-
-    def eps_of(z):
-        return dpsgd_epsilon(q, steps, z, delta, notion)
-
-    lo, hi = 0.05, 1.0
-    while eps_of(hi) > epsilon:
-        lo, hi = hi, hi * 2
-        if hi > 1e6:
-            raise ValueError("no noise multiplier below 1e6 certifies this (epsilon, delta)")
-    while eps_of(lo) <= epsilon:
-        lo /= 2
-    return lo, hi

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from accountlib.applications import acs, census
 from accountlib.theory import pairs, rdp
+from accountlib.theory import dpsgd_calibration
 from accountlib.theory.conversions import (rdp_to_epsilon, zcdp_delta, zcdp_delta_via_rdp, zcdp_epsilon,
                                     zcdp_epsilon_via_rdp)
 from accountlib.theory.profiles import ShiftPair
@@ -130,7 +131,7 @@ def test_float_budgets_are_read_as_the_decimals_they_print_as():
     (lambda: zcdp_delta(math.nan, 1), "epsilon"),
     (lambda: zcdp_epsilon(math.nan, 1e-5), "rho"),
     (lambda: acs.variance_ratio("gaussian", 10, 1e-4, 1e-5), "smallest ε"),
-    (lambda: rdp.calibrate_dpsgd(0.01, 100, 1.0, 1e-5, tolerance=0), "tolerance"),
+    (lambda: dpsgd_calibration.calibrate_dpsgd(0.01, 100, 1.0, 1e-5, tolerance=0), "tolerance"),
     (lambda: rdp.DiscreteLaplace(1).cgf(1, 1e9), "s must be at most"),
     (lambda: pairs.check_zeta_w(0.5), "zeta_w"),
     (lambda: pairs.check_zeta_w(math.nan), "zeta_w"),
@@ -268,7 +269,7 @@ def test_mechanisms_and_calibration_with_hostile_arguments(a, b, c):
         if result is not None:
             assert not math.isnan(result) and result >= 0
     for call in (lambda: acs.variance_ratio("gaussian", 10, a, b), lambda: pairs.check_zeta_w(a),
-                 lambda: rdp.calibrate_dpsgd(0.01, 10, 2.0, 1e-5, tolerance=a)):
+                 lambda: dpsgd_calibration.calibrate_dpsgd(0.01, 10, 2.0, 1e-5, tolerance=a)):
         result = _library_call(call)
         if result is not None:
             assert _finite(result)

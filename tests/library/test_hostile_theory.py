@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from accountlib.theory import rdp
+from accountlib.theory import dpsgd_calibration
 from accountlib.theory.conversions import profile_to_tradeoff, rdp_to_epsilon, zcdp_epsilon_via_rdp
 from accountlib.infrastructure.numbers import PreciseNumber, env_limit
 
@@ -135,10 +136,10 @@ def test_conversions_never_return_a_negative_epsilon():
     (lambda: profile_to_tradeoff([1.0], [0.1], [2.0]), "alphas[0] must be a finite number >= 0 and <= 1"),
     (lambda: profile_to_tradeoff([-1.0], [0.1], [0.5]), "epsilons[0] must be a finite number >= 0"),
     (lambda: profile_to_tradeoff([1.0, 2.0], [0.1], [0.5]), "the same length"),
-    (lambda: rdp.dpsgd_epsilon(0.01, 100, 1.0, 1e-5, notion="bogus"), "notion must be one of 'rdp', 'zcdp'"),
-    (lambda: rdp.dpsgd_epsilon(0.01, 100, 0, 1e-5, notion="zcdp"), "z must be a finite number > 0; got 0"),
-    (lambda: rdp.dpsgd_epsilon(2.0, 100, 1.0, 1e-5), "q must be a finite number > 0 and <= 1"),
-    (lambda: rdp.dpsgd_epsilon(0.01, 0, 1.0, 1e-5), "steps must be a positive integer"),
+    (lambda: dpsgd_calibration.dpsgd_epsilon(0.01, 100, 1.0, 1e-5, notion="bogus"), "notion must be one of 'rdp', 'zcdp'"),
+    (lambda: dpsgd_calibration.dpsgd_epsilon(0.01, 100, 0, 1e-5, notion="zcdp"), "z must be a finite number > 0; got 0"),
+    (lambda: dpsgd_calibration.dpsgd_epsilon(2.0, 100, 1.0, 1e-5), "q must be a finite number > 0 and <= 1"),
+    (lambda: dpsgd_calibration.dpsgd_epsilon(0.01, 0, 1.0, 1e-5), "steps must be a positive integer"),
     (lambda: rdp.DiscreteLaplace(1.0).cgf(math.inf, 1), "t must be a finite number > 0"),
 ])
 def test_theory_arguments_are_checked_and_named(call, fragment):

@@ -1,7 +1,7 @@
 """DP-SGD with Opacus, calibrated by RDP or by zCDP (unifying paper §5.2, Appendix D.4).
 
 Optional extra ``dpsgd`` (``torch==2.13.0``, CPU build, then ``opacus``). The accounting itself
-(:func:`accountlib.theory.rdp.calibrate_dpsgd`) needs no torch; this module trains.
+(:func:`accountlib.theory.dpsgd_calibration.calibrate_dpsgd`) needs no torch; this module trains.
 
 Setup, as in the paper: a CNN with two convolution + max-pool stages and a 64-unit hidden layer
 (no batch norm); Opacus with Poisson sampling at rate q, flat per-example clipping at C = 1, noise

@@ -24,7 +24,7 @@ def calibration_checks(targets=PAPER_TARGETS, settings=None, *, tolerance: float
     and the Gaussian formula ρ = n/(2z²) (the zCDP calibration, exact for the Gaussian), at the first target
     and n = 500. Needs no torch.
     """
-    from accountlib.theory.rdp import calibrate_dpsgd, dpsgd_epsilon
+    from accountlib.theory.dpsgd_calibration import calibrate_dpsgd, dpsgd_epsilon
 
     settings = paper_settings() if settings is None else settings
     out = {}
@@ -60,7 +60,7 @@ def record_ledger(fashion: list[dict], *, calibration_checks: dict, digits: list
     spread as tolerance (computed here), the trend tests only where five seeds of the sweep ran. Returns the
     recorded entries.
     """
-    from accountlib.theory.rdp import calibrate_dpsgd
+    from accountlib.theory.dpsgd_calibration import calibrate_dpsgd
 
     from .. import ledger
 

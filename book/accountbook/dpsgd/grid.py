@@ -10,14 +10,14 @@ from .results import PAPER_TARGETS, _tag, paper_settings
 __all__ = ["dpsgd_grid", "check_target", "check_setting", "check_seed", "MAX_STEPS", "MAX_SEED"]
 
 MAX_STEPS = 10**9
-"""The most DP-SGD steps a setting may ask for (the limit of :func:`accountlib.rdp.calibrate_dpsgd`)."""
+"""The most DP-SGD steps a setting may ask for (the limit of :func:`accountlib.theory.dpsgd_calibration.calibrate_dpsgd`)."""
 MAX_SEED = 2**62
 """The largest seed (torch seeds the sampling and noise generators with 10,000 + seed and 20,000 + seed)."""
 
 
 def check_target(epsilon, delta, name: str = "target") -> tuple[float, float]:
     """A privacy target (ε, δ): ε a finite number in [1e-100, 1e100] and δ in (0, 1) (the ranges of
-    :func:`accountlib.rdp.calibrate_dpsgd`), else ``ValueError`` naming ``name``, the value and the range."""
+    :func:`accountlib.theory.dpsgd_calibration.calibrate_dpsgd`), else ``ValueError`` naming ``name``, the value and the range."""
     epsilon = as_bounded_float(epsilon, f"{name} epsilon", smallest=0, largest=1e100)
     if epsilon < 1e-100:
         raise ValueError(f"{name} epsilon must be a finite number between 1e-100 and 1e100; got {epsilon!r}")

@@ -172,7 +172,7 @@ def paired_runs(data: Dataset, *, q: float, steps: int, epsilon: float, delta: f
     ``clip_only`` reuses a clipping-only run of the same (q, steps, seed) — it does not depend on the
     privacy target — instead of training it again.
     """
-    from accountlib.theory.rdp import calibrate_dpsgd
+    from accountlib.theory.dpsgd_calibration import calibrate_dpsgd
 
     z_rdp = calibrate_dpsgd(q, steps, epsilon, delta, "rdp")
     z_zcdp = calibrate_dpsgd(q, steps, epsilon, delta, "zcdp")
