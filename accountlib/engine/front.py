@@ -89,6 +89,11 @@ class CertifiedTails:
 
     Engines are built on demand and kept: ``engines`` (untilted) and ``tilted_engines`` (every tilted-contour
     engine built, by :meth:`relative` or :meth:`relative_combined`) list them for reports.
+
+    >>> tails = CertifiedTails([(1, 1), (2, 1)])
+    >>> (r,) = tails.relative([3], rel_tol=1e-9)        # P(S_L ≥ 3) on the lattice of the sum
+    >>> r.error_bound <= 1e-9 * r.value and len(tails.engines) >= 1
+    True
     """
 
     def __init__(self, mechanisms, *, paths: EvaluationPaths = DEFAULT_PATHS, max_node_bits: int | None = None):
@@ -251,6 +256,10 @@ def tail_probabilities(mechanisms, thresholds, *, abs_tol: float | None = None, 
 
     Give ``abs_tol`` (every error bound ≤ abs_tol, in [1e-60, 0.5]) or ``rel_tol`` (every error bound ≤
     rel_tol × value, in [1e-30, 0.5]; default 1e-6): the public boundary, validated here once. Thresholds are exact numbers (int, Fraction, decimal strings). See :class:`CertifiedTails`.
+
+    >>> (r,) = tail_probabilities([(1, 1), (2, 1)], [1], rel_tol=1e-9)  # P(X1 + X2 > 1), X_i ~ N_Z(0, 1/ρ_i)
+    >>> 0 < r.value < 0.5 and r.error_bound <= 1e-9 * r.value
+    True
     """
     if isinstance(thresholds, (str, bytes)) or not hasattr(thresholds, "__iter__"):
         raise ValueError(f"thresholds must be a list of numbers; got {thresholds!r}")

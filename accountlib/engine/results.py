@@ -140,7 +140,12 @@ class ErrorBudget:
 
 @dataclass(frozen=True)
 class TailResult:
-    """A certified tail probability: the true value lies in [value − error_bound, value + error_bound]."""
+    """A certified tail probability: the true value lies in [value − error_bound, value + error_bound].
+
+    >>> from accountlib.engine.front import tail_probability
+    >>> r = tail_probability([(1, 1)], 0, abs_tol=1e-20)   # a TailResult
+    >>> r.path, float(r.value) < 0.5, r.error_bound <= 1e-20
+    ('untilted', True, True)"""
 
     value: mpmath.mpf
     error_bound: ErrorBound  # an mpf: never underflows to a false 0

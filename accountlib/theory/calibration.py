@@ -36,7 +36,8 @@ from ..infrastructure.numbers import ResourceLimitError, as_positive_fraction, a
 from .profiles import SMALLEST_REL_TOL, DeltaPoint, ShiftPair
 
 __all__ = ["ApproximateDP", "GaussianDP", "TradeoffCurve", "Level", "LevelCheck", "EpsilonInterval", "Calibration",
-           "Allocation", "epsilon", "calibrate", "allocate", "zcdp_rho_for"]
+           "Allocation", "epsilon", "calibrate", "allocate", "check", "zcdp_rho_for", "TAIL_SLACK",
+           "gaussian_tradeoff", "gaussian_profile"]
 
 _DIGITS = 60  # working precision of the levels' arithmetic (the engine's values carry their own)
 _MARGIN = mpmath.mpf(10) ** -45  # relative slack that keeps a level's rounding on the safe side
@@ -72,7 +73,11 @@ class Level:
 
 @dataclass(frozen=True)
 class ApproximateDP:
-    """(ε, δ)-DP: δ(ε) ≤ δ."""
+    """(ε, δ)-DP: δ(ε) ≤ δ.
+
+    >>> [c.status for c in check(["1/8"], ApproximateDP(1, "1e-3"))]   # N_Z(0, 8): δ(1) ≤ 1e-3 holds
+    ['holds']
+    """
 
     epsilon: Fraction
     delta: Fraction
@@ -101,8 +106,9 @@ def _segment_levels(points: list[tuple[Fraction, Fraction]], witness_of) -> list
                 continue  # the flat end at β = 0 (checked by the caller): nothing to hold
             ends = [(a0, b0), (a1, b1)] if slope <= -1 else [(b1, a1), (b0, a0)]  # reflected: (β, α)
             steep = -slope if slope <= -1 else -1 / slope
-            # any ε gives a valid supporting line of f; the nearest short rational to log(steepness) from below
-            eps = Fraction(math.log(float(steep))).limit_denominator(10**6) if steep > 1 else Fraction(1, 10**9)
+            # any ε gives a valid supporting line of f; a short rational at or just below log(steepness), so that
+            # e^ε never exceeds the steepness (a line steeper than the segment would cut it at its lower end)
+            eps = Fraction(int(mpmath.floor(mpmath.log(_mpf(steep)) * 10**45)), 10**45) if steep > 1 else Fraction(0)
             eps = max(eps, Fraction(1, 10**9))
             growth = mpmath.exp(_mpf(eps))
             allowed = min(1 - _mpf(b) - growth * _mpf(a) for a, b in ends)
@@ -124,7 +130,12 @@ TAIL_SLACK = Fraction(1, 10**30)
 class TradeoffCurve:
     """f ≥ g, g the convex piecewise-linear trade-off curve through ``points`` (α, β): α from 0 increasing, β
     decreasing; a last point with β > 0 is joined to (1, 0). Checked between the points and in the tails
-    (module docstring), not only at them, to within :data:`TAIL_SLACK` on β."""
+    (module docstring), not only at them, to within :data:`TAIL_SLACK` on β.
+
+    >>> curve = TradeoffCurve([(0, 1), ("0.1", "0.5"), ("0.5", "0.1"), (1, 0)])
+    >>> len(curve.levels()), [c.status for c in check(["1/100"], curve)]   # one level per slope, reflected ones shared
+    (2, ['holds', 'holds'])
+    """
 
     points: tuple
 
@@ -200,7 +211,11 @@ def gaussian_profile(mu, eps) -> mpmath.mpf:
 @dataclass(frozen=True)
 class GaussianDP:
     """μ-GDP: f ≥ G_μ. Checked through the chords of G_μ between ``chords`` + 1 points (they lie above G_μ, so
-    holding for them is sufficient), failed against G_μ's exact privacy profile."""
+    holding for them is sufficient), failed against G_μ's exact privacy profile.
+
+    >>> all(c.status == "holds" for c in check(["1/5"], GaussianDP(1, chords=32)))  # N_Z(0, 5) is 1-GDP
+    True
+    """
 
     mu: Fraction
     chords: int = 256
@@ -320,6 +335,17 @@ def _check(pair: ShiftPair, levels: list[Level], rel_tol: float) -> list[LevelCh
     return [checks[i] for i in range(len(levels))]
 
 
+def check(composition, target, *, rel_tol: float = 1e-6, sensitivities=None) -> list[LevelCheck]:
+    """Each level of ``target`` decided for ``composition`` by certified δ(ε): "holds" (δ + bound ≤ allowed),
+    "fails" (δ − bound above the target's own δ: the target is certainly not met) or "undecided".
+
+    >>> [c.status for c in check(["1/2"], ApproximateDP(1, "0.01"))]
+    ['fails']
+    """
+    rel_tol = as_tolerance(rel_tol, "rel_tol", smallest=SMALLEST_REL_TOL, largest=0.5)
+    return _check(_as_pair(composition, sensitivities), _levels_of(target), rel_tol)
+
+
 # -- ε for a δ -------------------------------------------------------------------------------------------
 
 
@@ -327,7 +353,12 @@ def _check(pair: ShiftPair, levels: list[Level], rel_tol: float) -> list[LevelCh
 class EpsilonInterval:
     """The composition is (``upper``, δ)-DP (δ(upper) ≤ δ certified) and not (``lower``, δ)-DP (δ(lower) > δ
     certified); ``upper`` − ``lower`` ≤ the tolerance asked. ``lower`` = 0 with ``at_lower`` None when δ(ε) ≤ δ
-    for every ε > 0 tried down to ``upper``."""
+    for every ε > 0 tried down to ``upper``.
+
+    >>> e = epsilon(["1/2"], "1e-5", abs_tol=1e-6)
+    >>> float(e.lower) < float(e.upper) <= float(e.lower) + 1e-6
+    True
+    """
 
     delta: Fraction
     lower: Fraction
@@ -427,7 +458,12 @@ class Calibration:
     ``failure`` certainly fails (None if no level could be shown to fail there: then ``scale`` is an upper bound
     on the smallest noise, not proven smallest). ``rhos`` are the calibrated budgets ρ_i / scale.
     ``zcdp_scale`` is the multiplier the zCDP rule gives for the same target (None where it has none), and
-    ``variance_saved`` = 1 − scale / zcdp_scale the share of variance the exact calibration gives back."""
+    ``variance_saved`` = 1 − scale / zcdp_scale the share of variance the exact calibration gives back.
+
+    >>> c = calibrate(["1"], ApproximateDP(1, "1e-5"))
+    >>> c.checks[0].status, c.failure.status, c.scale < c.zcdp_scale
+    ('holds', 'fails', True)
+    """
 
     scale: Fraction
     step: Fraction
@@ -552,7 +588,12 @@ def calibrate(composition, target, *, resolution=1e-3, rel_tol: float = 1e-6, se
 @dataclass(frozen=True)
 class Allocation:
     """Per-query budgets meeting the target exactly (``calibration`` is their certificate), the loss Σ w_i σ_i²
-    = Σ w_i / ρ_i, and the loss of the zCDP-calibrated zCDP-optimal allocation for comparison."""
+    = Σ w_i / ρ_i, and the loss of the zCDP-calibrated zCDP-optimal allocation for comparison.
+
+    >>> a = allocate([1, 9], ApproximateDP(1, "1e-5"), exponents=(0.5,))
+    >>> a.rhos[1] > a.rhos[0] and a.loss < a.zcdp_loss
+    True
+    """
 
     rhos: tuple
     loss: Fraction

@@ -55,7 +55,11 @@ second); near ε = 10⁴ the float64 phases of the contour can no longer be cert
 
 @dataclass(frozen=True)
 class DeltaPoint:
-    """δ(ε) of a pair: the true δ lies within ``error_bound`` of ``delta``."""
+    """δ(ε) of a pair: the true δ lies within ``error_bound`` of ``delta``.
+
+    >>> (p,) = ShiftPair(["1/2"]).delta([1])
+    >>> p.epsilon, p.error_bound <= 1e-6 * p.delta
+    (mpf('1.0'), True)"""
 
     epsilon: mpmath.mpf
     delta: mpmath.mpf
@@ -64,7 +68,11 @@ class DeltaPoint:
 
 @dataclass(frozen=True)
 class TradeoffPoint:
-    """β = f(α): the true β lies within ``error_bound`` of ``beta``."""
+    """β = f(α): the true β lies within ``error_bound`` of ``beta``.
+
+    >>> (p,) = ShiftPair(["1/2"]).tradeoff(["0.1"], abs_tol=1e-20)
+    >>> 0 < p.beta < 0.9 and p.error_bound <= 1e-20
+    True"""
 
     alpha: mpmath.mpf
     beta: mpmath.mpf
@@ -113,6 +121,14 @@ class ShiftPair:
 
     Every tail probability goes through the engine's front door, :class:`~accountlib.engine.front.CertifiedTails`,
     which builds the engines, reuses them across calls and decides when a deep tail uses the tilted contour.
+
+    >>> pair = ShiftPair(["1/2", "1/3"])           # N_Z(0, 2) and N_Z(0, 3), each query moved by 1
+    >>> pair.rho                                   # the zCDP ρ of the composition, exact
+    Fraction(5, 12)
+    >>> (d,) = pair.delta([1], rel_tol=1e-9)
+    >>> (b,) = pair.tradeoff(["0.05"], abs_tol=1e-20)
+    >>> d.error_bound <= 1e-9 * d.delta and b.error_bound <= 1e-20
+    True
     """
 
     def __init__(self, rhos, *, sensitivities=None, paths: EvaluationPaths = DEFAULT_PATHS):
