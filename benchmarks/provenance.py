@@ -28,6 +28,7 @@ MEASURED = {
                             "accountlib.theory.conversions", "accountlib.engine.front"),
     "results_sweep.json": ("accountlib.applications.census",),
     "results_dpsgd.json": ("accountbook.dpsgd",),
+    "results_calibration.json": ("accountlib.theory.calibration", "accountlib.applications.census", "accountlib.cli"),
 }
 """For each results file, the modules its benchmark calls (their imports are followed)."""
 
@@ -35,6 +36,7 @@ SCRIPTS = {
     "results_engine.json": "bench_engine.py",
     "results_sweep.json": "bench_sweep.py",
     "results_dpsgd.json": "bench_dpsgd_step.py",
+    "results_calibration.json": "bench_calibration.py",
 }
 """For each results file, the script in ``benchmarks/`` that writes it (and its ``RESULTS*.md`` table)."""
 

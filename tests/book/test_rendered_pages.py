@@ -198,7 +198,7 @@ def test_library_hash_follows_the_code(tmp_path):
 
 
 TABLES = [("results_engine.json", "RESULTS.md"), ("results_sweep.json", "RESULTS_sweep.md"),
-          ("results_dpsgd.json", "RESULTS_dpsgd.md")]
+          ("results_dpsgd.json", "RESULTS_dpsgd.md"), ("results_calibration.json", "RESULTS_calibration.md")]
 
 
 @pytest.mark.parametrize("results, page", TABLES)
