@@ -14,6 +14,77 @@ def high_precision():
         yield
 
 
+# --- the built book, shared by every test that reads rendered pages (tests/book) ---------------------
+
+import fcntl
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+
+from chapter_runs import BUILD as BOOK_BUILD  # `make book` builds into the same folder and reuses its cache
+from chapter_runs import all_chapter_outcomes, cache_records, run_id
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _build_book_once():
+    """Build the book (warnings as errors) into a fresh ``_build/html`` once per pytest run.
+
+    Every chapter is first executed once in this run into the book's execution cache (``chapter_runs``;
+    the output checks of ``test_chapters.py`` use the same executions, and the other xdist worker shares
+    the work), so the build executes no chapter: the test fails if it did. A chapter that raised fails the
+    build's tests with the chapter's message. Session fixtures are per xdist worker, so the build runs under
+    a file lock and its outcome is stored with the run's id: a second worker in the same run reads it
+    instead of building again. Every page is re-read (``--all``) so each build reports every warning.
+    Set ``ACCOUNTLIB_BOOK_HTML`` to an already built ``html`` folder to skip the build.
+    """
+    prebuilt = os.environ.get("ACCOUNTLIB_BOOK_HTML")
+    if prebuilt:
+        return {"returncode": 0, "log": f"prebuilt book at {prebuilt}", "html": prebuilt}
+    chapters = all_chapter_outcomes()  # outside the lock: a worker waiting for the build helps with these
+    BOOK_BUILD.mkdir(exist_ok=True)
+    outcome_file = BOOK_BUILD / "book-build.json"
+    with open(BOOK_BUILD / "book-build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if outcome_file.is_file():
+            outcome = json.loads(outcome_file.read_text())
+            if outcome.get("run") == run_id():
+                return outcome
+        failed = [c["error"] for c in chapters if not c["ok"]]
+        if failed:
+            outcome = {"run": run_id(), "returncode": 1, "html": str(BOOK_BUILD / "html"),
+                       "log": "the book was not built: a chapter failed to execute\n\n" + "\n\n".join(failed)}
+        else:
+            shutil.rmtree(BOOK_BUILD / "html", ignore_errors=True)  # no page left over from an older book
+            executed = cache_records()
+            jupyter_book = Path(sys.executable).with_name("jupyter-book")
+            result = subprocess.run(
+                [str(jupyter_book), "build", str(ROOT), "--all", "-W", "-n", "--keep-going"],
+                capture_output=True, text=True, cwd=ROOT, timeout=3600,
+            )
+            log = result.stdout[-5000:] + result.stderr[-5000:]
+            again = sorted(set(cache_records().items()) - set(executed.items()))
+            if result.returncode == 0 and again:
+                log = (f"the book build executed {len(again)} chapter(s) again instead of using this run's "
+                       "executions (does tests/chapter_runs.py read the chapters as the book does?)\n" + log)
+            outcome = {"run": run_id(), "returncode": result.returncode or int(bool(again)), "log": log,
+                       "html": str(BOOK_BUILD / "html")}
+        outcome_file.write_text(json.dumps(outcome))
+        return outcome
+
+
+@pytest.fixture(scope="session")
+def built_book():
+    """Path of the built book's ``html`` folder; the test fails if the build reported a warning or error."""
+    outcome = _build_book_once()
+    assert outcome["returncode"] == 0, outcome["log"]
+    return Path(outcome["html"])
+
+
 # --- order: the longest chain first ----------------------------------------------------------------------
 # A run's longest chain is the slowest chapter, then the book build, then the browser test. So the files
 # that execute chapters start first, one on each xdist worker (test_book.py builds, test_chapters.py

@@ -211,15 +211,21 @@ def cf_lattice(residue: int, modulus: int, sigma2: Fraction, *, terms: dict | No
         return _arb._add_error(numerator, tail) / denominator
     # direct: (1 + 2 Σ_{y≥1} e^{-y²/2σ²} cos(2π y x)) / (1 + 2 Σ_{y≥1} e^{-y²/2σ²})
     reach = int(math.ceil(math.sqrt(2 * s2 * digits * math.log(10)))) + 1
+    numerator, denominator = _direct_sums(x, sigma2, reach)
+    # neglected y > reach: Σ e^{-y²/2σ²} ≤ e^{-(reach+1)²/2σ²} / (1 - e^{-(reach+1)/σ²})
+    tail = 2 * math.exp(-((reach + 1) ** 2) / (2 * s2)) / (1 - math.exp(-(reach + 1) / s2))
+    return _arb._add_error(numerator, tail) / _arb._add_error(denominator, tail)
+
+
+def _direct_sums(x, sigma2: Fraction, reach: int) -> tuple[arb, arb]:
+    """1 + 2 Σ_{y=1..reach} e^{-y²/2σ²} cos(2π y x) and 1 + 2 Σ_{y=1..reach} e^{-y²/2σ²}, in arb (no tail)."""
     inv_two_s2 = _arb.arb_fraction(1 / (2 * sigma2))
     numerator, denominator = arb(1), arb(1)
     for y in range(1, reach + 1):
         weight = 2 * (-(inv_two_s2 * y * y)).exp()
         numerator += weight * arb.cos_pi_fmpq(2 * y * x)
         denominator += weight
-    # neglected y > reach: Σ e^{-y²/2σ²} ≤ e^{-(reach+1)²/2σ²} / (1 - e^{-(reach+1)/σ²})
-    tail = 2 * math.exp(-((reach + 1) ** 2) / (2 * s2)) / (1 - math.exp(-(reach + 1) / s2))
-    return _arb._add_error(numerator, tail) / _arb._add_error(denominator, tail)
+    return numerator, denominator
 
 
 def cf_direct_paper(residue: int, modulus: int, sigma2: Fraction) -> arb:
@@ -230,13 +236,7 @@ def cf_direct_paper(residue: int, modulus: int, sigma2: Fraction) -> arb:
     the ball is widened by that bound to stay honest.
     """
     reach = int(math.ceil(24 * sigma2))
-    x = fmpq(residue % modulus, modulus)
-    inv_two_s2 = _arb.arb_fraction(1 / (2 * sigma2))
-    numerator, denominator = arb(1), arb(1)
-    for y in range(1, reach + 1):
-        weight = 2 * (-(inv_two_s2 * y * y)).exp()
-        numerator += weight * arb.cos_pi_fmpq(2 * y * x)
-        denominator += weight
+    numerator, denominator = _direct_sums(fmpq(residue % modulus, modulus), sigma2, reach)
     tail = 2 * math.exp(-((reach + 1) ** 2) / (2 * float(sigma2))) * 2
     return _arb._add_error(numerator, tail) / _arb._add_error(denominator, tail)
 
