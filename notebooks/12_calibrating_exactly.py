@@ -88,8 +88,8 @@ target = accountlib.ApproximateDP(target_eps, target_delta)
 # %% tags=["nbval-check-output"]
 one = accountlib.calibrate(census.pair_rhos(*pair), target)
 held = one.checks[0]
-print(f"smallest variance multiplier: {float(one.scale):.3f} (grid step {float(one.step):.3f}); zCDP rule: "
-      f"{float(one.zcdp_scale):.3f}")
+print(f"smallest variance multiplier: {float(one.scale):.3f} (grid step {float(one.step):.3f})")
+print(f"zCDP rule: {float(one.zcdp_scale):.3f}")
 print(f"at {float(one.scale):.3f}: delta = {float(held.point.delta):.4e} <= {float(held.level.allowed):.1e}"
       f" (bound {float(held.point.error_bound):.0e})")
 print(f"at {float(one.scale - one.step):.3f}: delta = {float(one.failure.point.delta):.4e} > "
@@ -129,13 +129,13 @@ plt.show()
 
 # %% tags=["nbval-check-output"]
 wide = census.calibrate_census(target, pairs=census_pairs)
-print(f"census-wide smallest multiplier: {float(wide.scale):.3f}, decided by pair {wide.deciding}; "
-      f"{wide.pairs_checked} pairs hold there")
+print(f"census-wide smallest multiplier: {float(wide.scale):.3f}")
+print(f"decided by pair {wide.deciding}; {wide.pairs_checked} pairs hold there")
 print(f"variance given back against the zCDP rule: {wide.calibration.variance_saved:.1%}")
 
 # %% [markdown]
-# Every pair has the same total budget, so the zCDP rule gives every pair — and the census — the same multiplier,
-# 1. The exact curves differ from pair to pair, and the census-wide answer is the largest of the pairs' smallest
+# Every pair has the same total budget, so the zCDP rule gives every pair — and the census — the same multiplier
+# of 1. The exact curves differ from pair to pair, and the census-wide answer is the largest of the pairs' smallest
 # multipliers. The computation takes about a minute: one exact calibration of the deciding pair and one certified
 # $\delta$ for each of the 946 pairs at the answer.
 #
@@ -150,8 +150,8 @@ print(f"variance given back against the zCDP rule: {wide.calibration.variance_sa
 # %% tags=["nbval-check-output"]
 mine = accountlib.allocate(weights, accountlib.ApproximateDP(peer_eps, peer_delta))
 print("budgets:", ", ".join(f"{float(r):.5f}" for r in mine.rhos))
-print(f"loss {float(mine.loss):.1f} against {float(mine.zcdp_loss):.1f} for the zCDP allocation "
-      f"({mine.loss_saved:.1%} less); best exponent {mine.exponent}; certified smallest: {mine.calibration.proven_smallest}")
+print(f"loss {float(mine.loss):.1f}; zCDP allocation {float(mine.zcdp_loss):.1f} ({mine.loss_saved:.1%} less)")
+print(f"best exponent {mine.exponent}; proven smallest: {mine.calibration.proven_smallest}")
 
 # %% [markdown]
 # Most of the gain is the calibration itself, the same looseness of the zCDP conversion as for the census pair;
@@ -179,12 +179,13 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     gdp = accountlib.calibrate(["1/2", "1/3"], accountlib.GaussianDP(mu, chords=256))
     at_rule = calibration.check([r / gdp.zcdp_scale for r in (F(1, 2), F(1, 3))], accountlib.GaussianDP(mu, chords=256))
-print(f"{mu:g}-GDP: smallest certified multiplier {float(gdp.scale):.4f}; the rule rho = mu^2/2 gives "
-      f"{float(gdp.zcdp_scale):.4f}")
+print(f"{mu:g}-GDP: smallest certified multiplier {float(gdp.scale):.4f}")
+print(f"the rule rho = mu^2/2: {float(gdp.zcdp_scale):.4f}")
 unsafe = [c for c in at_rule if c.status == "fails"]
-print(f"at the rule's multiplier the target {'certainly fails' if unsafe else 'is not shown to fail'}"
-      + (f" (at epsilon = {float(unsafe[0].level.epsilon):.2f}: delta {float(unsafe[0].point.delta):.3e} > "
-         f"{float(unsafe[0].level.witness):.3e})" if unsafe else ""))
+print(f"at the rule's multiplier the target {'certainly fails' if unsafe else 'is not shown to fail'}")
+if unsafe:
+    print(f"  at epsilon = {float(unsafe[0].level.epsilon):.2f}: delta {float(unsafe[0].point.delta):.3e} > "
+          f"{float(unsafe[0].level.witness):.3e}")
 
 # %% [markdown]
 # Here the zCDP-style rule lands on the *unsafe* side: a discrete Gaussian with $\rho = \mu^2/2$ is not $\mu$-GDP,
@@ -198,7 +199,8 @@ print(f"at the rule's multiplier the target {'certainly fails' if unsafe else 'i
 # Opacus' `get_noise_multiplier` and dp_accounting's `calibrate_dp_mechanism` calibrate the *continuous* Gaussian
 # mechanism on floats. The comparison below asks each for the noise of `releases` compositions of one count at
 # $(\varepsilon, \delta) = (1, 10^{-6})$, and then asks the exact accountant whether the discrete mechanism with that
-# variance meets the target. The last row runs dp_accounting's own calibration routine on this book's accountant
+# variance meets the target (the last column: *holds*, or *UNSAFE* where the certified $\delta$ minus its bound
+# exceeds $10^{-6}$). The last row runs dp_accounting's own calibration routine on this book's accountant
 # (`accountlib.applications.accountant`), which accepts discrete Gaussian events and returns certified values.
 
 # %% tags=["hide-input", "nbval-check-output"]
@@ -229,13 +231,15 @@ with warnings.catch_warnings():
 verdicts = {}
 for name, variance in variances.items():
     (state,) = calibration.check([1 / F(variance)] * releases, peer_target)
-    verdicts[name] = {"holds": "meets the target", "fails": "UNSAFE: fails the target",
-                      "undecided": "undecided"}[state.status]
+    verdicts[name] = {"holds": "holds", "fails": "UNSAFE", "undecided": "undecided"}[state.status]
 smallest_variance = float(smallest.scale)
-print(f"{'calibration':42} {'variance':>9} {'beyond the smallest':>20}  for the discrete mechanism")
-print(f"{'smallest certified (this chapter)':42} {smallest_variance:9.2f} {'':>20}  meets the target")
+short = {"zCDP rule": "zCDP rule", "Opacus, RDP accountant": "Opacus RDP", "Opacus, PRV accountant": "Opacus PRV",
+         "dp_accounting, PLD accountant": "dp_accounting PLD",
+         "dp_accounting on this book's accountant": "dp_accounting, certified"}
+print(f"{'calibration':25} {'variance':>9} {'excess':>8}  target")
+print(f"{'smallest certified':25} {smallest_variance:9.2f} {'':>8}  holds")
 for name, variance in variances.items():
-    print(f"{name:42} {variance:9.2f} {variance / smallest_variance - 1:+20.2%}  {verdicts[name]}")
+    print(f"{short[name]:25} {variance:9.2f} {variance / smallest_variance - 1:+8.2%}  {verdicts[name]}")
 
 # %% [markdown]
 # The zCDP rule asks for most extra variance, the RDP accountant for less, the PRV accountant for a few percent more
@@ -248,7 +252,7 @@ for name, variance in variances.items():
 # %% mystnb={"figure": {"caption": "The variance each calibration asks for, relative to the smallest certified variance of this chapter, for ten releases of one discrete Gaussian count at (\u03b5, \u03b4) = (1, 1e-6). Grey bars meet the target for the discrete mechanism; red bars certainly fail it (the certified \u03b4 minus its bound exceeds 1e-6).", "name": "fig-calibrate-peers"}} tags=["hide-input"]
 names = list(variances)
 excess = [100 * (variances[n] / smallest_variance - 1) for n in names]
-colors = ["C3" if verdicts[n].startswith("UNSAFE") else "0.6" for n in names]
+colors = ["C3" if verdicts[n] == "UNSAFE" else "0.6" for n in names]
 fig, ax = plt.subplots(figsize=(6.4, 3.2))
 ax.barh(range(len(names)), excess, color=colors)
 ax.set_yticks(range(len(names)), names, fontsize=8)
