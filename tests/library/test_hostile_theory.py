@@ -180,3 +180,106 @@ def test_discrete_gaussian_extremes_of_the_accepted_range():
     assert wide.gap(0.5, 1) > 0 and math.isfinite(float(wide.cgf(0.5, 1)))
     assert narrow.gap(0.5, 1) > 0 and math.isfinite(narrow.cgf(0.5, 1))
     assert close(narrow.gap(0.5, 1), 0.25 / (2 * 1e-200), rel=1e-12)  # Θ(0) ≈ 1, Θ(1/2) ≈ 2e^{−1/(8σ²)}: Γ ≈ 1/(8σ²) − log 2
+
+
+# -- the Poisson-subsampled Gaussian: K and Γ against an independent Rényi divergence at 40-70 digits -------------
+
+def subsampled_gaussian_reference(q, z, t, s=1.0, dps=70):
+    """K(t) = log ∫ p^α q^{1−α} for P = (1 − q)N(0, z²) + qN(s, z²), Q = N(0, z²) (the code's P‖Q direction),
+    and Γ = s²t(t+1)/(2z²) − K, by mpmath quadrature in x at ``dps`` digits (more than the difference cancels)."""
+    with mpmath.workdps(dps):
+        q, z, t, s = map(mpmath.mpf, (q, z, t, s))
+        a = t + 1
+        f = lambda x: mpmath.exp(a * mpmath.log((1 - q) * mpmath.npdf(x, 0, z) + q * mpmath.npdf(x, s, z))  # noqa: E731
+                                 + (1 - a) * mpmath.log(mpmath.npdf(x, 0, z)))
+        peak = a * s
+        points = sorted(set([-10 * z, 0, s, peak - 10 * z, peak, peak + 10 * z]))
+        k = mpmath.log(mpmath.quad(f, [-mpmath.inf] + points + [mpmath.inf]))
+        return k, s * s / (2 * z * z) * t * (t + 1) - k
+
+
+def test_subsampled_gaussian_reproducers_of_issue_23():
+    psg = rdp.PoissonSubsampledGaussian(0.05, 1.0)
+    # 386.009433383083 by log ∫ p^α q^{1−α} at 50 digits (subsampled_gaussian_reference; 2 s at t = 30.5)
+    assert abs(psg.cgf(30.5) - 386.009433383083) < 1e-9  # was 373.77 (Gauss–Hermite nodes end at |y| ≈ 26.8)
+    # u = s/z = 1000: the tilted term q^α e^{α(α−1)u²/2} is all of E_Q[r^α] (the rest is below e^{−10^5} of it)
+    k = 11.5 * mpmath.log(0.05) + 11.5 * 10.5 * mpmath.mpf(10) ** 6 / 2
+    assert close(rdp.PoissonSubsampledGaussian(0.05, 1e-3).cgf(10.5), k, rel=1e-14)  # was negative
+
+
+@pytest.mark.parametrize("q, z, t", [
+    (0.3, 1.0, 2.5),      # Gauss–Hermite (tilt 3.5)
+    (1e-4, 3.0, 0.37),    # K ≈ 1e-9: the excess r^α − 1 − α(r − 1) on the Gauss–Hermite nodes
+    (0.005, 0.7, 13.3),   # tilt 20.4: the log-space lattice
+])
+def test_subsampled_gaussian_each_evaluation_path_matches_mpmath(q, z, t):
+    psg = rdp.PoissonSubsampledGaussian(q, z)
+    k, gap = subsampled_gaussian_reference(q, z, t, dps=40)
+    assert close(psg.cgf(t), k, rel=1e-12), (psg.cgf(t), k)
+    assert psg.gap(t) > 0 and close(psg.gap(t), gap, rel=1e-12), (psg.gap(t), gap)
+
+
+def test_subsampled_gaussian_keeps_gauss_hermite_where_it_is_exact():
+    """The DP-SGD calibration's orders (tilt (t+1)s/z ≤ 20, K ≥ 1e-4) keep the Gauss–Hermite value to the bit
+    (the book's calibrated noise multipliers depend on it); beyond, the lattice agrees with checked quadrature."""
+    psg = rdp.PoissonSubsampledGaussian(0.005, 0.686829069698175)
+    for t in (0.7, 2.5, 5.37, 12.1):
+        assert psg.cgf(t) == psg.cgf_with_nodes(t, 1.0, rdp.GH_NODES)
+    for q, z, t in ((0.005, 0.69, 30.5), (0.05, 1.0, 999.5), (1e-6, 0.01, 0.37)):
+        lattice = rdp._psg_cgf_lattice(q, 1 / z, t)
+        assert lattice is not None and close(lattice, rdp._psg_cgf_float(q, 1 / z, t), rel=1e-11), (q, z, t)
+    # q = 1/2, u = 1/0.3, t = 9999.5: only the tilted term counts (the rest is below e^{−10^5} of it)
+    k = 10000.5 * mpmath.log(0.5) + 10000.5 * 9999.5 / (2 * mpmath.mpf(0.3) ** 2)
+    assert close(rdp.PoissonSubsampledGaussian(0.5, 0.3).cgf(9999.5), k, rel=1e-14)
+
+
+@pytest.mark.slow
+@settings(max_examples=10, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(q=log_uniform(1e-6, 1.0), z=log_uniform(0.1, 30.0), t=log_uniform(1e-3, 30.0))
+def test_subsampled_gaussian_cgf_and_gap_match_mpmath(q, z, t):
+    q = min(q, 1 - 1e-9)
+    psg = rdp.PoissonSubsampledGaussian(q, z)
+    k, gap = subsampled_gaussian_reference(q, z, t)
+    assert close(psg.cgf(t), k, rel=1e-9), (psg.cgf(t), k)
+    value = psg.gap(t)
+    assert value > 0 and close(value, gap, rel=1e-9), (value, gap)
+
+
+def test_subsampled_gaussian_gap_near_q_one_is_never_a_false_zero():
+    for q, t in ((1 - 1e-12, 2.5), (1 - 1e-12, 3), (0.999999, 0.01)):
+        psg = rdp.PoissonSubsampledGaussian(q, 1.0)
+        _, gap = subsampled_gaussian_reference(q, 1.0, t, dps=40)
+        assert psg.gap(t) > 0 and close(psg.gap(t), gap, rel=1e-8), (q, t, psg.gap(t), gap)
+    assert rdp.PoissonSubsampledGaussian(1.0, 1.0).gap(2.5) == 0.0
+
+
+# -- the Gaussian mixture: Γ without the cancellation of ρt(t+1) − K ---------------------------------------------
+
+def mixture_gap_reference(m, s, t, dps=30):
+    """ρt(t+1) − K for ½N(−m, 1) + ½N(m, 1) noise, ρ = s²/2, K = log ∫ p^α q^{1−α} by mpmath quadrature at ``dps``
+    digits plus 40 for the cancellation (independent of the J-form the code uses)."""
+    with mpmath.workdps(dps + 40):
+        m, s, t = map(mpmath.mpf, (m, s, t))
+        a = t + 1
+        log_q = lambda x: mpmath.log((mpmath.npdf(x, -m, 1) + mpmath.npdf(x, m, 1)) / 2)  # noqa: E731
+        f = lambda x: mpmath.exp(a * log_q(x - s) + (1 - a) * log_q(x))  # noqa: E731
+        peak = a * s
+        points = sorted(set([-m - 10, -m, 0, m, m + 10, s, peak - 10, peak, peak + 10, peak + m, peak - m]))
+        return s * s / 2 * t * (t + 1) - mpmath.log(mpmath.quad(f, [-mpmath.inf] + points + [mpmath.inf]))
+
+
+@pytest.mark.parametrize("m, s, t", [
+    (0.01, 0.5, 1.3),   # ρt(t+1) − K lost 6 digits (8.7e-11 relative)
+    (1e-4, 1.0, 0.5),   # Γ ≈ 3.7e-9: lost 10 digits (1.1e-6 relative)
+    (3.0, 0.2, 0.1),    # Gauss–Hermite K off by 2e-10 (2.3e-6 relative in Γ)
+    (1.0, 0.5, 1.3),    # no cancellation: the subtraction is kept
+])
+def test_mixture_gap_matches_mpmath_without_cancellation(m, s, t):
+    value = rdp.GaussianMixture(m).gap(t, s)
+    reference = mixture_gap_reference(m, s, t)
+    assert value > 0 and close(value, reference, rel=1e-13), (value, reference)
+
+
+def test_mixture_gap_is_zero_only_for_a_gaussian_or_no_shift():
+    assert rdp.GaussianMixture(0.0).gap(1.5, 1.0) == 0.0 and rdp.GaussianMixture(1.0).gap(1.5, 0.0) == 0.0
+    assert rdp.GaussianMixture(1e-6).gap(0.5, 1.0) > 0
