@@ -37,7 +37,7 @@ from __future__ import annotations
 from .engine.front import CertifiedTails, tail_probabilities, tail_probability
 from .engine.results import TailResult
 from .theory.calibration import (Allocation, ApproximateDP, Calibration, EpsilonInterval, GaussianDP, TradeoffCurve,
-                                 allocate, calibrate, epsilon)
+                                 allocate, calibrate, check, epsilon)
 from .theory.conversions import zcdp_delta, zcdp_epsilon
 from .theory.profiles import MAX_EPSILON, DeltaPoint, ShiftPair, TradeoffPoint
 
@@ -48,6 +48,7 @@ __all__ = [
     "epsilon",
     "calibrate",
     "allocate",
+    "check",
     "ApproximateDP",
     "GaussianDP",
     "TradeoffCurve",

@@ -23,6 +23,23 @@ def _signature(obj) -> str:
         return ""
 
 
+def _constant_doc(module_name: str, name: str) -> str:
+    """The string literal right after ``name = ...`` in its module's source (an attribute docstring), if any."""
+    import ast
+
+    module = importlib.import_module(module_name)
+    tree = ast.parse(inspect.getsource(module))
+    for node, after in zip(tree.body, tree.body[1:]):
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == name for t in node.targets) \
+                and isinstance(after, ast.Expr) and isinstance(getattr(after, "value", None), ast.Constant):
+            return inspect.cleandoc(str(after.value.value))
+    return ""
+
+
+#: where each re-exported constant is defined (constants carry no __module__)
+CONSTANTS = {"MAX_EPSILON": "accountlib.theory.profiles"}
+
+
 def api_html() -> str:
     accountlib = importlib.import_module("accountlib")
     parts = []
@@ -31,7 +48,8 @@ def api_html() -> str:
         kind = "class" if inspect.isclass(obj) else "function" if callable(obj) else "constant"
         module = getattr(obj, "__module__", None) if kind != "constant" else None
         if kind == "constant":
-            doc, title = f"{name} = {obj!r}", name
+            module = CONSTANTS.get(name)
+            doc, title = _constant_doc(module, name) if module else "", f"{name} = {obj!r}"
         else:
             doc = inspect.getdoc(obj) or ""
             title = f"{name}{_signature(obj)}"
@@ -41,7 +59,10 @@ def api_html() -> str:
     style = ("<style>.api-entry h3{font-size:1.0em;margin:1.4em 0 0.2em 0;overflow-wrap:anywhere}"
              ".api-where{color:#555;font-size:0.85em}.api-doc{white-space:pre-wrap;font-size:0.82em}</style>")
     index = ", ".join(f"<a href='#api-{html.escape(n)}'><code>{html.escape(n)}</code></a>" for n in accountlib.__all__)
-    return style + f"<p>{index}</p>" + "".join(parts)
+    note = ("<p>Each example runs as a doctest in the module that defines the name, so inside it names appear "
+            "unqualified (<code>ShiftPair</code>); from the front door they are <code>accountlib.ShiftPair</code> "
+            "and so on. Docstrings are shown as written, for <code>help()</code>.</p>")
+    return style + note + f"<p>{index}</p>" + "".join(parts)
 
 
 def _inject(app, docname, source):

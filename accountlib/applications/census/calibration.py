@@ -23,13 +23,15 @@ __all__ = ["CensusCalibration", "calibrate_census"]
 @dataclass(frozen=True)
 class CensusCalibration:
     """The census-wide calibration: at ``scale`` every pair in ``pairs_checked`` holds (certified), and the
-    ``deciding`` pair's own calibration (``calibration``) fails one step below."""
+    ``deciding`` pair's own calibration (``calibration``) fails one step below. Pairs whose δ differ by less than
+    their bounds tie; the deciding pair is then the first of them to bind, one of several."""
 
     scale: Fraction
     deciding: tuple
     calibration: Calibration
     pairs_checked: int
     calibrated: tuple  # the pairs calibrated on the way, with their own smallest scales
+    delta_range: tuple = ()  # (smallest, largest) certified δ over the pairs at the answer, at the first level
 
     @property
     def variance_saved(self) -> float | None:
@@ -49,7 +51,7 @@ def calibrate_census(target, *, resolution=1e-3, rel_tol: float = 1e-6, pairs=No
     first = levels[0].epsilon
     # rank by δ at the first level at the reference scale: the likeliest binding pair first
     ranked = sorted(pairs, key=lambda p: -ShiftPair([r / reference for r in pair_rhos(*p)]).delta([first])[0].delta)
-    best, calibrated = None, []
+    best, calibrated, at_answer = None, [], []
     todo = [ranked[0]]
     while todo:
         pair = todo.pop()
@@ -60,12 +62,14 @@ def calibrate_census(target, *, resolution=1e-3, rel_tol: float = 1e-6, pairs=No
         if progress is not None:
             progress(f"pair {pair}: smallest scale {float(c.scale):.6g}")
         scale = best[1].scale
+        at_answer = []
         for n, p in enumerate(ranked, 1):  # every pair at the current scale
             checks = _check(ShiftPair([r / scale for r in pair_rhos(*p)]), levels, rel_tol)
+            at_answer.append(checks[0].point.delta)
             if not all(k.status == "holds" for k in checks):
                 todo.append(p)
                 break
             if progress is not None and n % 100 == 0:
                 progress(f"{n} of {len(ranked)} pairs hold at {float(scale):.6g}")
     pair, c = best
-    return CensusCalibration(c.scale, pair, c, len(ranked), tuple(calibrated))
+    return CensusCalibration(c.scale, pair, c, len(ranked), tuple(calibrated), (min(at_answer), max(at_answer)))
