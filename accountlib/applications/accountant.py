@@ -35,6 +35,7 @@ except ImportError as error:  # pragma: no cover - the extra is missing
     raise ImportError(f"accountlib.applications.accountant needs dp_accounting: pip install "
                       f"'accountlib[accountant]' ({error})", name=error.name) from error
 
+from ..infrastructure.numbers import as_bounded_float, as_probability
 from ..theory.calibration import epsilon as certified_epsilon
 from ..theory.profiles import ShiftPair
 
@@ -137,6 +138,7 @@ class CertifiedDiscreteGaussianAccountant(PrivacyAccountant):
         pair = self._composition()
         if pair is None:
             return 0.0
+        target_epsilon = as_bounded_float(target_epsilon, "target_epsilon", smallest=0)
         if not target_epsilon > 0:
             raise ValueError(f"target_epsilon must be > 0; got {target_epsilon!r}")
         (point,) = pair.delta([Fraction(target_epsilon)], rel_tol=self._rel_tol)
@@ -147,6 +149,7 @@ class CertifiedDiscreteGaussianAccountant(PrivacyAccountant):
         pair = self._composition()
         if pair is None:
             return 0.0
+        target_delta = as_probability(target_delta, "target_delta")
         interval = certified_epsilon(pair, Fraction(target_delta), abs_tol=self._epsilon_tol)
         upper = interval.upper
         value = float(upper)

@@ -103,7 +103,8 @@ def as_positive_fraction(value, name: str) -> Fraction:
     """Like :func:`as_fraction`, and the value must be strictly positive."""
     result = as_fraction(value, name)
     if result <= 0:
-        raise ValueError(f"{name} must be > 0; got {value!r}")
+        shown = decimal_string(value, 6) if isinstance(value, Fraction) else repr(value)
+        raise ValueError(f"{name} must be > 0; got {shown}")
     return result
 
 

@@ -33,7 +33,7 @@ from fractions import Fraction
 import mpmath
 
 from ..infrastructure.numbers import ResourceLimitError, as_positive_fraction, as_tolerance
-from .profiles import SMALLEST_REL_TOL, DeltaPoint, ShiftPair
+from .profiles import MAX_EPSILON, SMALLEST_REL_TOL, DeltaPoint, ShiftPair
 
 __all__ = ["ApproximateDP", "GaussianDP", "TradeoffCurve", "Level", "LevelCheck", "EpsilonInterval", "Calibration",
            "Allocation", "epsilon", "calibrate", "allocate", "check", "zcdp_rho_for", "TAIL_SLACK",
@@ -52,6 +52,11 @@ def _probability(value, name: str) -> Fraction:
     if not value < 1:
         raise ValueError(f"{name} must be in (0, 1); got {float(value)!r}")
     return value
+
+
+#: The most points a TradeoffCurve takes (its check costs a certified δ per distinct slope and, per slope, a pass
+#: over the vertices: about 10 s at this size), and the most chords of a GaussianDP.
+MAX_CURVE_POINTS = 1024
 
 
 def _mpf(x: Fraction) -> mpmath.mpf:
@@ -153,6 +158,9 @@ class TradeoffCurve:
             if a > 1 or b > 1:
                 raise ValueError(f"points[{i}] must lie in [0, 1]²; got ({float(a)!r}, {float(b)!r})")
             parsed.append((a, b))
+            if len(parsed) > MAX_CURVE_POINTS:
+                raise ValueError(f"points: at most {MAX_CURVE_POINTS} points are accepted (a convex curve needs few: "
+                                 "collinear points add nothing); got more")
         if len(parsed) < 1 or parsed[0][0] != 0:
             raise ValueError("points must start at alpha = 0 (the curve's value there, at most 1)")
         if parsed[-1][1] > 0:
@@ -222,8 +230,8 @@ class GaussianDP:
 
     def __init__(self, mu, chords: int = 256):
         object.__setattr__(self, "mu", _fraction(mu, "mu"))
-        if isinstance(chords, bool) or not isinstance(chords, int) or not 4 <= chords <= 4096:
-            raise ValueError(f"chords must be a whole number in 4..4096; got {chords!r}")
+        if isinstance(chords, bool) or not isinstance(chords, int) or not 4 <= chords <= MAX_CURVE_POINTS - 1:
+            raise ValueError(f"chords must be a whole number in 4..{MAX_CURVE_POINTS - 1}; got {chords!r}")
         object.__setattr__(self, "chords", chords)
 
     def curve(self) -> TradeoffCurve:
@@ -259,7 +267,8 @@ class GaussianDP:
         with mpmath.workdps(_DIGITS):
             mu, eta = _mpf(self.mu), _mpf(TAIL_SLACK)
             top = mu * mu / 2 + mu * mpmath.sqrt(2 * mpmath.log(1 / eta))
-            levels = []
+            levels = [Level(Fraction(1, 10**9), mpmath.mpf(-1), gaussian_profile(mu, mpmath.mpf(10) ** -9) * (1 + _MARGIN)
+                            + _MARGIN + eta)]  # ε → 0, where the exact curve often crosses G_μ first
             for k in range(count):
                 eps = Fraction(mpmath.nstr(top * (k + 1) / count, 12)).limit_denominator(10**9)
                 levels.append(Level(eps, mpmath.mpf(-1), gaussian_profile(mu, _mpf(eps)) * (1 + _MARGIN) + _MARGIN + eta))
@@ -385,7 +394,8 @@ def zcdp_rho_for(epsilon, delta) -> Fraction:
     with mpmath.workdps(40):
         L = -mpmath.log(_mpf(Fraction(delta)))
         rho = (mpmath.sqrt(L + _mpf(Fraction(epsilon))) - mpmath.sqrt(L)) ** 2
-        return Fraction(int(mpmath.floor(rho * 10**12)), 10**12)
+        digits = 12 - int(mpmath.floor(mpmath.log10(rho)))  # twelve significant digits, however small ρ is
+        return Fraction(int(mpmath.floor(rho * 10**digits)), 10**digits)
 
 
 def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitivities=None) -> EpsilonInterval:
@@ -412,12 +422,14 @@ def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitiv
         return c.status, c.point
 
     # an upper end: the zCDP conversion of the pair's ρ holds for every composition here; doubled until certified
-    upper = Fraction(math.ceil(float(pair.rho) + 2 * math.sqrt(float(pair.rho) * -math.log(float(delta)))) + 1)
+    upper = min(MAX_EPSILON, Fraction(math.ceil(float(pair.rho) + 2 * math.sqrt(float(pair.rho) * -math.log(float(delta)))) + 1))
     state, at_upper = status(upper)
     while state != "holds":
-        upper *= 2
-        if upper > 5000:
-            raise ArithmeticError(f"could not certify δ(ε) ≤ {float(delta):g} for any ε ≤ 5000")
+        if upper >= MAX_EPSILON:
+            raise ArithmeticError(f"could not certify δ(ε) ≤ {float(delta):g} for any ε up to {MAX_EPSILON} (the largest "
+                                  "ε supported); the engine's bounds are too wide there for these budgets (a budget "
+                                  "ρ_i ≫ 1 leaves almost no noise)")
+        upper = min(upper * 2, MAX_EPSILON)
         state, at_upper = status(upper)
     lower, at_lower = Fraction(0), None
     probe = upper / 2
@@ -435,15 +447,33 @@ def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitiv
         state, point = status(mid)
         if state == "holds":
             upper, at_upper = mid, point
-        elif state == "fails":
+            continue
+        if state == "fails":
             lower, at_lower = mid, point
-        else:  # δ(mid) equals δ within the finest bound: ε* is within a hair of mid; step to either side
-            shifted = mid + tol / 4
-            state, point = status(shifted)
+            continue
+        # δ(mid) is within the finest bound of δ, or the bound is too wide to decide: look for a decided point on
+        # each side of mid; only certified points ever move the ends
+        moved = False
+        probe = mid
+        while upper - probe > tol / 2:
+            probe = (probe + upper) / 2
+            state, point = status(probe)
             if state == "holds":
-                upper, at_upper = shifted, point
-            else:
-                lower, at_lower = mid - tol / 4, status(mid - tol / 4)[1]
+                upper, at_upper, moved = probe, point, True
+                break
+        probe = mid
+        while probe - lower > tol / 2:
+            probe = (lower + probe) / 2
+            state, point = status(probe)
+            if state == "fails":
+                lower, at_lower, moved = probe, point, True
+                break
+        if not moved:
+            break
+    if upper - lower > tol:
+        raise ArithmeticError(f"the certified ε for δ = {float(delta):g} lies in [{float(lower):.10g}, {float(upper):.10g}], "
+                              f"wider than abs_tol = {float(tol):g}: inside it the engine's bounds cannot decide δ(ε) "
+                              "against δ for these budgets")
     return EpsilonInterval(delta, lower, upper, at_lower, at_upper)
 
 
@@ -532,6 +562,8 @@ def calibrate(composition, target, *, resolution=1e-3, rel_tol: float = 1e-6, se
     """
     pair = _as_pair(composition, sensitivities)
     levels = _levels_of(target)
+    if not levels:
+        raise ValueError("target: every mechanism meets it (a trade-off curve g ≡ 0 asks nothing); no noise is needed")
     resolution = Fraction(as_tolerance(resolution, "resolution", smallest=1e-9, largest=0.5))
     rel_tol = as_tolerance(rel_tol, "rel_tol", smallest=SMALLEST_REL_TOL, largest=0.5)
     base, shifts = list(pair.rhos), list(pair.sensitivities)
@@ -563,8 +595,10 @@ def calibrate(composition, target, *, resolution=1e-3, rel_tol: float = 1e-6, se
     while at(hi)[0] != "holds":
         hi *= 2
         if hi * step > 10**12 * reference:
-            raise ArithmeticError("could not certify the target at any variance multiplier up to 1e12 times the "
-                                  "reference; is the target attainable (e.g. a trade-off curve above 1 − α)?")
+            raise ArithmeticError(f"could not certify the target at any variance multiplier from {float(reference):.3g} "
+                                  "up to 1e12 times it: either the target is not attainable (a trade-off curve above "
+                                  "1 − α, or one at g(0) = 1 that only noise beyond this reaches) or the engine cannot "
+                                  "decide its levels for these budgets")
     lo = hi // 2
     while lo > 0 and at(lo)[0] == "holds":
         hi, lo = lo, lo // 2
@@ -644,10 +678,12 @@ def allocate(weights, target, *, sensitivities=None, resolution=1e-3, rel_tol: f
         raise ValueError("sensitivities must be one positive whole number per weight")
     if isinstance(bits, bool) or not isinstance(bits, int) or not 1 <= bits <= 30:
         raise ValueError(f"bits must be a whole number in 1..30; got {bits!r}")
+    exponents = list(exponents) if hasattr(exponents, "__iter__") and not isinstance(exponents, (str, bytes)) else None
+    if not exponents:
+        raise ValueError("exponents must be a non-empty list of numbers in (0, 1), e.g. (0.5, 0.4, 0.6)")
+    exponents = [as_tolerance(g, "exponents", smallest=1e-3, largest=0.999) for g in exponents]
     best, tried = None, []
     for gamma in exponents:
-        if not 0 < float(gamma) < 1:
-            raise ValueError(f"exponents must lie in (0, 1); got {gamma!r}")
         shape = _shape(weights, shifts, float(gamma), bits)
         c = calibrate(shape, target, resolution=resolution, rel_tol=rel_tol, sensitivities=shifts)
         loss = sum(w / r for w, r in zip(weights, c.rhos))

@@ -131,3 +131,22 @@ def test_the_command_line():
     assert bad.returncode == 2 and bad.stderr.startswith("error: a target is needed")
     bad = run_main("calibrate", "--rho", "1/2", "--target-eps", "1", "2", "--target-delta", "1e-5", "1e-6", "1e-7")
     assert bad.returncode == 2 and "one per --target-eps" in bad.stderr
+
+
+def test_an_interval_the_engine_cannot_narrow_is_an_error_not_a_false_lower_end():
+    """ρ = 3000 leaves almost no noise: above ε ≈ 700 the engine's bounds cannot decide δ(ε) against 1e-5, so the
+    certified interval stays wide; it is reported, never narrowed by an end that was not certified."""
+    with pytest.raises(ArithmeticError, match=r"lies in \[.*\], wider than abs_tol"):
+        cal.epsilon(["3000"], Fraction(1, 10**5))
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda: cal.calibrate(["1"], cal.ApproximateDP("1e-12", "1e-5")), ArithmeticError, "could not certify the target"),
+    (lambda: cal.calibrate(["1"], cal.TradeoffCurve([(0, 0), (1, 0)])), ValueError, "no noise is needed"),
+    (lambda: cal.allocate([1, 2], cal.ApproximateDP(1, "1e-5"), exponents=()), ValueError, "exponents must be"),
+    (lambda: cal.TradeoffCurve([(Fraction(k, 2000), 1 - Fraction(k, 2000)) for k in range(2001)]), ValueError,
+     "at most 1024 points"),
+])
+def test_extreme_targets_are_one_line_errors(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
