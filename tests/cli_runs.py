@@ -29,3 +29,12 @@ def run_main(*args) -> subprocess.CompletedProcess:
         if not issubclass(warning.category, _SILENT_BY_DEFAULT):
             err.write(warnings.formatwarning(warning.message, warning.category, warning.filename, warning.lineno))
     return subprocess.CompletedProcess(list(args), status, out.getvalue(), err.getvalue())
+
+
+def assert_clean_error(status, out, err, fragment=""):
+    """A command's bad-input answer: exit status 2, one line on stderr starting "error: " and holding ``fragment``,
+    no traceback, nothing on stdout."""
+    assert status == 2, (status, out, err)
+    assert err.startswith("error: ") and err.count("\n") == 1, err  # one line
+    assert "Traceback" not in err and fragment in err, err
+    assert out == ""

@@ -90,13 +90,25 @@ def _decimal(x, digits: int = 12) -> str:
 
 
 def _emit(args, rows: list[dict], keys: tuple[str, ...]) -> int:
+    """Rows as a JSON list or a table."""
     from . import _print_table
 
     if args.json:
-        json.dump(rows if len(rows) != 1 or keys[0] != "scale" else rows[0], sys.stdout, indent=1)
+        json.dump(rows, sys.stdout, indent=1)
         print()
     else:
         _print_table(keys, [tuple(str(r[k]) for k in keys) for r in rows])
+    return 0
+
+
+def _emit_row(args, row: dict) -> int:
+    """One result as a JSON object or as aligned "key  value" lines."""
+    if args.json:
+        json.dump(row, sys.stdout, indent=1)
+        print()
+    else:
+        for key, value in row.items():
+            print(f"{key:>32}  {value}")
     return 0
 
 
@@ -143,13 +155,7 @@ def _calibrate(args) -> int:
                "pairs_checked": result.pairs_checked, **{k: v for k, v in row.items() if k != "scale"}}
     else:
         row = _certificate(calibrate(_composition(args), target, resolution=args.resolution))
-    if args.json:
-        json.dump(row, sys.stdout, indent=1)
-        print()
-    else:
-        for key, value in row.items():
-            print(f"{key:>32}  {value}")
-    return 0
+    return _emit_row(args, row)
 
 
 def _allocate(args) -> int:
@@ -160,10 +166,4 @@ def _allocate(args) -> int:
            "zcdp_loss": None if a.zcdp_loss is None else _decimal(a.zcdp_loss),
            "loss_saved": None if a.loss_saved is None else round(a.loss_saved, 6), "exponent": a.exponent,
            **{k: v for k, v in _certificate(a.calibration).items() if k not in ("zcdp_scale", "variance_saved")}}
-    if args.json:
-        json.dump(row, sys.stdout, indent=1)
-        print()
-    else:
-        for key, value in row.items():
-            print(f"{key:>32}  {value}")
-    return 0
+    return _emit_row(args, row)

@@ -267,11 +267,11 @@ class GaussianDP:
         with mpmath.workdps(_DIGITS):
             mu, eta = _mpf(self.mu), _mpf(TAIL_SLACK)
             top = mu * mu / 2 + mu * mpmath.sqrt(2 * mpmath.log(1 / eta))
-            levels = [Level(Fraction(1, 10**9), mpmath.mpf(-1), gaussian_profile(mu, mpmath.mpf(10) ** -9) * (1 + _MARGIN)
-                            + _MARGIN + eta)]  # ε → 0, where the exact curve often crosses G_μ first
-            for k in range(count):
-                eps = Fraction(mpmath.nstr(top * (k + 1) / count, 12)).limit_denominator(10**9)
-                levels.append(Level(eps, mpmath.mpf(-1), gaussian_profile(mu, _mpf(eps)) * (1 + _MARGIN) + _MARGIN + eta))
+            # ε → 0 first, where the exact curve often crosses G_μ, then the grid
+            epsilons = [Fraction(1, 10**9)] + [Fraction(mpmath.nstr(top * (k + 1) / count, 12)).limit_denominator(10**9)
+                                               for k in range(count)]
+            levels = [Level(eps, mpmath.mpf(-1), gaussian_profile(mu, _mpf(eps)) * (1 + _MARGIN) + _MARGIN + eta)
+                      for eps in epsilons]
             return levels
 
     def __str__(self) -> str:
@@ -421,6 +421,17 @@ def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitiv
         (c,) = _check(pair, [Level(eps, level.allowed, level.witness)], rel_tol)
         return c.status, c.point
 
+    def decided_towards(start: Fraction, end: Fraction, wanted: str):
+        """The first point halving the way from ``start`` to ``end`` whose status is ``wanted``, with its δ; None
+        when none is found before the points are within tol/2 of ``end``."""
+        probe = start
+        while abs(end - probe) > tol / 2:
+            probe = (probe + end) / 2
+            state, point = status(probe)
+            if state == wanted:
+                return probe, point
+        return None
+
     # an upper end: the zCDP conversion of the pair's ρ holds for every composition here; doubled until certified
     upper = min(MAX_EPSILON, Fraction(math.ceil(float(pair.rho) + 2 * math.sqrt(float(pair.rho) * -math.log(float(delta)))) + 1))
     state, at_upper = status(upper)
@@ -453,22 +464,12 @@ def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitiv
             continue
         # δ(mid) is within the finest bound of δ, or the bound is too wide to decide: look for a decided point on
         # each side of mid; only certified points ever move the ends
-        moved = False
-        probe = mid
-        while upper - probe > tol / 2:
-            probe = (probe + upper) / 2
-            state, point = status(probe)
-            if state == "holds":
-                upper, at_upper, moved = probe, point, True
-                break
-        probe = mid
-        while probe - lower > tol / 2:
-            probe = (lower + probe) / 2
-            state, point = status(probe)
-            if state == "fails":
-                lower, at_lower, moved = probe, point, True
-                break
-        if not moved:
+        above, below = decided_towards(mid, upper, "holds"), decided_towards(mid, lower, "fails")
+        if above:
+            upper, at_upper = above
+        if below:
+            lower, at_lower = below
+        if not (above or below):
             break
     if upper - lower > tol:
         raise ArithmeticError(f"the certified ε for δ = {float(delta):g} lies in [{float(lower):.10g}, {float(upper):.10g}], "

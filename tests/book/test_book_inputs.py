@@ -8,19 +8,12 @@ import time
 import pytest
 
 from accountbook.dpsgd import read_idx
-from cli_runs import run_main
+from cli_runs import assert_clean_error, run_main
 
 
 def cli(*args):
     result = run_main(*args)
     return result.returncode, result.stdout, result.stderr
-
-
-def assert_clean_error(status, out, err, fragment=""):
-    assert status == 2, (status, out, err)
-    assert err.startswith("error: ") and err.count("\n") == 1, err  # one line
-    assert "Traceback" not in err and fragment in err, err
-    assert out == ""
 
 
 def test_the_idx_reader_caps_what_it_decompresses(tmp_path):

@@ -21,7 +21,7 @@ from accountlib.theory.conversions import (rdp_to_epsilon, zcdp_delta, zcdp_delt
                                     zcdp_epsilon_via_rdp)
 from accountlib.theory.profiles import ShiftPair
 from accountlib.engine.front import tail_probabilities
-from cli_runs import run_main
+from cli_runs import assert_clean_error, run_main
 
 LIMIT_S = 60  # seconds per call (generous: the test machine may be busy); anything slower counts as a hang
 
@@ -49,13 +49,6 @@ def cli(*args):
     with time_limit():
         result = run_main(*args)
     return result.returncode, result.stdout, result.stderr
-
-
-def assert_clean_error(status, out, err, fragment=""):
-    assert status == 2, (status, out, err)
-    assert err.startswith("error: ") and err.count("\n") == 1, err  # one line
-    assert "Traceback" not in err and fragment in err, err
-    assert out == ""
 
 
 def assert_honest_rows(out, value_key, tolerance=None, relative=True):
