@@ -58,7 +58,7 @@ from .quadrature import node_count
 from .sieve import folded_distance, log_factor_bound, mulmod, sieve_nodes
 from .results import DEFAULT_PATHS, ErrorBudget, TailResult, certified, check_lattice_size
 
-__all__ = ["TiltedTailEngine", "tilted_tail_probabilities", "is_deep", "DEEP_UP_TO"]
+__all__ = ["TiltedTailEngine", "tilted_tail_probabilities", "is_deep", "log_mgf", "DEEP_UP_TO"]
 
 _U = 2.0**-53
 
@@ -92,6 +92,30 @@ def _image_sum(sigma2: float, start: int) -> float:
             break
         u += 1
     return total * (1 + 1e-12)
+
+
+def log_mgf(groups, theta: Fraction) -> arb:
+    """log E e^{θS} = Σ_g n_g [σ²t²/2 + log(D(σ²t)/D(0))], t = θ·w_g, for S = Σ_g w_g X_g (n_g copies, X_g ~
+    N_Z(0, σ_g²), σ_g² ≥ 1/2), as an arb ball at 160 bits. ``groups`` holds ``((sigma2, w), n)`` with exact σ² and
+    weight w (a lattice integer c or any rational); θ is an exact rational. E e^{tX} = e^{σ²t²/2} D(μ)/D(0) with
+    μ = σ²t and D the dual form's denominator (see the module docstring)."""
+    with _arb.precision(160):
+        total = arb(0)
+        for (s2, w), mult in groups:
+            t = theta * w
+            mu = s2 * t
+            a = 2 * arb.pi() ** 2 * _arb.arb_fraction(s2)
+            reach = int(math.ceil(math.sqrt(60 / float(a)))) + 2
+            num, den = arb(1), arb(1)
+            for u in range(1, reach + 1):
+                weight = 2 * (-(a * u * u)).exp()
+                num += weight * arb.cos_pi_fmpq(fmpq(2 * u * mu.numerator, mu.denominator))
+                den += weight
+            rest = 2 * _image_sum(float(s2), reach + 1)
+            num = _arb._add_error(num, rest)
+            den = _arb._add_error(den, rest)
+            total += mult * (_arb.arb_fraction(s2 * t * t / 2) + (num / den).log())
+        return total
 
 
 class TiltedTailEngine:
@@ -164,24 +188,8 @@ class TiltedTailEngine:
     # -- pieces --------------------------------------------------------------------------------
 
     def log_mgf(self, theta: Fraction) -> arb:
-        """log M(θ) = Σ_g n_g [σ²t²/2 + log(D(σ²t)/D(0))], t = θ c_g, as an arb ball (128 bits)."""
-        with _arb.precision(160):
-            total = arb(0)
-            for (s2, c), mult in self.lattice.groups:
-                t = theta * c
-                mu = s2 * t
-                a = 2 * arb.pi() ** 2 * _arb.arb_fraction(s2)
-                reach = int(math.ceil(math.sqrt(60 / float(a)))) + 2
-                num, den = arb(1), arb(1)
-                for u in range(1, reach + 1):
-                    weight = 2 * (-(a * u * u)).exp()
-                    num += weight * arb.cos_pi_fmpq(fmpq(2 * u * mu.numerator, mu.denominator))
-                    den += weight
-                rest = 2 * _image_sum(float(s2), reach + 1)
-                num = _arb._add_error(num, rest)
-                den = _arb._add_error(den, rest)
-                total += mult * (_arb.arb_fraction(s2 * t * t / 2) + (num / den).log())
-            return total
+        """log M(θ) = log E e^{θ S_L} as an arb ball (:func:`log_mgf` on this lattice's groups)."""
+        return log_mgf(self.lattice.groups, theta)
 
     def _j_sum(self, lo: int, theta: float) -> tuple[float, float]:
         """(J_N, rigorous float64 error) for one threshold: the trapezoidal sum on the tilted contour."""

@@ -33,7 +33,10 @@ from ..infrastructure.numbers import (SMALLEST_ABS_TOL, SMALLEST_REL_TOL, ErrorB
 from ..engine import _arb
 from ..engine.lattice import lattice_of, threshold_index
 from ..engine.front import CertifiedTails
-from ..engine.results import DEFAULT_PATHS, EvaluationPaths, check_distinct_terms, check_lattice_size
+from ..engine.results import (DEFAULT_PATHS, MAX_VARIANCE_PROXY, EvaluationPaths, ResourceLimitError,
+                              check_distinct_terms, check_lattice_size)
+from ..engine.smoothed import SmoothedProfile, lattice_candidates
+from .tradeoff_duality import tradeoff_from_profile
 from ..engine.tails import TailEngine
 from ..engine.characteristic import SMALLEST_SIGMA2
 from ..engine.tilted import DEEP_UP_TO, TiltedTailEngine
@@ -81,6 +84,21 @@ class TradeoffPoint:
 
 MAX_SENSITIVITY = 10**6
 
+ENGINES = ("auto", "lattice", "smoothed")
+
+SMOOTHED_RHO_FROM = Fraction(1, 10**12)
+"""The smallest budget the smoothed engine takes (a noise variance up to 1e12): its float64 contour carries every
+scale there; smaller budgets stay with the lattice engines."""
+
+SMOOTHED_TRADEOFF_REL_TOL = 1e-8
+"""The relative accuracy of each δ(ε) behind a trade-off point of the smoothed engine."""
+
+LATTICE_UP_TO = 2 * 10**7
+"""``engine="auto"`` uses the lattice while its sieve would scan at most this many candidate nodes (an estimate at
+Δ = 1e-30, :func:`accountlib.engine.smoothed.lattice_candidates`): every one of the 946 DHC pairs (the largest,
+(31, 36), about 3.1e6), and 20 budgets on a 1e-6 grid (2.4e6); 20 budgets on a 1e-7 grid (5.5e7) and the
+redistricting data's budgets (3.8e13) go to the smoothed engine."""
+
 
 def _sensitivities(values, count: int) -> list[int]:
     """The shifts s_i as positive integers (default all 1); a clear error names the bad entry."""
@@ -118,6 +136,12 @@ class ShiftPair:
         Zeros are rejected; drop unused entries first.
     sensitivities : the shifts s_i, positive integers (default: all 1).
     paths : the engine's evaluation paths (:class:`~accountlib.engine.results.EvaluationPaths`; default: all).
+    engine : ``"auto"`` (default), ``"lattice"`` or ``"smoothed"``: how δ(ε) is computed. The lattice engines
+        (sieve paper §4) work on the lattice of S, whose size grows with the budgets' common denominator; the
+        smoothed engine (:mod:`accountlib.engine.smoothed`) never forms it, so its cost depends on the number of
+        distinct budgets and the accuracy only. ``"auto"`` takes the lattice while its sieve would scan at most
+        :data:`LATTICE_UP_TO` candidate nodes (every DHC pair does), the smoothed engine beyond. There, trade-off points come
+        from δ(ε) by duality (:mod:`accountlib.theory.tradeoff_duality`), certified on both sides.
 
     Every tail probability goes through the engine's front door, :class:`~accountlib.engine.front.CertifiedTails`,
     which builds the engines, reuses them across calls and decides when a deep tail uses the tilted contour.
@@ -131,7 +155,9 @@ class ShiftPair:
     True
     """
 
-    def __init__(self, rhos, *, sensitivities=None, paths: EvaluationPaths = DEFAULT_PATHS):
+    def __init__(self, rhos, *, sensitivities=None, paths: EvaluationPaths = DEFAULT_PATHS, engine: str = "auto"):
+        if engine not in ENGINES:
+            raise ValueError(f"engine must be one of {', '.join(ENGINES)}; got {engine!r}")
         if isinstance(rhos, (str, bytes)) or not hasattr(rhos, "__iter__"):
             raise ValueError(f"rhos must be a list of budgets; got {type(rhos).__name__} {rhos!r}")
         self.rhos = [as_positive_fraction(r, f"rhos[{i}]") for i, r in enumerate(rhos)]
@@ -160,10 +186,43 @@ class ShiftPair:
                 weight_of[key] = r * s / self.rho
             weights.append((r, weight_of[key]))
         self.lattice = lattice_of(weights)
-        check_lattice_size(self.lattice)  # refuse at once what no engine could compute
+        if engine == "auto":
+            fine = (self.lattice.variance_proxy > MAX_VARIANCE_PROXY
+                    or lattice_candidates(self.lattice) > LATTICE_UP_TO)
+            engine = "smoothed" if fine and all(SMOOTHED_RHO_FROM <= r <= 2 for r in self.rhos) else "lattice"
+        self.engine_kind = engine
         # S moves by 2 between the two distributions: 2L on the lattice, an integer
         self.shift = sum(c * s for c, s in zip(self.lattice.coefficients, self.sensitivities))
-        self.tails = CertifiedTails(self.lattice, paths=paths)
+        if engine == "smoothed":
+            if any(not SMOOTHED_RHO_FROM <= r <= 2 for r in self.rhos):
+                bad = max(self.rhos) if max(self.rhos) > 2 else min(self.rhos)
+                raise ValueError("engine='smoothed' needs every budget rho_i in [1e-12, 2] (noise variance 1/rho_i "
+                                 f"between 1/2 and 1e12); got {decimal_string(bad, 6)}")
+            counts: dict = {}
+            for (r, w) in weights:
+                key = (1 / r, w)
+                counts[key] = counts.get(key, 0) + 1
+            self.smoothed = SmoothedProfile(list(counts.items()), self.rho)
+            self._paths = paths
+            self._tails = None
+        else:
+            check_lattice_size(self.lattice)  # refuse at once what no engine could compute
+            self.smoothed = None
+            self._tails = CertifiedTails(self.lattice, paths=paths)
+
+    @property
+    def tails(self) -> CertifiedTails:
+        """The lattice engines' front door (built on first use; refused where the lattice is too fine: vertex-level
+        work such as :meth:`tradeoff_vertices` needs it)."""
+        if self._tails is None:
+            check_lattice_size(self.lattice)
+            if lattice_candidates(self.lattice) > LATTICE_UP_TO:
+                raise ResourceLimitError(
+                    f"the lattice engines (trade-off vertices, lattice tails) need the lattice of the budgets, and this one is too fine (its sieve would scan "
+                    f"about {lattice_candidates(self.lattice):.2g} candidate nodes; the lattice engines take up to "
+                    f"{LATTICE_UP_TO:.2g}): use delta, epsilon or tradeoff (the smoothed engine), or budgets with smaller denominators")
+            self._tails = CertifiedTails(self.lattice, paths=self._paths)
+        return self._tails
 
     # -- engines, shared across calls (the front door's reuse policy) --------------------------
 
@@ -213,6 +272,12 @@ class ShiftPair:
             point = self._combine(digits, eps[i], tails[0], tails[1])
             return point, point.delta, point.error_bound
 
+        if self.smoothed is not None:
+            points = []
+            for e in eps:
+                d = self.smoothed.delta(e, rel_tol=rel_tol)
+                points.append(DeltaPoint(d.epsilon, d.delta, error_bound(d.error_bound)))
+            return points
         gains = [1 + math.exp(min(float(e), 700)) for e in eps]
         return self.tails.relative_combined([self._thresholds(e) for e in eps], combine, rel_tol, gains=gains)
 
@@ -221,6 +286,8 @@ class ShiftPair:
         is computed to a relative accuracy; beyond it the engine returns 0 with its rigorous sub-Gaussian upper
         bound (a certified δ ≤ bound, no relative accuracy). None when the tilted contour does not apply (a σ²
         below 1/2, or paths without it): then the untilted engine alone decides, up to its 1e-300 floor."""
+        if self.smoothed is not None:
+            return None
         if not self.tails.paths.tilted or any(s2 < SMALLEST_SIGMA2 for (s2, _), _ in self.lattice.groups):
             return None
         top = math.floor(DEEP_UP_TO * math.sqrt(float(self.lattice.variance_proxy)))  # the largest index served
@@ -278,8 +345,21 @@ class ShiftPair:
             if not 0 <= a <= 1:
                 raise ValueError(f"alphas must lie in [0, 1]; got {decimal_string(a, 6)}")
         abs_tol = as_abs_tol(abs_tol)
+        if self.smoothed is not None:
+            return [self._tradeoff_from_profile(a, abs_tol) for a in values]
         return self.tails.absolute_batch(lambda engine, todo: self._tradeoff_batch(engine, [values[i] for i in todo]),
                                          len(values), abs_tol)
+
+    def _tradeoff_from_profile(self, alpha: Fraction, abs_tol: float) -> TradeoffPoint:
+        """f(α) by duality from the smoothed engine's δ(ε) (:mod:`accountlib.theory.tradeoff_duality`): the lattice
+        is too fine for vertices. δ is asked to a relative 1e-8 (its error enters β about linearly)."""
+        def delta_at(eps):
+            d = self.smoothed.delta(eps, rel_tol=SMOOTHED_TRADEOFF_REL_TOL)
+            return d.delta, d.error_bound
+        lower, upper = tradeoff_from_profile(delta_at, alpha, abs_tol)
+        with mpmath.workdps(30):
+            target = mpmath.mpf(alpha.numerator) / alpha.denominator
+            return TradeoffPoint(target, (lower + upper) / 2, error_bound((upper - lower) / 2 * (1 + mpmath.mpf(10) ** -12)))
 
     def _tradeoff_batch(self, engine: TailEngine, alphas: list[Fraction]) -> list[TradeoffPoint]:
         """:meth:`_tradeoff_at` for many α at once: the bisections for all brackets advance together, one batch

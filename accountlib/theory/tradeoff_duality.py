@@ -1,0 +1,135 @@
+"""The trade-off curve f(α) from the privacy profile δ(ε), certified on both sides: for budgets whose lattice is
+too fine for the lattice engines.
+
+Theory layer of :mod:`accountlib`. For a pair of distributions, f(α) = sup_ε [1 − δ(ε) − e^ε α] over every real ε
+(Dong, Roth & Su 2022, Prop. 2.12; the unifying paper, Prop. 3.1: the profile and the trade-off function carry the
+same information). The shift pairs of :class:`~accountlib.theory.profiles.ShiftPair` are symmetric (x ↦ s − x
+exchanges the two distributions), so δ(ε) = 1 − e^ε + e^ε δ(−ε) for ε < 0 and, with y = e^ε and w = e^{−ε},
+
+    f(α) = max( sup_{y ≥ 1} [1 − αy − δ(y)],  sup_{0 < w ≤ 1} [(1 − α)w − γ(w)] ),   γ(w) = w·δ(1/w).
+
+Both δ(y) = E[(1 − y e^{−L})₊] and γ(w) = E[(w − e^{−L})₊] (L the privacy loss) are convex, δ non-increasing and γ
+non-decreasing, so each bracket is a concave function whose supremum finitely many certified values of δ bound
+from both sides:
+
+* **below** (the side a guarantee may use): every point gives 1 − αy − δ⁺(y) and (1 − α)w − wδ⁺, δ⁺ the certified
+  upper end of δ;
+* **above**: on a cell between two points a convex function lies above the extensions of its neighbouring chords
+  (drawn through the lower end at the near point and the upper end at the far one, so that they stay below it
+  whatever the values inside the intervals) and above its value at the cell's end in the direction it decreases;
+  the bracket is at most the largest value of the linear minorant's complement on the cell (at an end or where
+  two of the lines cross). Beyond the last point the same with δ ≥ 0.
+
+The bound is of second order in the cells' widths. Cells whose upper bound exceeds the best lower bound by more
+than twice the tolerance are split at their midpoints (in ε) until the band is narrow enough or
+:data:`MAX_REFINEMENTS` rounds have run (the result's bound says which).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import mpmath
+
+__all__ = ["tradeoff_from_profile", "MAX_REFINEMENTS"]
+
+MAX_REFINEMENTS = 30
+"""Rounds of cell splitting per α (each evaluates δ at up to four new ε)."""
+
+_SLACK = mpmath.mpf(10) ** -30  # the 40-digit arithmetic of the lines, far below any band reached
+
+
+def _line(x1, v1, x2, v2):
+    slope = (v2 - v1) / (x2 - x1)
+    return slope, v1 - slope * x1
+
+
+def _cell_upper(c1, lines, x_lo, x_hi):
+    """max over x in [x_lo, x_hi] of min over lines (s, b) of c1·x − (s·x + b) (a concave polyline)."""
+    def value(x):
+        return min(c1 * x - (s * x + b) for s, b in lines)
+    candidates = [x_lo, x_hi]
+    for i in range(len(lines)):
+        for j in range(i + 1, len(lines)):
+            (s1, b1), (s2, b2) = lines[i], lines[j]
+            if s1 != s2:
+                x = (b2 - b1) / (s1 - s2)
+                if x_lo < x < x_hi:
+                    candidates.append(x)
+    return max(value(x) for x in candidates)
+
+
+def _bracket_bounds(c0, c1, xs, lo, hi, decreasing: bool):
+    """(lower, upper) of sup_x c0 + c1·x − φ(x) over [xs[0], xs[-1]] for a convex monotone φ ∈ [lo_k, hi_k] at
+    xs[k] (increasing xs), and the upper bound of each cell."""
+    lower = max(c0 + c1 * x - h for x, h in zip(xs, hi))
+    cells = []
+    n = len(xs)
+    for k in range(n - 1):
+        lines = [(mpmath.mpf(0), lo[k + 1] if decreasing else lo[k])]
+        if k >= 1:
+            lines.append(_line(xs[k - 1], hi[k - 1], xs[k], lo[k]))
+        if k + 2 < n:
+            lines.append(_line(xs[k + 1], lo[k + 1], xs[k + 2], hi[k + 2]))
+        cells.append(c0 + _cell_upper(c1, lines, xs[k], xs[k + 1]) + _SLACK)
+    return lower, cells
+
+
+def tradeoff_from_profile(delta_at, alpha: Fraction, abs_tol: float) -> tuple:
+    """(lower, upper) of f(α) from ``delta_at(ε) -> (δ, error_bound)`` (mpf, for exact ε ≥ 0), with
+    upper − lower ≤ 2·abs_tol where :data:`MAX_REFINEMENTS` rounds reach it.
+
+    >>> import mpmath
+    >>> def rr(eps):  # randomized response with e^1: δ(ε) = max(0, (e − e^ε)/(1 + e))
+    ...     return max(mpmath.mpf(0), (mpmath.e - mpmath.exp(mpmath.mpf(eps.numerator) / eps.denominator)) / (1 + mpmath.e)), mpmath.mpf(0)
+    >>> lo, hi = tradeoff_from_profile(rr, Fraction(1, 10), 1e-9)
+    >>> float(lo) - 1e-9 <= 1 - float(mpmath.e) / 10 <= float(hi) + 1e-9 and float(hi - lo) < 1e-8
+    True
+    """
+    with mpmath.workdps(40):
+        a = mpmath.mpf(alpha.numerator) / alpha.denominator
+        if a == 0:
+            return mpmath.mpf(1), mpmath.mpf(1)  # both distributions charge every integer: β = 1 at α = 0
+        if a == 1:
+            return mpmath.mpf(0), mpmath.mpf(0)
+        cache: dict = {}
+
+        def ends(eps: Fraction):
+            if eps not in cache:
+                d, e = delta_at(eps)
+                cache[eps] = (max(d - e, mpmath.mpf(0)), min(d + e, mpmath.mpf(1)))
+            return cache[eps]
+
+        top = Fraction(math.ceil(max(-math.log(float(a)), 1.0) * 8) + 8, 8)  # 1 − α e^E < 0 beyond E
+        points = sorted({top * k / 16 for k in range(17)})
+        while True:
+            epss = sorted(points)
+            vals = [ends(e) for e in epss]
+            ys = [mpmath.exp(mpmath.mpf(e.numerator) / e.denominator) for e in epss]
+            # h1 over y ≥ 1 (y increasing with ε)
+            low1, cells1 = _bracket_bounds(1, -a, ys, [v[0] for v in vals], [v[1] for v in vals], decreasing=True)
+            # beyond the last y: δ ≥ max(0, the last chord's extension)
+            tail_lines = [(mpmath.mpf(0), mpmath.mpf(0)), _line(ys[-2], vals[-2][1], ys[-1], vals[-1][0])]
+            tail1 = 1 + _cell_upper(-a, tail_lines, ys[-1], max(ys[-1], 1 / a) * 2) + _SLACK  # 1 − αy < 0 beyond 1/α
+            # h2 over w = 1/y in (0, 1] (w increasing as ε decreases), γ(w) = w δ
+            ws = [1 / y for y in reversed(ys)]
+            glo = [w * v[0] for w, v in zip(ws, reversed(vals))]
+            ghi = [w * v[1] for w, v in zip(ws, reversed(vals))]
+            low2, cells2 = _bracket_bounds(0, 1 - a, ws, glo, ghi, decreasing=False)
+            tail2 = (1 - a) * ws[0] + _SLACK  # w below the smallest: (1 − α)w − γ ≤ (1 − α)w
+            lower = max(low1, low2, mpmath.mpf(0))
+            # cell k of h1 is [ε_k, ε_{k+1}]; cell k of h2 is [ε_{n−2−k}, ε_{n−1−k}]
+            n = len(epss)
+            per_cell = [max(cells1[k], cells2[n - 2 - k]) for k in range(n - 1)]
+            upper = max(max(per_cell), tail1, tail2, lower)
+            if upper - lower <= 2 * abs_tol or len(points) > 17 + 4 * MAX_REFINEMENTS:
+                return lower, min(upper, 1 - a)
+            if max(tail1, tail2) > lower + 2 * abs_tol:
+                top *= 2
+                points.append(top)
+                continue
+            worst = sorted(range(n - 1), key=lambda k: -per_cell[k])[:4]
+            for k in worst:
+                if per_cell[k] > lower + 2 * abs_tol:
+                    points.append((epss[k] + epss[k + 1]) / 2)
