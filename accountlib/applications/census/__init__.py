@@ -7,7 +7,8 @@ Application layer of :mod:`accountlib`. Modules, each importing only those liste
 * :mod:`.jobs` — one job per pair for the generic executor, and :func:`run_dhc_sweep`;
 * :mod:`.census_wide` — census-wide (ε, δ) and trade-off curves from the pair files;
 * :mod:`.variance` — the certified variance reduction at the zCDP levels (sieve paper §5.3);
-* :mod:`.calibration` — the smallest noise meeting a target census-wide (the worst pair deciding).
+* :mod:`.calibration` — the smallest noise meeting a target census-wide (the worst pair deciding);
+* :mod:`.pl94` — the 2020 redistricting data (P.L. 94-171): allocations per spine path and the certificates.
 
 Every public name is re-exported here, so ``from accountlib.applications import census; census.load_allocation(13)``
 keeps working.
@@ -24,7 +25,10 @@ from .jobs import *  # noqa: F401,F403
 from .jobs import __all__ as _jobs
 from .pair_files import *  # noqa: F401,F403
 from .pair_files import __all__ as _pair_files
+from .pl94 import *  # noqa: F401,F403
+from .pl94 import __all__ as _pl94
+from .pl94 import parse_pl94_allocation, write_pl94_csvs  # noqa: F401  (used by tests)
 from .variance import *  # noqa: F401,F403
 from .variance import __all__ as _variance
 
-__all__ = [*_allocations, *_pair_files, *_jobs, *_census_wide, *_variance, *_calibration]
+__all__ = [*_allocations, *_pair_files, *_jobs, *_census_wide, *_variance, *_calibration, *_pl94]
