@@ -45,7 +45,8 @@ factor, the most concentrated first, every dropped node's bound summed), and the
 nodes (the tilted engine's per-factor rounding model, plus the angle reduction and the kernel). M(τ), M(θ₂) and
 the prefactor e^{−τs₀} are arb balls.
 
-Every σ_i² must be at least 1/2 (ρ_i ≤ 2): the dual form's images decay fast there, as on the tilted contour.
+Every σ_i² must be at least 1/4 (ρ_i ≤ 4): the dual form keeps its images |u| ≤ 2, and the neglected ones, at
+most 3e^{−6a} relatively (a = 2π²σ² ≥ 4.9, so below 2e-13), are part of the rounding bound.
 """
 
 from __future__ import annotations
@@ -60,14 +61,17 @@ import numpy as np
 from ..infrastructure.numbers import env_limit
 from . import _arb
 from ._dd import two_prod
-from .characteristic import SMALLEST_SIGMA2, log_cf_tilted
+from .characteristic import log_cf_tilted
 from .sieve import _log_factor_bound, factor_bound_constant
 from .tilted import _image_sum, log_mgf
 
-__all__ = ["SmoothedProfile", "SmoothedDelta", "MAX_SMOOTHED_NODES", "lattice_candidates"]
+__all__ = ["SmoothedProfile", "SmoothedDelta", "MAX_SMOOTHED_NODES", "SMALLEST_SMOOTHED_SIGMA2", "lattice_candidates", "lattice_nodes"]
 
 _U = 2.0**-53
 _CHUNK = 1 << 16
+
+SMALLEST_SMOOTHED_SIGMA2 = Fraction(1, 4)
+"""The smallest noise variance a term of the smoothed engine may have (a budget ρ_i ≤ 4)."""
 
 MAX_SMOOTHED_NODES = 30_000_000
 """The most contour nodes one δ(ε) scans (each costs a few operations per distinct term; about 3 s for the
@@ -82,9 +86,14 @@ def lattice_candidates(lattice, accuracy: float = 1e-30) -> float:
     √(2(log 2 + log(1/Δ)/n)/σ²) (:func:`accountlib.engine.sieve.sieve_nodes`). What chooses between the lattice
     and the smoothed engine (:data:`accountlib.theory.profiles.LATTICE_UP_TO`)."""
     log_inv = math.log(1 / accuracy)
-    nodes = 2 * math.sqrt(2 * float(lattice.variance_proxy) * log_inv)
+    nodes = lattice_nodes(lattice, accuracy)
     radius = min(min(math.pi, math.sqrt(2 * (math.log(2) + log_inv / n) / float(s2))) for (s2, _), n in lattice.groups)
     return nodes * radius / (2 * math.pi)
+
+
+def lattice_nodes(lattice, accuracy: float = 1e-30) -> float:
+    """N ≈ 2√(2V log(1/Δ)), the lattice engines' node count for ``lattice`` at Δ = ``accuracy`` (an estimate)."""
+    return 2 * math.sqrt(2 * float(lattice.variance_proxy) * math.log(1 / accuracy))
 
 
 @dataclass(frozen=True)
@@ -159,8 +168,8 @@ class SmoothedProfile:
         if not self.groups:
             raise ValueError("groups must hold at least one term")
         for (s2, a), n in self.groups:
-            if s2 < SMALLEST_SIGMA2:
-                raise ValueError(f"the smoothed engine needs every sigma2 >= 1/2 (every budget rho <= 2); got sigma2 = {s2}")
+            if s2 < SMALLEST_SMOOTHED_SIGMA2:
+                raise ValueError(f"the smoothed engine needs every sigma2 >= 1/4 (every budget rho <= 4); got sigma2 = {s2}")
             if a == 0 or n < 1:
                 raise ValueError("weights must be nonzero and multiplicities positive")
         self.rho = Fraction(rho)

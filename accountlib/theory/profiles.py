@@ -35,7 +35,7 @@ from ..engine.lattice import lattice_of, threshold_index
 from ..engine.front import CertifiedTails
 from ..engine.results import (DEFAULT_PATHS, MAX_VARIANCE_PROXY, EvaluationPaths, ResourceLimitError,
                               check_distinct_terms, check_lattice_size)
-from ..engine.smoothed import SmoothedProfile, lattice_candidates
+from ..engine.smoothed import SmoothedProfile, lattice_candidates, lattice_nodes
 from .tradeoff_duality import tradeoff_from_profile
 from ..engine.tails import TailEngine
 from ..engine.characteristic import SMALLEST_SIGMA2
@@ -98,6 +98,11 @@ LATTICE_UP_TO = 2 * 10**7
 Δ = 1e-30, :func:`accountlib.engine.smoothed.lattice_candidates`): every one of the 946 DHC pairs (the largest,
 (31, 36), about 3.1e6), and 20 budgets on a 1e-6 grid (2.4e6); 20 budgets on a 1e-7 grid (5.5e7) and the
 redistricting data's budgets (3.8e13) go to the smoothed engine."""
+
+LATTICE_NODES_UP_TO = 10**10
+"""... and while its quadrature needs at most this many nodes N at Δ = 1e-30 (:func:`accountlib.engine.smoothed.lattice_nodes`;
+the lattice engines refuse N beyond 1.1e12): one tiny budget among coarse ones can keep the sieve's candidates few
+while N is out of reach."""
 
 
 def _sensitivities(values, count: int) -> list[int]:
@@ -187,17 +192,17 @@ class ShiftPair:
             weights.append((r, weight_of[key]))
         self.lattice = lattice_of(weights)
         if engine == "auto":
-            fine = (self.lattice.variance_proxy > MAX_VARIANCE_PROXY
-                    or lattice_candidates(self.lattice) > LATTICE_UP_TO)
-            engine = "smoothed" if fine and all(SMOOTHED_RHO_FROM <= r <= 2 for r in self.rhos) else "lattice"
+            fine = (self.lattice.variance_proxy > MAX_VARIANCE_PROXY or lattice_candidates(self.lattice) > LATTICE_UP_TO
+                    or lattice_nodes(self.lattice) > LATTICE_NODES_UP_TO)
+            engine = "smoothed" if fine and all(SMOOTHED_RHO_FROM <= r <= 4 for r in self.rhos) else "lattice"
         self.engine_kind = engine
         # S moves by 2 between the two distributions: 2L on the lattice, an integer
         self.shift = sum(c * s for c, s in zip(self.lattice.coefficients, self.sensitivities))
         if engine == "smoothed":
-            if any(not SMOOTHED_RHO_FROM <= r <= 2 for r in self.rhos):
-                bad = max(self.rhos) if max(self.rhos) > 2 else min(self.rhos)
-                raise ValueError("engine='smoothed' needs every budget rho_i in [1e-12, 2] (noise variance 1/rho_i "
-                                 f"between 1/2 and 1e12); got {decimal_string(bad, 6)}")
+            if any(not SMOOTHED_RHO_FROM <= r <= 4 for r in self.rhos):
+                bad = max(self.rhos) if max(self.rhos) > 4 else min(self.rhos)
+                raise ValueError("engine='smoothed' needs every budget rho_i in [1e-12, 4] (noise variance 1/rho_i "
+                                 f"between 1/4 and 1e12); got {decimal_string(bad, 6)}")
             counts: dict = {}
             for (r, w) in weights:
                 key = (1 / r, w)

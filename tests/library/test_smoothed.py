@@ -44,6 +44,7 @@ OFF_GRID = [
     ([F(1, 3), F(123457, 1000003)], [1, 1]),
     ([F(2, 7), F(31415, 92653), F(1, 2)], [1, 1, 1]),
     ([F(7, 10), F(1000003, 3000017)], [1, 2]),
+    ([F(3), F(22, 7)], [1, 1]),   # σ² = 1/3 and 7/22: below the tilted engine's 1/2
 ]
 
 
@@ -108,8 +109,8 @@ def test_auto_keeps_the_census_pairs_on_the_lattice():
 def test_engine_argument_is_validated():
     with pytest.raises(ValueError, match="engine must be one of auto, lattice, smoothed; got 'fast'"):
         ShiftPair(["1/2"], engine="fast")
-    with pytest.raises(ValueError, match=r"rho_i in \[1e-12, 2\]"):
-        ShiftPair(["3"], engine="smoothed")
+    with pytest.raises(ValueError, match=r"rho_i in \[1e-12, 4\]"):
+        ShiftPair(["5"], engine="smoothed")
 
 
 def test_node_cap_returns_the_finest_bound_it_reaches():
