@@ -6,6 +6,8 @@ Subcommands
     the exact δ(ε) of DHC pair (K, L) — or of the composition of discrete Gaussian mechanisms
     N_Z(0, 1/ρ_i) against N_Z(1, 1/ρ_i) with the budgets given — at each ε, certified to
     error_bound ≤ R·δ.
+``... (--release NAME [--paths P Q])`` in place of the three above: a published release's budgets (the 2020
+    redistricting data, ``accountlib.applications.census.pl94``).
 ``tradeoff (--pair K L | --rho R [R ...] | --budgets FILE.csv) --alpha A [A ...] [--abs-tol T] [--json]``
     β = f(α) of the same composition, certified to error_bound ≤ T.
 
@@ -37,6 +39,10 @@ import argparse
 import json
 import sys
 from fractions import Fraction
+
+RELEASES = ("pl94-persons", "pl94-units", "pl94-persons-pr", "pl94-units-pr")
+"""The names ``--release`` takes (accountlib.applications.census.pl94.PL94_RELEASES; listed here so that the
+command line's start does not import the census application)."""
 
 import mpmath
 
@@ -149,6 +155,17 @@ def _add_pair_argument(parser, group=None) -> None:
                        help="the budgets from a CSV file: a header line rho (or rho,sensitivity) and one mechanism "
                        "per line; mechanism i compares N_Z(0, 1/ρ_i) with N_Z(s_i, 1/ρ_i), s_i its sensitivity "
                        "(a whole number, default 1)")
+    which.add_argument("--release", action=_Once, choices=RELEASES, metavar="NAME",
+                       help="a published release's budgets: pl94-persons, pl94-units (the 2020 redistricting data, "
+                       "US), pl94-persons-pr, pl94-units-pr (Puerto Rico), derived from the Census Bureau's "
+                       "production code (accountlib.applications.census.pl94). One modified record moves a cell in "
+                       "every measurement of its old block's path and of its new block's: --paths P Q names the two "
+                       "(default: plain plain, the geographic levels with their configured shares; the others are "
+                       "'absorbed-...' paths, where the spine optimisation moved a one-child level's share up; list "
+                       "them with --paths list). The worst pair is found in the book's chapter on the release "
+                       "(census.pl94_worst_epsilon)")
+    parser.add_argument("--paths", nargs=2, action=_Once, metavar=("P", "Q"),
+                        help="with --release: the old and the new block's paths (default: plain plain)")
 
 
 class _Once(argparse.Action):
@@ -262,7 +279,20 @@ def _pair(k: int, l: int) -> ShiftPair:
 
 
 def _composition(args) -> ShiftPair:
-    """The pair the user named: ``--pair K L``, ``--rho R ...`` or ``--budgets FILE.csv``."""
+    """The pair the user named: ``--pair K L``, ``--rho R ...``, ``--budgets FILE.csv`` or ``--release NAME``."""
+    paths = getattr(args, "paths", None)
+    if paths is not None and getattr(args, "release", None) is None:
+        _fail("--paths goes with --release (the two paths of a published release's modified record)")
+    if getattr(args, "release", None) is not None:
+        from ..applications.census import pl94
+
+        paths = paths or ["plain", "plain"]
+        if paths == ["list", "list"] or "list" in paths:
+            _fail(f"the paths of {args.release}: {', '.join(pl94.pl94_paths(args.release))}")
+        try:
+            return ShiftPair(pl94.pl94_rhos(args.release, paths[0], paths[1]))
+        except ValueError as error:
+            _fail(f"--paths: {error}")
     if args.pair is not None:
         return _pair(*args.pair)
     if args.rho is not None:
