@@ -155,7 +155,7 @@ def test_rho_of_one_mechanism_against_a_closed_form():
         (["delta", "--rho", "1/12345678901234567890123456789012345", "--eps", "1"], "too fine"),
         (["delta", "--rho", "--eps", "1"], "expected at least one argument"),
         (["delta", "--rho", "1", "--pair", "1", "2", "--eps", "1"], "not allowed with argument"),
-        (["delta", "--eps", "1"], "one of the arguments --pair --rho --budgets is required"),
+        (["delta", "--eps", "1"], "one of the arguments --pair --rho --budgets --release is required"),
         (["tradeoff", "--rho", "0", "--alpha", "0.1"], "--rho budgets must be > 0"),
         (["delta", "--budgets", "/no/such/file.csv", "--eps", "1"], "cannot be read"),
     ],
