@@ -32,7 +32,7 @@ from fractions import Fraction
 
 import mpmath
 
-from ..infrastructure.numbers import ResourceLimitError, as_positive_fraction, as_tolerance
+from ..infrastructure.numbers import ResourceLimitError, as_fraction, as_positive_fraction, as_tolerance
 from .profiles import MAX_EPSILON, SMALLEST_REL_TOL, DeltaPoint, ShiftPair
 
 __all__ = ["ApproximateDP", "GaussianDP", "TradeoffCurve", "Level", "LevelCheck", "EpsilonInterval", "Calibration",
@@ -505,6 +505,14 @@ class Calibration:
     failure: LevelCheck | None
     zcdp_scale: Fraction | None
     evaluations: int = 0
+    factors: tuple = ()
+
+    @property
+    def multipliers(self) -> tuple:
+        """Each budget's variance multiplier at ``scale``: f_g·scale for a budget of a scaled group (f_g its
+        group's factor, 1 without groups), 1 for a budget whose group is held fixed (f_g = 0)."""
+        factors = self.factors or (Fraction(1),) * len(self.rhos)
+        return tuple(f * self.scale if f else Fraction(1) for f in factors)
 
     @property
     def variance_saved(self) -> float | None:
@@ -519,18 +527,60 @@ class Calibration:
         return self.failure is not None
 
 
-def _zcdp_scale(target, rho: Fraction) -> Fraction | None:
-    """v such that the composition with ρ' = rho / v meets ``target`` by the zCDP rule (the largest v over a list)."""
+def _zcdp_scale(target, rho: Fraction, fixed: Fraction = Fraction(0)) -> Fraction | None:
+    """v such that the composition with ρ' = fixed + rho / v meets ``target`` by the zCDP rule (the largest v over a
+    list; ``fixed`` the zCDP ρ of budgets held fixed). None where the rule has none (a trade-off curve, or a fixed
+    part that alone exceeds the target's ρ)."""
     targets = list(target) if isinstance(target, (list, tuple)) else [target]
     scales = []
     for t in targets:
         if isinstance(t, ApproximateDP):
-            scales.append(rho / zcdp_rho_for(t.epsilon, t.delta))
+            allowed = zcdp_rho_for(t.epsilon, t.delta)
         elif isinstance(t, GaussianDP):  # the Gaussian rule ρ = μ²/2, as used to calibrate GDP by zCDP
-            scales.append(rho / (t.mu ** 2 / 2))
+            allowed = t.mu ** 2 / 2
         else:
             return None
+        if allowed <= fixed:
+            return None
+        scales.append(rho / (allowed - fixed))
     return max(scales)
+
+
+def _group_factors(groups, factors, count: int) -> tuple:
+    """One variance factor f_i ≥ 0 per budget from ``groups`` (a label per budget) and ``factors`` (label → f_g,
+    default 1): validated, each error naming the argument."""
+    if groups is None:
+        if factors is not None:
+            raise ValueError("factors needs groups: a label per budget naming its group")
+        return ()
+    if isinstance(groups, (str, bytes)) or not hasattr(groups, "__iter__"):
+        raise ValueError(f"groups must be a list of labels, one per budget; got {groups!r}")
+    groups = list(groups)
+    if len(groups) != count:
+        raise ValueError(f"groups must hold one label per budget ({count}); got {len(groups)}")
+    try:
+        known = set(groups)
+    except TypeError:
+        raise ValueError("groups: every label must be hashable (a string or a number)") from None
+    factors = {} if factors is None else factors
+    if not isinstance(factors, dict):
+        raise ValueError(f"factors must be a dict from group label to a factor >= 0; got {type(factors).__name__}")
+    out = {}
+    for label, value in factors.items():
+        if label not in known:
+            raise ValueError(f"factors: {label!r} is not one of the groups ({', '.join(sorted(map(repr, known)))})")
+        try:
+            f = as_fraction(value, f"factors[{label!r}]")
+        except ValueError:
+            raise ValueError(f"factors[{label!r}] must be a number >= 0 (0 holds the group's noise fixed); got "
+                             f"{value!r}") from None
+        if f < 0:
+            raise ValueError(f"factors[{label!r}] must be >= 0 (0 holds the group's noise fixed); got {value!r}")
+        out[label] = f
+    result = tuple(out.get(label, Fraction(1)) for label in groups)
+    if not any(result):
+        raise ValueError("factors: every group is held fixed (factor 0); at least one must be scaled")
+    return result
 
 
 def _round_step(value: Fraction) -> Fraction:
@@ -541,11 +591,13 @@ def _round_step(value: Fraction) -> Fraction:
 
 
 def calibrate(composition, target, *, resolution=1e-3, rel_tol: float = 1e-6, sensitivities=None, step=None,
-              progress=None) -> Calibration:
+              progress=None, groups=None, factors=None) -> Calibration:
     """The smallest noise meeting ``target``, certified on both sides.
 
     ``composition``: the release's budgets ρ_i (a list, with optional ``sensitivities``) or a ShiftPair: their
-    ratios are kept, and one variance multiplier v scales every σ_i² = 1/ρ_i to v/ρ_i. ``target``: an
+    ratios are kept, and one variance multiplier v scales every σ_i² = 1/ρ_i to v/ρ_i. Per-group factors:
+    ``groups`` gives each budget a label and ``factors`` maps a label to f_g ≥ 0 (default 1); then σ_i² becomes
+    f_g·v/ρ_i, and f_g = 0 holds a group's noise fixed (``Calibration.multipliers`` lists each budget's factor). ``target``: an
     :class:`ApproximateDP`, :class:`GaussianDP` or :class:`TradeoffCurve`, or a list of them (all must hold).
     ``resolution``: the grid step of v relative to the zCDP calibration of the target (or to 1 where zCDP has
     none), or ``step``, the grid step itself (an exact rational, for several compositions on one grid).
@@ -560,6 +612,13 @@ def calibrate(composition, target, *, resolution=1e-3, rel_tol: float = 1e-6, se
     True
     >>> 0 < c.variance_saved < 1       # less variance than the zCDP rule, with the certificate
     True
+
+    Hold the first budget's noise and scale the other two (the second twice as much as the third):
+
+    >>> g = calibrate(["1/50", "1/3", "1/5"], ApproximateDP(2, "1e-6"), groups=["a", "b", "c"],
+    ...               factors={"a": 0, "b": 2})
+    >>> g.rhos[0], g.multipliers[1] == 2 * g.multipliers[2], g.proven_smallest
+    (Fraction(1, 50), True, True)
     """
     pair = _as_pair(composition, sensitivities)
     levels = _levels_of(target)
@@ -568,7 +627,19 @@ def calibrate(composition, target, *, resolution=1e-3, rel_tol: float = 1e-6, se
     resolution = Fraction(as_tolerance(resolution, "resolution", smallest=1e-9, largest=0.5))
     rel_tol = as_tolerance(rel_tol, "rel_tol", smallest=SMALLEST_REL_TOL, largest=0.5)
     base, shifts = list(pair.rhos), list(pair.sensitivities)
-    zcdp = _zcdp_scale(target, pair.rho)
+    fs = _group_factors(groups, factors, len(base))
+
+    def budgets_at(v: Fraction) -> list:
+        if not fs:
+            return [r / v for r in base]
+        return [r / (f * v) if f else r for r, f in zip(base, fs)]
+
+    if fs:
+        scaled = sum((r * s * s / (2 * f) for r, s, f in zip(base, shifts, fs) if f), Fraction(0))
+        held = sum((r * s * s / 2 for r, s, f in zip(base, shifts, fs) if not f), Fraction(0))
+        zcdp = _zcdp_scale(target, scaled, held)
+    else:
+        zcdp = _zcdp_scale(target, pair.rho)
     reference = zcdp if zcdp is not None else Fraction(1)
     step = _round_step(reference * resolution) if step is None else _fraction(step, "step")
     evaluations = 0
@@ -581,7 +652,7 @@ def calibrate(composition, target, *, resolution=1e-3, rel_tol: float = 1e-6, se
                 raise ValueError("the target is met by no noise on this grid at all (k ≤ 0); check the target")
             v = k * step
             try:
-                checks = _check(ShiftPair([r / v for r in base], sensitivities=shifts), levels, rel_tol)
+                checks = _check(ShiftPair(budgets_at(v), sensitivities=shifts), levels, rel_tol)
             except ResourceLimitError:  # an engine this fine is refused at this scale: nothing decided here
                 checks = []
             evaluations += 1
@@ -613,12 +684,12 @@ def calibrate(composition, target, *, resolution=1e-3, rel_tol: float = 1e-6, se
     if lo >= 1:
         failure = next((c for c in at(lo)[1] if c.status == "fails"), None)
         if failure is None and hasattr(target, "witness_levels"):  # GaussianDP: look for a crossing of G_μ
-            pair_below = ShiftPair([r / (lo * step) for r in base], sensitivities=shifts)
+            pair_below = ShiftPair(budgets_at(lo * step), sensitivities=shifts)
             failure = next((c for c in _check(pair_below, target.witness_levels(), rel_tol) if c.status == "fails"),
                            None)
     scale = hi * step
-    return Calibration(scale, step, tuple(r / scale for r in base), tuple(shifts), target, tuple(at(hi)[1]),
-                       failure, zcdp, evaluations)
+    return Calibration(scale, step, tuple(budgets_at(scale)), tuple(shifts), target, tuple(at(hi)[1]),
+                       failure, zcdp, evaluations, fs)
 
 
 # -- allocation ------------------------------------------------------------------------------------------

@@ -150,3 +150,38 @@ def test_an_interval_the_engine_cannot_narrow_is_an_error_not_a_false_lower_end(
 def test_extreme_targets_are_one_line_errors(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+def test_per_group_factors_scale_only_the_groups_named():
+    base = [Fraction(1, 50), Fraction(1, 3), Fraction(1, 5)]
+    target = cal.ApproximateDP(2, "1e-6")
+    g = cal.calibrate(base, target, groups=["a", "b", "b"], factors={"a": 0})
+    assert g.rhos[0] == base[0] and g.rhos[1] == base[1] / g.scale and g.rhos[2] == base[2] / g.scale
+    assert all(c.status == "holds" for c in g.checks) and g.failure.status == "fails"
+    # holding a group fixed leaves more work for the others than scaling every group together
+    plain = cal.calibrate(base, target)
+    assert g.scale > plain.scale
+    # the zCDP comparison is taken with the same groups: ρ_a/2 + (ρ_b + ρ_c)/(2v) = the target's zCDP ρ
+    allowed = cal.zcdp_rho_for(Fraction(2), Fraction(1, 10**6))
+    assert g.zcdp_scale == (base[1] + base[2]) / 2 / (allowed - base[0] / 2)
+
+
+def test_a_common_factor_halves_the_multiplier():
+    base = [Fraction(1, 2), Fraction(1, 3)]
+    target = cal.ApproximateDP(1, "1e-6")
+    plain = cal.calibrate(base, target, step=Fraction(1, 1000))
+    doubled = cal.calibrate(base, target, groups=["x", "x"], factors={"x": 2}, step=Fraction(1, 2000))
+    assert doubled.multipliers[0] == plain.scale and doubled.rhos == plain.rhos
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"groups": ["a"]}, "one label per budget"),
+    ({"groups": ["a", "b"], "factors": {"c": 1}}, "'c' is not one of the groups"),
+    ({"groups": ["a", "b"], "factors": {"a": -1}}, "must be >= 0"),
+    ({"groups": ["a", "b"], "factors": {"a": 0, "b": 0}}, "every group is held fixed"),
+    ({"factors": {"a": 1}}, "factors needs groups"),
+    ({"groups": "ab"}, "groups must be a list of labels"),
+])
+def test_bad_group_arguments_are_one_line_errors(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        cal.calibrate(["1/2", "1/3"], cal.ApproximateDP(1, "1e-6"), **kwargs)
