@@ -27,6 +27,8 @@ function of S) and G = E[g(X)],
     E[k_η(X)] − C₊·G  ≤  δ(ε)  ≤  E[k_η(X)] + (e^{c²/2} − 1)·A.
 
 The bracket is O(η²) wide where a step function's would be O(η): η ≈ 1e-5 serves a relative accuracy of 1e-6.
+(Where S has an atom of mass m within a few η of s₀ — grid budgets, with s₀ on the lattice — G ≥ m and the lower
+side widens by O(ρηm); the budgets this engine exists for have atoms of negligible mass.)
 
 **The contour.** Both expectations are inverse Laplace transforms along Re z = τ > 0:
 
@@ -123,6 +125,20 @@ class _TooFine(Exception):
         self.nodes = nodes
 
 
+def _intersect(a, b):
+    """The intersection of two certified intervals for the same δ (either may be None)."""
+    if a is None or b is None:
+        return b if a is None else a
+    with mpmath.workdps(40):
+        lower = max(a.delta - a.error_bound, b.delta - b.error_bound)
+        upper = min(a.delta + a.error_bound, b.delta + b.error_bound)
+        if upper < lower:  # cannot happen for two valid intervals; keep the narrower rather than invent one
+            return a if a.error_bound <= b.error_bound else b
+        narrower = a if a.error_bound <= b.error_bound else b
+        return SmoothedDelta(a.epsilon, (lower + upper) / 2, (upper - lower) / 2 * (1 + mpmath.mpf(10) ** -15),
+                             narrower.terms)
+
+
 def _turns(js: np.ndarray, hi: float, lo: float) -> tuple[np.ndarray, np.ndarray]:
     """(frac, error): j·r reduced to [−1/2, 1/2] turns for r ≈ hi + lo (double-double), with a bound on the error
     of the reduction (not counting |r − hi − lo|, which the caller adds)."""
@@ -202,7 +218,10 @@ class SmoothedProfile:
         return Fraction(tau).limit_denominator(1 << 20)
 
     def delta(self, epsilon, *, rel_tol: float = 1e-6) -> SmoothedDelta:
-        """δ(ε) with error_bound ≤ rel_tol·δ (or the best the node cap allows, reported in the bound)."""
+        """δ(ε) with error_bound ≤ rel_tol·δ, or the narrowest certified bound the node cap allows (then
+        ``terms["capped"]`` is True). Where float64 cannot carry the contour's scales (δ far below 1e-280 of the
+        Chernoff bound, a huge tilt) the answer is the certified bracket [0, M(τ)e^{−τs₀}]
+        (``terms["chernoff_only"]``)."""
         epsilon = Fraction(epsilon)
         s0 = epsilon / self.rho - 1
         tau = self._tilt(s0)
@@ -211,33 +230,38 @@ class SmoothedProfile:
             lp, lp_rad = self._mpf(log_pf)
             prefactor = mpmath.exp(lp)  # A ≤ prefactor and δ ≤ prefactor (k ≤ 1{x > 0} ≤ e^{τx})
             b = float(self.rho)
+            eta_max = 0.4 / b  # c = ρη ≤ 0.4: the bracket's constants assume c ≤ 1/2
             # pass 1: a coarse smoothing gives the size of δ and of G; later passes pick η for the accuracy asked
-            eta = min(0.4 / b, 0.02)
+            eta = min(eta_max, 0.02)
             estimate = None
-            result = None
+            best = None
             for _ in range(8):
                 target = rel_tol * estimate if estimate is not None else prefactor * 1e-3
                 try:
                     result = self._evaluate(epsilon, s0, tau, prefactor, lp_rad, eta, target / 4, b)
                 except _TooFine as too_fine:
-                    return self._finest_result(epsilon, s0, tau, prefactor, lp_rad, eta, target / 4, b, too_fine.nodes)
-                except _Degenerate:
-                    if result is not None:
-                        return result
-                    return self._chernoff_only(epsilon, prefactor, lp_rad)
-                if estimate is not None and result.error_bound <= rel_tol * result.delta:
-                    return result
-                lower = result.delta - result.error_bound
-                fresh = lower if lower > 0 else result.delta / 2
+                    finest = self._finest_result(epsilon, s0, tau, prefactor, lp_rad, eta, eta_max, target / 4, b,
+                                                 too_fine.nodes)
+                    return _intersect(best, finest)
+                except (_Degenerate, OverflowError, ZeroDivisionError, FloatingPointError):
+                    return best if best is not None else self._chernoff_only(epsilon, prefactor, lp_rad)
+                best = _intersect(best, result)
+                if estimate is not None and best.error_bound <= rel_tol * best.delta:
+                    return best
+                lower = best.delta - best.error_bound
+                fresh = lower if lower > 0 else best.delta / 2
                 if fresh <= 0:
-                    fresh = prefactor * 1e-30
+                    fresh = prefactor * mpmath.mpf(10) ** -30
                 failed = estimate is not None
                 estimate = min(fresh, estimate) if failed else fresh
-                g = max(result.terms["G"], mpmath.mpf(1e-300))
-                cap1 = math.sqrt(float(rel_tol * estimate * eta * math.sqrt(2 * math.pi) / (2 * b * g)))
-                cap2 = math.sqrt(float(rel_tol * estimate / (b * b * prefactor)))
-                eta = min(0.7 * min(cap1, cap2), eta / 2 if failed else eta, 0.4 / b)
-            return result
+                # the next η from this pass's G and the Chernoff bound, in mpf (δ may be far below 1e-308)
+                g = max(result.terms["G"], estimate * mpmath.mpf(10) ** -30)
+                cap1 = mpmath.sqrt(rel_tol * estimate * eta * math.sqrt(2 * math.pi) / (2 * b * g))
+                cap2 = mpmath.sqrt(rel_tol * estimate / (b * b * prefactor))
+                eta = float(min(0.7 * min(cap1, cap2), eta / 2 if failed else eta, eta_max))
+                if not eta > 1e-15:
+                    return best
+            return best
 
     def _chernoff_only(self, epsilon: Fraction, prefactor, lp_rad) -> SmoothedDelta:
         """δ ∈ [0, M(τ)e^{−τs₀}] (k ≤ 1{x > 0} ≤ e^{τx}): the answer when no contour sum can be certified."""
@@ -246,17 +270,26 @@ class SmoothedProfile:
             eps_m = mpmath.mpf(epsilon.numerator) / epsilon.denominator
             return SmoothedDelta(eps_m, top / 2, top / 2 * (1 + mpmath.mpf(10) ** -12), {"chernoff_only": True})
 
-    def _finest_result(self, epsilon, s0, tau, prefactor, lp_rad, eta, budget, b, nodes) -> SmoothedDelta:
-        """The result at the smallest η whose node count fits the cap (nodes ∝ 1/η), remembered per ε."""
+    def _finest_result(self, epsilon, s0, tau, prefactor, lp_rad, eta, eta_max, budget, b, nodes) -> SmoothedDelta:
+        """The result at the smallest η whose node count fits the cap (nodes ∝ 1/η; η ≤ ``eta_max``), remembered
+        per ε; the Chernoff bracket when even ``eta_max`` needs more nodes."""
         if epsilon in self._finest:
             return self._finest[epsilon]
+        result = None
         for _ in range(20):
-            eta = eta * nodes / self.max_nodes * 1.05
+            eta = min(eta * nodes / self.max_nodes * 1.05, eta_max)
             try:
                 result = self._evaluate(epsilon, s0, tau, prefactor, lp_rad, eta, budget, b)
                 break
             except _TooFine as too_fine:
+                if eta >= eta_max:
+                    break
                 nodes = too_fine.nodes
+            except (_Degenerate, OverflowError, ZeroDivisionError, FloatingPointError):
+                break
+        if result is None:
+            result = self._chernoff_only(epsilon, prefactor, lp_rad)
+        result = SmoothedDelta(result.epsilon, result.delta, result.error_bound, {**result.terms, "capped": True})
         self._finest[epsilon] = result
         return result
 
@@ -275,14 +308,15 @@ class SmoothedProfile:
             theta2 = tau + Fraction(p) / Fraction(self.variance).limit_denominator(1 << 20)
             theta2 = Fraction(float(theta2)).limit_denominator(1 << 20)
             q = math.exp(-float(theta2 - tau) * p)
-            if not q < 0.5:
+            if q < 0.5:  # q = e^{−(θ₂ − τ)P} shrinks as P grows: enlarge P until the images are small
+                log_up = self.log_mgf(theta2) - _arb.arb_fraction(theta2 * s0)
+                up, _ = self._mpf(log_up)
+                above = mpmath.exp(up + float(theta2) ** 2 * kappa**2 / 2) * q / (1 - q)
+                below = mpmath.exp(-tau_f * p) / (1 - mpmath.exp(-tau_f * p))
+                if above + below <= budget / 4:
+                    break
+            if p > 1 << 24:
                 raise _Degenerate()
-            log_up = self.log_mgf(theta2) - _arb.arb_fraction(theta2 * s0)
-            up, _ = self._mpf(log_up)
-            above = mpmath.exp(up + float(theta2) ** 2 * kappa**2 / 2) * q / (1 - q)
-            below = mpmath.exp(-tau_f * p) / (1 - mpmath.exp(-tau_f * p))
-            if above + below <= budget / 4 or p > 1 << 20:
-                break
             p = int(p * 1.5) + 1
         period = Fraction(p)
         step = 2 * math.pi / p
