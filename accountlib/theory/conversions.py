@@ -15,6 +15,10 @@ Used by the census chapters (the zCDP-implied curves and the sweep's ε grid), b
 * :func:`profile_to_tradeoff` and :func:`approxdp_to_tradeoff` — the trade-off curve implied by (ε, δ)
   guarantees: f(α) = sup max(0, 1 − δ − e^{ε}α, e^{−ε}(1 − δ − α)) (Dong, Roth & Su 2022, Prop. 2.12;
   AutoDP's ``approxdp_to_fdp``), over a list of (ε_k, δ_k) points or a function δ ↦ ε(δ).
+* :func:`gaussian_delta` and :func:`gaussian_epsilon` — the same budgets with *continuous* Gaussian noise: a
+  composition of Gaussian mechanisms whose zCDP ρ is Σρ_i/2 is μ-GDP with μ = √(2ρ), and its exact privacy
+  profile is δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) (Balle & Wang 2018, Thm 8; Dong, Roth & Su 2022,
+  Cor. 2.13), evaluated in 30-digit arithmetic; :func:`gaussian_epsilon` inverts it in ε.
 """
 
 from __future__ import annotations
@@ -22,12 +26,13 @@ from __future__ import annotations
 import math
 import numbers
 
+import mpmath
 import numpy as np
 
 from ..infrastructure.numbers import as_bounded_float, as_nonnegative_float, as_probability
 
 __all__ = ["minimize_on_grid", "c_t", "rdp_to_epsilon", "zcdp_epsilon", "zcdp_delta", "zcdp_epsilon_via_rdp",
-           "zcdp_delta_via_rdp", "profile_to_tradeoff", "approxdp_to_tradeoff"]
+           "zcdp_delta_via_rdp", "profile_to_tradeoff", "approxdp_to_tradeoff", "gaussian_delta", "gaussian_epsilon"]
 
 
 NEGATIVE_RDP_SLACK = 1e-6
@@ -190,6 +195,62 @@ def zcdp_delta_via_rdp(epsilon, rho) -> float:
     result = optimize.minimize_scalar(objective, bounds=(math.log(1e-6), math.log(1e4)), method="bounded",
                                       options={"xatol": 1e-12})
     return float(min(1.0, math.exp(result.fun)))
+
+
+_GAUSSIAN_DPS = 30
+
+
+def _gaussian_profile_mp(epsilon, mu):
+    """Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) at the working precision (mpf arguments)."""
+    return mpmath.ncdf(-epsilon / mu + mu / 2) - mpmath.exp(epsilon) * mpmath.ncdf(-epsilon / mu - mu / 2)
+
+
+def gaussian_delta(epsilon, rho) -> float:
+    """δ(ε) of the *continuous* Gaussian mechanism whose zCDP ρ is ``rho``: μ-GDP with μ = √(2ρ),
+    δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) (Balle & Wang 2018, Thm 8), computed with 30 digits (the two
+    terms cancel in the tail) and rounded to a float. A composition of Gaussians N(0, 1/ρ_i) on counts moved
+    by one is exactly this mechanism with ρ = Σρ_i/2, whatever the split: the continuous counterpart of a
+    discrete Gaussian composition, not a bound on it (the discrete curve may lie on either side).
+
+    >>> f"{gaussian_delta(17.14, 2.556):.6e}"
+    '1.407053e-11'
+    """
+    epsilon = as_nonnegative_float(epsilon, "epsilon")
+    rho = as_nonnegative_float(rho, "rho")
+    if rho == 0:
+        return 0.0
+    with mpmath.workdps(_GAUSSIAN_DPS):
+        value = _gaussian_profile_mp(mpmath.mpf(epsilon), mpmath.sqrt(2 * mpmath.mpf(rho)))
+        return float(max(value, mpmath.mpf(0)))
+
+
+def gaussian_epsilon(rho, delta) -> float:
+    """The ε at which :func:`gaussian_delta` equals ``delta``: the continuous Gaussian mechanism of zCDP ρ
+    (μ = √(2ρ)) is (ε, δ)-DP exactly for ε at least this (δ(ε) decreases in ε). Solved in 30-digit arithmetic
+    by bisection to a relative 1e-15.
+
+    >>> round(gaussian_epsilon(0.5, gaussian_delta(3.0, 0.5)), 12)
+    3.0
+    """
+    delta = as_probability(delta, "delta")
+    rho = as_nonnegative_float(rho, "rho")
+    if rho == 0:
+        return 0.0
+    with mpmath.workdps(_GAUSSIAN_DPS):
+        mu = mpmath.sqrt(2 * mpmath.mpf(rho))
+        target = mpmath.mpf(delta)
+        if _gaussian_profile_mp(mpmath.mpf(0), mu) <= target:
+            return 0.0
+        low, high = mpmath.mpf(0), mpmath.mpf(1)
+        while _gaussian_profile_mp(high, mu) > target:
+            low, high = high, 2 * high
+        while high - low > mpmath.mpf(10) ** -16 * high:
+            middle = (low + high) / 2
+            if _gaussian_profile_mp(middle, mu) > target:
+                low = middle
+            else:
+                high = middle
+        return float(high)
 
 
 def profile_to_tradeoff(epsilons, deltas, alphas) -> np.ndarray:

@@ -162,3 +162,15 @@ def test_dhc_allocations_are_the_spine_patterns_of_the_production_strategy():
             assert table[level] == [x * share / total[level] for x in plain[level]]
         patterns.add(absorbed)
     assert len(patterns) == 43
+
+
+def test_worst_epsilon_of_the_units_with_and_without_a_given_ranking():
+    from accountlib.applications.census import pl94 as p
+
+    ranked = p.pl94_pair_deltas("pl94-units", p.certificate("pl94-units")["epsilon"])
+    alone = p.pl94_worst_epsilon("pl94-units", abs_tol=1e-4)
+    given = p.pl94_worst_epsilon("pl94-units", abs_tol=1e-4, ranked=ranked)
+    assert (alone.lower, alone.upper, alone.pair, alone.checked) == (given.lower, given.upper, given.pair, 136)
+    assert alone.lower < alone.upper <= alone.lower + Fraction(1, 10**4) < p.certificate("pl94-units")["epsilon"]
+    with pytest.raises(ValueError, match="ranked must be"):
+        p.pl94_worst_epsilon("pl94-units", ranked=[])

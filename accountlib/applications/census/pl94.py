@@ -379,25 +379,32 @@ def pl94_pair_deltas(release, epsilon, *, rel_tol: float = 1e-6) -> list[PathPai
     return sorted(rows, key=lambda r: -(r.point.delta + r.point.error_bound))
 
 
-def pl94_worst_epsilon(release, delta=None, *, abs_tol: float = 1e-6, rel_tol: float = 1e-6) -> WorstCase:
+def pl94_worst_epsilon(release, delta=None, *, abs_tol: float = 1e-6, rel_tol: float = 1e-6,
+                       ranked=None) -> WorstCase:
     """The certified ε of ``release`` at ``delta`` (default: the certificate's 1e-10), worst case over the pairs
     of paths. The pairs are ranked by δ at the certificate's ε; the first pair's ε interval
     (:func:`accountlib.theory.calibration.epsilon`, width ≤ ``abs_tol``) gives the lower end (that pair is not
     (lower, δ)-DP), and every pair is then certified at the upper end (δ + bound ≤ δ); a pair that is not becomes
-    the candidate and the search repeats."""
+    the candidate and the search repeats. ``ranked``: the ranking at the certificate's ε when it is already at
+    hand (what :func:`pl94_pair_deltas` returns for ``release`` at ``certificate(release)["epsilon"]`` with the
+    same ``rel_tol``), so that it is not computed twice; it only orders the candidates, every pair is checked."""
     from ...theory.calibration import epsilon as epsilon_for
     from ...theory.profiles import ShiftPair
 
     release = _check_release(release)
     target = _DELTA if delta is None else F(delta)
-    ranked = pl94_pair_deltas(release, certificate(release)["epsilon"], rel_tol=rel_tol)
+    if ranked is None:
+        ranked = pl94_pair_deltas(release, certificate(release)["epsilon"], rel_tol=rel_tol)
+    ranked = list(ranked)
+    if not ranked or not all(isinstance(r, PathPairDelta) for r in ranked):
+        raise ValueError("ranked must be the list of PathPairDelta that pl94_pair_deltas returns")
     candidate = (ranked[0].path, ranked[0].other)
     allowed = mpmath.mpf(target.numerator) / target.denominator * (1 - mpmath.mpf(10) ** -12)  # rounded inwards
     for _ in range(len(ranked)):
         interval = epsilon_for(ShiftPair(pl94_rhos(release, *candidate)), target, abs_tol=abs_tol, rel_tol=rel_tol)
-        failing = [r for r in pl94_pair_deltas(release, interval.upper, rel_tol=rel_tol)
-                   if r.point.delta + r.point.error_bound > allowed]
+        sweep = pl94_pair_deltas(release, interval.upper, rel_tol=rel_tol)
+        failing = [r for r in sweep if r.point.delta + r.point.error_bound > allowed]
         if not failing:
-            return WorstCase(release, target, interval.lower, interval.upper, candidate, len(ranked))
+            return WorstCase(release, target, interval.lower, interval.upper, candidate, len(sweep))
         candidate = (failing[0].path, failing[0].other)
     raise ArithmeticError(f"{release}: no pair of paths could be certified as the worst at delta = {float(target):g}")
