@@ -29,6 +29,7 @@ MEASURED = {
     "results_sweep.json": ("accountlib.applications.census",),
     "results_dpsgd.json": ("accountbook.dpsgd",),
     "results_calibration.json": ("accountlib.theory.calibration", "accountlib.applications.census", "accountlib.cli"),
+    "results_pl94.json": ("accountlib.applications.census", "accountlib.theory.profiles", "accountlib.engine.smoothed"),
 }
 """For each results file, the modules its benchmark calls (their imports are followed)."""
 
@@ -37,6 +38,7 @@ SCRIPTS = {
     "results_sweep.json": "bench_sweep.py",
     "results_dpsgd.json": "bench_dpsgd_step.py",
     "results_calibration.json": "bench_calibration.py",
+    "results_pl94.json": "bench_pl94.py",
 }
 """For each results file, the script in ``benchmarks/`` that writes it (and its ``RESULTS*.md`` table)."""
 
