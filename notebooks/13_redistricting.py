@@ -310,7 +310,6 @@ plt.show()
 # %% tags=["nbval-check-output"]
 persons = accountlib.ShiftPair(pl94.pl94_rhos("pl94-persons"))
 units = accountlib.ShiftPair(pl94.pl94_rhos("pl94-units"))
-dhc_lattice = dhc.lattice
 for name, pair in [("US persons, plain", persons), ("US units, plain", units), (f"DHC {dhc_pair}", dhc)]:
     print(f"{name:18}: L = {float(pair.lattice.scale):.3e}, nodes N ~ {lattice_nodes(pair.lattice):.2e}, "
           f"sieve candidates ~ {lattice_candidates(pair.lattice):.2e} -> engine: {pair.engine_kind}")

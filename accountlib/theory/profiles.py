@@ -178,7 +178,7 @@ class ShiftPair:
             if common.bit_length() > 3330:
                 raise ValueError(f"rhos: the budgets' denominators have a least common multiple of more than 1000 "
                                  f"digits (already at rhos[{self.rhos.index(r)}] of {len(self.rhos)}); the exact "
-                                 "lattice supports at most about 1000: use budgets with fewer distinct denominators "
+                                 "arithmetic supports at most about 1000: use budgets with fewer distinct denominators "
                                  "(e.g. round them to a common grid such as multiples of 1/10^6)")
         # Σ ρ_i s_i² / 2 in integers over the common denominator (a Fraction sum would reduce at every term)
         total = sum(r.numerator * (common // r.denominator) * s * s for r, s in zip(self.rhos, self.sensitivities))
@@ -202,7 +202,7 @@ class ShiftPair:
             if any(not SMOOTHED_RHO_FROM <= r <= 4 for r in self.rhos):
                 bad = max(self.rhos) if max(self.rhos) > 4 else min(self.rhos)
                 raise ValueError("engine='smoothed' needs every budget rho_i in [1e-12, 4] (noise variance 1/rho_i "
-                                 f"between 1/4 and 1e12); got {decimal_string(bad, 6)}")
+                                 f"between 1/4 and 1e12); got {float(bad)!r}")
             counts: dict = {}
             for (r, w) in weights:
                 key = (1 / r, w)

@@ -20,6 +20,8 @@ Where the compared value comes from (``basis``)
   ``quote`` holds the sentence or table cell the value is read from, verbatim.
 * ``"authors' released data"`` — published by the authors outside the paper
   text (e.g. their released result files).
+* ``"official publication"`` — printed by the data's publisher outside the papers (the Census Bureau's signed
+  privacy certificates of the 2020 redistricting data, chapter 13). ``source`` names the document.
 * ``"derived here"`` — not printed anywhere; an independent value worked out in
   the book (by hand, in closed form, or by a second method) that ours is
   checked against. ``source`` says how.
@@ -94,7 +96,7 @@ __all__ = [
 
 _FIELDS = ("id", "source", "paper", "ours", "tolerance", "verdict")
 VERDICTS = ("pass", "fail", "explained", "not reproducible here")
-BASES = ("paper", "authors' released data", "derived here")
+BASES = ("paper", "authors' released data", "official publication", "derived here")
 NOT_REPRODUCIBLE = "not reproducible here"
 
 # a source that quotes a paper must say where: section, table, figure, equation, ...
@@ -545,7 +547,7 @@ def record(
     tolerance : see the module docstring.
     explanation : why ours differs, when it does. It makes a failing comparison
         ``"explained"`` only together with a passing ``check``.
-    basis : ``"paper"``, ``"authors' released data"`` or ``"derived here"``.
+    basis : ``"paper"``, ``"authors' released data"``, ``"official publication"`` or ``"derived here"``.
     quote : the paper's words the value is read from, verbatim.
     tolerance_reason : why the tolerance is wider or narrower than the printed
         digits (needed for numeric, ``rel:`` and ``abs:`` tolerances).
