@@ -246,6 +246,17 @@ print()
 same = all(pl94.bureau_epsilon(release) == certificates[release]["epsilon"] for release in releases)
 print(f"the Bureau's conversion gives the certificates' printed fractions exactly: {same}")
 
+# %% tags=["remove-cell"]
+# the reproduction ledger: each certificate's rho, its epsilon by the Bureau's conversion, and its (epsilon, 1e-10)
+# statement against the exact delta (the certified upper end, worst case over the pairs of paths)
+from accountbook import ledger
+
+ledger.reproduce({
+    **{f"certificate.{r}.rho": accountlib.ShiftPair(pl94.pl94_rhos(r)).rho for r in releases},
+    **{f"certificate.{r}.epsilon_conversion": pl94.bureau_epsilon(r) for r in releases},
+    **{f"certificate.{r}.delta_at_epsilon": sweeps[r][0].point.delta + sweeps[r][0].point.error_bound for r in releases},
+})
+
 # %% [markdown]
 # Each column differs from the next for a reason.
 #
