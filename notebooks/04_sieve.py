@@ -213,12 +213,15 @@ for d, c in like_for_like.items():
           f"(half circle: {c['half_count']}); one factor per mechanism instead: {c['per_mechanism']:,}")
 
 # %% [markdown]
-# At the paper's $(\varepsilon,\delta)$ tolerance $\Delta = 10^{-35}$ the like-for-like count is 323, not 203; at
-# $\Delta = 10^{-25}$, the tolerance the paper uses for its {term}`f-DP` curves (§3.2), it is exactly 203. The sentence
-# around the 203 speaks of Figure 4, the $(\varepsilon,\delta)$ curves, but the number matches the $f$-DP tolerance: we
-# record the comparison at $10^{-35}$ with that explanation and its check. (The count moves by a few nodes when $\Delta$
-# changes by a factor of two, so an exact match is informative but not proof.) The paper's other number here,
-# $N = 10^6$ nodes without the sieve, is the order of the $N$ its own formula gives at $\Delta = 10^{-35}$.
+# At the paper's $(\varepsilon,\delta)$ tolerance $\Delta = 10^{-35}$ the like-for-like count is 323, not 203: **the
+# ledger records this as a fail**. At $\Delta = 10^{-25}$, the tolerance the paper uses for its {term}`f-DP` curves
+# (§3.2), the count is exactly 203, but the paper ties its 203 to Figure 4, the $(\varepsilon,\delta)$ curves at
+# $10^{-35}$ ("each subplot in Figure 4 requires only about 8,120 evaluations", $8{,}120 = 40 \times 203$), so the
+# match at another tolerance is reported beside the fail, not counted as an explanation. (The count moves by a few
+# nodes when $\Delta$ changes by a factor of two, so an exact match is informative but not proof.) The paper's other
+# number here, $N = 10^6$ nodes without the sieve, it states as a lower bound ("over $\sim 10^6$" in §1.1, "more than
+# $4\times10^7$" evaluations per subplot of 40 points); its own formula gives fewer, 830,982 at $\Delta = 10^{-35}$, so
+# that comparison fails too, in the method's favour.
 
 # %% [markdown]
 # The product test removes about three quarters of our per-factor survivors (209 to 57). {numref}`fig-sieve-survivors`
@@ -240,8 +243,11 @@ ax.legend()
 fig.tight_layout()
 
 # %% tags=["remove-cell"]
-_ = ledger.reproduce({"sieve.§4.nodes_13_13": like_for_like[1e-35]["count"], "sieve.§4.N_13_13": like_for_like[1e-35]["N"]},
-                     checks={"sieve.§4.nodes_13_13": like_for_like[1e-25]["count"]})
+_ = ledger.reproduce({
+    "sieve.§4.nodes_13_13": {"ours": like_for_like[1e-35]["count"],
+                             "fields": {"count_1e25": like_for_like[1e-25]["count"]}},
+    "sieve.§4.N_13_13": {"ours": like_for_like[1e-35]["N"],
+                         "fields": {"n_1e35": f"{like_for_like[1e-35]['N']:,}", "n_1e25": f"{like_for_like[1e-25]['N']:,}"}}})
 
 # %% [markdown]
 # ## Across the census: node counts vary by orders of magnitude

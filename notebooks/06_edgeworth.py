@@ -171,8 +171,10 @@ fig.tight_layout()
 # straight line of slope $a$, so we fit a line to $\log \sup_y R_m$ against $\log m$ over $m \ge$ `fit_from`
 # (the smallest $m$ are left out because the asymptotic regime has not set in) and compare the slope with
 # $-3/2$. The same is done for the plain normal approximation, which omits the bracket
-# ({numref}`fig-edgeworth-slopes`). Each slope is recorded in the ledger against the paper's exponent, with
-# a tolerance of $0.25$ and an explanation, because the comparison is between a bound and a measured rate.
+# ({numref}`fig-edgeworth-slopes`). The paper's $O(m^{-3/2})$ is an upper bound, so each Edgeworth slope is
+# recorded in the ledger as one: it must lie below $-3/2$. Our own derivation below predicts more, a slope of
+# $-5/2$; that is recorded separately (basis "derived here") with the $0.25$ a fitted slope is allowed for its
+# pre-asymptotic curvature, and at $\sigma^2 = 0.2$, where the fit is $0.253$ away, it fails.
 
 # %% mystnb={"figure": {"caption": "The largest remainder over the lattice against m, for the Edgeworth expansion (circles, solid) and the plain normal approximation (crosses, dashed), at three variances; the dotted line has the paper's slope -3/2. The fitted slopes are in the legend.", "name": "fig-edgeworth-slopes"}} tags=["hide-input"]
 fig, ax = plt.subplots(figsize=(6, 4))
@@ -192,15 +194,15 @@ ax.legend(fontsize=7)
 fig.tight_layout()
 
 # %% tags=["hide-input", "nbval-check-output"]
-edgeworth_slopes, edgeworth_checks = {}, {}
+edgeworth_slopes = {}
 for s2, (edge, normal) in slopes.items():
     print(f"sigma^2 = {s2:>3}: slope of sup R_m: Edgeworth {edge:.2f}, plain normal {normal:.2f}")
     edgeworth_slopes[f"sieve.§6.edgeworth_slope.sigma2={s2}"] = {"ours": f"{edge:.3f}",
                                                                  "fields": {"normal_slope": f"{normal:.2f}"}}
-    edgeworth_checks[f"sieve.§6.edgeworth_slope.sigma2={s2}"] = [round(normal, 3), round(edge, 3)]
+    edgeworth_slopes[f"derived.edgeworth_rate.sigma2={s2}"] = f"{edge:.3f}"
 
 # %% tags=["remove-cell"]
-_ = ledger.reproduce(edgeworth_slopes, checks=edgeworth_checks)
+_ = ledger.reproduce(edgeworth_slopes)
 
 # %% [markdown]
 # The measured Edgeworth remainder falls like $m^{-5/2}$, faster than the paper's bound: the discrete Gaussian is

@@ -65,13 +65,16 @@ def record_ledger(fashion: list[dict], *, calibration_checks: dict, digits: list
     from .. import ledger
 
     values, unreproducible = {}, {}
+    # our solver's residuals and the RDP/zCDP variance ratio (below 1 by construction) are not checks of the
+    # paper's claims: reported with the reason, never passed
     for epsilon in (3.0, 5.0):
-        values[f"unifying.D4.1.calibration_error.eps={epsilon:g}"] = \
+        unreproducible[f"unifying.D4.1.calibration_error.eps={epsilon:g}"] = \
             f"{calibration_checks[epsilon, 1e-5]['max_epsilon_error']:.3e}"
-    values["unifying.D4.1.refinement.eps=3"] = f"{calibration_checks[3.0, 1e-5]['max_refinement_change']:.3e}"
+    unreproducible["unifying.D4.1.refinement.eps=3"] = \
+        f"{calibration_checks[3.0, 1e-5]['max_refinement_change']:.3e}"
     unreproducible["unifying.D4.1.gaussian_q1"] = f"{calibration_checks['gaussian_q1']:.1e}"
     ratio = (calibrate_dpsgd(*_HEADLINE, 3.0, 1e-5, "rdp") / calibrate_dpsgd(*_HEADLINE, 3.0, 1e-5, "zcdp")) ** 2
-    values["unifying.5.2.calibration_direction"] = f"{ratio:.6f}"
+    unreproducible["unifying.5.2.calibration_direction"] = f"{ratio:.6f}"
 
     by_setting: dict[tuple, list[dict]] = {}
     for r in fashion:
@@ -93,18 +96,27 @@ def record_ledger(fashion: list[dict], *, calibration_checks: dict, digits: list
         d_acc = 100 * (final["rdp"]["accuracy"] - final["zcdp"]["accuracy"])
         d_loss = final["zcdp"]["cross_entropy"] - final["rdp"]["cross_entropy"]
         half = _t_interval(d_acc)[1]
-        if epsilon == 3.0:  # the paper prints its own half-width 6.10 for this gain
-            values["unifying.5.2.accuracy_gain_q=0.005"] = {
-                "ours": f"{d_acc.mean():.3f}", "tolerance": f"abs:{math.hypot(half, 6.10):.3f}",
-                "fields": {**seeds, "half": f"{half:.2f}"}}
-        else:
-            values[f"{head}.accuracy_gain_q=0.005"] = {
-                "ours": f"{d_acc.mean():.3f}", "tolerance": f"abs:{math.sqrt(2) * half:.3f}", "fields": seeds}
+        # the paired gain is judged on its own seed spread: the paper's mean must lie in our 95% interval
+        gain = "unifying.5.2.accuracy_gain_q=0.005" if epsilon == 3.0 else f"{head}.accuracy_gain_q=0.005"
+        values[gain] = {"ours": f"{d_acc.mean():.3f}", "tolerance": f"abs:{half:.3f}",
+                        "fields": {**seeds, "half": f"{half:.2f}", "ours": f"{d_acc.mean():.2f}"}}
         values[f"{head}.loss_gap_q=0.005"] = {
             "ours": f"{d_loss.mean():.4f}", "tolerance": f"abs:{math.sqrt(2) * _t_interval(d_loss)[1]:.4f}",
             "fields": seeds}
-        gap = abs(100 * (final["rdp"]["accuracy"].mean() - final["clip_only"]["accuracy"].mean()))
-        values[f"{head}.rdp_vs_clip_only_q=0.005"] = f"{gap:.3f}"
+        # |Acc_R − Acc_0| < 0.08 judged on the paired difference's 95% interval: a pass when all of it lies
+        # inside ±0.08, a fail when all of it lies outside, and undecided (not reproducible) otherwise
+        mean, spread = _t_interval(100 * (final["rdp"]["accuracy"] - final["clip_only"]["accuracy"]))
+        ident, limit = f"{head}.rdp_vs_clip_only_q=0.005", 0.08
+        if abs(mean) + spread < limit:
+            values[ident] = {"ours": f"{abs(mean) + spread:.3f}",
+                             "fields": {"which": "the upper end of the 95% interval"}}
+        elif abs(mean) - spread >= limit:
+            values[ident] = {"ours": f"{abs(mean) - spread:.3f}",
+                             "fields": {"which": "the lower end of the 95% interval"}}
+        else:
+            unreproducible[ident] = {"ours": f"{mean:+.3f} ± {spread:.3f}", "fields": {
+                "which": "the 95% interval", "mean": f"{mean:+.3f}", "half": f"{spread:.3f}",
+                "seeds": f"{len(group)} seeds"}}
 
     for epsilon in (3.0, 5.0):
         for along in ("q", "n"):
