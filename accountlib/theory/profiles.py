@@ -35,7 +35,7 @@ from ..engine.lattice import lattice_of, threshold_index
 from ..engine.front import CertifiedTails
 from ..engine.results import (DEFAULT_PATHS, MAX_VARIANCE_PROXY, EvaluationPaths, ResourceLimitError,
                               check_distinct_terms, check_lattice_size)
-from ..engine.smoothed import SmoothedProfile, lattice_candidates, lattice_nodes
+from ..engine.smoothed import SMALLEST_SMOOTHED_SIGMA2, SmoothedProfile, lattice_candidates, lattice_nodes
 from .tradeoff_duality import tradeoff_from_profile
 from ..engine.tails import TailEngine
 from ..engine.characteristic import SMALLEST_SIGMA2
@@ -89,6 +89,15 @@ ENGINES = ("auto", "lattice", "smoothed")
 SMOOTHED_RHO_FROM = Fraction(1, 10**12)
 """The smallest budget the smoothed engine takes (a noise variance up to 1e12): its float64 contour carries every
 scale there; smaller budgets stay with the lattice engines."""
+
+SMOOTHED_RHO_UP_TO = 1 / SMALLEST_SMOOTHED_SIGMA2
+"""The largest budget the smoothed engine takes (4: a noise variance of at least 1/4)."""
+
+
+def _smoothable(rhos) -> bool:
+    """Whether every budget lies in the smoothed engine's range [SMOOTHED_RHO_FROM, SMOOTHED_RHO_UP_TO]."""
+    return all(SMOOTHED_RHO_FROM <= r <= SMOOTHED_RHO_UP_TO for r in rhos)
+
 
 SMOOTHED_TRADEOFF_REL_TOL = 1e-8
 """The relative accuracy of each δ(ε) behind a trade-off point of the smoothed engine."""
@@ -194,13 +203,13 @@ class ShiftPair:
         if engine == "auto":
             fine = (self.lattice.variance_proxy > MAX_VARIANCE_PROXY or lattice_candidates(self.lattice) > LATTICE_UP_TO
                     or lattice_nodes(self.lattice) > LATTICE_NODES_UP_TO)
-            engine = "smoothed" if fine and all(SMOOTHED_RHO_FROM <= r <= 4 for r in self.rhos) else "lattice"
+            engine = "smoothed" if fine and _smoothable(self.rhos) else "lattice"
         self.engine_kind = engine
         # S moves by 2 between the two distributions: 2L on the lattice, an integer
         self.shift = sum(c * s for c, s in zip(self.lattice.coefficients, self.sensitivities))
         if engine == "smoothed":
-            if any(not SMOOTHED_RHO_FROM <= r <= 4 for r in self.rhos):
-                bad = max(self.rhos) if max(self.rhos) > 4 else min(self.rhos)
+            if not _smoothable(self.rhos):
+                bad = max(self.rhos) if max(self.rhos) > SMOOTHED_RHO_UP_TO else min(self.rhos)
                 raise ValueError("engine='smoothed' needs every budget rho_i in [1e-12, 4] (noise variance 1/rho_i "
                                  f"between 1/4 and 1e12); got {float(bad)!r}")
             counts: dict = {}
