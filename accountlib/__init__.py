@@ -1,11 +1,15 @@
 """accountlib: exact, certified privacy accounting for compositions of discrete Gaussian mechanisms.
 
-The front door: the names a user needs, re-exported one by one from the modules that define them.
+The front door: the names a user needs, re-exported one by one from the modules that define them (each module is
+imported when one of its names is first used, so ``import accountlib`` itself is instant).
 
 >>> import accountlib
->>> pair = accountlib.ShiftPair(["1/2", "1/3"])      # N_Z(0, 2) ⊗ N_Z(0, 3) against the shift by 1
->>> (point,) = pair.delta([1], rel_tol=1e-6)
+>>> pair = accountlib.Composition(["1/2", "1/3"])    # N_Z(0, 2) ⊗ N_Z(0, 3) against the shift by 1
+>>> point = accountlib.delta(pair, 1, rel_tol=1e-6)  # the exact δ(ε = 1), with its bound
 >>> point.error_bound <= 1e-6 * point.delta
+True
+>>> beta = accountlib.tradeoff(pair, "0.05")         # the exact f(α = 0.05)
+>>> beta.error_bound <= 1e-12
 True
 >>> eps = accountlib.epsilon(pair, "1e-6")           # the certified ε for δ = 1e-6, an interval
 >>> eps.upper - eps.lower <= 1e-9
@@ -34,34 +38,61 @@ package, ``accountbook`` (``book/``), which imports this one and is never import
 
 from __future__ import annotations
 
-from .engine.front import CertifiedTails, tail_probabilities, tail_probability
-from .engine.results import TailResult
-from .theory.calibration import (Allocation, ApproximateDP, Calibration, EpsilonInterval, GaussianDP, TradeoffCurve,
-                                 allocate, calibrate, check, epsilon)
-from .theory.conversions import zcdp_delta, zcdp_epsilon
-from .theory.profiles import MAX_EPSILON, DeltaPoint, ShiftPair, TradeoffPoint
+import importlib
+from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "ShiftPair",
-    "epsilon",
-    "calibrate",
-    "allocate",
-    "check",
-    "ApproximateDP",
-    "GaussianDP",
-    "TradeoffCurve",
-    "EpsilonInterval",
-    "Calibration",
-    "Allocation",
-    "DeltaPoint",
-    "TradeoffPoint",
-    "MAX_EPSILON",
-    "CertifiedTails",
-    "tail_probabilities",
-    "tail_probability",
-    "TailResult",
-    "zcdp_epsilon",
-    "zcdp_delta",
-]
+# The front door, name by name: each public name and the module that defines it. The modules are imported when a
+# name is first used (PEP 562), so ``import accountlib`` -- and the command line's start -- costs only what is used.
+_EXPORTS = {
+    "Composition": ("accountlib.theory.profiles", "ShiftPair"),  # the composition's name at the front door
+    "ShiftPair": ("accountlib.theory.profiles", "ShiftPair"),    # ... and inside the library
+    "delta": ("accountlib.theory.accounting", "delta"),
+    "tradeoff": ("accountlib.theory.accounting", "tradeoff"),
+    "epsilon": ("accountlib.theory.calibration", "epsilon"),
+    "calibrate": ("accountlib.theory.calibration", "calibrate"),
+    "allocate": ("accountlib.theory.calibration", "allocate"),
+    "check": ("accountlib.theory.calibration", "check"),
+    "ApproximateDP": ("accountlib.theory.calibration", "ApproximateDP"),
+    "GaussianDP": ("accountlib.theory.calibration", "GaussianDP"),
+    "TradeoffCurve": ("accountlib.theory.calibration", "TradeoffCurve"),
+    "EpsilonInterval": ("accountlib.theory.calibration", "EpsilonInterval"),
+    "Calibration": ("accountlib.theory.calibration", "Calibration"),
+    "Allocation": ("accountlib.theory.calibration", "Allocation"),
+    "DeltaPoint": ("accountlib.theory.profiles", "DeltaPoint"),
+    "TradeoffPoint": ("accountlib.theory.profiles", "TradeoffPoint"),
+    "MAX_EPSILON": ("accountlib.theory.profiles", "MAX_EPSILON"),
+    "CertifiedTails": ("accountlib.engine.front", "CertifiedTails"),
+    "tail_probabilities": ("accountlib.engine.front", "tail_probabilities"),
+    "tail_probability": ("accountlib.engine.front", "tail_probability"),
+    "TailResult": ("accountlib.engine.results", "TailResult"),
+    "zcdp_epsilon": ("accountlib.theory.conversions", "zcdp_epsilon"),
+    "zcdp_delta": ("accountlib.theory.conversions", "zcdp_delta"),
+}
+
+__all__ = list(_EXPORTS)
+
+if TYPE_CHECKING:  # what static tools (and readers) see: the same names, imported eagerly
+    from .engine.front import CertifiedTails, tail_probabilities, tail_probability
+    from .engine.results import TailResult
+    from .theory.accounting import delta, tradeoff
+    from .theory.calibration import (Allocation, ApproximateDP, Calibration, EpsilonInterval, GaussianDP,
+                                     TradeoffCurve, allocate, calibrate, check, epsilon)
+    from .theory.conversions import zcdp_delta, zcdp_epsilon
+    from .theory.profiles import MAX_EPSILON, DeltaPoint, ShiftPair, TradeoffPoint
+    from .theory.profiles import ShiftPair as Composition
+
+
+def __getattr__(name: str):
+    try:
+        module, attribute = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module 'accountlib' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module), attribute)
+    globals()[name] = value  # later lookups are plain attribute reads
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

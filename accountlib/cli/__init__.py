@@ -47,7 +47,6 @@ command line's start does not import the census application)."""
 import mpmath
 
 from ..engine.results import check_distinct_terms
-from ..infrastructure.atomic import read_capped
 from ..infrastructure.certified_numbers import certified_decimal, exact_rational
 from ..infrastructure.numbers import (SMALLEST_ABS_TOL, SMALLEST_REL_TOL, as_abs_tol, as_fraction, as_rel_tol,
                                      decimal_string)
@@ -100,6 +99,8 @@ def _budgets_file(path: str) -> tuple[list[Fraction], list[int] | None]:
     import csv
     import io
     from pathlib import Path
+
+    from ..infrastructure.atomic import read_capped  # here: only --budgets reads a file
 
     try:
         data = read_capped(Path(path), MAX_BUDGET_FILE_BYTES)

@@ -112,6 +112,18 @@ def folded_distance(residues: np.ndarray, modulus: int) -> np.ndarray:
     return np.minimum(r, modulus - r)
 
 
+def _sorted_unique(values: np.ndarray) -> np.ndarray:
+    """``np.unique(values)`` for a 1-d integer array, without the masked-array module ``np.unique`` imports on its
+    first call (a tenth of the command line's start)."""
+    if values.size == 0:
+        return values
+    ordered = np.sort(values)
+    keep = np.empty(ordered.size, dtype=bool)
+    keep[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
+    return ordered[keep]
+
+
 def sieve_nodes(groups, modulus: int, tau: float, *, product: bool = True) -> SieveResult:
     """The nodes k ∈ [0, (N−1)/2] at which |φ_S(2πk/N)| may exceed τ (``tau``), the dropping threshold.
 
@@ -163,7 +175,7 @@ def sieve_nodes(groups, modulus: int, tau: float, *, product: bool = True) -> Si
                 log_bound += f["n"] * _log_factor_bound(f["sigma2"], f["extra"], distance)
             k = k[log_bound >= log_tau]
         kept_blocks.append(k)
-    nodes = np.unique(np.concatenate(kept_blocks)) if kept_blocks else np.zeros(0, dtype=np.int64)
+    nodes = _sorted_unique(np.concatenate(kept_blocks)) if kept_blocks else np.zeros(0, dtype=np.int64)
     return SieveResult(
         nodes=nodes,
         modulus=modulus,

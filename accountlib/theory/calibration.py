@@ -33,6 +33,7 @@ from fractions import Fraction
 import mpmath
 
 from ..infrastructure.numbers import ResourceLimitError, as_fraction, as_positive_fraction, as_tolerance
+from .accounting import as_composition as _as_pair
 from .profiles import MAX_EPSILON, SMALLEST_REL_TOL, DeltaPoint, ShiftPair
 
 __all__ = ["ApproximateDP", "GaussianDP", "TradeoffCurve", "Level", "LevelCheck", "EpsilonInterval", "Calibration",
@@ -378,14 +379,6 @@ class EpsilonInterval:
     @property
     def width(self) -> Fraction:
         return self.upper - self.lower
-
-
-def _as_pair(composition, sensitivities=None) -> ShiftPair:
-    if isinstance(composition, ShiftPair):
-        if sensitivities is not None:
-            raise ValueError("sensitivities: give them to ShiftPair, not here, when composition is a ShiftPair")
-        return composition
-    return ShiftPair(composition, sensitivities=sensitivities)
 
 
 def zcdp_rho_for(epsilon, delta) -> Fraction:

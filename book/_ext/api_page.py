@@ -42,9 +42,17 @@ CONSTANTS = {"MAX_EPSILON": "accountlib.theory.profiles"}
 
 def api_html() -> str:
     accountlib = importlib.import_module("accountlib")
-    parts = []
+    parts, shown = [], {}
     for name in accountlib.__all__:
         obj = getattr(accountlib, name)
+        if inspect.isclass(obj) and id(obj) in shown:  # a second front-door name for a class already shown
+            first = shown[id(obj)]
+            parts.append(f"<section class='api-entry' id='api-{html.escape(name)}'><h3><code>{html.escape(name)}"
+                         f"</code></h3><p>The same class as <a href='#api-{html.escape(first)}'><code>"
+                         f"{html.escape(first)}</code></a>, under the name the library uses inside.</p></section>")
+            continue
+        if inspect.isclass(obj):
+            shown[id(obj)] = name
         kind = "class" if inspect.isclass(obj) else "function" if callable(obj) else "constant"
         module = getattr(obj, "__module__", None) if kind != "constant" else None
         if kind == "constant":
