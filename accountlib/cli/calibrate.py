@@ -129,7 +129,10 @@ def _certificate(c) -> dict:
     row = {"scale": _decimal(c.scale), "step": _decimal(c.step), "proven_smallest": c.proven_smallest,
            "zcdp_scale": None if c.zcdp_scale is None else _decimal(c.zcdp_scale),
            "variance_saved": None if c.variance_saved is None else round(c.variance_saved, 6)}
-    binding = min(c.checks, key=lambda k: float(k.level.allowed - k.point.delta - k.point.error_bound))
+    # the check with the least room, relative to what it allows (a μ-GDP target's tail allows 1e-30 and uses a
+    # thousandth of it: not binding)
+    binding = min(c.checks, key=lambda k: float((k.level.allowed - k.point.delta - k.point.error_bound)
+                                                / max(k.level.allowed, 1e-300)))
     row["binding_epsilon"] = _decimal(binding.level.epsilon, 10)
     row["binding_delta"] = f"{float(binding.point.delta):.6e} ± {float(binding.point.error_bound):.1e}"
     row["allowed_delta"] = f"{float(binding.level.allowed):.6e}"

@@ -219,8 +219,10 @@ def gaussian_profile(mu, eps) -> mpmath.mpf:
 
 @dataclass(frozen=True)
 class GaussianDP:
-    """μ-GDP: f ≥ G_μ. Checked through the chords of G_μ between ``chords`` + 1 points (they lie above G_μ, so
-    holding for them is sufficient), failed against G_μ's exact privacy profile.
+    """μ-GDP: f ≥ G_μ (up to the slack η = :data:`TAIL_SLACK`). Decided on the privacy profile, on an ε grid
+    refined where it cannot decide (:meth:`decide`), so a calibration to μ-GDP is shown to fail one grid step
+    below its answer; :meth:`levels` gives the ``chords`` of G_μ as (ε, δ) levels (they lie above G_μ: holding
+    for them is sufficient), used only to rank pairs census-wide.
 
     >>> all(c.status == "holds" for c in check(["1/5"], GaussianDP(1, chords=32)))  # N_Z(0, 5) is 1-GDP
     True
@@ -262,18 +264,74 @@ class GaussianDP:
                           gaussian_profile(mu, _mpf(lv.epsilon)) * (1 + _MARGIN) + _MARGIN + eta)
                     for lv in curve.levels()]
 
-    def witness_levels(self, count: int = 200) -> list[Level]:
-        """Levels for showing failure only (they never hold): δ_μ(ε) + η on a grid of ``count`` ε from 1/1000 to
-        where δ_μ is about η — denser than the chords' ε, where the exact curve may first cross G_μ."""
+    def decide(self, pair, rel_tol: float, *, max_points: int = 4000) -> list[LevelCheck]:
+        """f ≥ G_μ − η decided for ``pair`` on an ε grid refined where it cannot decide (the check ``calibrate``
+        and ``check`` use; the chords of :meth:`levels` serve only to rank pairs).
+
+        f and G_μ are symmetric, so f ≥ G_μ − η is δ_f(ε) ≤ δ_μ(ε) + η for every ε ≥ 0 (unifying paper §2: the
+        profile and the trade-off function carry the same information). In x = e^ε both profiles are convex and
+        decreasing (δ(x) = E(1 − x e^{−L})₊, a mixture of convex functions of x), so on [x_k, x_{k+1}] δ_f lies below
+        the chord of its certified upper values and δ_μ above its tangents at both ends (slope −Φ(−ε/μ − μ/2), the
+        derivative of δ_μ in e^ε): the chord below the larger tangent plus η — a check at the two ends and where the
+        tangents cross — decides the whole interval, to second order in its width. At ε = 0, where δ_f is not
+        evaluated, δ_f(0) ≤ δ_f(ε₀) + e^{ε₀} − 1 (|dδ/dx| ≤ 1); beyond the last point δ_f ≤ δ_f(ε_n) ≤ η is needed.
+        An interval that cannot be decided is halved; the target certainly fails where δ_f(ε) − bound >
+        δ_μ(ε) + η at a grid point. Returns one check per interval (``level.epsilon`` its left end, ``allowed`` the
+        largest certified δ_f there that would still decide the interval, ``point`` the certified δ_f), the failing
+        point alone when there is one; "undecided" ones remain where ``max_points`` ran out (f touching G_μ).
+        """
         with mpmath.workdps(_DIGITS):
             mu, eta = _mpf(self.mu), _mpf(TAIL_SLACK)
             top = mu * mu / 2 + mu * mpmath.sqrt(2 * mpmath.log(1 / eta))
-            # ε → 0 first, where the exact curve often crosses G_μ, then the grid
-            epsilons = [Fraction(1, 10**9)] + [Fraction(mpmath.nstr(top * (k + 1) / count, 12)).limit_denominator(10**9)
-                                               for k in range(count)]
-            levels = [Level(eps, mpmath.mpf(-1), gaussian_profile(mu, _mpf(eps)) * (1 + _MARGIN) + _MARGIN + eta)
-                      for eps in epsilons]
-            return levels
+            grid = sorted({Fraction(0), Fraction(1, 10**9)}
+                          | {Fraction(mpmath.nstr(top * (k + 1) / 64, 12)).limit_denominator(10**9) for k in range(64)})
+            known: dict[Fraction, DeltaPoint] = {}
+            exact: dict[Fraction, tuple] = {}
+
+            def gaussian(e: Fraction):  # (x, δ_μ, dδ_μ/dx) at ε = e
+                if e not in exact:
+                    eps = _mpf(e)
+                    exact[e] = (mpmath.exp(eps), gaussian_profile(mu, eps), -mpmath.ncdf(-eps / mu - mu / 2))
+                return exact[e]
+
+            while True:
+                todo = [e for e in grid if e > 0 and e not in known]
+                if todo:
+                    for e, point in zip(todo, pair.delta(todo, rel_tol=rel_tol)):
+                        known[e] = point
+                first = grid[1]
+                up = {e: known[e].delta + known[e].error_bound for e in grid[1:]}
+                up[Fraction(0)] = up[first] + mpmath.expm1(_mpf(first))
+                for e in grid[1:]:  # a certain failure at a grid point
+                    witness = gaussian(e)[1] * (1 + _MARGIN) + _MARGIN + eta
+                    if known[e].delta - known[e].error_bound > witness:
+                        return [LevelCheck(Level(e, mpmath.mpf(-1), witness), known[e], "fails")]
+                checks, split = [], []
+                for left, right in zip(grid, grid[1:]):
+                    (x0, g0, s0), (x1, g1, s1) = gaussian(left), gaussian(right)
+                    f0, f1 = up[left], up[right]
+                    ends = [x0, x1]
+                    if s1 != s0:
+                        cross = (g1 - g0 + s0 * x0 - s1 * x1) / (s0 - s1)
+                        if x0 < cross < x1:
+                            ends.append(cross)
+                    excess = max(f0 + (f1 - f0) * (x - x0) / (x1 - x0) - max(g0 + s0 * (x - x0), g1 + s1 * (x - x1))
+                                 for x in ends)
+                    status = "holds" if excess <= eta - _MARGIN * (1 + x1) else "undecided"
+                    # allowed: the largest certified δ_f at the left end that still decides the interval
+                    allowed = f0 + eta - _MARGIN * (1 + x1) - excess
+                    checks.append(LevelCheck(Level(left, allowed, g0 + eta), known.get(left, known[first]), status))
+                    if status == "undecided":
+                        split.append((left + right) / 2)
+                last = grid[-1]
+                tail = LevelCheck(Level(last, eta, gaussian(last)[1] + eta), known[last],
+                                  "holds" if up[last] <= eta else "undecided")
+                checks.append(tail)
+                if tail.status == "undecided":
+                    split.append(last * 5 / 4)
+                if not split or len(grid) + len(split) > max_points:
+                    return checks
+                grid = sorted(set(grid) | {Fraction(e).limit_denominator(10**15) for e in split})
 
     def __str__(self) -> str:
         return f"{float(self.mu):g}-GDP"
@@ -345,6 +403,25 @@ def _check(pair: ShiftPair, levels: list[Level], rel_tol: float) -> list[LevelCh
     return [checks[i] for i in range(len(levels))]
 
 
+def _decide(pair: ShiftPair, target, levels: list[Level], rel_tol: float) -> list[LevelCheck]:
+    """Every part of ``target`` decided for ``pair``: a μ-GDP part on its own refined ε grid
+    (:meth:`GaussianDP.decide`), the others through their levels (``levels``: :func:`_levels_of` of the parts that
+    are not μ-GDP, computed once by the caller)."""
+    targets = list(target) if isinstance(target, (list, tuple)) else [target]
+    checks = _check(pair, levels, rel_tol) if levels else []
+    for t in targets:
+        if isinstance(t, GaussianDP):
+            checks += t.decide(pair, rel_tol)
+    return checks
+
+
+def _level_targets(target) -> list[Level]:
+    """The levels of the parts of ``target`` checked through levels (all but μ-GDP)."""
+    targets = list(target) if isinstance(target, (list, tuple)) else [target]
+    return _levels_of([t for t in targets if not isinstance(t, GaussianDP)]) if any(
+        not isinstance(t, GaussianDP) for t in targets) else []
+
+
 def check(composition, target, *, rel_tol: float = 1e-6, sensitivities=None) -> list[LevelCheck]:
     """Each level of ``target`` decided for ``composition`` by certified δ(ε): "holds" (δ + bound ≤ allowed),
     "fails" (δ − bound above the target's own δ: the target is certainly not met) or "undecided".
@@ -353,7 +430,8 @@ def check(composition, target, *, rel_tol: float = 1e-6, sensitivities=None) -> 
     ['fails']
     """
     rel_tol = as_tolerance(rel_tol, "rel_tol", smallest=SMALLEST_REL_TOL, largest=0.5)
-    return _check(_as_pair(composition, sensitivities), _levels_of(target), rel_tol)
+    _levels_of(target)  # validates the target
+    return _decide(_as_pair(composition, sensitivities), target, _level_targets(target), rel_tol)
 
 
 # -- ε for a δ -------------------------------------------------------------------------------------------
@@ -596,9 +674,9 @@ def calibrate(composition, target, *, resolution=1e-3, rel_tol: float = 1e-6, se
     none), or ``step``, the grid step itself (an exact rational, for several compositions on one grid).
     ``progress``: called with a line of text after each step, for long runs.
 
-    A target checked through chords (:class:`GaussianDP`) may leave ``proven_smallest`` False: the chords lie
-    above G_μ, so the returned scale is certified to meet G_μ but may exceed the smallest by the chords' slack
-    (more ``chords`` narrow it).
+    A μ-GDP target (:class:`GaussianDP`) is decided on an ε grid refined where the profile comes close to
+    G_μ's (:meth:`GaussianDP.decide`); ``proven_smallest`` is False only where the refinement's point budget runs
+    out first (the exact curve touching G_μ).
 
     >>> c = calibrate(["1/2", "1/3"], ApproximateDP(1, "1e-6"))
     >>> c.proven_smallest and all(k.status == "holds" for k in c.checks) and c.failure.status == "fails"
@@ -614,13 +692,13 @@ def calibrate(composition, target, *, resolution=1e-3, rel_tol: float = 1e-6, se
     (Fraction(1, 50), True, True)
     """
     pair = _as_pair(composition, sensitivities)
-    levels = _levels_of(target)
-    if not levels:
+    if not _levels_of(target):
         raise ValueError("target: every mechanism meets it (a trade-off curve g ≡ 0 asks nothing); no noise is needed")
     resolution = Fraction(as_tolerance(resolution, "resolution", smallest=1e-9, largest=0.5))
     rel_tol = as_tolerance(rel_tol, "rel_tol", smallest=SMALLEST_REL_TOL, largest=0.5)
     base, shifts = list(pair.rhos), list(pair.sensitivities)
     fs = _group_factors(groups, factors, len(base))
+    levels = _level_targets(target)
 
     def budgets_at(v: Fraction) -> list:
         if not fs:
@@ -645,7 +723,7 @@ def calibrate(composition, target, *, resolution=1e-3, rel_tol: float = 1e-6, se
                 raise ValueError("the target is met by no noise on this grid at all (k ≤ 0); check the target")
             v = k * step
             try:
-                checks = _check(ShiftPair(budgets_at(v), sensitivities=shifts), levels, rel_tol)
+                checks = _decide(ShiftPair(budgets_at(v), sensitivities=shifts), target, levels, rel_tol)
             except ResourceLimitError:  # an engine this fine is refused at this scale: nothing decided here
                 checks = []
             evaluations += 1
@@ -676,10 +754,6 @@ def calibrate(composition, target, *, resolution=1e-3, rel_tol: float = 1e-6, se
     failure = None
     if lo >= 1:
         failure = next((c for c in at(lo)[1] if c.status == "fails"), None)
-        if failure is None and hasattr(target, "witness_levels"):  # GaussianDP: look for a crossing of G_μ
-            pair_below = ShiftPair(budgets_at(lo * step), sensitivities=shifts)
-            failure = next((c for c in _check(pair_below, target.witness_levels(), rel_tol) if c.status == "fails"),
-                           None)
     scale = hi * step
     return Calibration(scale, step, tuple(budgets_at(scale)), tuple(shifts), target, tuple(at(hi)[1]),
                        failure, zcdp, evaluations, fs)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ...theory.calibration import Calibration, _check, _levels_of, _round_step, _zcdp_scale, calibrate
+from ...theory.calibration import Calibration, _decide, _level_targets, _levels_of, _round_step, _zcdp_scale, calibrate
 from ...theory.profiles import ShiftPair
 from .allocations import TOTAL_RHO, all_pairs, pair_rhos
 
@@ -46,6 +46,7 @@ def calibrate_census(target, *, resolution=1e-3, rel_tol: float = 1e-6, pairs=No
     if not pairs:
         raise ValueError("pairs must hold at least one DHC pair")
     levels = _levels_of(target)
+    checked = _level_targets(target)
     reference = _zcdp_scale(target, TOTAL_RHO) or Fraction(1)  # every pair's ρ' = Σ ρ_i/2 is TOTAL_RHO
     step = _round_step(reference * Fraction(resolution))
     first = levels[0].epsilon
@@ -64,7 +65,7 @@ def calibrate_census(target, *, resolution=1e-3, rel_tol: float = 1e-6, pairs=No
         scale = best[1].scale
         at_answer = []
         for n, p in enumerate(ranked, 1):  # every pair at the current scale
-            checks = _check(ShiftPair([r / scale for r in pair_rhos(*p)]), levels, rel_tol)
+            checks = _decide(ShiftPair([r / scale for r in pair_rhos(*p)]), target, checked, rel_tol)
             at_answer.append(checks[0].point.delta)
             if not all(k.status == "holds" for k in checks):
                 todo.append(p)
