@@ -27,6 +27,7 @@
 #   than any exponential;
 # - how to check a convergence theorem against measurement: the measured error, the bound, and the rate
 #   $-1/(2V)$ in $N^2$ that the book records in its {term}`reproduction ledger`.
+# - what the same rule does when you write it yourself in float64, and where its error stops falling.
 # ```
 #
 # ```{admonition} What you need
@@ -241,12 +242,92 @@ _ = ledger.reproduce({"derived.trapezoid_gaussian_rate": {"ours": f"{slope:.6g}"
 
 # %% [markdown]
 # The fitted slope agrees with $-1/(2V)$ to the three digits printed. For the census pair of
-# {doc}`02_fourier_inversion`, where $V \approx 10^9$, the same Gaussian rate holds; the next exercise and
-# {doc}`04_sieve` show what it means there.
+# {doc}`02_fourier_inversion`, where $V \approx 10^9$, the same Gaussian rate holds; the exercise
+# {ref}`ex-trapezoid-census` and {doc}`04_sieve` show what it means there.
+
+# %% [markdown]
+# ## The same experiment from scratch, in float64
+#
+# The reference values above were computed at 80 digits. It is instructive to redo the experiment the way one
+# would write it first, in a dozen lines of plain NumPy and float64: the characteristic function of each discrete
+# Gaussian summed directly over its support, the product over the four mechanisms, and the average over the nodes
+# (the trapezoidal rule for $\frac1{2\pi}\int e^{-i\zeta t}\varphi_S(\zeta)\,d\zeta$; only the cosine survives because
+# $\varphi_S$ is real and even).
+
+# %%
+def dg_cf(sigma2, theta):
+    """Characteristic function of N_Z(0, sigma2) at the angles theta, in float64."""
+    reach = int(12 * sigma2**0.5) + 2
+    x = np.arange(-reach, reach + 1)
+    p = np.exp(-x**2 / (2 * sigma2))
+    p /= p.sum()
+    return np.cos(np.multiply.outer(theta, x)) @ p
+
+
+def trapezoid_float(sigma2s, cs, n_nodes, t):
+    """T_N(t) = mean of phi_S(zeta_k) cos(zeta_k t) over the N nodes, in float64."""
+    zeta = 2 * np.pi * np.arange(n_nodes) / n_nodes
+    phi = np.ones(n_nodes)
+    for sigma2, c in zip(sigma2s, cs):
+        phi *= dg_cf(sigma2, c * zeta)
+    return np.mean(phi * np.cos(zeta * t))
+
+
+float_sigma2s = [float(s) for s in lat.sigma2s]
+float_errors = {}
+for t in targets:
+    values = [trapezoid_float(float_sigma2s, lat.coefficients, n, t) for n in node_counts]
+    float_errors[t] = [float(abs(mpmath.mpf(v) - exact.get(t, 0))) for v in values]
+
+# %% [markdown]
+# {numref}`fig-trapezoid-float64` sets the float64 errors beside the 80-digit ones. Down to about $10^{-15}$ the two
+# agree: the trapezoidal rule does exactly what the theorem says, in any arithmetic. Below that, the float64 error
+# stops at a floor of about $10^{-16}$ and wanders there, whatever $N$: it is machine epsilon times the largest
+# term of the sum, $\varphi_S(0) = 1$, an *absolute* floor that does not care how small the probability is. The
+# parabola is still there; float64 cannot see it. The engine of this book needs errors near $10^{-35}$, which is why
+# it computes in {term}`ball arithmetic` at about 200 bits and bounds its rounding, and why a float64 value is used
+# only at nodes where the integrand is small enough for its rounding bound to be negligible ({doc}`04_sieve`).
+
+# %% mystnb={"figure": {"caption": "The trapezoidal error at t = 0 and t = 25 for the four-mechanism sum (V = 189), computed from scratch in float64 (open markers) and at 80 digits (dots), against N. Float64 follows the parabola down to about 1e-15 and then stops at its rounding floor of about 1e-16 (grey band: from a tenth of machine epsilon 2.2e-16 to machine epsilon); the 80-digit errors continue below the plotted range.", "name": "fig-trapezoid-float64"}} tags=["hide-input"]
+fig, ax = plt.subplots(figsize=(7, 3.6))
+for i, t in enumerate((0, 25)):
+    colour = f"C{2 * i}"
+    ax.semilogy(node_counts, np.maximum(errors[t], 1e-60), "o", ms=4, color=colour, label=f"80 digits, t = {t}")
+    ax.semilogy(node_counts, np.maximum(float_errors[t], 1e-25), "s", ms=7, mfc="none", color=colour,
+                label=f"float64 from scratch, t = {t}")
+ax.axhspan(2.2e-17, 2.2e-16, color="gray", alpha=0.25, lw=0, label="float64 rounding floor")
+ax.set_ylim(1e-25, 1)
+ax.set_xlabel("number of nodes N")
+ax.set_ylabel(r"$|\,T_N - \Pr(S_L = t)\,|$")
+ax.set_title("The same trapezoidal rule in float64 and at 80 digits")
+ax.legend(fontsize=8, loc="lower left")
+fig.tight_layout()
+
+# %% [markdown]
+# ## Summary
+#
+# - For a periodic integrand the trapezoidal rule's error is the sum of the Fourier coefficients at the
+#   multiples of $N$; for the inversion integral of {doc}`02_fourier_inversion` these coefficients are the
+#   aliased probabilities $\Pr(S_L = t + jN)$.
+# - If the integrand is analytic and bounded by $M$ in the strip $|\operatorname{Im}\zeta| < a$, the error is
+#   at most $4\pi M/(e^{aN} - 1)$ ({prf:ref}`thm-trapezoid-strip`, {cite}`trefethen2014trapezoidal`): exponential
+#   convergence, the sieve paper's Lemma 4.3.
+# - The characteristic function of a sum of discrete Gaussians is entire, with $M(a) = e^{a^2V/2}$ from the
+#   sub-Gaussian bound; optimising the strip for each $N$ gives an error of about $2e^{-(N-|t|)^2/2V}$
+#   ({prf:ref}`prop-trapezoid-pmf-bound`), faster than any exponential.
+# - Measurement agrees: for $V = 189$ the error stays below the bound at every $N$ and $t$, and the fitted
+#   slope of $\log(\text{error})$ in $N^2$ is $-1/(2V)$ within the ledger's 5% tolerance.
+# - Without analyticity (a kink) the rate drops to $1/N^2$.
+# - Written from scratch in float64, the same rule follows the parabola down to about $10^{-15}$ and then stops at
+#   an absolute rounding floor of about $10^{-16}$, set by the rounding of the integrand's values; going further
+#   needs more precision and a bound on the rounding.
+#
+# Even so, the census pair (13, 13) needs hundreds of thousands of nodes, each a product of 160 factors evaluated
+# with certified error; {doc}`04_sieve` shows that almost all of them can be skipped.
 #
 # ## Exercises
 #
-# ```{exercise} The best strip
+# ```{exercise} The best strip (★★, derive)
 # :label: ex-trapezoid-best-strip
 #
 # Show that $h(a) = a^2V/2 + a|t| - aN$ is minimised at $a^\ast = (N - |t|)/V$ with minimum
@@ -283,7 +364,7 @@ for n_nodes, t in [(40, 0), (96, 10), (160, 25)]:
 # ```{solution-end}
 # ```
 #
-# ```{exercise} Precision: change a parameter and run
+# ```{exercise} Precision (★, run)
 # :label: ex-trapezoid-dps
 #
 # Set `dps = 30` in the parameters cell and re-run the chapter. Which dots of {numref}`fig-trapezoid-error`
@@ -325,7 +406,7 @@ assert fine[-1] < 1e-40 and fine[-1] < fine[-2]  # at 80 digits the parabola con
 # ```{solution-end}
 # ```
 #
-# ```{exercise} Two views of the same error
+# ```{exercise} Two views of the same error (★★, derive)
 # :label: ex-trapezoid-census
 #
 # {doc}`02_fourier_inversion` chose $N \ge 2U + 2$ so that aliases stay outside $[-U, U]$, with
@@ -336,7 +417,7 @@ assert fine[-1] < 1e-40 and fine[-1] < fine[-2]  # at 80 digits the parabola con
 # ```
 #
 # ```{solution-start} ex-trapezoid-census
-# :class: dropdown
+# :class: dropdown instructor-only
 # ```
 #
 # For $|t| \le U$ and $N \ge 2U + 2$ we have $N - |t| \ge U + 2$, so the best-strip bound is at most about
@@ -373,7 +454,7 @@ print(f"U = {cut:,}, N = {n_census:,}; the centre alone needs N = {high_n:,} "
 # ```{solution-end}
 # ```
 #
-# ```{exercise} Without analyticity
+# ```{exercise} Without analyticity (★, code)
 # :label: ex-trapezoid-kink
 #
 # The function $|\sin\zeta|$ is periodic and continuous but has kinks at $0$ and $\pi$, so it is analytic
@@ -404,20 +485,67 @@ assert all(3.9 < r < 4.1 for r in ratios)
 # ```{solution-end}
 # ```
 #
-# ## Summary
+# ```{exercise} Where the float64 floor comes from (★★, code)
+# :label: ex-trapezoid-floor
 #
-# - For a periodic integrand the trapezoidal rule's error is the sum of the Fourier coefficients at the
-#   multiples of $N$; for the inversion integral of {doc}`02_fourier_inversion` these coefficients are the
-#   aliased probabilities $\Pr(S_L = t + jN)$.
-# - If the integrand is analytic and bounded by $M$ in the strip $|\operatorname{Im}\zeta| < a$, the error is
-#   at most $4\pi M/(e^{aN} - 1)$ ({prf:ref}`thm-trapezoid-strip`, {cite}`trefethen2014trapezoidal`): exponential
-#   convergence, the sieve paper's Lemma 4.3.
-# - The characteristic function of a sum of discrete Gaussians is entire, with $M(a) = e^{a^2V/2}$ from the
-#   sub-Gaussian bound; optimising the strip for each $N$ gives an error of about $2e^{-(N-|t|)^2/2V}$
-#   ({prf:ref}`prop-trapezoid-pmf-bound`), faster than any exponential.
-# - Measurement agrees: for $V = 189$ the error stays below the bound at every $N$ and $t$, and the fitted
-#   slope of $\log(\text{error})$ in $N^2$ is $-1/(2V)$ within the ledger's 5% tolerance.
-# - Without analyticity (a kink) the rate drops to $1/N^2$.
+# The float64 error of {numref}`fig-trapezoid-float64` stops near $10^{-16}$. Is that the summation over the nodes, or
+# the values $\varphi_S(\zeta_k)$ being summed? Starting from `trapezoid_float`, write two variants for $t = 0$:
+# (a) the same values summed exactly with `math.fsum`; (b) each $\varphi_S(\zeta_k)$ computed at 40 digits with
+# `mpmath`, rounded once to float64, and then summed with `math.fsum`. Compare the three errors at $N = 152$ and
+# $N = 200$, where the true trapezoidal error is far below $10^{-30}$.
+# ```
 #
-# Even so, the census pair (13, 13) needs hundreds of thousands of nodes, each a product of 160 factors evaluated
-# with certified error; {doc}`04_sieve` shows that almost all of them can be skipped.
+# ```{solution-start} ex-trapezoid-floor
+# :class: dropdown instructor-only
+# ```
+#
+# Exact summation changes nothing: the floor is in the values. Each float64 $\varphi_S(\zeta_k)$ carries a rounding
+# error of a few units in the last place of numbers up to 1 — from the sums of cosines in `dg_cf`, the cosines of
+# arguments as large as $c\zeta x$, and the product — and averaging $N$ such errors leaves an absolute error of order
+# $10^{-16}$, even though $\Pr(S_L = 0) \approx 0.029$ could be represented to $2\times10^{-18}$. With correctly
+# rounded values, variant (b), the error drops to about half a unit in the last place of the answer itself. A
+# certified engine must therefore bound the rounding of the *integrand*, not only of the sum; the engine does it
+# with {term}`ball arithmetic`, which carries an error radius through every operation.
+
+# %%
+import math as _math
+
+
+def trapezoid_fsum(n_nodes, t):
+    zeta = 2 * np.pi * np.arange(n_nodes) / n_nodes
+    phi = np.ones(n_nodes)
+    for sigma2, c in zip(float_sigma2s, lat.coefficients):
+        phi *= dg_cf(sigma2, c * zeta)
+    return _math.fsum(phi * np.cos(zeta * t)) / n_nodes
+
+
+def trapezoid_rounded_once(n_nodes, digits=40):
+    """Variant (b) at t = 0: phi_S(zeta_k) correctly rounded to float64, then summed exactly."""
+    with mpmath.workdps(digits):
+        factors = []
+        for sigma2 in lat.sigma2s:
+            s2 = mpmath.mpf(sigma2.numerator) / sigma2.denominator
+            reach = int(30 * float(sigma2) ** 0.5) + 2
+            weight = [mpmath.exp(-mpmath.mpf(x) ** 2 / (2 * s2)) for x in range(-reach, reach + 1)]
+            total = mpmath.fsum(weight)
+            factors.append([(x, w / total) for x, w in zip(range(-reach, reach + 1), weight)])
+        values = []
+        for k in range(n_nodes):
+            zeta_k = 2 * mpmath.pi * k / n_nodes
+            phi_k = mpmath.fprod(mpmath.fsum(w * mpmath.cos(c * zeta_k * x) for x, w in factor)
+                                 for factor, c in zip(factors, lat.coefficients))
+            values.append(float(phi_k))
+    return _math.fsum(values) / n_nodes
+
+
+for n in (152, 200):
+    plain = float(abs(mpmath.mpf(trapezoid_float(float_sigma2s, lat.coefficients, n, 0)) - exact[0]))
+    summed = float(abs(mpmath.mpf(trapezoid_fsum(n, 0)) - exact[0]))
+    rounded = float(abs(mpmath.mpf(trapezoid_rounded_once(n)) - exact[0]))
+    print(f"N = {n}: numpy mean {plain:.1e}, math.fsum {summed:.1e}, correctly rounded values {rounded:.1e}")
+    assert rounded < 1e-17 and rounded < plain  # within a few units in the last place of 0.029
+assert max(float(abs(mpmath.mpf(trapezoid_fsum(n, 0)) - exact[0])) for n in (152, 176, 200)) > 2e-17
+
+# %% [markdown]
+# ```{solution-end}
+# ```
