@@ -40,7 +40,8 @@ import numpy as np
 
 from ..infrastructure.numbers import ResourceLimitError, env_limit
 
-__all__ = ["SieveResult", "sieve_nodes", "factor_bound_constant", "scan_nodes", "log_factor_bound", "algorithm1_count"]
+__all__ = ["SieveResult", "sieve_nodes", "factor_bound_constant", "scan_nodes", "log_factor_bound", "algorithm1_count",
+           "algorithm1_stages", "algorithm1_dropped_mass"]
 
 _CHUNK = 4_000_000  # candidates processed per block (bounds memory for the largest pairs)
 MAX_SIEVE_CANDIDATES = 10**8
@@ -278,3 +279,113 @@ def algorithm1_count(lattice, accuracy: float, *, modulus: int | None = None, dp
     total, half = count(True)
     return {"accuracy": accuracy, "U": cut, "N": modulus, "tau": tau, "count": total, "half_count": half,
             "per_mechanism": count(False)[0]}
+
+
+def _algorithm1_filters(lattice, accuracy: float, modulus, dps: int):
+    """U, N, τ = Δ/(8U) and each group's (c_g, radius) of :func:`algorithm1_count`'s filters."""
+    import mpmath
+
+    from .characteristic import cf
+
+    if not 0 < accuracy < 1:
+        raise ValueError(f"accuracy must be in (0, 1); got {accuracy!r}")
+    variance = float(lattice.variance_proxy)
+    cut = math.ceil(math.sqrt(-2 * variance * math.log(accuracy / 8)))
+    if modulus is None:
+        dl = math.sqrt(variance / (-2 * math.log(accuracy / 8)))
+        modulus = 2 * (cut + 1) + math.ceil(dl * math.log(2 * dl))
+    if not isinstance(modulus, int) or modulus < 2:
+        raise ValueError(f"modulus must be an integer >= 2; got {modulus!r}")
+    tau = accuracy / (8 * cut)
+
+    def radius(sigma2, power):
+        with mpmath.workdps(dps):
+            log_tau = mpmath.log(tau)
+            excess = lambda r: power * mpmath.log(cf(r, sigma2, dps=dps)) - log_tau
+            if excess(mpmath.pi) >= 0:
+                return math.pi
+            low, high = mpmath.mpf(0), mpmath.pi
+            for _ in range(64):
+                middle = (low + high) / 2
+                low, high = (middle, high) if excess(middle) > 0 else (low, middle)
+            return float(high)
+
+    return cut, modulus, tau, [(int(c), radius(s2, n)) for (s2, c), n in lattice.groups]
+
+
+def algorithm1_stages(lattice, accuracy: float, orders, *, modulus: int | None = None, dps: int = 80) -> list[dict]:
+    """How fast Algorithm 1's candidate set shrinks when its filters run in a given order (sieve paper §4, Step 4).
+
+    The filters are those of :func:`algorithm1_count` (one per group of identical mechanisms, the radius where
+    φ_{σ_g}(c_g ζ)^{n_g} falls to Δ/(8U), nodes k = 1..N). ``orders`` is a list of orders, each a list of indices
+    into ``lattice.groups`` or ``"largest"`` / ``"smallest"`` (σ² decreasing / increasing, the paper's order being
+    the first). For each order: ``survivors``, the number of candidates left after each filter, and ``work``,
+    the number of node tests the filters make in all (N for the first, then the survivors of each filter for the
+    next). The final set is the same for every order; the paper says that starting from the largest σ² "provides
+    the fastest reduction in the set of Candidate Nodes".
+    """
+    import mpmath
+
+    from .characteristic import cf
+
+    cut, modulus, tau, radii = _algorithm1_filters(lattice, accuracy, modulus, dps)
+    groups = list(lattice.groups)
+    by_variance = sorted(range(len(groups)), key=lambda i: groups[i][0][0], reverse=True)
+    out = []
+    for order in orders:
+        if order == "largest":
+            order = by_variance
+        elif order == "smallest":
+            order = by_variance[::-1]
+        order = [int(i) for i in order]
+        if sorted(order) != list(range(len(groups))):
+            raise ValueError(f"an order must list every group index 0..{len(groups) - 1} once; got {order!r}")
+        survivors = [0] * len(order)
+        for start in range(1, modulus + 1, _CHUNK):
+            k = np.arange(start, min(modulus + 1, start + _CHUNK), dtype=np.int64)
+            for step, index in enumerate(order):
+                c, r = radii[index]
+                if k.size and r < math.pi:
+                    k = k[folded_distance(mulmod(k, c, modulus), modulus) * (2 * math.pi / modulus) <= r]
+                survivors[step] += k.size
+        out.append({"order": order, "survivors": survivors, "work": modulus + sum(survivors[:-1])})
+    return out
+
+
+def algorithm1_dropped_mass(lattice, accuracy: float, *, modulus: int | None = None, dps: int = 80) -> dict:
+    """What the nodes Algorithm 1 drops contribute to the trapezoidal sum (sieve paper §4, Step 4: at most Δ/4).
+
+    The nodes, filters and U of :func:`algorithm1_count`. With F(ζ) = (1/2π)Σ_{t=lo}^{U} e^{−iζt}Π_i f_i(ζ)
+    (Step 2), the dropped nodes change (2π/N)Σ_k F(ζ_k) by at most
+    (1/N)Σ_{k∉C} min(2U + 1, 1/|sin(πk/N)|)·Π_g |φ_{σ_g}(c_g ζ_k)|^{n_g}, for every threshold lo ≥ −U (the
+    geometric sum's modulus is at most its length and at most 1/|sin(ζ/2)|). The product is evaluated in float64
+    (:func:`accountlib.engine.characteristic.log_cf`, absolute error ~1e-15 in log φ), so the result is an
+    estimate to about 1e-12 relative, not a certified bound.
+
+    Returns ``{"accuracy", "U", "N", "kept", "dropped", "mass", "largest_term"}``.
+    """
+    from .characteristic import log_cf
+
+    cut, modulus, tau, radii = _algorithm1_filters(lattice, accuracy, modulus, dps)
+    groups = list(lattice.groups)
+    mass, largest, kept = 0.0, 0.0, 0
+    for start in range(1, modulus + 1, _CHUNK):
+        k = np.arange(start, min(modulus + 1, start + _CHUNK), dtype=np.int64)
+        keep = np.ones(k.size, dtype=bool)
+        for c, r in radii:
+            if r < math.pi:
+                keep &= folded_distance(mulmod(k, c, modulus), modulus) * (2 * math.pi / modulus) <= r
+        kept += int(np.count_nonzero(keep))
+        gone = k[~keep]
+        log_product = np.zeros(gone.size)
+        for ((sigma2, c), n) in groups:
+            value, _ = log_cf(mulmod(gone, int(c), modulus), modulus, sigma2)
+            log_product += n * value
+        sine = np.abs(np.sin(np.pi * gone.astype(float) / modulus))
+        length = np.minimum(2 * cut + 1, np.where(sine > 0, 1 / np.maximum(sine, 1e-300), 2 * cut + 1))
+        terms = length * np.exp(log_product) / modulus
+        if terms.size:
+            mass += float(terms.sum())
+            largest = max(largest, float(terms.max()))
+    return {"accuracy": accuracy, "U": cut, "N": modulus, "kept": kept, "dropped": modulus - kept, "mass": mass,
+            "largest_term": largest}

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from pathlib import Path
 
 LEDGER_DOC = "book/ledger"
@@ -89,6 +90,68 @@ def _table(entries: list[dict]) -> str:
     return "\n".join(rows)
 
 
+# where a claim sits in its paper: the first section, table, figure, appendix, ... its source names
+_LOCATOR = re.compile(
+    r"§\s?[0-9A-Z](?:[0-9.]*[0-9])?|\b(?:Appendix|Table|Figure|Fig\.|Lemma|Proposition|Prop\.|Theorem|Corollary|Example|"
+    r"Algorithm|Section|Eq\.|Equation|Definition|Remark)\s+[0-9A-Z](?:[0-9.]*[0-9A-Z])?|\b[Aa]bstract\b")
+
+
+def locator(source: str) -> str:
+    """The first locator a claim's source names ("§5.3", "Appendix D.3.2", "Table 1", "Abstract"), or ""."""
+    found = _LOCATOR.search(str(source or ""))
+    return " ".join(found.group(0).split()).replace("Fig.", "Figure").replace("Prop.", "Proposition") if found else ""
+
+
+def _sort_key(where: str):
+    """Abstract first, then the body's sections in order (§, then Lemma/Proposition ... by number), then the
+    appendices, each by its numbers."""
+    numbers = [int(n) if n.isdigit() else ord(n) for n in re.findall(r"[0-9]+|[A-Z]", where.split(" ", 1)[-1])]
+    rank = 0 if where.lower() == "abstract" else 2 if where.startswith("Appendix") else 1
+    return (rank, numbers, where)
+
+
+def claims_index(entries: list[dict]) -> str:
+    """The claims index: per paper, each locator in the paper's order → the ledger entries it holds, linked to their
+    rows, with their verdicts. Entries whose basis is not the paper are listed under their source's kind."""
+    rows = ['<table class="ledger">', '<colgroup><col class="c-id"/><col style="width: 80%"/></colgroup>',
+            "<thead><tr><th>where in the paper</th><th>ledger entries</th></tr></thead><tbody>"]
+    for prefix, title in (*_GROUPS, ("", "Other claims")):
+        members = [e for e in entries if e["id"].startswith(prefix)] if prefix else [
+            e for e in entries if not any(e["id"].startswith(p) for p, _ in _GROUPS)]
+        if not members:
+            continue
+        by_place: dict[str, list[dict]] = {}
+        for entry in members:
+            basis = entry.get("basis", "paper")
+            where = locator(entry.get("source", "")) if basis == "paper" else basis
+            by_place.setdefault(where or "(no locator)", []).append(entry)
+        rows.append(f'<tr><td colspan="2"><b>{html.escape(title)}</b> ({len(members)} entries)</td></tr>')
+        for where in sorted(by_place, key=_sort_key):
+            links = ", ".join(
+                f'<a href="#{html.escape(e["id"], quote=True)}"><code>{_text(e["id"])}</code></a> '
+                f"{_verdict(e.get('verdict', ''))}" for e in by_place[where])
+            rows.append(f"<tr><td>{_text(where)}</td><td>{links}</td></tr>")
+    rows.append("</tbody></table>")
+    return "\n".join(rows)
+
+
+def _fails(entries: list[dict]) -> str:
+    """Every failing entry first, with its reason in full: the fails are shown as prominently as the passes."""
+    failing = [e for e in entries if e.get("verdict") == "fail"]
+    if not failing:
+        return "<p>No entry fails.</p>"
+    items = [f'<li><a href="#{html.escape(e["id"], quote=True)}"><code>{_text(e["id"])}</code></a>: paper '
+             f"{_text(e.get('paper'))}, ours {_text(e.get('ours'))}. {_text(e.get('reason'))}"
+             + (f" <i>{_text(e['note'])}</i>" if e.get("note") else "")
+             + f"<br/><small><b>what was compared</b>: {_text(e.get('source'))}</small></li>" for e in failing]
+    return '<ul class="ledger-fails">' + "".join(items) + "</ul>"
+
+
+def _raw(text: str) -> list[str]:
+    # a four-backtick fence: no text inside (HTML-escaped, no backtick runs of four) can close it
+    return ["````{raw} html", text.replace("````", "&#96;" * 4), "````", ""]
+
+
 def ledger_markdown(entries: list[dict]) -> str:
     if not entries:
         return "\n*No claims have been recorded yet.*\n"
@@ -97,19 +160,22 @@ def ledger_markdown(entries: list[dict]) -> str:
         counts[entry["verdict"]] = counts.get(entry["verdict"], 0) + 1
     summary = ", ".join(f"{counts[v]} {v}" for v in (*_ORDER, *sorted(set(counts) - set(_ORDER))) if v in counts)
     out = ["", f"**{len(entries)} claims: {summary}.**", ""]
+    out += ["## The fails", "", "Each claim our computation contradicts, with the comparison that decided it "
+            "(the full entry, with its source and quote, is in the tables below).", ""]
+    out += _raw(_STYLE + _fails(entries))
+    out += ["## Claims index", "", "Where each claim sits in its paper, in the paper's order, and the entries that "
+            "record it (a click leads to the entry).", ""]
+    out += _raw(claims_index(entries))
     remaining = list(entries)
     groups = []
     for prefix, title in _GROUPS:
         groups.append((title, [e for e in remaining if e["id"].startswith(prefix)]))
         remaining = [e for e in remaining if not e["id"].startswith(prefix)]
     groups.append(("Other claims", remaining))
-    first = True
     for title, members in groups:
         if not members:
             continue
-        # a four-backtick fence: no text inside (HTML-escaped, no backtick runs of four) can close it
-        out += [f"## {title}", "", "````{raw} html", (_STYLE if first else "") + _table(members).replace("````", "&#96;" * 4), "````", ""]
-        first = False
+        out += [f"## {title}", ""] + _raw(_table(members))
     return "\n".join(out) + "\n"
 
 

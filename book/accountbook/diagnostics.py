@@ -13,7 +13,8 @@ from accountlib.theory.rdp import GH_NODES, Composition, GaussianMixture, Laplac
 
 __all__ = ["allocation_path", "allocation_gap", "allocation_phi", "allocation_curvature", "student_t_leading_coefficient",
            "student_t_coefficient_argmax", "argmax_gap_in_nu", "subsampled_node_discrepancy",
-           "composition_gap_discrepancy"]
+           "composition_gap_discrepancy", "laplace_phi1_curvature", "laplace_phi1_curvature_closed_form",
+           "discrete_gaussian_gap_direct", "shift_renyi_divergences"]
 
 
 def _student_t_moment(nu, j):
@@ -171,3 +172,80 @@ def composition_gap_discrepancy(qs, z: float, t: float, n: int, s: float = 1.0) 
         single = m.rho(s) * t * (t + 1) - m.cgf(t, s)  # Γ(t) by the same subtraction: Thm 3.3 is additivity
         worst = max(worst, abs(total - n * single))
     return worst
+
+
+def laplace_phi1_curvature(r, *, dps: int = 40):
+    """d²Φ_1/dx² at x = ρ(r) for unit-scale Laplace noise, computed without the paper's closed form.
+
+    Φ_1(x) = 2x − K(1; ψ(x)) (Prop. 4.3 at t = 1), with ρ(r) = r + e^{−r} − 1 and K(1; r) =
+    log[(2/3)e^{r} + (1/3)e^{−2r}] (Prop. 4.1(iii) of the unifying paper). Parametrised by r, d²Φ/dx² =
+    (Φ''(r)x'(r) − Φ'(r)x''(r))/x'(r)³; the derivatives in r are taken by mpmath at ``dps`` digits. The paper's
+    Appendix C.5 states the result in closed form (:func:`laplace_phi1_curvature_closed_form`) and concludes that
+    Φ_1 is strictly convex.
+
+    >>> float(laplace_phi1_curvature(0.5))  # doctest: +ELLIPSIS
+    1.70...
+    """
+    with mpmath.workdps(dps):
+        r = mpmath.mpf(as_shift(r))
+
+        def x(u):
+            return u + mpmath.exp(-u) - 1
+
+        def phi(u):
+            return 2 * x(u) - mpmath.log(2 * mpmath.exp(u) / 3 + mpmath.exp(-2 * u) / 3)
+
+        x1, x2 = mpmath.diff(x, r, 1), mpmath.diff(x, r, 2)
+        p1, p2 = mpmath.diff(phi, r, 1), mpmath.diff(phi, r, 2)
+        return (p2 * x1 - p1 * x2) / x1 ** 3
+
+
+def laplace_phi1_curvature_closed_form(r, *, dps: int = 40):
+    """The unifying paper's closed form of d²Φ_1/dx² at x = ρ(r), unit-scale Laplace noise (Appendix C.5, proof
+    of Prop. 4.3): 2e^{2r}(2e^{3r} + 6e^{2r} + 3e^{r} + 1)/(2e^{3r} + 1)², positive for every r."""
+    with mpmath.workdps(dps):
+        e = mpmath.exp(mpmath.mpf(as_shift(r)))
+        return 2 * e ** 2 * (2 * e ** 3 + 6 * e ** 2 + 3 * e + 1) / (2 * e ** 3 + 1) ** 2
+
+
+def discrete_gaussian_gap_direct(sigma, r: int, t, *, dps: int = 40):
+    """Γ(t) = ρt(t+1) − K(t) of the discrete Gaussian N_Z(0, σ²) at integer shift ``r``, from the definition:
+    K(t) = log Σ_x q(x)^{−t} p(x)^{t+1} summed over the integers at ``dps`` digits, with p = N_Z(r, σ²), q =
+    N_Z(0, σ²) and ρ = r²/(2σ²) (unifying paper §4.5). Independent of the theta-function form the library's
+    :class:`accountlib.theory.rdp.DiscreteGaussian` uses, so that the paper's statements about it (the gap is
+    periodic in t with period 1/r, zero where (t+1)r is an integer, exponentially small as σ grows) are checked
+    against a second computation. ``dps`` must exceed the digits of the gap (about 8.6σ², since
+    Γ ≈ 4e^{−2π²σ²}sin²(π(t+1)r) for σ² ≥ 1) by 20 or more.
+    """
+    r = int(r)
+    with mpmath.workdps(dps):
+        s2 = mpmath.mpf(as_scale(sigma, "sigma")) ** 2
+        t = mpmath.mpf(as_scale(t, "t"))
+        width = int(mpmath.sqrt(2 * s2 * (dps + 10) * mpmath.log(10))) + abs(r) * int(t + 2) + 3
+        xs = range(-width, width + 1)
+        theta = mpmath.fsum(mpmath.exp(-mpmath.mpf(x) ** 2 / (2 * s2)) for x in xs)
+        log_p = lambda x: -(x - r) ** 2 / (2 * s2)
+        log_q = lambda x: -mpmath.mpf(x) ** 2 / (2 * s2)
+        moment = mpmath.fsum(mpmath.exp((t + 1) * log_p(x) - t * log_q(x)) for x in xs) / theta
+        return r * r * t * (t + 1) / (2 * s2) - mpmath.log(moment)
+
+
+def shift_renyi_divergences(log_density, s: float, alpha: float) -> tuple[float, float]:
+    """(D_α(P‖Q), D_α(Q‖P)) for P = Law(s + Z), Q = Law(Z), by adaptive quadrature of ∫p^α q^{1−α} and
+    ∫q^α p^{1−α} with ``log_density`` the log-density of Z (scipy, to 1e-13 relative). For noise symmetric about
+    zero the two are equal (unifying paper §2, Corollary A.1: the reflection x ↦ s − x exchanges P and Q); for
+    asymmetric noise they differ in general, so the comparison is a test that can fail.
+    """
+    from scipy import integrate
+
+    def divergence(first, second):
+        def integrand(x):
+            with np.errstate(over="ignore"):  # an infinite divergence (asymmetric tails) comes back as inf
+                return np.exp(alpha * first(x) + (1 - alpha) * second(x))
+
+        value = sum(integrate.quad(integrand, a, b, epsabs=0, epsrel=1e-13, limit=400)[0]
+                    for a, b in ((-np.inf, -50.0), (-50.0, 0.0), (0.0, s), (s, 50.0), (50.0, np.inf)))
+        return float(np.log(value) / (alpha - 1))
+
+    p = lambda x: log_density(x - s)
+    return divergence(p, log_density), divergence(log_density, p)

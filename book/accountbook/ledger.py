@@ -69,6 +69,10 @@ A chapter passes only what it computed to :func:`reproduce`::
     ledger.reproduce({"sieve.§4.nodes_13_13": count}, checks={"sieve.§4.nodes_13_13": [count_at_1e25]})
     ledger.reproduce(not_reproducible=["sieve.abstract.speedup_1824"])
 
+Claims that no chapter computes (bounds the papers state, closed forms against a second computation, the
+census results the sweep stored) are computed and recorded the same way by :mod:`accountbook.claim_checks`
+(``python -m accountbook.claim_checks``).
+
 A field the data file leaves out because it is computed (a value derived in the book, a tolerance from the
 seed spread) is passed with the value, as a dict ``{"ours": ..., "paper": ...}``; a ``{name}`` in a text of
 the data file is filled from the dict's ``"fields"``. :func:`claim` returns one claim's data, for a chapter
@@ -678,7 +682,8 @@ def audit(entries: list[dict] | None = None, papers: list[str] | None = None, cl
     problems = []
     if claims_table is not None:
         recorded = {entry.get("id") for entry in entries}
-        problems += [f"{name}: a claim in the data file that no chapter recorded" for name in claims_table
+        problems += [f"{name}: a claim in the data file that no chapter recorded (nor python -m "
+                     "accountbook.claim_checks, for the claims no chapter computes)" for name in claims_table
                      if name not in recorded]
         problems += [f"{name}: a ledger entry without a claim in the data file" for name in recorded
                      if name not in claims_table]

@@ -20,8 +20,13 @@ from .census_wide import available_pairs, read_pair_curves
 
 __all__ = ["VARIANCE_LEVELS", "scaled_delta", "smallest_variance_scale", "delta_at_reduction", "tradeoff_on_grid",
            "epsilon_for_delta", "variance_reduction_table", "VARIANCE_REDUCTION_HEADER", "largest_delta_pairs",
-           "read_variance_reduction", "binding_pairs", "reduction_bracket"]
+           "read_variance_reduction", "binding_pairs", "reduction_bracket", "GEOGRAPHIC_LEVELS", "level_budgets",
+           "level_variance_reductions", "proxy_gaps"]
 
+
+GEOGRAPHIC_LEVELS = ("Block", "Block_Group", "County", "Prim", "State", "Tract_Subset", "Tract_Subset_Group", "US")
+"""The eight geographic levels of the DHC allocations (sieve paper (2.2)), in the columns' order of the allocation
+files (``allocations.load_allocation`` is row-major: budget i belongs to level ``i % 8``)."""
 
 VARIANCE_LEVELS = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-8, 1e-10, 1e-12, 1e-15, 1e-20, 1e-25, 1e-30)
 
@@ -319,3 +324,120 @@ def reduction_bracket(reductions, reduction) -> tuple[float, float] | None:
         if v1 <= target <= v2:
             return d1, d2
     return None
+
+
+# --------------------------------------------------------------------------------------------
+# The give-back per geographic level, and the [M0, M0] proxy
+# --------------------------------------------------------------------------------------------
+
+
+def level_budgets(k, l) -> dict[str, list[Fraction]]:
+    """The budgets of pair (k, l) by geographic level: level name → the nonzero ρ_i of allocation k at that level
+    followed by those of l (the mechanisms of :func:`pair_rhos`, grouped by the column they come from).
+
+    >>> by_level = level_budgets(13, 13)
+    >>> len(by_level["US"]), sum(by_level["State"]) / 2    # ten queries twice; the level's zCDP ρ
+    (20, Fraction(12987, 10000))
+    """
+    from .allocations import load_allocation
+
+    out: dict[str, list[Fraction]] = {name: [] for name in GEOGRAPHIC_LEVELS}
+    for allocation in (check_allocation(k, "k"), check_allocation(l, "l")):
+        for i, rho in enumerate(load_allocation(allocation)):
+            if rho:
+                out[GEOGRAPHIC_LEVELS[i % len(GEOGRAPHIC_LEVELS)]].append(rho)
+    return out
+
+
+def level_variance_reductions(k, l, delta, *, conversion: str = "bun-steinke", resolution: float = 1e-4,
+                              rel_tol: float = 1e-6, within_pair: bool = False, levels=None) -> dict[str, dict]:
+    """The variance each geographic level could give back on its own: for each level g of pair (k, l), the
+    smallest multiplier c of that level's noise variances (σ_i² → c/ρ_i) whose exact, certified δ at the ε that
+    the level's zCDP parameter ρ_g = Σ_i ρ_i/2 gives at ``delta`` is still at most ``delta``; the reduction is 1 − c.
+
+    This is one reading of the "noise variance reductions of 15.08% to 24.82%" of the sieve paper (§1.1) and the
+    unifying paper (§1), a range over the eight geographic levels (Su, Su & Wang 2025, PNAS 122(45), arXiv
+    2410.09296, which the unifying paper cites for it): each level's release judged alone against its own zCDP
+    guarantee. ``conversion`` is the baseline ε of ρ_g-zCDP at ``delta``: ``"bun-steinke"`` (the Bureau's ρ +
+    2√(ρ log 1/δ), :func:`accountlib.theory.conversions.zcdp_epsilon`) or ``"rdp"`` (the tighter
+    :func:`accountlib.theory.conversions.zcdp_epsilon_via_rdp`). The search is
+    :func:`accountlib.theory.calibration.calibrate` on the level's budgets, certified on both sides (the scale
+    holds, one grid step below fails), on a grid of step ``resolution`` (relative to c = 1).
+
+    With ``within_pair`` the level is judged inside the whole pair instead: all of the pair's mechanisms are
+    composed, level g's variances scaled by c and the other levels' held (``calibrate``'s per-group factors,
+    groups = geographic levels), against the ε of the pair's whole ρ = 4.9622 at ``delta``; ``rho`` is then still
+    the level's own ρ_g.
+
+    ``levels`` restricts the search to some of the geographic levels (default: every level the pair uses).
+
+    Returns level → ``{"rho", "epsilon", "c", "reduction", "proven_smallest"}``.
+    """
+    from ...theory.calibration import ApproximateDP, calibrate
+    from ...theory.conversions import zcdp_epsilon_via_rdp
+
+    conversions = {"bun-steinke": zcdp_epsilon, "rdp": zcdp_epsilon_via_rdp}
+    if conversion not in conversions:
+        raise ValueError(f"conversion must be one of {sorted(conversions)}; got {conversion!r}")
+    delta_text = repr(float(delta))
+    by_level = level_budgets(k, l)
+    everything = [rho for budgets in by_level.values() for rho in budgets]
+    labels = [level for level, budgets in by_level.items() for _ in budgets]
+    whole = Fraction(repr(conversions[conversion](sum(everything) / 2, float(delta))))
+    wanted = set(GEOGRAPHIC_LEVELS if levels is None else levels)
+    unknown = wanted - set(GEOGRAPHIC_LEVELS)
+    if unknown:
+        raise ValueError(f"levels must be among {GEOGRAPHIC_LEVELS}; got {sorted(unknown)}")
+    out = {}
+    for level, budgets in by_level.items():
+        if not budgets or level not in wanted:
+            continue
+        rho = sum(budgets) / 2
+        step = Fraction(str(resolution))
+        if within_pair:
+            epsilon = whole
+            result = calibrate(everything, ApproximateDP(epsilon, delta_text), rel_tol=rel_tol, step=step,
+                               groups=labels, factors={other: 0 for other in by_level if other != level})
+        else:
+            epsilon = Fraction(repr(conversions[conversion](rho, float(delta))))
+            result = calibrate(budgets, ApproximateDP(epsilon, delta_text), rel_tol=rel_tol, step=step)
+        out[level] = {"rho": rho, "epsilon": float(epsilon), "c": result.scale, "reduction": float(1 - result.scale),
+                      "proven_smallest": result.proven_smallest}
+    return out
+
+
+def proxy_gaps(out_dir, *, pair=(13, 13), alphas=None, smallest_delta: float = 1e-25) -> dict:
+    """The two relative gaps of the sieve paper's §5.3 between one pair's curves and the census-wide ones:
+    (f_00 − (min_kl f_kl)**)/f_00 on a grid of α and (ε_00 − max_kl ε_kl)/ε_00 at the stored δ_zCDP levels in
+    [``smallest_delta``, 0.1], from the sweep's files in ``out_dir`` (``census_tradeoff.csv``,
+    ``census_eps_delta.csv`` and the pair's own files). f is compared on the pessimistic sides (the pair's
+    polyline, the census-wide guarantee), ε on the stored points (PCHIP between them), as chapter 5 does.
+
+    Returns ``{"f_gap", "eps_gap", "alpha", "delta"}`` (numpy arrays) plus ``"f_gap_max"``, ``"eps_gap_max_abs"``.
+    """
+    import numpy as np
+
+    from ...theory import tradeoff_band
+    from .census_wide import read_census_tradeoff
+
+    out_dir = Path(out_dir)
+    alphas = np.logspace(-20, np.log10(0.99), 300) if alphas is None else np.asarray(alphas, dtype=float)
+    own = read_pair_curves(out_dir, *pair)
+    p_alpha, p_beta = tradeoff_band.pessimistic_polyline(own["alpha"], own["beta"], own["tradeoff_error"],
+                                                         own["slope_left"], own["slope_right"])
+    hull = read_census_tradeoff(out_dir / "census_tradeoff.csv")
+    f_pair = tradeoff_on_grid(p_alpha, p_beta, alphas)
+    f_census = tradeoff_on_grid([float(r["alpha"]) for r in hull], [float(r["beta_pessimistic"]) for r in hull],
+                                alphas)
+    positive = f_pair > 0
+    f_gap = np.zeros_like(f_pair)
+    f_gap[positive] = (f_pair[positive] - f_census[positive]) / f_pair[positive]
+    with open(out_dir / "census_eps_delta.csv", newline="") as handle:
+        wide = list(csv.DictReader(handle))
+    levels = np.array([float(r["delta_zcdp"]) for r in wide])
+    grid = levels[(levels <= 0.1) & (levels >= smallest_delta)]
+    eps_pair = epsilon_for_delta(own["epsilon"], own["delta"], grid)
+    eps_census = epsilon_for_delta([float(r["epsilon"]) for r in wide], [float(r["delta"]) for r in wide], grid)
+    eps_gap = (eps_pair - eps_census) / eps_pair
+    return {"f_gap": f_gap, "eps_gap": eps_gap, "alpha": alphas, "delta": grid, "f_gap_max": float(f_gap.max()),
+            "eps_gap_max_abs": float(np.abs(eps_gap).max())}
