@@ -14,17 +14,12 @@
 # ---
 
 # %% [markdown]
+# (chapter-infoeq)=
 # # Information equivalence
 #
-# For one ordered pair of output distributions $(P, Q)$ — what a {term}`mechanism` produces on two neighbouring
-# datasets — four descriptions are on offer: the one-sided $(\varepsilon,\delta)$ curves
-# $\delta_{P\Vert Q}(\varepsilon) = \sup_A\{P(A) - e^\varepsilon Q(A)\}$ and $\delta_{Q\Vert P}$, the {term}`trade-off functions <trade-off function>` $T_{P,Q}$ and
-# $T_{Q,P}$, the law of the privacy loss $L = \log dP/dQ$ under $P$ (the {term}`PLD`, with $\pm\infty$ allowed), and the Rényi
-# curve. The unifying paper's **Theorem 2.1**: the first three always carry the same information, and the
-# Rényi curve joins them when it is finite at some order above 1. This chapter runs each recovery of the theorem
-# as code (`accountlib.theory.pairs`) and checks the round trips, exactly, in rational arithmetic.
-#
 # ```{admonition} What you will learn
+# :class: tip
+#
 # - which descriptions of a pair of output distributions carry the *same* information, so that choosing among
 #   them is a matter of convenience, not of privacy (Theorem 2.1 of {cite}`su2026unifying`);
 # - how each recovery works as an algorithm: {term}`privacy-loss distribution` to profiles, trade-off function to
@@ -36,11 +31,21 @@
 # ```
 #
 # ```{admonition} What you need
+# :class: note
+#
 # From the {doc}`00_primer`: {term}`(ε, δ)-DP` ({prf:ref}`def-approx-dp`), the one-sided {term}`privacy profiles <privacy profile>`
 # ({prf:ref}`def-privacy-profile`), trade-off functions ({prf:ref}`def-tradeoff`) and their duality with the profiles
 # ({prf:ref}`prop-primer-duality`), the privacy-loss distribution ({prf:ref}`def-pld`) and Rényi DP ({prf:ref}`def-rdp`).
 # Nothing else; every example here is a small discrete pair whose probabilities are fractions.
 # ```
+#
+# For one ordered pair of output distributions $(P, Q)$ — what a {term}`mechanism` produces on two neighbouring
+# datasets — four descriptions are on offer: the one-sided $(\varepsilon,\delta)$ curves
+# $\delta_{P\Vert Q}(\varepsilon) = \sup_A\{P(A) - e^\varepsilon Q(A)\}$ and $\delta_{Q\Vert P}$, the {term}`trade-off functions <trade-off function>` $T_{P,Q}$ and
+# $T_{Q,P}$, the law of the privacy loss $L = \log dP/dQ$ under $P$ (the {term}`PLD`, with $\pm\infty$ allowed), and the Rényi
+# curve. The unifying paper's **Theorem 2.1**: the first three always carry the same information, and the
+# Rényi curve joins them when it is finite at some order above 1. This chapter runs each recovery of the theorem
+# as code (`accountlib.theory.pairs`) and checks the round trips, exactly, in rational arithmetic.
 #
 # ## The theorem
 #
@@ -142,7 +147,7 @@ ax.set_title("Trade-off functions of the pair")
 ax.legend(fontsize=8)
 fig.tight_layout()
 
-# %% tags=["nbval-check-output"]
+# %% tags=["hide-input", "nbval-check-output"]
 # float64 rounding of probabilities in [0, 1] (ulp at most 2.2e-16): 1.1e-16 measured with numpy's AVX-512, AVX2
 # and baseline kernels; printed as a bound (9x), since the digits of a rounding residue differ between CPUs
 print(f"curves -> trade-off: max |difference| {below(max(abs(a - b) for a, b in zip(direct, conjugate)), 1e-15)}")
@@ -199,16 +204,16 @@ print("partial sums of E_P exp(0.01 L) (times zeta(w)):", ", ".join(mpmath.nstr(
 # ## Example 2.3: the usual two-sided curve loses information
 #
 # Two integer noise laws added to a count of {term}`sensitivity` 1 share the right tail $q(k) = \tfrac{6}{11}4^{-k}$ ($k \ge 0$)
-# and differ on the left: $q_A(k) = \tfrac3{11}2^{k}$, $q_B(k) = \tfrac6{11}3^{k}$ ($k < 0$). (The paper's display of the
-# two laws was lost; these are the geometric left tails that reproduce every number its text states.) Both have
+# and differ on the left: $q_A(k) = \tfrac3{11}2^{k}$, $q_B(k) = \tfrac6{11}3^{k}$ ($k < 0$), geometric left tails that
+# reproduce every number of the paper's example (see the reproduction notes below). Both have
 # $\delta_{P\Vert Q}(\varepsilon) = \tfrac2{11}(4 - e^\varepsilon)_+$, and the reverse curves lie below, so
 # $\max\{\delta_{P\Vert Q}, \delta_{Q\Vert P}\}$ is the same for A and B — yet the pairs differ.
 #
 # This is the second precise exception: the usual two-sided curve is a function of the pair of one-sided curves, but not
 # conversely. A mechanism reported by its two-sided curve alone may therefore be less well described than its own
 # trade-off function or Rényi curve would describe it. The cell below computes, for both variants, the forward curve at
-# several ratios, the reverse curve at $e^\varepsilon = 3$ and $\exp D_2(P\Vert Q)$, and records the last two in the reproduction
-# ledger against the paper's fractions.
+# several ratios, the reverse curve at $e^\varepsilon = 3$ and $\exp D_2(P\Vert Q)$; {numref}`ex-infoeq-example-2-3`
+# derives all three by hand.
 
 # %% tags=["hide-input", "nbval-check-output"]
 found = []
@@ -220,7 +225,11 @@ for variant in ("A", "B"):
     found.append((variant, ex["reverse"](3), ex["exp_d2"]))
 
 # %% [markdown]
-# The ledger compares these exact rationals exactly; the printed fractions above equal the paper's.
+# ```{dropdown} Reproduction notes
+# The paper's display of the two laws of Example 2.3 was lost; the geometric left tails used here are the ones that
+# reproduce every number its text states. The two fractions printed for each variant, the reverse curve at $\log 3$
+# and $\exp D_2$, are recorded in the reproduction ledger and compared there, exactly, with the paper's fractions.
+# ```
 
 # %% tags=["remove-cell"]
 _ = ledger.reproduce({f"unifying.ex2.3.{variant}.{what}": str(value) for variant, rev, d2 in found
@@ -248,9 +257,23 @@ print("one-sided curves equal:", all(symmetric.delta_at_ratio(r) == symmetric.re
 print("trade-off functions equal:", symmetric.tradeoff_vertices() == symmetric.reverse().tradeoff_vertices())
 
 # %% [markdown]
+# ## Summary
+#
+# - For one pair $(P, Q)$, the pair of one-sided profiles, the pair of trade-off functions and the law of the extended
+#   privacy loss carry the same information; the Rényi curve joins them when it is finite at some order above 1
+#   ({prf:ref}`thm-info-equivalence`). Each recovery runs here as code and round-trips exactly in fractions.
+# - The finite-order condition cannot be dropped: the zeta pair of Example 2.2 has every Rényi order infinite and finite
+#   one-sided curves.
+# - The usual two-sided curve $\max\{\delta_{P\Vert Q}, \delta_{Q\Vert P}\}$ is not equivalent: the two pairs of Example 2.3 share it but
+#   differ in their reverse curves ($3/22$ against $0$ at $\log 3$) and in $\exp D_2$ ($265/88$ against $3$).
+# - Symmetric noise has equal one-sided curves, so one suffices; asymmetric noise needs both.
+# - Choosing among the equivalent descriptions is a matter of convenience. Replacing the Rényi curve by {term}`zCDP`'s single
+#   $\rho$ is not: {doc}`08_what_zcdp_forgets` measures what it loses.
+
+# %% [markdown]
 # ## Exercises
 #
-# ```{exercise} Another zeta pair: change the exponent w and run
+# ```{exercise} Another zeta pair (★, run)
 # :label: ex-infoeq-zeta
 #
 # Set `zeta_w = 2.5` in the parameters cell and re-run Example 2.2 (or call `pairs.zeta_pair(2.5)`). Is the forward curve
@@ -276,7 +299,7 @@ print("w = 2.5: delta_P||Q(0), (1), (2), (5) =", ", ".join(mpmath.nstr(v, 8) for
 # ```{solution-end}
 # ```
 #
-# ```{exercise} Round trips for randomised response
+# ```{exercise} Round trips for randomised response (★, code)
 # :label: ex-infoeq-response
 #
 # {term}`randomised response` with truth probability $3/4$ is the pair $P = (3/4, 1/4)$, $Q = (1/4, 3/4)$ on
@@ -306,7 +329,7 @@ print("PLD:", [(str(r), str(m)) for r, m in response_pld], "; delta_P||Q(log 3) 
 # ```{solution-end}
 # ```
 #
-# ```{exercise} Asymmetric noise needs both curves
+# ```{exercise} Asymmetric noise needs both curves (★★, code)
 # :label: ex-infoeq-asymmetric
 #
 # Replace the discrete Laplace noise of the last section by an asymmetric one, $q(k) \propto 2^{-k}$ for $k \ge 0$ and
@@ -315,7 +338,7 @@ print("PLD:", [(str(r), str(m)) for r, m in response_pld], "; delta_P||Q(log 3) 
 # ```
 #
 # ```{solution-start} ex-infoeq-asymmetric
-# :class: dropdown
+# :class: dropdown instructor-only
 # ```
 #
 # Without a reflection that swaps $P$ and $Q$ nothing forces the curves to agree, and here they do not: the two tails
@@ -336,16 +359,120 @@ print("delta_P||Q(log 2) =", float(asymmetric.delta_at_ratio(F(2))),
 # %% [markdown]
 # ```{solution-end}
 # ```
+
+# %% [markdown]
+# ```{exercise} Example 2.3 by hand (★★, derive)
+# :label: ex-infoeq-example-2-3
 #
-# ## Summary
+# For the two noise laws of Example 2.3, $q(k) = \tfrac6{11}4^{-k}$ for $k \ge 0$ and on the left
+# $q_A(k) = \tfrac3{11}2^k$ or $q_B(k) = \tfrac6{11}3^k$ for $k < 0$, with $P = \mathrm{Law}(1 + Z)$ and
+# $Q = \mathrm{Law}(Z)$: derive the PLD of each pair (its likelihood ratios with their $P$- and $Q$-masses), and
+# from it show that both pairs have $\delta_{P\Vert Q}(\varepsilon) = \tfrac2{11}(4 - e^\varepsilon)_+$, that
+# $\delta_{Q\Vert P}(\log 3)$ is $3/22$ for A and $0$ for B, and that $\exp D_2(P\Vert Q)$ is $265/88$ for A and $3$
+# for B. Check your fractions against `pairs.example_2_3`.
+# ```
 #
-# - For one pair $(P, Q)$, the pair of one-sided profiles, the pair of trade-off functions and the law of the extended
-#   privacy loss carry the same information; the Rényi curve joins them when it is finite at some order above 1
-#   ({prf:ref}`thm-info-equivalence`). Each recovery runs here as code and round-trips exactly in fractions.
-# - The finite-order condition cannot be dropped: the zeta pair of Example 2.2 has every Rényi order infinite and finite
-#   one-sided curves.
-# - The usual two-sided curve $\max\{\delta_{P\Vert Q}, \delta_{Q\Vert P}\}$ is not equivalent: the two pairs of Example 2.3 share it but
-#   differ in their reverse curves ($3/22$ against $0$ at $\log 3$) and in $\exp D_2$ ($265/88$ against $3$).
-# - Symmetric noise has equal one-sided curves, so one suffices; asymmetric noise needs both.
-# - Choosing among the equivalent descriptions is a matter of convenience. Replacing the Rényi curve by {term}`zCDP`'s single
-#   $\rho$ is not: {doc}`08_what_zcdp_forgets` measures what it loses.
+# ```{solution-start} ex-infoeq-example-2-3
+# :class: dropdown instructor-only
+# ```
+#
+# Both laws are normalised: $\sum_{k \ge 0}\tfrac6{11}4^{-k} = \tfrac6{11}\cdot\tfrac43 = \tfrac8{11}$, and the left
+# tails carry $\tfrac3{11}\sum_{j\ge1}2^{-j} = \tfrac3{11}$ and $\tfrac6{11}\sum_{j\ge1}3^{-j} = \tfrac3{11}$. With
+# $p(k) = q(k - 1)$ the likelihood ratio $r(k) = q(k-1)/q(k)$ is
+#
+# - for $k \ge 1$: $4^{-(k-1)}/4^{-k} = 4$, in both variants;
+# - for $k = 0$: $q(-1)/q(0)$, that is $\tfrac3{22}/\tfrac6{11} = \tfrac14$ (A) or $\tfrac2{11}/\tfrac6{11} = \tfrac13$ (B);
+# - for $k < 0$: $q(k-1)/q(k)$, that is $\tfrac12$ (A) or $\tfrac13$ (B).
+#
+# The masses follow by summing: the outputs $k \ge 1$ carry $P$-mass $\sum_{j \ge 0} q(j) = \tfrac8{11}$ and $Q$-mass
+# $\tfrac8{11} - \tfrac6{11} = \tfrac2{11}$. For A, ratio $\tfrac14$ (at $k = 0$) has $P$-mass $q(-1) = \tfrac3{22}$ and
+# $Q$-mass $\tfrac6{11}$, and ratio $\tfrac12$ has $P$-mass $\tfrac3{11} - \tfrac3{22} = \tfrac3{22}$ and $Q$-mass
+# $\tfrac3{11}$. For B the two left atoms merge into ratio $\tfrac13$ with $P$-mass $\tfrac3{11}$ and $Q$-mass
+# $\tfrac9{11}$ (each mass is the other times the ratio, as it must be).
+#
+# *Forward curve.* $\delta_{P\Vert Q}(\varepsilon) = \mathbb E_P[(1 - e^\varepsilon/R)_+]$ gets a contribution only
+# from ratios above $e^\varepsilon \ge 1$, that is from $R = 4$ alone:
+# $\tfrac8{11}(1 - e^\varepsilon/4)_+ = \tfrac2{11}(4 - e^\varepsilon)_+$, the same for A and B.
+#
+# *Reverse curve.* $\delta_{Q\Vert P}(\varepsilon) = \mathbb E_Q[(1 - e^\varepsilon R)_+]$ gets contributions from the
+# ratios below $e^{-\varepsilon}$. At $e^\varepsilon = 3$ these are the ratios below $\tfrac13$: for A only
+# $\tfrac14$, giving $\tfrac6{11}(1 - \tfrac34) = \tfrac3{22}$; for B none, since its smallest ratio is exactly
+# $\tfrac13$ and $(1 - 3\cdot\tfrac13)_+ = 0$.
+#
+# *Rényi moment.* $\exp D_2(P\Vert Q) = \mathbb E_Q[R^2] = \mathbb E_P[R]$: for A,
+# $\tfrac8{11}\cdot 4 + \tfrac3{22}\cdot\tfrac14 + \tfrac3{22}\cdot\tfrac12 = \tfrac{256 + 3 + 6}{88} = \tfrac{265}{88}$;
+# for B, $\tfrac{32}{11} + \tfrac3{11}\cdot\tfrac13 = 3$.
+#
+# The two-sided curve is the same for A and B as well: $\delta_{Q\Vert P} \le \delta_{P\Vert Q}$ at every
+# $\varepsilon \ge 0$ in both (for A on $1 \le e^\varepsilon \le 2$ the difference is $(e^\varepsilon - 1)/11 \ge 0$,
+# and beyond 2 only the atom $\tfrac14$ remains), so the maximum of the two is the shared forward curve, while the
+# reverse curves, the trade-off functions and the PLDs differ.
+
+# %%
+example_fractions = {"A": (F(3, 22), F(265, 88)), "B": (F(0), F(3))}
+for variant, (reverse_log3, exp_d2) in example_fractions.items():
+    ex = pairs.example_2_3(variant)
+    assert ex["reverse"](3) == reverse_log3 and ex["exp_d2"] == exp_d2
+    assert all(ex["forward"](r) == F(2, 11) * max(0, 4 - r) for r in (1, F(3, 2), 2, 3, 4, 5))
+    print(f"{variant}: delta_Q||P(log 3) = {reverse_log3}, exp D_2(P||Q) = {exp_d2}: as derived")
+# the P-mass of each ratio, by the sums above (A), against the pair itself
+pld_a = {r: m for r, m in pairs.example_2_3("A")["pair"].pld()}
+assert pld_a[F(4)] > F(8, 11) - F(1, 10**15) and pld_a[F(1, 4)] == F(3, 22)
+assert abs(pld_a[F(1, 2)] - F(3, 22)) < F(1, 10**15)
+
+# %% [markdown]
+# ```{solution-end}
+# ```
+#
+# ```{exercise} Prony's method by hand (★★, derive)
+# :label: ex-infoeq-prony
+#
+# For {term}`randomised response` with truth probability $3/4$ (the pair of {numref}`ex-infoeq-response`), compute the
+# moments $\mu_u = \mathbb E_P[R^u]$ for $u = 0, 1, 2, 3$ as fractions. Show that any PLD with two atoms $r_1, r_2$
+# has moments obeying the recurrence $\mu_{u+2} = (r_1 + r_2)\,\mu_{u+1} - r_1r_2\,\mu_u$, solve the $2 \times 2$
+# Hankel system for the two coefficients, and recover the ratios and the masses. Check with `pairs.pld_from_renyi`.
+# ```
+#
+# ```{solution-start} ex-infoeq-prony
+# :class: dropdown
+# ```
+#
+# *The recurrence.* With $\mu_u = m_1 r_1^u + m_2 r_2^u$, each term $x = r_j$ satisfies
+# $x^{u+2} - (r_1 + r_2)x^{u+1} + r_1r_2 x^u = x^u(x - r_1)(x - r_2) = 0$; multiplying by $m_j$ and adding gives
+# $\mu_{u+2} = a\,\mu_{u+1} + b\,\mu_u$ with $a = r_1 + r_2$ and $b = -r_1r_2$. Written for $u = 0, 1$ this is the
+# Hankel system
+#
+# $$\begin{pmatrix}\mu_1 & \mu_0\\ \mu_2 & \mu_1\end{pmatrix}\begin{pmatrix}a\\ b\end{pmatrix}
+#   = \begin{pmatrix}\mu_2\\ \mu_3\end{pmatrix},$$
+#
+# and the ratios are the roots of $x^2 - ax - b$.
+#
+# *The numbers.* The ratios are 3 (on "yes", $P$-mass $\tfrac34$) and $\tfrac13$ ($P$-mass $\tfrac14$), so
+# $\mu_0 = 1$, $\mu_1 = \tfrac94 + \tfrac1{12} = \tfrac73$, $\mu_2 = \tfrac{27}4 + \tfrac1{36} = \tfrac{61}9$,
+# $\mu_3 = \tfrac{81}4 + \tfrac1{108} = \tfrac{547}{27}$; each is also $\exp(u\,D_{u+1}(P\Vert Q))$, which is how
+# Rényi DP reports them. The determinant of the matrix is $\mu_1^2 - \mu_0\mu_2 = \tfrac{49}9 - \tfrac{61}9 =
+# -\tfrac43 \ne 0$, and Cramer's rule gives
+#
+# $$a = \frac{\mu_2\mu_1 - \mu_0\mu_3}{\mu_1^2 - \mu_0\mu_2} = \frac{\tfrac{427}{27} - \tfrac{547}{27}}{-\tfrac43}
+#   = \frac{10}3, \qquad
+#   b = \frac{\mu_1\mu_3 - \mu_2^2}{\mu_1^2 - \mu_0\mu_2} = \frac{\tfrac{3829}{81} - \tfrac{3721}{81}}{-\tfrac43} = -1 .$$
+#
+# The roots of $x^2 - \tfrac{10}3x + 1$ are $3$ and $\tfrac13$, and the masses solve $m_1 + m_2 = \mu_0 = 1$,
+# $3m_1 + \tfrac13 m_2 = \mu_1 = \tfrac73$, so $m_1 = \tfrac34$ and $m_2 = \tfrac14$: the PLD, recovered from
+# four numbers of the Rényi curve.
+
+# %%
+rr = pairs.LatticePair(p={"yes": F(3, 4), "no": F(1, 4)}, q={"yes": F(1, 4), "no": F(3, 4)})
+mu_rr = [F(1)] + [rr.renyi_moment(u + 1) for u in range(1, 4)]
+assert mu_rr == [F(1), F(7, 3), F(61, 9), F(547, 27)]
+det = mu_rr[1] ** 2 - mu_rr[0] * mu_rr[2]
+a_rr = (mu_rr[2] * mu_rr[1] - mu_rr[0] * mu_rr[3]) / det
+b_rr = (mu_rr[1] * mu_rr[3] - mu_rr[2] ** 2) / det
+assert (det, a_rr, b_rr) == (F(-4, 3), F(10, 3), F(-1))
+assert pairs.pld_from_renyi(mu_rr) == [(F(1, 3), F(1, 4)), (F(3), F(3, 4))] == rr.pld()
+print("moments:", [str(m) for m in mu_rr], "; a =", a_rr, ", b =", b_rr, "; PLD:",
+      [(str(r), str(m)) for r, m in pairs.pld_from_renyi(mu_rr)])
+
+# %% [markdown]
+# ```{solution-end}
+# ```

@@ -50,14 +50,14 @@
 # copy** shows instead a still figure with three of the grid values (the first, the middle and the last) drawn
 # together. Opened as a notebook (`make lab`, or the `.ipynb` in the download menu), each explorer is followed by a
 # **live** version: ipywidgets controls, Jupyter's sliders that call Python each time they move, recompute the curves
-# with `accountlib` for *any* value you pick, not only the stored ones. The rendered book does not store the live
-# version's output, since it needs a running kernel.
+# with `accountlib` for *any* value you pick, not only the stored ones. The live version needs a running kernel, so
+# in the rendered book its cell shows only a note saying so.
 #
 # The chapter is written so that it reads also with the figures standing still. Each section says what is drawn, what
 # to try, what you should see, and why the theory of the earlier chapters predicts it, with the numbers quoted from
-# the same functions that draw the curves. The exercises then ask you to change the arguments of those functions in
-# code and check a prediction with an `assert`, which is how a picture becomes evidence. This page only draws: every
-# number comes from the library.
+# the same functions that draw the curves. The exercises at the end ask you to change the arguments of those
+# functions in code and check a prediction with an `assert`, which is how a picture becomes evidence, and to derive
+# three of the patterns you see by hand. This page only draws: every number comes from the library.
 
 # %% tags=["parameters", "hide-cell"]
 census_k = 13  # the allocation paired with every other one in the census explorer (13 is the paper's Table 1)
@@ -127,7 +127,8 @@ for series in explorers.gap_series(1.0, [0.5, 1.0, 2.0, 4.0]):
 # **What to try, and what to expect.** Start at the smallest shift and move right. The Gaussian line stays at zero for
 # every $s$: the Gaussian's Rényi curve *is* the parabola $t(t+1)s^2/2$, so zCDP describes it exactly. The two other
 # gaps collapse as $s$ shrinks, because at small shifts every privacy loss is nearly Gaussian, but at different rates:
-# the proposition says the mixture's gap is of order $s^2$ and the Laplace gap of order $s^4$. At $s = 0.05$ and
+# the proposition says the mixture's gap is of order $s^2$ and the Laplace gap of order $s^4$
+# ({numref}`ex-explorers-powers` measures the powers, {numref}`ex-explorers-laplace` derives the Laplace one). At $s = 0.05$ and
 # $t = 4$ the mixture's gap is about 0.011 and the Laplace gap about $2 \times 10^{-4}$; at $s = 1$ they are 0.69 and
 # 3.95 (the table printed above). The reason for the powers is the local expansion of the unifying paper's Theorem
 # 3.1, which writes $K(t)$ in powers of $s$ through the {term}`cumulant`s of the privacy loss. The parabola is exactly
@@ -158,89 +159,8 @@ plt.show()
 # `rdp.GaussianMixture(1.0).cgf_check(t, s)` compares the rule with one of twice as many nodes, and you can check
 # any point of a live curve with it.
 
-# %% tags=["remove-output", "nbval-ignore-output"]
+# %% tags=["nbval-ignore-output"]
 explorers.live("gap")
-
-# %% [markdown]
-# ```{exercise} The powers of s, from two shifts
-# :label: ex-explorers-powers
-#
-# Call `explorers.gap_series(s, [1.0, 2.0])` with $s = 0.02$ and again with $s = 0.01$. By what factor does each
-# noise's gap shrink when the shift is halved, and which power of $s$ does that indicate? Check your answer against
-# {prf:ref}`prop-zcdp-three-noises`.
-# ```
-#
-# ```{solution-start} ex-explorers-powers
-# :class: dropdown
-# ```
-#
-# If $\Gamma(t) \approx c(t)\,s^p$ at small $s$, halving the shift divides the gap by $2^p$, so
-# $p \approx \log_2\bigl(\Gamma_{s}(t)/\Gamma_{s/2}(t)\bigr)$. The proposition predicts $p = 2$ for the mixture and
-# $p = 4$ for the Laplace noise, that is factors of about 4 and 16, and a gap that stays at zero for the Gaussian. The
-# code computes the two estimates of $p$ at both orders and checks them.
-
-# %%
-orders_ex = [1.0, 2.0]
-coarse = {series.name: series.y for series in explorers.gap_series(0.02, orders_ex)}
-fine = {series.name: series.y for series in explorers.gap_series(0.01, orders_ex)}
-powers = {name: np.log2(coarse[name] / fine[name]) for name in ("Gaussian mixture", "Laplace")}
-for name, p in powers.items():
-    print(f"{name}: halving s divides the gap by {2 ** p[0]:.2f} (t = 1) and {2 ** p[1]:.2f} (t = 2); "
-          f"power {p.round(2)}")
-assert np.max(np.abs(coarse["Gaussian"])) < 1e-12 and np.max(np.abs(fine["Gaussian"])) < 1e-12
-assert np.all(np.abs(powers["Gaussian mixture"] - 2) < 0.1)
-assert np.all(np.abs(powers["Laplace"] - 4) < 0.1)
-
-# %% [markdown]
-# The estimated powers are 2 and 4 to within a few hundredths, at both orders. At larger shifts the two-point estimate
-# drifts away from the limit (try $s = 0.5$ and $s = 0.25$), which is why {doc}`08_what_zcdp_forgets` fits the slope
-# over $s \le 0.01$ only.
-#
-# ```{solution-end}
-# ```
-
-# %% [markdown]
-# ```{exercise} Why the mixture's gap levels off at log 2
-# :label: ex-explorers-log2
-#
-# In {numref}`fig-explorers-gap` at $s = 1$ the mixture's gap climbs to about 0.69 and stays there. Explain why the
-# limit as $t \to \infty$ is $\log 2$, and check it with `rdp.GaussianMixture(1.0).gap(t, 1.0)` at a few large orders,
-# together with the quadrature check `cgf_check`.
-# ```
-#
-# ```{solution-start} ex-explorers-log2
-# :class: dropdown
-# ```
-#
-# Write $\phi$ for the standard normal density, so that $q(x) = \tfrac12\phi(x - 1) + \tfrac12\phi(x + 1)$ and
-# $p(x) = q(x - s)$. The factor $(p/q)^{t+1}$ in $K(t) = \log \mathbb E_Q[(p/q)^{t+1}]$ puts, for a large order $t$,
-# almost all the weight of the expectation on large outputs $x$, on the side of the shift. There only the right-hand
-# components matter: $p(x) \approx \tfrac12\phi(x - s - 1)$ and $q(x) \approx \tfrac12\phi(x - 1)$, so
-# $p/q \approx e^{s(x - 1) - s^2/2}$, the likelihood ratio of two Gaussians. Under the right-hand component of $Q$,
-# which carries probability $\tfrac12$,
-#
-# $$\mathbb E_Q\bigl[(p/q)^{t+1}\bigr] \approx \tfrac12\,\mathbb E_{X \sim N(1,1)}\bigl[e^{(t+1)(s(X-1) - s^2/2)}\bigr]
-#   = \tfrac12\, e^{t(t+1)s^2/2},$$
-#
-# while the left-hand component's share becomes negligible as $t$ grows. With $\rho = s^2/2$ (the proposition) this
-# says $K(t) \approx \rho\,t(t+1) - \log 2$, so $\Gamma(t) \to \log 2$: zCDP charges for both components, while at
-# high orders only one of them, carrying half the mass, is seen. The code checks the limit and that the quadrature
-# behind $K$ has converged (the difference between 192 and 384 nodes).
-
-# %%
-mixture_ex = rdp.GaussianMixture(1.0)
-large_orders = [6.0, 8.0, 10.0]
-gaps_large = [mixture_ex.gap(t, 1.0) for t in large_orders]
-for t, g in zip(large_orders, gaps_large):
-    print(f"t = {t:g}: Γ(t) = {g:.9f}, log 2 - Γ(t) = {math.log(2) - g:.1e}, "
-          f"quadrature check {mixture_ex.cgf_check(t, 1.0):.0e}")
-assert all(mixture_ex.cgf_check(t, 1.0) < 1e-9 for t in large_orders)
-assert gaps_large[0] < gaps_large[1] < gaps_large[2] < math.log(2) + 1e-9
-assert abs(gaps_large[-1] - math.log(2)) < 1e-6
-
-# %% [markdown]
-# ```{solution-end}
-# ```
 
 # %% [markdown]
 # ## 2. The gap in the sampling rate q
@@ -256,15 +176,17 @@ assert abs(gaps_large[-1] - math.log(2)) < 1e-6
 # $0 \le \Gamma(t) \le \rho\,t(t+1)$.
 #
 # {numref}`fig-explorers-subsampled` draws $\Gamma(t)$ of one step with $z = 1$ and $s = 1$, so $\rho = 1/2$, against
-# orders up to 12, on a logarithmic vertical axis; the slider sets $q$ from 0.001 to 0.6.
+# orders up to 12, on a logarithmic vertical axis, together with the zCDP parabola $\rho\,t(t+1)$ (dashed grey), the
+# ceiling the gap can never pass; the slider sets $q$ from 0.001 to 0.6.
 #
 # **What to try, and what to expect.** Without subsampling ($q = 1$) the step is a plain Gaussian mechanism, whose
 # Rényi curve is exactly the parabola $\rho\,t(t+1)$. The gap is therefore precisely the amount by which subsampling
-# lowers the Rényi curve, and zCDP, whose $\rho$ does not move, credits none of it. Move $q$ down from 0.6. At
+# lowers the Rényi curve, and zCDP, whose $\rho$ does not move, credits none of it. Watch the distance between the
+# solid gap and the dashed parabola: it is the Rényi curve $K_q(t)$ itself. Move $q$ down from 0.6. At
 # $q = 0.6$ the gap at $t = 1$ is already about half the parabola (0.52 of $\rho\,t(t+1) = 1$): subsampling has about
 # halved $K(1)$. At $q = 0.01$ the curve lies on the parabola at the low orders and bends away from it only at the
-# highest ones (at $t = 12$ the gap is 60 of 78), and at $q = 0.001$ it is the parabola itself to three digits over
-# the whole range: the subsampled step's Rényi curve is nearly zero, while zCDP still charges the full Gaussian
+# highest ones (at $t = 12$ the gap is 60 of 78), and at $q = 0.001$ the solid line lies on the dashed one, the
+# parabola itself to three digits over the whole range: the subsampled step's Rényi curve is nearly zero, while zCDP still charges the full Gaussian
 # parabola. Why does $\rho$ not fall with $q$ when the Rényi curve does? Because $\rho$ is a supremum over *all*
 # orders, and at very high orders the Rényi divergence is driven by the rare event that the record was sampled, which
 # is the full Gaussian step: $K_q(t)/(t(t+1))$ climbs back to $1/(2z^2)$ as $t \to \infty$. That climb is the bend you
@@ -273,7 +195,7 @@ assert abs(gaps_large[-1] - math.log(2)) < 1e-6
 # the Rényi curve. `accountlib` computes $K_q$ by an exact binomial sum at integer orders {cite}`mironov2019sampled`
 # and by Gauss–Hermite quadrature between them.
 
-# %% mystnb={"figure": {"caption": "Explorer 2: the gap \u0393(t) of one Poisson-subsampled Gaussian step (noise multiplier z = 1, shift 1, so \u03c1 = 1/2) against the order t, on a logarithmic axis; the slider sets the sampling rate q (0.001 to 0.6). As q falls the gap rises towards the zCDP parabola \u03c1\u00b7t(t+1).", "name": "fig-explorers-subsampled"}} tags=["remove-input"]
+# %% mystnb={"figure": {"caption": "Explorer 2: the gap \u0393(t) of one Poisson-subsampled Gaussian step (noise multiplier z = 1, shift 1, so \u03c1 = 1/2) against the order t, on a logarithmic axis; the slider sets the sampling rate q (0.001 to 0.6). Dashed: the zCDP parabola \u03c1\u00b7t(t+1), the most the gap can be; as q falls the gap rises onto it.", "name": "fig-explorers-subsampled"}} tags=["remove-input"]
 subsampled = explorers.subsampled_gap_explorer()
 display(HTML(explorers.plotly_html(subsampled)))
 
@@ -282,51 +204,10 @@ explorers.static_figure(subsampled)
 plt.show()
 
 # %% [markdown]
-# Live: any rate $q$ and noise multiplier $z$.
+# Live: any rate $q$ and noise multiplier $z$. {numref}`ex-explorers-noise` repeats the explorer with more noise.
 
-# %% tags=["remove-output", "nbval-ignore-output"]
+# %% tags=["nbval-ignore-output"]
 explorers.live("subsampled-gap")
-
-# %% [markdown]
-# ```{exercise} More noise, same story
-# :label: ex-explorers-noise
-#
-# Repeat the explorer with noise multiplier $z = 2$ instead of 1: call
-# `explorers.subsampled_gap_series(q, orders, z=2.0)` for $q = 0.001, 0.01, 0.1, 1$ at the orders
-# $t = 0.5, 1, 2, 4, 8$. Does $\rho$ depend on $q$? Is the gap between $0$ and $\rho\,t(t+1)$, and does it fall as $q$
-# grows? What share of the parabola does it reach at $q = 0.1$, compared with $z = 1$?
-# ```
-#
-# ```{solution-start} ex-explorers-noise
-# :class: dropdown
-# ```
-#
-# By {prf:ref}`prop-zcdp-subsampling`, $\rho = 1/(2z^2) = 1/8$ for every $q$; the bounds
-# $0 \le \Gamma(t) \le \rho\,t(t+1)$ hold because $K_q \ge 0$; and at $q = 1$ the step is the plain Gaussian, whose
-# gap is zero. A larger $q$ means a larger $K_q$ at every order (more of the step's signal reaches the output), hence
-# a smaller gap. The code checks all four statements.
-
-# %%
-z_ex = 2.0
-rates_ex = [0.001, 0.01, 0.1, 1.0]
-orders_sub = np.array([0.5, 1.0, 2.0, 4.0, 8.0])
-rhos_ex = [rdp.PoissonSubsampledGaussian(q, z_ex).rho(1.0) for q in rates_ex]
-gaps_sub = np.array([explorers.subsampled_gap_series(q, orders_sub, z=z_ex)[0].y for q in rates_ex])
-parabola = rhos_ex[0] * orders_sub * (orders_sub + 1)
-for q, row in zip(rates_ex, gaps_sub):
-    print(f"q = {q:<5g}: Γ(t) / (ρ t(t+1)) = {np.round(row / parabola, 4)}")
-assert all(rho == 1 / (2 * z_ex**2) for rho in rhos_ex)  # ρ does not depend on q
-assert np.all(gaps_sub >= -1e-12) and np.all(gaps_sub <= parabola + 1e-12)
-assert np.all(np.diff(gaps_sub, axis=0) <= 1e-12)  # the gap falls as q grows, at every order
-assert np.max(np.abs(gaps_sub[-1])) < 1e-9  # q = 1: the plain Gaussian step
-
-# %% [markdown]
-# With $z = 2$ the gap at $q = 0.1$ still reaches about 99% of the parabola, where with $z = 1$ it reached 98% at
-# $t = 1$ and only 58% at $t = 8$: with more noise a sampled record hides better, $K_q$ stays small to higher orders,
-# and the share of the parabola that zCDP charges for nothing is even larger.
-#
-# ```{solution-end}
-# ```
 
 # %% [markdown]
 # ## 3. Discrete against continuous Gaussian: δ(ε) in σ² and m
@@ -375,48 +256,11 @@ explorers.static_figure(discrete)
 plt.show()
 
 # %% [markdown]
-# Live: any $\sigma^2$ and any number of compositions $m$.
+# Live: any $\sigma^2$ and any number of compositions $m$. {numref}`ex-explorers-lattice` derives why composing
+# four mechanisms is not the same as shrinking the variance of one.
 
-# %% tags=["remove-output", "nbval-ignore-output"]
+# %% tags=["nbval-ignore-output"]
 explorers.live("discrete-continuous")
-
-# %% [markdown]
-# ```{exercise} Four mechanisms or one with a quarter of the variance?
-# :label: ex-explorers-lattice
-#
-# For continuous Gaussians, composing $m = 4$ mechanisms of variance $\sigma^2 = 1$ is exactly as private as one
-# mechanism of variance $1/4$: both are $\mu$-GDP with $\mu = 2$. Is the same true of discrete Gaussians? Compare
-# `explorers.discrete_continuous_series(1.0, [4])` with `explorers.discrete_continuous_series(0.25, [1])` and explain
-# what you find with the lattice of the privacy loss.
-# ```
-#
-# ```{solution-start} ex-explorers-lattice
-# :class: dropdown
-# ```
-#
-# The two calls use the same $\mu$, hence the same grid of $\varepsilon$ and the same continuous curve. The discrete
-# curves differ, by far more than their certified error of $10^{-6}$ relative. One $N_{\mathbb Z}(0, 1/4)$ has a
-# privacy loss with atoms $(2x - 1)/(2\sigma^2) = 2(2x - 1)$, spaced 4 apart, while the sum of four losses of
-# $N_{\mathbb Z}(0, 1)$ has atoms spaced 1 apart, filled in by the convolution and already close to a Gaussian.
-# Composition is not the same as shrinking the variance: the sum of four discrete Gaussians is not a discrete
-# Gaussian.
-
-# %%
-four = explorers.discrete_continuous_series(1.0, [4], points=12)  # four mechanisms N_Z(0, 1)
-one = explorers.discrete_continuous_series(0.25, [1], points=12)  # one mechanism N_Z(0, 1/4)
-assert np.array_equal(four[0].x, one[0].x)  # the same ε grid (the same μ = 2)
-assert np.allclose(four[1].y, one[1].y, rtol=1e-12)  # the continuous profiles coincide
-ratio_ex = four[0].y / one[0].y
-print("ε:                          ", np.round(four[0].x, 2))
-print("δ(4 × N_Z(0, 1)) / δ(N_Z(0, 1/4)):", np.array2string(ratio_ex, precision=3))
-assert np.max(np.abs(np.log(ratio_ex))) > 0.5  # the discrete profiles differ by far more than 1e-6
-
-# %% [markdown]
-# The ratio swings above and below 1 as $\varepsilon$ passes the atoms $2, 6, 10, 14$ of the single mechanism's loss,
-# the scallops of {numref}`fig-explorers-discrete` at $\sigma^2 = 0.25$.
-#
-# ```{solution-end}
-# ```
 
 # %% [markdown]
 # ## 4. Trapezoid error against the number of nodes
@@ -455,13 +299,314 @@ explorers.static_figure(trapezoid)
 plt.show()
 
 # %% [markdown]
-# Live: any $\sigma^2$ and range of node counts.
+# Live: any $\sigma^2$ and range of node counts. {numref}`ex-explorers-aliasing` checks the aliasing identity point by
+# point.
 
-# %% tags=["remove-output", "nbval-ignore-output"]
+# %% tags=["nbval-ignore-output"]
 explorers.live("trapezoid")
 
 # %% [markdown]
-# ```{exercise} The error is the aliased mass
+# ## 5. A census pair's curves by allocation
+#
+# The 2020 Census {term}`DHC` File used 43 {term}`allocations <allocation>` of its privacy-loss budget, and the
+# privacy of one record is that of a *pair* of allocations $(k, l)$: replacing a record changes counts along the
+# geographic path of the old record and along that of the new one ({prf:ref}`prop-census-pairs`). The full sweep of
+# {doc}`05_census_dhc` computed every pair's curves with certified bounds; this explorer reads them.
+# {numref}`fig-explorers-census` pairs allocation `census_k` = 13 ({term}`M0`, the sieve paper's Table 1) with
+# allocation $l$, chosen by the slider. The upper panel draws the pair's exact $\delta(\varepsilon)$ beside the
+# $\delta$ of the Bureau's $\rho$-zCDP statement, with $\rho = 4.9622$ converted by
+# $\varepsilon = \rho + 2\sqrt{\rho\log(1/\delta)}$ ({prf:ref}`prop-primer-zcdp-to-dp`). The lower panel draws how far
+# the exact curve is from a continuous Gaussian with the same $\rho$ ($\mu$-GDP with $\mu^2 = 2\rho$), as the relative
+# distance $|\delta/\delta_{\mathrm{Gauss}} - 1|$, next to the certified relative error of $\delta$: a distance below
+# that error is not resolved.
+#
+# **What to try, and what to expect.** In the upper panel nothing moves: every allocation sums to the same $\rho$, and with
+# 100 to 160 mechanisms composed (allocation 13's 80 and the 20 to 80 of allocation $l$) the pair behaves like a Gaussian: each of the 43 curves is within a relative
+# $3 \times 10^{-5}$ of the same Gaussian curve, invisible on this scale. The zCDP curve lies above the exact one
+# everywhere, and by a factor that grows with $\varepsilon$: about 7 at $\varepsilon = 8.7$, 57 at
+# $\varepsilon = 26.7$ (where the Bureau's $\delta$ is $5 \times 10^{-11}$) and 140 at $\varepsilon = 42$. The reason
+# is that the conversion is a {term}`Chernoff bound`: its $\delta = e^{-(\varepsilon - \rho)^2/4\rho}$ keeps the
+# exponential rate of a Gaussian tail but not the factor in front of it. For a Gaussian privacy loss with
+# $\mu^2 = 2\rho$ the exact profile is about $e^{-(\varepsilon - \rho)^2/4\rho}\,\mu/(\sqrt{2\pi}\,x_1x_2)$ with
+# $x_{1,2} = \varepsilon/\mu \mp \mu/2$ (the normal tail $\Phi(-x) \approx e^{-x^2/2}/(x\sqrt{2\pi})$ applied to
+# {prf:ref}`def-gdp`), so the overstatement grows roughly like $\varepsilon^2$. In the lower panel each allocation leaves
+# its own trace. For most allocations the distance to the Gaussian peaks between about $10^{-10}$ and $10^{-8}$; it is
+# largest for allocations 6 and 12 (about $3 \times 10^{-5}$) and 39 (about $8 \times 10^{-6}$), and for allocations
+# 14 and 21 the distance stays below the certified error at every $\varepsilon$, so the exact curve cannot be told
+# apart from the Gaussian at all. Where the distance is above the certified error it is real, and everywhere it is far
+# too small to matter for the release. {doc}`06_edgeworth` finds the pairs (13, 13) and (6, 6) this close to a Gaussian; the
+# explorer shows the same for all 43 partners of allocation 13, each with its certified error beside it.
+
+# %% mystnb={"figure": {"caption": "Explorer 5: census pair (13, l), read from the full sweep. Upper panel: the exact \u03b4(\u03b5) and the \u03b4 of the Bureau's zCDP statement (\u03c1 = 4.9622). Lower panel: the relative distance of the exact \u03b4 to a continuous Gaussian with the same \u03c1, and the certified relative error of \u03b4. The slider sets the allocation l (1 to 43).", "name": "fig-explorers-census"}} tags=["remove-input"]
+census_pairs = explorers.census_explorer(census_results, k=census_k)
+display(HTML(explorers.plotly_html(census_pairs)))
+
+# %% tags=["remove-input", "print-only"]
+explorers.static_figure(census_pairs)
+plt.show()
+
+# %% [markdown]
+# Live: any pair $(k, l)$ with every noise variance scaled by $c$, recomputed exactly (a few seconds per move). With
+# $c < 1$ (less noise) the exact $\delta$ rises, and so does the zCDP curve, since $\rho$ becomes $4.9622/c$.
+# {numref}`ex-explorers-census` runs the explorer's checks on another row of the census.
+
+# %% tags=["nbval-ignore-output"]
+explorers.live("census")
+
+# %% [markdown]
+# ## Summary
+#
+# - The zCDP parameter $\rho$ keeps one number of a Rényi curve. What it forgets, the gap $\Gamma(t)$, is zero for
+#   Gaussian noise, of order $s^2$ for a Gaussian mixture (levelling off at $\log 2$ at high orders) and $s^4$ for
+#   Laplace noise ({prf:ref}`prop-zcdp-three-noises`), and under Poisson subsampling it rises to the whole parabola
+#   $\rho\,t(t+1)$ as $q \to 0$ ({prf:ref}`prop-zcdp-subsampling`).
+# - The privacy loss of discrete Gaussian noise lives on a lattice with spacing $1/\sigma^2$; at small $\sigma^2$ its
+#   profile is scalloped around the continuous one, above and below it, and the two merge as $\sigma^2$ or the number
+#   of compositions grows.
+# - The trapezoid rule's error is the aliased probability mass $N$ lattice points away; it falls like a Gaussian in
+#   $N/\sigma$, and the rigorous bound the engine uses lies above it.
+# - Every census pair $(13, l)$ is within $3 \times 10^{-5}$ relative of a continuous Gaussian with the same $\rho$,
+#   and the Bureau's zCDP statement overstates its $\delta$ by a factor from about 7 to 140 over the range drawn.
+# - Each picture is one function of `accountbook.explorers` evaluated over a grid; calling it with your own arguments,
+#   and checking a prediction with an `assert`, turns a picture into evidence.
+
+# %% [markdown]
+# ## Exercises
+
+# %% [markdown]
+# ```{exercise} The powers of s, from two shifts (★, run)
+# :label: ex-explorers-powers
+#
+# Call `explorers.gap_series(s, [1.0, 2.0])` with $s = 0.02$ and again with $s = 0.01$. By what factor does each
+# noise's gap shrink when the shift is halved, and which power of $s$ does that indicate? Check your answer against
+# {prf:ref}`prop-zcdp-three-noises`.
+# ```
+#
+# ```{solution-start} ex-explorers-powers
+# :class: dropdown
+# ```
+#
+# If $\Gamma(t) \approx c(t)\,s^p$ at small $s$, halving the shift divides the gap by $2^p$, so
+# $p \approx \log_2\bigl(\Gamma_{s}(t)/\Gamma_{s/2}(t)\bigr)$. The proposition predicts $p = 2$ for the mixture and
+# $p = 4$ for the Laplace noise, that is factors of about 4 and 16, and a gap that stays at zero for the Gaussian. The
+# code computes the two estimates of $p$ at both orders and checks them.
+
+# %%
+orders_ex = [1.0, 2.0]
+coarse = {series.name: series.y for series in explorers.gap_series(0.02, orders_ex)}
+fine = {series.name: series.y for series in explorers.gap_series(0.01, orders_ex)}
+powers = {name: np.log2(coarse[name] / fine[name]) for name in ("Gaussian mixture", "Laplace")}
+for name, p in powers.items():
+    print(f"{name}: halving s divides the gap by {2 ** p[0]:.2f} (t = 1) and {2 ** p[1]:.2f} (t = 2); "
+          f"power {p.round(2)}")
+assert np.max(np.abs(coarse["Gaussian"])) < 1e-12 and np.max(np.abs(fine["Gaussian"])) < 1e-12
+assert np.all(np.abs(powers["Gaussian mixture"] - 2) < 0.1)
+assert np.all(np.abs(powers["Laplace"] - 4) < 0.1)
+
+# %% [markdown]
+# The estimated powers are 2 and 4 to within a few hundredths, at both orders. At larger shifts the two-point estimate
+# drifts away from the limit (try $s = 0.5$ and $s = 0.25$), which is why {doc}`08_what_zcdp_forgets` fits the slope
+# over $s \le 0.01$ only.
+#
+# ```{solution-end}
+# ```
+
+# %% [markdown]
+# ```{exercise} Why the mixture's gap levels off at log 2 (★★, derive)
+# :label: ex-explorers-log2
+#
+# In {numref}`fig-explorers-gap` at $s = 1$ the mixture's gap climbs to about 0.69 and stays there. Explain why the
+# limit as $t \to \infty$ is $\log 2$, and check it with `rdp.GaussianMixture(1.0).gap(t, 1.0)` at a few large orders,
+# together with the quadrature check `cgf_check`.
+# ```
+#
+# ```{solution-start} ex-explorers-log2
+# :class: dropdown
+# ```
+#
+# Write $\phi$ for the standard normal density, so that $q(x) = \tfrac12\phi(x - 1) + \tfrac12\phi(x + 1)$ and
+# $p(x) = q(x - s)$. The factor $(p/q)^{t+1}$ in $K(t) = \log \mathbb E_Q[(p/q)^{t+1}]$ puts, for a large order $t$,
+# almost all the weight of the expectation on large outputs $x$, on the side of the shift. There only the right-hand
+# components matter: $p(x) \approx \tfrac12\phi(x - s - 1)$ and $q(x) \approx \tfrac12\phi(x - 1)$, so
+# $p/q \approx e^{s(x - 1) - s^2/2}$, the likelihood ratio of two Gaussians. Under the right-hand component of $Q$,
+# which carries probability $\tfrac12$,
+#
+# $$\mathbb E_Q\bigl[(p/q)^{t+1}\bigr] \approx \tfrac12\,\mathbb E_{X \sim N(1,1)}\bigl[e^{(t+1)(s(X-1) - s^2/2)}\bigr]
+#   = \tfrac12\, e^{t(t+1)s^2/2},$$
+#
+# while the left-hand component's share becomes negligible as $t$ grows. With $\rho = s^2/2$ (the proposition) this
+# says $K(t) \approx \rho\,t(t+1) - \log 2$, so $\Gamma(t) \to \log 2$: zCDP charges for both components, while at
+# high orders only one of them, carrying half the mass, is seen. The code checks the limit and that the quadrature
+# behind $K$ has converged (the difference between 192 and 384 nodes).
+
+# %%
+mixture_ex = rdp.GaussianMixture(1.0)
+large_orders = [6.0, 8.0, 10.0]
+gaps_large = [mixture_ex.gap(t, 1.0) for t in large_orders]
+for t, g in zip(large_orders, gaps_large):
+    print(f"t = {t:g}: Γ(t) = {g:.9f}, log 2 - Γ(t) = {math.log(2) - g:.1e}, "
+          f"quadrature check {mixture_ex.cgf_check(t, 1.0):.0e}")
+assert all(mixture_ex.cgf_check(t, 1.0) < 1e-9 for t in large_orders)
+assert gaps_large[0] < gaps_large[1] < gaps_large[2] < math.log(2) + 1e-9
+assert abs(gaps_large[-1] - math.log(2)) < 1e-6
+
+# %% [markdown]
+# ```{solution-end}
+# ```
+
+# %% [markdown]
+# ```{exercise} The Laplace gap is of order s⁴ (★★, derive)
+# :label: ex-explorers-laplace
+#
+# For Laplace noise of scale 1 and shift $s$ the Rényi curve and the zCDP parameter are, by
+# {prf:ref}`prop-zcdp-three-noises`,
+#
+# $$K(t) = \log\Bigl[\tfrac{t+1}{2t+1}\,e^{ts} + \tfrac{t}{2t+1}\,e^{-(t+1)s}\Bigr], \qquad \rho = s + e^{-s} - 1 .$$
+#
+# Expand both in powers of $s$ and show that $\Gamma(t) = \rho\,t(t+1) - K(t) = \tfrac1{12}\,t^2(t+1)^2 s^4 + O(s^5)$:
+# the terms in $s^2$ and $s^3$ cancel. Check the constant with `rdp.Laplace().gap(t, s)` at a small shift, and
+# compare with the slope 4 that {numref}`ex-explorers-powers` measures.
+# ```
+#
+# ```{solution-start} ex-explorers-laplace
+# :class: dropdown instructor-only
+# ```
+#
+# Write $u = t(t+1)$, $A = \tfrac{t+1}{2t+1}$ and $B = \tfrac{t}{2t+1}$, so that $A + B = 1$, and expand
+# $M = Ae^{ts} + Be^{-(t+1)s} = \sum_k c_k s^k/k!$ with $c_k = At^k + B(-(t+1))^k$:
+#
+# - $c_0 = A + B = 1$ and $c_1 = \bigl(t(t+1) - t(t+1)\bigr)/(2t+1) = 0$;
+# - $c_2 = \bigl((t+1)t^2 + t(t+1)^2\bigr)/(2t+1) = t(t+1) = u$;
+# - $c_3 = t(t+1)\bigl(t^2 - (t+1)^2\bigr)/(2t+1) = -u$;
+# - $c_4 = t(t+1)\bigl(t^3 + (t+1)^3\bigr)/(2t+1) = u\,(t^2 + t + 1) = u(u + 1)$, using
+#   $a^3 + b^3 = (a + b)(a^2 - ab + b^2)$ with $a + b = 2t + 1$.
+#
+# So $M = 1 + \tfrac u2 s^2 - \tfrac u6 s^3 + \tfrac{u(u+1)}{24}s^4 + O(s^5)$, and since $M - 1 = O(s^2)$,
+#
+# $$K(t) = \log M = (M - 1) - \tfrac12 (M - 1)^2 + O(s^6)
+#   = \tfrac u2 s^2 - \tfrac u6 s^3 + \Bigl(\tfrac{u(u+1)}{24} - \tfrac{u^2}{8}\Bigr)s^4 + O(s^5).$$
+#
+# On the other side $\rho = s + e^{-s} - 1 = \tfrac{s^2}2 - \tfrac{s^3}6 + \tfrac{s^4}{24} + O(s^5)$, so
+# $\rho\,u = \tfrac u2 s^2 - \tfrac u6 s^3 + \tfrac u{24}s^4 + O(s^5)$. The terms in $s^2$ and $s^3$ agree, and
+#
+# $$\Gamma(t) = \Bigl(\tfrac u{24} - \tfrac{u^2 + u}{24} + \tfrac{u^2}8\Bigr)s^4 + O(s^5)
+#   = \tfrac{u^2}{12}\,s^4 + O(s^5) = \tfrac1{12}\,t^2(t+1)^2 s^4 + O(s^5).$$
+#
+# The gap is therefore of order $s^4$ at every fixed order $t$, the Laplace slope of {numref}`ex-explorers-powers`,
+# and its constant grows like $t^4$, which is why the Laplace gap keeps rising with the order in
+# {numref}`fig-explorers-gap`. (The cancellation of the $s^2$ and $s^3$ terms is no accident: $\rho$ is the
+# supremum of $K(t)/u$, here its limit as $t \to 0$, the Kullback–Leibler divergence $s + e^{-s} - 1$, and the
+# coefficients of $s^2$ and $s^3$ in $K(t)/u$ do not depend on $t$.) The code compares
+# $\Gamma(t)/s^4$ with $u^2/12$ at three shifts: the ratio tends to 1, with a deviation proportional to $s$, the
+# $O(s^5)$ term.
+
+# %%
+laplace_ex = rdp.Laplace()
+for s_ex in (0.04, 0.02, 0.01):
+    ratios_ex = [laplace_ex.gap(t, s_ex) / (s_ex**4 * (t * (t + 1)) ** 2 / 12) for t in (0.5, 1.0, 2.0, 4.0)]
+    print(f"s = {s_ex}: Γ(t) / (t²(t+1)² s⁴/12) at t = 0.5, 1, 2, 4: {np.round(ratios_ex, 4)}")
+    assert all(abs(r - 1) < 1.2 * s_ex for r in ratios_ex)  # 1 + O(s)
+assert abs(laplace_ex.rho(0.01) - (0.01 + math.exp(-0.01) - 1)) < 1e-15
+
+# %% [markdown]
+# ```{solution-end}
+# ```
+
+# %% [markdown]
+# ```{exercise} More noise, same story (★, run)
+# :label: ex-explorers-noise
+#
+# Repeat the explorer with noise multiplier $z = 2$ instead of 1: call
+# `explorers.subsampled_gap_series(q, orders, z=2.0)` for $q = 0.001, 0.01, 0.1, 1$ at the orders
+# $t = 0.5, 1, 2, 4, 8$. Does $\rho$ depend on $q$? Is the gap between $0$ and $\rho\,t(t+1)$, and does it fall as $q$
+# grows? What share of the parabola does it reach at $q = 0.1$, compared with $z = 1$?
+# ```
+#
+# ```{solution-start} ex-explorers-noise
+# :class: dropdown
+# ```
+#
+# By {prf:ref}`prop-zcdp-subsampling`, $\rho = 1/(2z^2) = 1/8$ for every $q$; the bounds
+# $0 \le \Gamma(t) \le \rho\,t(t+1)$ hold because $K_q \ge 0$; and at $q = 1$ the step is the plain Gaussian, whose
+# gap is zero. A larger $q$ means a larger $K_q$ at every order (more of the step's signal reaches the output), hence
+# a smaller gap. The code checks all four statements.
+
+# %%
+z_ex = 2.0
+rates_ex = [0.001, 0.01, 0.1, 1.0]
+orders_sub = np.array([0.5, 1.0, 2.0, 4.0, 8.0])
+rhos_ex = [rdp.PoissonSubsampledGaussian(q, z_ex).rho(1.0) for q in rates_ex]
+gaps_sub = np.array([explorers.subsampled_gap_series(q, orders_sub, z=z_ex)[0].y for q in rates_ex])
+parabola = rhos_ex[0] * orders_sub * (orders_sub + 1)
+for q, row in zip(rates_ex, gaps_sub):
+    print(f"q = {q:<5g}: Γ(t) / (ρ t(t+1)) = {np.round(row / parabola, 4)}")
+assert all(rho == 1 / (2 * z_ex**2) for rho in rhos_ex)  # ρ does not depend on q
+assert np.all(gaps_sub >= -1e-12) and np.all(gaps_sub <= parabola + 1e-12)
+assert np.all(np.diff(gaps_sub, axis=0) <= 1e-12)  # the gap falls as q grows, at every order
+assert np.max(np.abs(gaps_sub[-1])) < 1e-9  # q = 1: the plain Gaussian step
+
+# %% [markdown]
+# With $z = 2$ the gap at $q = 0.1$ still reaches about 99% of the parabola, where with $z = 1$ it reached 98% at
+# $t = 1$ and only 58% at $t = 8$: with more noise a sampled record hides better, $K_q$ stays small to higher orders,
+# and the share of the parabola that zCDP charges for nothing is even larger.
+#
+# ```{solution-end}
+# ```
+
+# %% [markdown]
+# ```{exercise} Four mechanisms or one with a quarter of the variance? (★★, derive)
+# :label: ex-explorers-lattice
+#
+# For continuous Gaussians, composing $m = 4$ mechanisms of variance $\sigma^2 = 1$ is exactly as private as one
+# mechanism of variance $1/4$: both are $\mu$-GDP with $\mu = 2$. Is the same true of discrete Gaussians? Derive the
+# atoms of the two privacy losses, the loss of one $N_{\mathbb Z}(0, 1/4)$ and the sum of the losses of four
+# $N_{\mathbb Z}(0, 1)$, and show that the two privacy profiles cannot be equal. Then check what you derived with
+# `explorers.discrete_continuous_series(1.0, [4])` and `explorers.discrete_continuous_series(0.25, [1])`.
+# ```
+#
+# ```{solution-start} ex-explorers-lattice
+# :class: dropdown
+# ```
+#
+# By section 3, one mechanism $N_{\mathbb Z}(0, \sigma^2)$ with a unit shift has the loss
+# $L(x) = (2x - 1)/(2\sigma^2)$ at output $x \in \mathbb Z$. For $\sigma^2 = 1/4$ that is $L = 2(2x - 1)$: the atoms
+# are $\dots, -6, -2, 2, 6, 10, \dots$, spaced 4 apart, and none lies strictly between 2 and 6. For four mechanisms
+# of variance 1 the losses add, $\sum_{i=1}^4 (2x_i - 1)/2 = x_1 + x_2 + x_3 + x_4 - 2$, and as the $x_i$ range over
+# $\mathbb Z$ the sum takes every integer value: atoms spaced 1 apart, among them 3, 4 and 5, each with positive
+# probability under $P$.
+#
+# Now compare the profiles on $(2, 6)$. Writing $\delta(\varepsilon) = \sum_{\ell > \varepsilon}
+# P(L = \ell)\,(1 - e^{\varepsilon - \ell})$ ({prf:ref}`def-pld`), the single mechanism's profile on $[2, 6]$ is
+# $A - B e^{\varepsilon}$ with constants $A, B > 0$ (the same atoms $\ell \ge 6$ contribute throughout), so
+# $\varepsilon \mapsto \delta(\varepsilon) = A - Be^\varepsilon$ is smooth there. The composition's profile loses the
+# contribution of the atom $\ell = 4$ as $\varepsilon$ passes 4: its slope
+# $\delta'(\varepsilon) = -\sum_{\ell > \varepsilon} P(L = \ell)\,e^{\varepsilon - \ell}$ jumps by
+# $P(L = 4)\,e^{0} > 0$ there, so it has a kink at $\varepsilon = 4$ where the single mechanism's profile has none.
+# The two profiles are different functions, although both pairs have the same variance of the loss. Composition is
+# not the same as shrinking the variance: the sum of four discrete Gaussians is not a discrete Gaussian.
+#
+# The code checks it: the two calls use the same $\mu$, hence the same grid of $\varepsilon$ and the same continuous
+# curve, while the discrete curves differ by far more than their certified error of $10^{-6}$ relative.
+
+# %%
+four = explorers.discrete_continuous_series(1.0, [4], points=12)  # four mechanisms N_Z(0, 1)
+one = explorers.discrete_continuous_series(0.25, [1], points=12)  # one mechanism N_Z(0, 1/4)
+assert np.array_equal(four[0].x, one[0].x)  # the same ε grid (the same μ = 2)
+assert np.allclose(four[1].y, one[1].y, rtol=1e-12)  # the continuous profiles coincide
+ratio_ex = four[0].y / one[0].y
+print("ε:                          ", np.round(four[0].x, 2))
+print("δ(4 × N_Z(0, 1)) / δ(N_Z(0, 1/4)):", np.array2string(ratio_ex, precision=3))
+assert np.max(np.abs(np.log(ratio_ex))) > 0.5  # the discrete profiles differ by far more than 1e-6
+
+# %% [markdown]
+# The ratio swings above and below 1 as $\varepsilon$ passes the atoms $2, 6, 10, 14$ of the single mechanism's loss,
+# the scallops of {numref}`fig-explorers-discrete` at $\sigma^2 = 0.25$.
+#
+# ```{solution-end}
+# ```
+
+# %% [markdown]
+# ```{exercise} The error is the aliased mass (★★, code)
 # :label: ex-explorers-aliasing
 #
 # Take $\sigma^2 = 8$ and $t = 0$: `explorers.trapezoid_series(8, range(8, 41, 4), targets=(0,))`. Check that each
@@ -471,7 +616,7 @@ explorers.live("trapezoid")
 # ```
 #
 # ```{solution-start} ex-explorers-aliasing
-# :class: dropdown
+# :class: dropdown instructor-only
 # ```
 #
 # The identity of {prf:ref}`prop-fourier-aliasing` holds exactly, so the measured error and the alias sum must agree
@@ -502,58 +647,11 @@ assert 1.5 <= needed[8] / needed[2] <= 2.5 and 1.5 <= needed[32] / needed[8] <= 
 # ```
 
 # %% [markdown]
-# ## 5. A census pair's curves by allocation
-#
-# The 2020 Census {term}`DHC` File used 43 {term}`allocations <allocation>` of its privacy-loss budget, and the
-# privacy of one record is that of a *pair* of allocations $(k, l)$: replacing a record changes counts along the
-# geographic path of the old record and along that of the new one ({prf:ref}`prop-census-pairs`). The full sweep of
-# {doc}`05_census_dhc` computed every pair's curves with certified bounds; this explorer reads them.
-# {numref}`fig-explorers-census` pairs allocation `census_k` = 13 ({term}`M0`, the sieve paper's Table 1) with
-# allocation $l$, chosen by the slider. The left panel draws the pair's exact $\delta(\varepsilon)$ beside the
-# $\delta$ of the Bureau's $\rho$-zCDP statement, with $\rho = 4.9622$ converted by
-# $\varepsilon = \rho + 2\sqrt{\rho\log(1/\delta)}$ ({prf:ref}`prop-primer-zcdp-to-dp`). The right panel draws how far
-# the exact curve is from a continuous Gaussian with the same $\rho$ ($\mu$-GDP with $\mu^2 = 2\rho$), as the relative
-# distance $|\delta/\delta_{\mathrm{Gauss}} - 1|$, next to the certified relative error of $\delta$: a distance below
-# that error is not resolved.
-#
-# **What to try, and what to expect.** On the left, nothing moves: every allocation sums to the same $\rho$, and with
-# 100 to 160 mechanisms composed (allocation 13's 80 and the 20 to 80 of allocation $l$) the pair behaves like a Gaussian: each of the 43 curves is within a relative
-# $3 \times 10^{-5}$ of the same Gaussian curve, invisible on this scale. The zCDP curve lies above the exact one
-# everywhere, and by a factor that grows with $\varepsilon$: about 7 at $\varepsilon = 8.7$, 57 at
-# $\varepsilon = 26.7$ (where the Bureau's $\delta$ is $5 \times 10^{-11}$) and 140 at $\varepsilon = 42$. The reason
-# is that the conversion is a {term}`Chernoff bound`: its $\delta = e^{-(\varepsilon - \rho)^2/4\rho}$ keeps the
-# exponential rate of a Gaussian tail but not the factor in front of it. For a Gaussian privacy loss with
-# $\mu^2 = 2\rho$ the exact profile is about $e^{-(\varepsilon - \rho)^2/4\rho}\,\mu/(\sqrt{2\pi}\,x_1x_2)$ with
-# $x_{1,2} = \varepsilon/\mu \mp \mu/2$ (the normal tail $\Phi(-x) \approx e^{-x^2/2}/(x\sqrt{2\pi})$ applied to
-# {prf:ref}`def-gdp`), so the overstatement grows roughly like $\varepsilon^2$. On the right each allocation leaves
-# its own trace. For most allocations the distance to the Gaussian peaks between about $10^{-10}$ and $10^{-8}$; it is
-# largest for allocations 6 and 12 (about $3 \times 10^{-5}$) and 39 (about $8 \times 10^{-6}$), and for allocations
-# 14 and 21 the distance stays below the certified error at every $\varepsilon$, so the exact curve cannot be told
-# apart from the Gaussian at all. Where the distance is above the certified error it is real, and everywhere it is far
-# too small to matter for the release. {doc}`06_edgeworth` finds the pairs (13, 13) and (6, 6) this close to a Gaussian; the
-# explorer shows the same for all 43 partners of allocation 13, each with its certified error beside it.
-
-# %% mystnb={"figure": {"caption": "Explorer 5: census pair (13, l), read from the full sweep. Left: the exact \u03b4(\u03b5) and the \u03b4 of the Bureau's zCDP statement (\u03c1 = 4.9622). Right: the relative distance of the exact \u03b4 to a continuous Gaussian with the same \u03c1, and the certified relative error of \u03b4. The slider sets the allocation l (1 to 43).", "name": "fig-explorers-census"}} tags=["remove-input"]
-census_pairs = explorers.census_explorer(census_results, k=census_k)
-display(HTML(explorers.plotly_html(census_pairs)))
-
-# %% tags=["remove-input", "print-only"]
-explorers.static_figure(census_pairs)
-plt.show()
-
-# %% [markdown]
-# Live: any pair $(k, l)$ with every noise variance scaled by $c$, recomputed exactly (a few seconds per move). With
-# $c < 1$ (less noise) the exact $\delta$ rises, and so does the zCDP curve, since $\rho$ becomes $4.9622/c$.
-
-# %% tags=["remove-output", "nbval-ignore-output"]
-explorers.live("census")
-
-# %% [markdown]
-# ```{exercise} Another row of the census
+# ```{exercise} Another row of the census (★★, code)
 # :label: ex-explorers-census
 #
-# Set `census_k = 1` in the parameters cell and re-run the chapter, or call
-# `explorers.census_series(1, l, out_dir=census_results)` for every allocation `l` in `census.ALLOCATIONS`. Check that
+# Write a loop that calls `explorers.census_series(1, l, out_dir=census_results)` for every allocation `l` in
+# `census.ALLOCATIONS` (row 1 of the census, where the explorer shows row `census_k` = 13). Check that
 # the Bureau's zCDP curve lies above the exact $\delta$ for every pair $(1, l)$, even after adding the certified
 # error, and find the allocation $l$ whose curve is farthest from the Gaussian. Is it the same as in row 13?
 # ```
@@ -585,20 +683,3 @@ for k in (row_k, census_k):
 #
 # ```{solution-end}
 # ```
-
-# %% [markdown]
-# ## Summary
-#
-# - The zCDP parameter $\rho$ keeps one number of a Rényi curve. What it forgets, the gap $\Gamma(t)$, is zero for
-#   Gaussian noise, of order $s^2$ for a Gaussian mixture (levelling off at $\log 2$ at high orders) and $s^4$ for
-#   Laplace noise ({prf:ref}`prop-zcdp-three-noises`), and under Poisson subsampling it rises to the whole parabola
-#   $\rho\,t(t+1)$ as $q \to 0$ ({prf:ref}`prop-zcdp-subsampling`).
-# - The privacy loss of discrete Gaussian noise lives on a lattice with spacing $1/\sigma^2$; at small $\sigma^2$ its
-#   profile is scalloped around the continuous one, above and below it, and the two merge as $\sigma^2$ or the number
-#   of compositions grows.
-# - The trapezoid rule's error is the aliased probability mass $N$ lattice points away; it falls like a Gaussian in
-#   $N/\sigma$, and the rigorous bound the engine uses lies above it.
-# - Every census pair $(13, l)$ is within $3 \times 10^{-5}$ relative of a continuous Gaussian with the same $\rho$,
-#   and the Bureau's zCDP statement overstates its $\delta$ by a factor from about 7 to 140 over the range drawn.
-# - Each picture is one function of `accountbook.explorers` evaluated over a grid; calling it with your own arguments,
-#   and checking a prediction with an `assert`, turns a picture into evidence.

@@ -14,18 +14,15 @@
 # ---
 
 # %% [markdown]
+# (chapter-calibration)=
 # # Calibrating exactly
 #
-# Every chapter so far has asked how private a given release is. An analyst usually asks the converse: *how little
-# noise can I add and still meet my privacy target?* That is {term}`noise calibration`, and every accountant in
-# common use answers it on floating-point numbers with no statement about the answer's accuracy. This chapter
-# answers it with a proof on both sides: at the noise returned the target holds, with the certified error bound
-# of the exact privacy profile, and with one grid step less noise the target certainly fails.
-#
 # ```{admonition} What you will learn
+# :class: tip
+#
 # - why the {term}`zCDP` rule calibrates too much noise, and how to find the smallest noise the exact curve allows;
-# - what a two-sided certificate for a calibration is, and why it needs no assumption that privacy improves with
-#   noise;
+# - what a two-sided certificate for a calibration is, what it proves without assuming that privacy improves with
+#   noise, and why, for discrete noise, that assumption can fail;
 # - how a target given as a trade-off curve — a set of points, or $\mu$-GDP — is checked *between* its points and
 #   in its tail, by the duality between trade-off functions and privacy profiles;
 # - how much variance the exact calibration gives back for a census pair, for the whole census and for an
@@ -33,10 +30,18 @@
 # ```
 #
 # ```{admonition} What you need
+# :class: note
+#
 # The {term}`privacy profile` $\delta(\varepsilon)$ and its certified evaluation ({doc}`02_fourier_inversion`,
 # {doc}`04_sieve`), the census pairs ({doc}`05_census_dhc`), and the duality between {term}`trade-off functions
 # <trade-off function>` and privacy profiles ({prf:ref}`prop-primer-duality` in the {doc}`00_primer`).
 # ```
+#
+# Every chapter so far has asked how private a given release is. An analyst usually asks the converse: *how little
+# noise can I add and still meet my privacy target?* That is {term}`noise calibration`, and every accountant in
+# common use answers it on floating-point numbers with no statement about the answer's accuracy. This chapter
+# answers it with a proof on both sides: at the noise returned the target holds, with the certified error bound
+# of the exact privacy profile, and with one grid step less noise the target certainly fails.
 #
 # ## From the zCDP rule to the smallest noise
 #
@@ -53,8 +58,14 @@
 # certified on both sides: at $v$ every level of the target holds with its certified bound (the computed
 # $\delta(\varepsilon)$ plus its error bound is at most the target's), and at $v - h$ some level certainly fails
 # (the computed $\delta$ minus its bound exceeds the target). The search is a bisection, which assumes that more
-# noise never raises $\delta$ — true of every composition in this book, though no theorem for discrete Gaussians —
-# but the two-sided statement at its end is checked, not assumed: it is computed at $v$ and at $v - h$.
+# noise never raises $\delta$. For continuous Gaussians that is post-processing: $N(0, v\sigma^2)$ is
+# $N(0, \sigma^2)$ plus independent noise. For discrete Gaussians it is no theorem, and it can fail:
+# {numref}`ex-calibrate-monotone` shows a single discrete Gaussian whose $\delta$ rises with its variance, and a
+# target at which a smaller multiplier than the bisection's also meets the target. The two-sided statement at the
+# end of the search is therefore checked, not assumed: it is computed at $v$ and at $v - h$, and it proves that the
+# target holds at $v$ and fails at $v - h$. That no multiplier further below meets the target rests on $\delta$
+# falling with the noise; for the census pair below, the certified $\delta$ falls at each of the multipliers drawn in
+# {numref}`fig-calibrate-pair`.
 
 # %% tags=["parameters", "hide-cell"]
 target_eps = "26.340588852722"  # the Bureau's epsilon at delta = 1e-10 (rho = 4.9622), as in chapter 5
@@ -109,6 +120,7 @@ low, high = 0.9 * float(min(one.scale, one.zcdp_scale)), 1.05 * float(max(one.sc
 scales = np.linspace(low, high, 26)
 deltas = [float(accountlib.ShiftPair([r / F(str(v)) for r in census.pair_rhos(*pair)]).delta([F(target_eps)])[0].delta)
           for v in scales]
+assert all(b < a for a, b in zip(deltas, deltas[1:]))  # more variance, less delta, at every multiplier drawn
 fig, ax = plt.subplots(figsize=(6.4, 3.6))
 ax.semilogy(scales, deltas, color="C0", label=f"exact δ at ε = {float(F(target_eps)):.2f}")
 ax.axhline(float(F(target_delta)), color="gray", ls="--", label=f"target δ = {float(F(target_delta)):g}")
@@ -281,9 +293,27 @@ fig.tight_layout()
 plt.show()
 
 # %% [markdown]
+# ## Summary
+#
+# - The smallest noise meeting a target is found on a grid of variance multipliers and certified on both sides: the
+#   target holds at the answer with the certified bound of the exact profile, and certainly fails one step below.
+#   That it is the smallest overall rests on $\delta$ falling as the noise grows, which discrete Gaussians do not
+#   always do ({numref}`ex-calibrate-monotone`).
+# - For census pair (13, 13) at the Bureau's $(26.34, 10^{-10})$ about a tenth of the variance comes back; the
+#   census-wide answer, the largest of the pairs' smallest multipliers, is checked on all 946 pairs, which at this
+#   target agree to well within a grid step.
+# - A trade-off target given as points is checked by duality: one certified $\delta$ per segment, holding between
+#   the points, up to an allowance of $10^{-30}$ on $\beta$ that decides only curves starting at $g(0) = 1$; a $\mu$-GDP
+#   target is checked through chords of $G_\mu$ and shows that the rule $\rho' = \mu^2/2$ is unsafe for discrete noise.
+# - Float calibrations of the continuous Gaussian either add variance (a few percent to the zCDP rule's sixty here)
+#   or land just below the true smallest, on the unsafe side for discrete noise, as dp_accounting's PLD calibration
+#   does at this target; dp_accounting's own routine, run on the certified accountant, returns an answer the target
+#   holds at.
+
+# %% [markdown]
 # ## Exercises
 #
-# ```{exercise} A stricter delta
+# ```{exercise} A stricter delta (★, run)
 # :label: ex-calibrate-delta
 #
 # Set `target_delta = "1e-15"` in the parameters cell (the Bureau's $\varepsilon$ unchanged) and run the chapter, or
@@ -308,7 +338,7 @@ print(f"exact {float(strict.scale):.3f}, zCDP {float(strict.zcdp_scale):.3f}, sa
 # ```{solution-end}
 # ```
 #
-# ```{exercise} The certified epsilon of a delta
+# ```{exercise} The certified epsilon of a delta (★, run)
 # :label: ex-calibrate-epsilon
 #
 # `accountlib.epsilon(composition, delta)` returns an interval $[\varepsilon_{lo}, \varepsilon_{hi}]$ with the
@@ -332,7 +362,7 @@ print(f"epsilon in [{float(interval.lower):.9f}, {float(interval.upper):.9f}]")
 # ```{solution-end}
 # ```
 #
-# ```{exercise} A curve given by two guarantees
+# ```{exercise} A curve given by two guarantees (★★, code)
 # :label: ex-calibrate-curve
 #
 # A release must be both $(1, 10^{-2})$-DP and $(3, 10^{-8})$-DP. The trade-off function of $(\varepsilon, \delta)$-DP is
@@ -343,7 +373,7 @@ print(f"epsilon in [{float(interval.lower):.9f}, {float(interval.upper):.9f}]")
 # ```
 #
 # ```{solution-start} ex-calibrate-curve
-# :class: dropdown
+# :class: dropdown instructor-only
 # ```
 #
 # Points on the curve at every multiple of $1/400$ will do (between two kinks they are collinear, and a chord across
@@ -370,18 +400,173 @@ print(f"multiplier {float(fit.scale):.4f}; f(0.00375) = {float(between.beta):.6f
 # %% [markdown]
 # ```{solution-end}
 # ```
+
+# %% [markdown]
+# ```{exercise} The zCDP rule in closed form (★, derive)
+# :label: ex-calibrate-zcdp-rule
 #
-# ## Summary
+# Solve the conversion $\varepsilon = \rho + 2\sqrt{\rho\log(1/\delta)}$ for the largest budget $\rho^\ast$ that meets
+# a target $(\varepsilon, \delta)$, and derive the variance multiplier the zCDP rule gives a release of zCDP budget
+# $\rho'$. Check your formula against `one.zcdp_scale` for pair (13, 13), and explain why it is 1 at the Bureau's own
+# target.
+# ```
 #
-# - The smallest noise meeting a target is found on a grid of variance multipliers and certified on both sides: the
-#   target holds at the answer with the certified bound of the exact profile, and certainly fails one step below.
-# - For census pair (13, 13) at the Bureau's $(26.34, 10^{-10})$ about a tenth of the variance comes back; the
-#   census-wide answer, the largest of the pairs' smallest multipliers, is checked on all 946 pairs, which at this
-#   target agree to well within a grid step.
-# - A trade-off target given as points is checked by duality: one certified $\delta$ per segment, holding between
-#   the points, up to an allowance of $10^{-30}$ on $\beta$ that decides only curves starting at $g(0) = 1$; a $\mu$-GDP
-#   target is checked through chords of $G_\mu$ and shows that the rule $\rho' = \mu^2/2$ is unsafe for discrete noise.
-# - Float calibrations of the continuous Gaussian either add variance (a few percent to the zCDP rule's sixty here)
-#   or land just below the true smallest, on the unsafe side for discrete noise, as dp_accounting's PLD calibration
-#   does at this target; dp_accounting's own routine, run on the certified accountant, returns an answer the target
-#   holds at.
+# ```{solution-start} ex-calibrate-zcdp-rule
+# :class: dropdown
+# ```
+#
+# Write $L = \log(1/\delta)$ and $x = \sqrt\rho$. The conversion reads $x^2 + 2\sqrt L\,x = \varepsilon$, that is
+# $(x + \sqrt L)^2 = \varepsilon + L$, whose positive root is $x = \sqrt{\varepsilon + L} - \sqrt L$. Its left side
+# increases with $x$, so every $\rho \le \rho^\ast$ meets the target and
+#
+# $$\rho^\ast = \bigl(\sqrt{\varepsilon + \log(1/\delta)} - \sqrt{\log(1/\delta)}\bigr)^2 .$$
+#
+# Multiplying every variance by $v$ divides every $\rho_i = 1/\sigma_i^2$ by $v$, and so divides the release's zCDP
+# budget $\rho' = \sum_i\rho_i/2$ by $v$. The rule's multiplier is the smallest $v$ with $\rho'/v \le \rho^\ast$:
+# $v_{\mathrm{zCDP}} = \rho'/\rho^\ast$. The Bureau's $\varepsilon = 26.340588852722$ at $\delta = 10^{-10}$ is the
+# conversion evaluated at its own $\rho = 4.9622$, which is the $\rho'$ of pair (13, 13), so $\rho^\ast = \rho'$ and
+# $v_{\mathrm{zCDP}} = 1$ (to the twelve digits of $\varepsilon$; the library rounds $\rho^\ast$ down to twelve
+# significant digits, on the safe side).
+
+# %%
+log_inv_delta = float(np.log(1 / float(F(target_delta))))
+rho_star = (np.sqrt(float(F(target_eps)) + log_inv_delta) - np.sqrt(log_inv_delta)) ** 2
+rho_pair = float(sum(census.pair_rhos(*pair))) / 2
+print(f"rho* = {rho_star:.10f}, rho' of pair {pair} = {rho_pair:.10f}, "
+      f"rule's multiplier {rho_pair / rho_star:.10f} (library: {float(one.zcdp_scale):.10f})")
+assert abs(rho_pair / rho_star - float(one.zcdp_scale)) < 1e-9 and abs(rho_pair / rho_star - 1) < 1e-9
+
+# %% [markdown]
+# ```{solution-end}
+# ```
+#
+# ```{exercise} The zCDP allocation (★★, derive)
+# :label: ex-calibrate-allocation
+#
+# Show that among budgets $\rho_1, \dots, \rho_k > 0$ with a fixed zCDP total $\sum_i \rho_i/2 = \rho^\ast$, the loss
+# $\sum_i w_i\sigma_i^2 = \sum_i w_i/\rho_i$ is smallest for $\rho_i \propto \sqrt{w_i}$, with minimum
+# $\bigl(\sum_i\sqrt{w_i}\bigr)^2/(2\rho^\ast)$. Check the minimum against `mine.zcdp_loss`, the loss of the zCDP
+# allocation in the section on allocations, and check that the shapes $\rho_i \propto w_i^\gamma$ for other $\gamma$
+# lose more under the zCDP rule.
+# ```
+#
+# ```{solution-start} ex-calibrate-allocation
+# :class: dropdown instructor-only
+# ```
+#
+# By the Cauchy–Schwarz inequality,
+#
+# $$\Bigl(\sum_i \sqrt{w_i}\Bigr)^2 = \Bigl(\sum_i \sqrt{w_i/\rho_i}\,\sqrt{\rho_i}\Bigr)^2
+#   \le \Bigl(\sum_i \frac{w_i}{\rho_i}\Bigr)\Bigl(\sum_i \rho_i\Bigr) = 2\rho^\ast\sum_i \frac{w_i}{\rho_i},$$
+#
+# so every allocation has loss at least $(\sum_i\sqrt{w_i})^2/(2\rho^\ast)$, with equality exactly when the vectors
+# $(\sqrt{w_i/\rho_i})$ and $(\sqrt{\rho_i})$ are proportional, that is $\rho_i = c\sqrt{w_i}$. The constraint fixes
+# $c = 2\rho^\ast/\sum_j\sqrt{w_j}$, and then $\sum_i w_i/\rho_i = \sum_i \sqrt{w_i}/c =
+# (\sum_i\sqrt{w_i})^2/(2\rho^\ast)$. (A Lagrange multiplier gives the same: $w_i/\rho_i^2 = \lambda$ for every $i$.)
+# The exact calibration then keeps this shape, or one of the shapes $w_i^\gamma$ near it, and scales it as far as the
+# exact profile allows; the zCDP loss is the baseline it is compared with.
+
+# %%
+rho_target = float(calibration.zcdp_rho_for(peer_eps, F(str(peer_delta))))
+roots_w = np.sqrt(np.array(weights, dtype=float))
+zcdp_minimum = roots_w.sum() ** 2 / (2 * rho_target)
+print(f"(sum sqrt w)^2 / (2 rho*) = {zcdp_minimum:.6f}; library's zCDP loss {float(mine.zcdp_loss):.6f}")
+assert abs(zcdp_minimum / float(mine.zcdp_loss) - 1) < 1e-9
+for gamma in (0.3, 0.4, 0.45, 0.55, 0.6, 0.7):
+    shape = np.array(weights, dtype=float) ** gamma
+    rhos_gamma = 2 * rho_target * shape / shape.sum()  # the same zCDP total
+    assert np.sum(np.array(weights) / rhos_gamma) > zcdp_minimum
+
+# %% [markdown]
+# ```{solution-end}
+# ```
+#
+# ```{exercise} Is the bisection's answer the smallest? (★★★, open)
+# :label: ex-calibrate-monotone
+#
+# The calibration certifies that the target holds at the multiplier $v$ it returns and fails at $v - h$. It is the
+# smallest multiplier meeting the target only if $\delta(\varepsilon)$ never rises as the noise grows. Take one
+# discrete Gaussian mechanism with $\sigma^2 = 10$ (`[F(1, 10)]`) and the target $(\varepsilon, \delta) =
+# (2, 6.75 \times 10^{-12})$: compare the multiplier `accountlib.calibrate` returns with the certified check
+# (`accountlib.check`) at $v = 1.025$, and explain what you see from the lattice of the privacy loss. Then the open
+# question: for which compositions of discrete Gaussians is $\delta(\varepsilon)$ non-increasing in the variance
+# multiplier (for the census pairs, say), and how could a calibration certify that its answer is the smallest
+# without that property?
+# ```
+#
+# ```{solution-start} ex-calibrate-monotone
+# :class: dropdown
+# ```
+#
+# *What the computation shows.* The bisection returns $v \approx 1.04$ with its two-sided certificate, yet at
+# $v = 1.025$, more than ten grid steps below, the target holds too, with its certified bound. The certified
+# $\delta(2)$ falls from $1.8 \times 10^{-11}$ at $v = 1$ to about $6.72 \times 10^{-12}$ at $v = 1.025$, *rises* to about
+# $6.82 \times 10^{-12}$ at $v = 1.033$, and falls again; every step of that rise is larger than the certified errors
+# by about eight orders of magnitude. So the set of multipliers that meet the target is not an interval, and neither a
+# bisection nor the one-step-below certificate can find its smallest element.
+#
+# *Why.* By section 3 of {doc}`11_explorers`, the loss of one $N_{\mathbb Z}(0, \sigma^2)$ with a unit shift takes the
+# values $\ell_x = (2x - 1)/(2\sigma^2)$, and $\delta(\varepsilon) = \sum_{\ell_x > \varepsilon} P(x)\,(1 -
+# e^{\varepsilon - \ell_x})$. The atom $x = 21$ sits at $\ell = 41/(2\sigma^2)$, which crosses $\varepsilon = 2$ at
+# $\sigma^2 = 10.25$. Just before the crossing its term is a mass times $1 - e^{\varepsilon - \ell}$, which falls
+# steeply to zero: $\delta$ falls fast. After the crossing that term is gone, and what remains is the sum over the
+# atoms above $\varepsilon$, whose $P$-mass grows as the wider noise moves mass outward: $\delta$ rises, until the
+# next atom approaches $\varepsilon$. A continuous Gaussian has no atoms, and the rise never wins.
+#
+# *Why the continuous proof does not carry over.* For the continuous Gaussian, $N(0, v\sigma^2) = N(0, \sigma^2) *
+# N(0, (v - 1)\sigma^2)$, so the noisier mechanism is a post-processing of the other and cannot be less private. For
+# the discrete Gaussian the analogous kernel would be a distribution $\nu$ on $\mathbb Z$ with
+# $N_{\mathbb Z}(0, \sigma_2^2) = N_{\mathbb Z}(0, \sigma_1^2) * \nu$; its Fourier coefficients are those of the
+# ratio of the two characteristic functions, and the code below finds a negative one (for $\sigma_1^2 = 1/4$,
+# $\sigma_2^2 = 1/2$), so no such $\nu$ exists. More generally, for one pair of distributions a post-processing from
+# the less noisy to the noisier pair exists exactly when the trade-off functions are ordered (Blackwell's theorem for
+# binary experiments, on which f-DP is built {cite}`dong2022gaussian`), and the computation above shows they are not.
+#
+# *What is known, and approaches.* (i) Blackwell's theorem reduces the question for compositions to single
+# mechanisms in one direction: if each mechanism's trade-off function grows with its variance over the range used,
+# each noisier pair is a post-processing of the less noisy one, the product of these kernels post-processes the whole
+# composition, and so every composition is monotone too. The example shows that the condition fails for one
+# mechanism already at $\sigma^2 \approx 10$, so a proof for the census pairs must use the composition itself. (ii) As the number of mechanisms grows, the composed loss
+# becomes nearly Gaussian ({doc}`06_edgeworth`), and the rises, which come from single atoms crossing $\varepsilon$,
+# shrink with the atoms' masses; a quantitative form of this, a bound on how far $\delta$ can rise between two
+# multipliers in terms of the largest atom of the composed loss, would settle the census case if it came out below
+# the certified errors. We know of no such bound. (iii) Without monotonicity a calibration can still certify a global
+# answer: a bound on the derivative of $\delta(\varepsilon)$ in $v$ between grid points (each term of the sum is
+# smooth in $v$ between atom crossings) would turn finitely many certified checks below $v$ into a proof that no
+# multiplier in an interval $[v_0, v)$ meets the target, with $v_0$ from a lower bound on $\delta$ such as that of the
+# continuous Gaussian of the same $\rho$ plus its distance to the discrete one. Nobody has carried this out for the
+# census pairs; for them the evidence is only the monotone certified values of {numref}`fig-calibrate-pair`.
+
+# %%
+single = [F(1, 10)]  # one discrete Gaussian, sigma^2 = 10
+tight = accountlib.ApproximateDP(2, "6.75e-12")
+bisected = accountlib.calibrate(single, tight)
+lower_v = F(1025, 1000)
+(at_lower,) = accountlib.check([r / lower_v for r in single], tight)
+print(f"bisection: v = {float(bisected.scale):.4f} (step {float(bisected.step):.4f}), "
+      f"fails one step below: {bisected.proven_smallest}")
+print(f"at v = {float(lower_v)}: delta = {float(at_lower.point.delta):.4e} + bound {float(at_lower.point.error_bound):.0e}"
+      f" <= 6.75e-12: {at_lower.status}")
+assert bisected.proven_smallest and lower_v < bisected.scale - 10 * bisected.step and at_lower.status == "holds"
+
+grid_v = [F(1000 + 3 * k, 1000) for k in range(15)]
+points = [accountlib.ShiftPair([r / v for r in single]).delta([F(2)])[0] for v in grid_v]
+for v, point in zip(grid_v, points):
+    print(f"v = {float(v):.3f} (sigma^2 = {float(10 * v):.2f}): delta(2) = {float(point.delta):.4e}")
+rises = [(v, a, b) for v, a, b in zip(grid_v[1:], points, points[1:])
+         if b.delta - b.error_bound > a.delta + a.error_bound]  # certified rises
+print("certified rises of delta with more noise at v =", [float(v) for v, _, _ in rises])
+assert rises
+
+# the would-be convolution kernel from sigma^2 = 1/4 to 1/2 has a negative coefficient
+ks = np.arange(-40, 41)
+pmf_narrow, pmf_wide = (np.exp(-ks**2 / (2 * s2)) / np.exp(-ks**2 / (2 * s2)).sum() for s2 in (0.25, 0.5))
+theta = 2 * np.pi * np.arange(512) / 512
+char = lambda pmf: (pmf[None, :] * np.cos(np.outer(theta, ks))).sum(axis=1)  # noqa: E731
+kernel = np.real(np.fft.ifft(char(pmf_wide) / char(pmf_narrow)))
+print(f"kernel coefficients nu_0..nu_3: {np.round(kernel[:4], 5)}")
+assert kernel.min() < -1e-3 and abs(kernel.sum() - 1) < 1e-12
+
+# %% [markdown]
+# ```{solution-end}
+# ```

@@ -53,6 +53,7 @@ __all__ = [
     "discrete_continuous_series",
     "trapezoid_series",
     "census_series",
+    "zcdp_parabola_series",
     "gap_explorer",
     "subsampled_gap_explorer",
     "discrete_continuous_explorer",
@@ -64,7 +65,7 @@ __all__ = [
     "live",
 ]
 
-_PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b")
+_PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
 _DASH_MPL = {"solid": "-", "dash": "--", "dot": ":", "dashdot": "-."}
 
 
@@ -162,7 +163,7 @@ def subsampled_gap_series(q: float, orders, *, z: float = 1.0, s: float = 1.0) -
     """Γ(t) of the Poisson-subsampled Gaussian with rate ``q`` and noise multiplier ``z`` (unifying paper Prop. 4.2)."""
     orders = np.asarray(_grid(orders, "orders"), dtype=float)
     mech = rdp.PoissonSubsampledGaussian(q, z)
-    return [Series(f"q = {q:.3g}, z = {z:.3g}", orders, np.array([mech.gap(t, s) for t in orders]), color=0)]
+    return [Series(f"Γ(t), q = {q:.3g}, z = {z:.3g}", orders, np.array([mech.gap(t, s) for t in orders]), color=0)]
 
 
 def discrete_continuous_series(sigma2: float, ms=(1, 4, 16), *, smallest_delta: float = 1e-12,
@@ -281,13 +282,21 @@ def gap_explorer(shifts=(0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0), orders=
                     [gap_series(s, orders) for s in shifts], [Panel("order t", "Γ(t)")])
 
 
+def zcdp_parabola_series(rho: float, orders, *, color: int = 7) -> Series:
+    """The zCDP parabola ρ·t(t+1) at ``orders``: the most the gap Γ(t) = ρ·t(t+1) − K(t) can be, since K ≥ 0."""
+    orders = np.asarray(_grid(orders, "orders"), dtype=float)
+    return Series("zCDP parabola ρ·t(t+1)", orders, rho * orders * (orders + 1), color=color, dash="dash")
+
+
 def subsampled_gap_explorer(rates=(0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 0.6), orders=None, *, z: float = 1.0
                             ) -> Explorer:
+    """Γ(t) of the Poisson-subsampled Gaussian for each rate, with the zCDP parabola ρ·t(t+1) it rises towards."""
     orders = np.linspace(0.1, 12.0, 40) if orders is None else orders
     rates = _grid(rates, "rates")
+    frames = [subsampled_gap_series(q, orders, z=z)
+              + [zcdp_parabola_series(rdp.PoissonSubsampledGaussian(q, z).rho(1.0), orders)] for q in rates]
     return Explorer("subsampled-gap", f"Γ(t) of the Poisson-subsampled Gaussian (z = {z:g})", "sampling rate q",
-                    rates, [subsampled_gap_series(q, orders, z=z) for q in rates],
-                    [Panel("order t", "Γ(t)", log_y=True)])
+                    rates, frames, [Panel("order t", "Γ(t)", log_y=True)])
 
 
 def discrete_continuous_explorer(sigma2s=(0.25, 0.5, 1, 2, 5, 10, 50), ms=(1, 4, 16)) -> Explorer:
@@ -307,7 +316,7 @@ def trapezoid_explorer(sigma2s=(0.5, 2, 8, 32), node_counts=range(4, 101, 4), ta
 
 def census_explorer(out_dir, k: int = 13, allocations=None) -> Explorer:
     allocations = list(census.ALLOCATIONS) if allocations is None else _grid(allocations, "allocations", integer=True)
-    return Explorer("census", f"DHC pair ({k}, l): δ(ε), the zCDP bound, and the distance to a Gaussian", "allocation l", allocations,
+    return Explorer("census", f"DHC pair ({k}, l): exact δ(ε), the zCDP bound, distance to a Gaussian", "allocation l", allocations,
                     [census_series(k, l, out_dir=out_dir) for l in allocations],
                     [Panel("ε", "δ(ε)", log_y=True), Panel("ε", "relative distance to the Gaussian", log_y=True)],
                     labels=[str(l) for l in allocations])
@@ -326,39 +335,83 @@ def _compact(values) -> np.ndarray:
     return values
 
 
-def plotly_figure(explorer: Explorer, *, height: int = 460):
-    """A Plotly figure with one set of traces per value and a slider that shows one set at a time."""
+PANEL_HEIGHT = 330  # pixels of plot area of a figure with one panel
+STACKED_PANEL_HEIGHT = 240  # pixels of plot area per panel where panels are stacked
+MOST_HEIGHT = 820  # the tallest figure: the slider and all the panels fit on a screen 900 pixels high
+PANEL_GAP = 95  # pixels between stacked panels: the upper panel's tick labels and x-axis title fit in it
+TITLE_MARGIN = 60  # pixels above the first panel, for the title alone
+SLIDER_MARGIN = 150  # pixels below the last panel: tick labels, x-axis title, then the slider
+
+
+def _log_ticks(explorer: Explorer, p: int, panel: Panel) -> dict:
+    """Tick labels at powers of ten only (every k-th decade, at most about six labels) on a logarithmic y axis:
+    Plotly's own choice adds labels 2 and 5 between decades, which crowd a panel a few hundred pixels high."""
+    if not panel.log_y:
+        return {}
+    values = np.concatenate([np.asarray(series.y, dtype=float) for frame in explorer.frames for series in frame
+                             if series.panel == p] or [np.array([1.0])])
+    values = values[np.isfinite(values) & (values > 0)]
+    if values.size == 0:
+        return {}
+    decades = math.log10(values.max()) - math.log10(values.min())
+    return {"dtick": max(1, math.ceil(decades / 6)), "tick0": 0}
+
+
+def legend_name(panel: int) -> str:
+    """The layout key of panel ``panel``'s legend: ``legend``, ``legend2``, ``legend3``, ..."""
+    return "legend" if panel == 0 else f"legend{panel + 1}"
+
+
+def plotly_figure(explorer: Explorer, *, height: int | None = None):
+    """A Plotly figure with one set of traces per value and a slider that shows one set at a time.
+
+    The panels are stacked one above the other, each with its own legend to the right of it, so that no
+    legend covers the title or a curve and no axis title reaches into another panel; every trace is named
+    in its panel's legend. ``height`` defaults to :data:`PANEL_HEIGHT` pixels of plot area for one panel and
+    :data:`STACKED_PANEL_HEIGHT` per panel for more, so that a reader sees the slider and every panel together.
+    """
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
 
     panels = explorer.panels or [Panel("x", "y")]
-    fig = make_subplots(rows=1, cols=len(panels), horizontal_spacing=0.12)
+    n = len(panels)
+    if height is None:
+        height = TITLE_MARGIN + SLIDER_MARGIN + (n * STACKED_PANEL_HEIGHT + (n - 1) * PANEL_GAP if n > 1
+                                                 else PANEL_HEIGHT)
+    plot_height = height - TITLE_MARGIN - SLIDER_MARGIN
+    spacing = PANEL_GAP / plot_height if n > 1 else 0.0
+    fig = make_subplots(rows=n, cols=1, vertical_spacing=spacing)
     owner = []
     for i, frame in enumerate(explorer.frames):
         for series in frame:
             fig.add_trace(go.Scatter(
                 x=_compact(series.x), y=_compact(series.y), name=series.name, legendgroup=series.name,
-                showlegend=series.panel == 0 or len(panels) == 1, visible=i == 0,
+                legend=legend_name(series.panel), showlegend=True, visible=i == 0,
                 mode="lines+markers" if series.markers else "lines",
                 line={"color": _PALETTE[series.color % len(_PALETTE)], "dash": series.dash,
                       "width": 1 if series.markers else 2.5},
                 marker={"size": 7},
-            ), row=1, col=series.panel + 1)
+            ), row=series.panel + 1, col=1)
             owner.append(i)
+    legends = {}
     for p, panel in enumerate(panels):
-        fig.update_xaxes(title_text=panel.x_title, type="log" if panel.log_x else "linear", row=1, col=p + 1,
+        fig.update_xaxes(title_text=panel.x_title, type="log" if panel.log_x else "linear", row=p + 1, col=1,
                          exponentformat="power")
-        fig.update_yaxes(title_text=panel.y_title, type="log" if panel.log_y else "linear", row=1, col=p + 1,
-                         exponentformat="power")
+        fig.update_yaxes(title_text=panel.y_title, type="log" if panel.log_y else "linear", row=p + 1, col=1,
+                         exponentformat="power", **_log_ticks(explorer, p, panel))
+        top = fig.layout[f"yaxis{p + 1 if p else ''}"].domain[1]
+        legends[legend_name(p)] = {"x": 1.02, "xanchor": "left", "y": top, "yanchor": "top",
+                                   "font": {"size": 13}, "tracegroupgap": 2}
     steps = [{"method": "update", "label": explorer.label(i),
               "args": [{"visible": [o == i for o in owner]}]} for i in range(len(explorer.frames))]
     fig.update_layout(
-        title={"text": explorer.title, "font": {"size": 17}},
+        title={"text": explorer.title, "font": {"size": 17}, "x": 0, "xanchor": "left", "xref": "paper",
+               "y": 1 - 18 / height, "yanchor": "top", "yref": "container"},
         template="plotly_white", height=height, font={"size": 14},
-        margin={"l": 70, "r": 20, "t": 60, "b": 40},
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0},
-        sliders=[{"active": 0, "steps": steps, "pad": {"t": 55}, "len": 1.0,
+        margin={"l": 80, "r": 20, "t": TITLE_MARGIN, "b": SLIDER_MARGIN},
+        sliders=[{"active": 0, "steps": steps, "pad": {"t": 70}, "len": 1.0,
                   "currentvalue": {"prefix": f"{explorer.parameter} = ", "font": {"size": 15}}}],
+        **legends,
     )
     return fig
 
@@ -458,7 +511,9 @@ def live(key: str, *, out_dir=None):
     if os.environ.get(BATCH_EXECUTION) == "1":
         from IPython.display import HTML
 
-        return HTML(f"<p><em>Live controls for the {key} explorer: run this chapter in Jupyter.</em></p>")
+        return HTML("<p><em>Live controls for this explorer appear here when you run this chapter in Jupyter "
+                    "(<code>make lab</code>): sliders that recompute its curves with accountlib for any value, "
+                    "not only the precomputed ones above.</em></p>")
     import ipywidgets as widgets
 
     log_slider = widgets.FloatLogSlider
@@ -468,7 +523,9 @@ def live(key: str, *, out_dir=None):
                           "Γ(t)", s=log_slider(value=0.3, base=10, min=-2, max=0.5, step=0.05, **slider_layout),
                           t_max=widgets.FloatSlider(value=4.0, min=0.5, max=10.0, step=0.5, **slider_layout))
     if key == "subsampled-gap":
-        return _live_view(lambda q, z: subsampled_gap_series(q, np.linspace(0.1, 12, 40), z=z),
+        return _live_view(lambda q, z: subsampled_gap_series(q, np.linspace(0.1, 12, 40), z=z) + [
+                              zcdp_parabola_series(rdp.PoissonSubsampledGaussian(q, z).rho(1.0),
+                                                   np.linspace(0.1, 12, 40))],
                           [Panel("order t", "Γ(t)", log_y=True)], "Poisson-subsampled Gaussian",
                           q=log_slider(value=0.01, base=10, min=-3, max=0, step=0.1, **slider_layout),
                           z=widgets.FloatSlider(value=1.0, min=0.5, max=4.0, step=0.1, **slider_layout))
