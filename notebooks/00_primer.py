@@ -31,15 +31,18 @@
 # ```{admonition} What you need
 # :class: note
 #
-# Undergraduate probability (distributions, expectations, the normal distribution) and a little
-# statistics (a hypothesis test, its type I and type II errors). No prior knowledge of differential
-# privacy is assumed. To run the code, see [Running the book yourself](../book/running.md); the
+# From {doc}`14_foundations`: mechanisms, neighbouring data sets and sensitivity
+# ({prf:ref}`def-found-neighbours`, {prf:ref}`def-found-sensitivity`), the Laplace and Gaussian mechanisms,
+# post-processing and composition. Undergraduate probability (distributions, expectations, the normal
+# distribution) and a little statistics (a hypothesis test, its type I and type II errors). To run the code, see [Running the book yourself](../book/running.md); the
 # [glossary](../book/glossary.md) and the [notation table](../book/notation.md) collect every term and
 # symbol used in the book.
 # ```
 #
-# Every later chapter uses the words defined here, and every definition below appears once, numbered,
-# so that later chapters can point back to it. Each definition is followed by a small example that
+# The {doc}`foundations chapter <14_foundations>` built the basic toolkit: the Laplace and Gaussian
+# mechanisms, sensitivity, composition and post-processing, with $(\varepsilon, \delta)$ as a pair of numbers.
+# This chapter turns the pair into curves and distributions. Every later chapter uses the words defined here,
+# and every definition below appears once, numbered, so that later chapters can point back to it. Each definition is followed by a small example that
 # `accountlib`, the library behind this book, computes; the notebook only narrates and draws.
 
 # %% tags=["parameters", "hide-cell"]
@@ -63,7 +66,8 @@ from accountlib.theory import conversions, edgeworth, pairs, profiles, rdp
 #
 # A *mechanism* $M$ takes a data set $D$ and returns a random output, for instance a count with noise
 # added. Two data sets are *neighbours* when they differ in one person's record; in the census, one
-# record is *replaced* by another. Differential privacy {cite}`dwork2006calibrating,dwork2006our`
+# record is *replaced* by another (the foundations chapter compares this with adding or removing a record,
+# {prf:ref}`def-found-neighbours`). Differential privacy {cite}`dwork2006calibrating,dwork2006our`
 # asks that the output distributions on {term}`neighbouring data sets` be close, so that nothing an observer
 # sees depends much on any one person. Write $P$ for the law of $M(D)$ and $Q$ for the law of $M(D')$.
 # All privacy accounting in this book is about such a fixed, ordered pair $(P, Q)$.
@@ -209,7 +213,7 @@ gaussian_tradeoff = conversions.profile_to_tradeoff(gdp_epsilons, gdp_profile, a
 print(f"σ = {sigma}: largest certified error bound on the discrete trade-off curve {worst_bound:.1e}")
 
 # %% tags=["remove-cell"]
-from myst_nb import glue  # values for `python -m accountlib sweep notebook`
+from myst_nb import glue
 
 glue("tradeoff_gap_to_gdp", max(abs(float(p.beta) - g) for p, g in zip(discrete_tradeoff, gaussian_tradeoff)),
      display=False)
@@ -442,9 +446,28 @@ print(f"number of pairs k ≤ l: {len(census.all_pairs())}")
 # digits. That is what the chapters on the discrete Gaussian, {term}`Fourier inversion`, the {term}`trapezoidal rule` and
 # the {term}`sieve` build up to, and what the census chapter then reports.
 #
+# ## Summary
+#
+# - A mechanism acting on two neighbouring data sets gives an ordered pair of output distributions
+#   $(P, Q)$; every notion of this book describes that pair.
+# - $(\varepsilon, \delta)$-DP ({prf:ref}`def-approx-dp`) bounds the two one-sided privacy profiles
+#   ({prf:ref}`def-privacy-profile`); keeping both loses nothing, keeping their maximum can.
+# - The trade-off function ({prf:ref}`def-tradeoff`) reads privacy as the errors of the best test; it is
+#   dual to the profiles. $\mu$-GDP ({prf:ref}`def-gdp`) is the Gaussian case, and the discrete Gaussian
+#   is close to it but not equal.
+# - The PLD ({prf:ref}`def-pld`) is the law of the log-likelihood ratio; it convolves under composition.
+# - RDP ({prf:ref}`def-rdp`) records the PLD's exponential moments; $\rho$-zCDP ({prf:ref}`def-zcdp`) keeps
+#   one number and loses the gap $\Gamma$, which is zero only for Gaussian noise.
+# - The census adds discrete Gaussian noise to 10 queries × 8 geographic levels with budgets given by one
+#   of 43 allocations ({prf:ref}`def-allocation`); replacing one record changes counts along two paths, so
+#   its privacy is that of a *pair* of allocations, and there are 946 pairs.
+#
+# The next chapter starts from the discrete Gaussian itself. Works cited here are listed in the
+# [bibliography](../book/bibliography.md); the exercises follow.
+#
 # ## Exercises
 #
-# ```{exercise} Randomised response
+# ```{exercise} Randomised response (★, derive)
 # :label: ex-primer-response
 #
 # A person answers truthfully with probability $p > 1/2$. Show that randomised response is
@@ -474,14 +497,15 @@ print("ε* = log", ratio, "=", math.log(ratio))
 # ```{solution-end}
 # ```
 #
-# ```{exercise} The privacy-loss distribution determines the profile
+# ```{exercise} The privacy-loss distribution determines the profile (★, code)
 # :label: ex-primer-pld
 #
-# Using only `three.pld()` (the PLD of the three-outcome pair) and the identity
-# $\delta_{P\Vert Q}(\varepsilon) = \mathbb{E}_P[(1 - e^{\varepsilon - L})_+]$, recover $\delta_{P\Vert Q}$ at
-# $e^\varepsilon \in \{1, 2, 3\}$ and compare with the direct computation. Then do the same for the reverse
-# direction from the PLD of the reversed pair. (`accountlib.theory.pairs.curves_from_pld` computes both
-# one-sided curves from one PLD; use it as a check.)
+# Write a function that takes only `three.pld()` (the atoms $(r_j, w_j)$: likelihood ratio and $P$-mass) and
+# returns $\delta_{P\Vert Q}(\log s)$ through the identity
+# $\delta_{P\Vert Q}(\varepsilon) = \mathbb{E}_P[(1 - e^{\varepsilon - L})_+]$, in exact fractions. Compare it with the
+# direct computation at $e^\varepsilon \in \{1, 2, 3\}$, then do the same for the reverse direction from the PLD
+# of the reversed pair. (`accountlib.theory.pairs.curves_from_pld` computes both one-sided curves from one PLD;
+# use it as a check.)
 # ```
 #
 # ```{solution-start} ex-primer-pld
@@ -489,11 +513,21 @@ print("ε* = log", ratio, "=", math.log(ratio))
 # ```
 #
 # With atoms $(r_j, P\text{-mass } w_j)$ of the likelihood ratio $r = e^{L}$, the identity reads
-# $\delta_{P\Vert Q}(\log s) = \sum_j w_j (1 - s/r_j)_+$. The library's recovery gives the same exact
-# fractions, in both directions:
+# $\delta_{P\Vert Q}(\log s) = \sum_j w_j (1 - s/r_j)_+$ (an atom at $r = \infty$ contributes its whole mass).
+# The function below, the direct sum and the library's recovery give the same exact fractions, in both
+# directions:
 
 # %%
+def delta_from_pld(pld, s):
+    """δ(log s) = Σ_j w_j (1 − s/r_j)_+ over the atoms (r_j, w_j); an atom at r = ∞ counts whole."""
+    s = Fraction(s)
+    return sum((w if r == math.inf else w * max(Fraction(0), 1 - s / r) for r, w in pld),
+               Fraction(0))
+
+
 for s in (1, 2, 3):
+    assert delta_from_pld(three.pld(), s) == three.delta_at_ratio(s)
+    assert delta_from_pld(three.reverse().pld(), s) == three.reverse().delta_at_ratio(s)
     forward, reverse = pairs.curves_from_pld(three.pld(), s)
     assert forward == three.delta_at_ratio(s)
     assert reverse == three.reverse().delta_at_ratio(s)
@@ -503,7 +537,7 @@ for s in (1, 2, 3):
 # ```{solution-end}
 # ```
 #
-# ```{exercise} Discrete against continuous: change σ and run
+# ```{exercise} Discrete against continuous (★, run)
 # :label: ex-primer-sigma
 #
 # In the parameters cell at the top, set `sigma = 0.5`, then `sigma = 2.0`, and re-run the chapter (or
@@ -536,7 +570,7 @@ assert differences[0.5] > differences[1.0] > differences[2.0]
 # ```{solution-end}
 # ```
 #
-# ```{exercise} The census budget through two conversions
+# ```{exercise} The census budget through two conversions (★★, derive)
 # :label: ex-primer-census
 #
 # (a) Check that every pair $(k, k)$ of the census has $\rho = 4.9622$. (b) At $\delta = 10^{-10}$,
@@ -545,7 +579,7 @@ assert differences[0.5] > differences[1.0] > differences[2.0]
 # ```
 #
 # ```{solution-start} ex-primer-census
-# :class: dropdown
+# :class: dropdown instructor-only
 # ```
 #
 # (a) Each allocation sums to 4.9622 and the pair doubles it before halving. (b) The Rényi conversion is
@@ -565,21 +599,54 @@ assert renyi <= bureau
 # ```{solution-end}
 # ```
 #
-# ## Summary
+# ```{exercise} Gaussian differential privacy composes in squares (★★, derive)
+# :label: ex-primer-gdp-composition
 #
-# - A mechanism acting on two neighbouring data sets gives an ordered pair of output distributions
-#   $(P, Q)$; every notion of this book describes that pair.
-# - $(\varepsilon, \delta)$-DP ({prf:ref}`def-approx-dp`) bounds the two one-sided privacy profiles
-#   ({prf:ref}`def-privacy-profile`); keeping both loses nothing, keeping their maximum can.
-# - The trade-off function ({prf:ref}`def-tradeoff`) reads privacy as the errors of the best test; it is
-#   dual to the profiles. $\mu$-GDP ({prf:ref}`def-gdp`) is the Gaussian case, and the discrete Gaussian
-#   is close to it but not equal.
-# - The PLD ({prf:ref}`def-pld`) is the law of the log-likelihood ratio; it convolves under composition.
-# - RDP ({prf:ref}`def-rdp`) records the PLD's exponential moments; $\rho$-zCDP ({prf:ref}`def-zcdp`) keeps
-#   one number and loses the gap $\Gamma$, which is zero only for Gaussian noise.
-# - The census adds discrete Gaussian noise to 10 queries × 8 geographic levels with budgets given by one
-#   of 43 allocations ({prf:ref}`def-allocation`); replacing one record changes counts along two paths, so
-#   its privacy is that of a *pair* of allocations, and there are 946 pairs.
+# (a) Show that the privacy loss of the pair $N(0, 1)$ against $N(\mu, 1)$, with $Y \sim N(0, 1)$, is
+# $L = \mu^2/2 - \mu Y$, so the PLD ({prf:ref}`def-pld`) is $N(\mu^2/2, \mu^2)$. (b) Deduce that composing
+# $\mu_1$-, …, $\mu_k$-GDP Gaussian mechanisms gives the PLD of $\mu$-GDP with $\mu^2 = \sum_i \mu_i^2$, as
+# {prf:ref}`def-gdp` states. (c) Derive the profile $\delta_\mu(\varepsilon)$ of {prf:ref}`def-gdp` from
+# $\delta(\varepsilon) = \mathbb{E}_P[(1 - e^{\varepsilon - L})_+]$, and check (b) and (c) numerically.
+# ```
 #
-# The next chapter starts from the discrete Gaussian itself. Works cited here are listed in the
-# [bibliography](../book/bibliography.md).
+# ```{solution-start} ex-primer-gdp-composition
+# :class: dropdown instructor-only
+# ```
+#
+# (a) $\log\bigl(\phi(y)/\phi(y - \mu)\bigr) = \bigl((y - \mu)^2 - y^2\bigr)/2 = \mu^2/2 - \mu y$; with $Y \sim N(0, 1)$
+# this is normal with mean $\mu^2/2$ and variance $\mu^2$. (b) Independent mechanisms have product densities,
+# so their privacy losses add: a sum of independent $N(\mu_i^2/2, \mu_i^2)$ is $N(\mu^2/2, \mu^2)$ with
+# $\mu^2 = \sum_i\mu_i^2$, the PLD of a single pair with shift $\mu$. Since the PLD determines the profile
+# and the trade-off function, the composition is $\mu$-GDP. (c) With $L = \mu^2/2 + \mu Z$, $Z \sim N(0, 1)$,
+#
+# $$\delta(\varepsilon) = \Pr[L > \varepsilon] - e^{\varepsilon}\,\mathbb{E}\bigl[e^{-L}\mathbf 1\{L > \varepsilon\}\bigr]
+#   = \Phi\Bigl(-\frac{\varepsilon}{\mu} + \frac{\mu}{2}\Bigr) - e^{\varepsilon}\,\Phi\Bigl(-\frac{\varepsilon}{\mu} - \frac{\mu}{2}\Bigr),$$
+#
+# because $\mathbb{E}[e^{-L}\mathbf 1\{L > \varepsilon\}]$ is the probability of $\{L > \varepsilon\}$ under $Q$, where
+# $L \sim N(-\mu^2/2, \mu^2)$. The code integrates $(1 - e^{\varepsilon - L})_+$ against the composed PLD of three
+# mechanisms and compares it with the closed form at the combined $\mu$.
+
+# %%
+from scipy.integrate import quad
+
+mus = [0.3, 0.5, 1.2]
+mu_total = math.sqrt(sum(m**2 for m in mus))
+mean, sd = sum(m**2 for m in mus) / 2, mu_total  # the composed PLD N(Σμ²/2, Σμ²)
+
+def pld_density(loss):
+    return math.exp(-((loss - mean) / sd) ** 2 / 2) / (sd * math.sqrt(2 * math.pi))
+
+
+for eps_check in (0.0, 0.5, 1.0, 3.0):
+    def integrand(loss):
+        return -math.expm1(eps_check - loss) * pld_density(loss)  # (1 − e^{ε − L})_+
+
+    numeric, _ = quad(integrand, eps_check, mean + 40 * sd, epsabs=1e-14, epsrel=1e-12)
+    closed = edgeworth.gdp_delta(eps_check, mu_total)
+    assert abs(numeric - closed) < 1e-10, (eps_check, numeric, closed)
+    print(f"ε = {eps_check}: δ from the composed PLD {numeric:.10f}, "
+          f"δ_μ at μ = {mu_total:.4f}: {closed:.10f}")
+
+# %% [markdown]
+# ```{solution-end}
+# ```

@@ -75,9 +75,14 @@ sigma2_lambda4 = ["0.1", "0.2", "0.4", "1", "2", "4", "10"]  # the sieve paper's
 sigma2_cf = ["0.05", "0.3", "2.5", "20.9", "909.1"]  # from below the census' smallest σ² (0.668) to its largest
 
 # %% tags=["hide-cell"]
+import html
+import math
+
 import matplotlib.pyplot as plt
 import mpmath
 import numpy as np
+from IPython.display import HTML
+from myst_nb import glue
 
 from accountlib.engine import discrete_gaussian as dg
 from accountbook import ledger
@@ -220,8 +225,8 @@ print(f"bound / exact at k = 25: {bound[-1] / exact_tail[-1]:.1f}")
 # variance, than a Gaussian has. Computing $\kappa_4$ as $m_4 - 3m_2^2$ cancels catastrophically
 # ($\lambda_4 \approx 10^{-81}$ at $\sigma^2 = 10$), so `cumulants` splits the cumulant generating
 # function by Poisson summation into $\sigma^2t^2/2$ plus the log of a small periodic factor and
-# differentiates only the latter. The sieve paper's Appendix A.1 lists $\lambda_4$ for seven variances;
-# each is recorded in the [ledger](../book/ledger.md).
+# differentiates only the latter. The sieve paper's Appendix A.1 lists $\lambda_4$ for seven variances,
+# which this section recomputes.
 #
 # A word on the vocabulary. The {term}`cumulant`s $\kappa_j$ are the Taylor coefficients of the cumulant
 # generating function $K(t) = \log \mathbb E e^{tX}$: $\kappa_2$ is the variance, and for a normal
@@ -240,19 +245,16 @@ print(f"bound / exact at k = 25: {bound[-1] / exact_tail[-1]:.1f}")
 # Keeping only the $u = \pm1$ terms, with $q = e^{-2\pi^2\sigma^2}$, the second term is about
 # $2q(\cos(2\pi\sigma^2t) - 1)$, whose fourth derivative at zero gives $\kappa_4 \approx 2q(2\pi\sigma^2)^4 > 0$,
 # and whose second derivative gives $\kappa_2 \approx \sigma^2 - 2q(2\pi\sigma^2)^2 < \sigma^2$: the variance is
-# slightly *smaller* than the parameter, as announced. The table below prints our $\kappa_4$, our
-# $\lambda_4$ next to the paper's value; the [ledger](../book/ledger.md) compares the two (our value rounded
-# as the paper rounds it must equal the paper's digits, and the paper's inequality must hold).
+# slightly *smaller* than the parameter, as announced. The table below prints $\kappa_4$ and $\lambda_4$ at
+# the seven variances of the sieve paper's table.
 
 # %% tags=["hide-input", "nbval-check-output"]
-lambda4_ours = {}
-print(f"{'sigma2':>6} {'kappa4':>10} {'lambda4 (ours)':>16} {'paper':>9}")
+lambda4_values = {}
+print(f"{'sigma2':>6} {'kappa4':>10} {'lambda4':>12}")
 for s2 in sigma2_lambda4:
-    ours = dg.lambda4(s2, dps=dps)
+    lambda4_values[s2] = dg.lambda4(s2, dps=dps)
     kappa4 = dg.cumulants(s2, 4, dps=dps)[3]
-    lambda4_ours[f"sieve.A1.lambda4.sigma2={s2}"] = mpmath.nstr(ours, 12)
-    paper = ledger.claim(f"sieve.A1.lambda4.sigma2={s2}")["paper"]
-    print(f"{s2:>6} {mpmath.nstr(kappa4, 3):>10} {mpmath.nstr(ours, 6):>16} {paper:>9}")
+    print(f"{s2:>6} {mpmath.nstr(kappa4, 3):>10} {mpmath.nstr(lambda4_values[s2], 6):>12}")
 
 # %% [markdown]
 # $\lambda_4$ falls like $e^{-2\pi^2\sigma^2}$: by $\sigma^2 = 2.5$, the smallest variance of allocation 13,
@@ -268,7 +270,24 @@ for s2 in sigma2_lambda4:
 # leptokurtic. All seven values agree with the paper's table.
 
 # %% tags=["remove-cell"]
-_ = ledger.reproduce(lambda4_ours)
+rows = "".join(f"<tr><td>{s2}</td><td>{mpmath.nstr(v, 6)}</td>"
+               f"<td>{html.escape(ledger.claim(f'sieve.A1.lambda4.sigma2={s2}')['paper'])}</td></tr>"
+               for s2, v in lambda4_values.items())
+glue("lambda4_against_the_paper",
+     HTML("<table class='table'><thead><tr><th>σ²</th><th>λ₄ (this chapter)</th>"
+          f"<th>λ₄ (sieve paper)</th></tr></thead><tbody>{rows}</tbody></table>"),
+     display=False)
+_ = ledger.reproduce({f"sieve.A1.lambda4.sigma2={s2}": mpmath.nstr(v, 12) for s2, v in lambda4_values.items()})
+
+# %% [markdown]
+# ````{dropdown} Reproduction notes
+# The sieve paper's Appendix A.1 prints $\lambda_4$ at these seven variances. The
+# [reproduction ledger](../book/ledger.md) records both columns and checks that our value, rounded as the paper
+# rounds it, equals the paper's digits (and, at $\sigma^2 = 10$, that the paper's inequality holds).
+#
+# ```{glue} lambda4_against_the_paper
+# ```
+# ````
 
 # %% [markdown]
 # ## Adding two discrete Gaussians (the sieve paper's Figure 1)
@@ -318,9 +337,24 @@ print(f"largest |pmf - density| on the integers: {np.max(np.abs(values - density
 # and measures when it matters for privacy; the quadrature chapters show how to compute tail probabilities
 # of such sums exactly, for eighty terms at a time, to 35 digits.
 #
+# ## Summary
+#
+# - The discrete Gaussian $\mathcal N_{\mathbb Z}(0,\sigma^2)$ puts mass $e^{-x^2/2\sigma^2}/\Theta(\sigma^2)$ on
+#   each integer; its parameter $\sigma^2$ exceeds its variance, noticeably only for $\sigma^2$ below about 1.
+# - Its characteristic function has a direct and a dual form ({prf:ref}`prop-dg-dual`), related by Poisson
+#   summation; the direct one is cheap for small $\sigma^2$, the dual for large, and they agree to fifty
+#   digits at every variance tested.
+# - It is sub-Gaussian with parameter $\sigma^2$ ({prf:ref}`prop-dg-subgaussian`), so its tails can be cut
+#   with a rigorous error bound — the basis of every truncation in the quadrature chapters.
+# - Its fourth cumulant is positive: the law is leptokurtic, and $\lambda_4$ falls like $e^{-2\pi^2\sigma^2}$,
+#   from about 72 at $\sigma^2 = 0.1$ to below $10^{-50}$ at $\sigma^2 = 10$, matching the sieve paper's
+#   Appendix A.1 at all seven variances.
+# - Sums of discrete Gaussians oscillate around the normal density; {doc}`06_edgeworth` explains the
+#   oscillation and measures when it matters for privacy accounting.
+#
 # ## Exercises
 #
-# ```{exercise} Which form is cheaper?
+# ```{exercise} Which form is cheaper? (★, run)
 # :label: ex-dg-terms
 #
 # Add `"5"` and `"50"` to `sigma2_cf` in the parameters cell and re-run the chapter. How do the numbers of
@@ -351,22 +385,29 @@ print("sigma^2 = 5:", terms_5, "  sigma^2 = 50:", terms_50)
 # ```{solution-end}
 # ```
 #
-# ```{exercise} The tail bound at a larger variance
+# ```{exercise} How loose is the tail bound? (★★, derive)
 # :label: ex-dg-tail
 #
-# Redo the tail comparison of {numref}`fig-dg-tail` at $\sigma^2 = 10$ for $k = 0, 1, \dots, 40$. Does the
-# bound of {prf:ref}`prop-dg-subgaussian` still hold at every $k$, and is it looser far out than near the
-# centre?
+# Prove that the ratio of the bound of {prf:ref}`prop-dg-subgaussian` to the exact tail,
+# $e^{-k^2/2\sigma^2}/\Pr(X \ge k)$, is at most $\Theta(\sigma^2)$ for every integer $k \ge 0$, and that it tends to
+# $\Theta(\sigma^2)$ as $k \to \infty$. Then redo the tail comparison of {numref}`fig-dg-tail` at $\sigma^2 = 10$
+# for $k = 0, 1, \dots, 40$ and check both statements.
 # ```
 #
 # ```{solution-start} ex-dg-tail
-# :class: dropdown
+# :class: dropdown instructor-only
 # ```
 #
-# The proposition holds for every $\sigma^2$, so the bound must hold at every $k$. Since the tail
-# $\Pr(X \ge k) = \sum_{x \ge k} e^{-x^2/2\sigma^2}/\Theta(\sigma^2)$ is at least its first term, the ratio
-# bound / exact is at most $\Theta(\sigma^2)$; far out, where the first term dominates, it approaches that
-# value, so it is looser far out than near the centre.
+# The tail $\Pr(X \ge k) = \sum_{x \ge k} e^{-x^2/2\sigma^2}/\Theta(\sigma^2)$ is at least its first term
+# $e^{-k^2/2\sigma^2}/\Theta(\sigma^2)$, so the ratio is at most $\Theta(\sigma^2)$. For the limit, divide the tail
+# by its first term:
+#
+# $$\frac{\Theta(\sigma^2)\Pr(X \ge k)}{e^{-k^2/2\sigma^2}} = \sum_{j \ge 0} e^{-(2kj + j^2)/2\sigma^2}
+#   \le 1 + \sum_{j \ge 1} e^{-kj/\sigma^2} = 1 + \frac{e^{-k/\sigma^2}}{1 - e^{-k/\sigma^2}} \;\longrightarrow\; 1,$$
+#
+# so the ratio tends to $\Theta(\sigma^2)$: the bound is tight in the exponent and loose by at most the
+# constant $\Theta(\sigma^2) \approx \sqrt{2\pi\sigma^2}$, reached far out. The code checks the bound, the
+# constant and the geometric estimate at $\sigma^2 = 10$.
 
 # %%
 ks10 = range(0, 41)
@@ -377,28 +418,36 @@ ratio10 = [b / float(e) for e, b in zip(exact10, bound10)]
 assert ratio10[40] > ratio10[10] > 1
 theta10 = float(mpmath.exp(dg.log_normalizer("10", dps=30)))
 assert max(ratio10) <= theta10 * (1 + 1e-12)
+for k in range(1, 41):  # Θ·tail / first term lies between 1 and 1 + e^{-k/σ²}/(1 − e^{-k/σ²})
+    excess = theta10 * float(exact10[k]) / math.exp(-k**2 / 20)
+    assert 1 <= excess <= 1 + math.exp(-k / 10) / (1 - math.exp(-k / 10)) + 1e-12
 print(f"bound / exact at k = 10: {ratio10[10]:.2f}, at k = 40: {ratio10[40]:.2f}; Theta(10) = {theta10:.2f}")
 
 # %% [markdown]
 # ```{solution-end}
 # ```
 #
-# ```{exercise} The leading term of the fourth cumulant
+# ```{exercise} The leading term of the fourth cumulant (★★, derive)
 # :label: ex-dg-kappa4
 #
-# The derivation above gives $\kappa_4 \approx 2q(2\pi\sigma^2)^4$ with $q = e^{-2\pi^2\sigma^2}$, hence
-# $\lambda_4 \approx 2q(2\pi\sigma^2)^4/\sigma^4$ for large $\sigma^2$. Check this against `dg.lambda4` at
-# $\sigma^2 = 2$ and $4$. How accurate is it, and what is the relative size of the next term?
+# Starting from the Poisson-summation form of $K(t)$ above, keep only the $u = \pm 1$ terms and derive
+# $\kappa_4 \approx 2q(2\pi\sigma^2)^4$ with $q = e^{-2\pi^2\sigma^2}$, hence $\lambda_4 \approx 2q(2\pi\sigma^2)^4/\sigma^4$
+# for large $\sigma^2$. What is the relative size of the neglected terms? Check the approximation against
+# `dg.lambda4` at $\sigma^2 = 2$ and $4$.
 # ```
 #
 # ```{solution-start} ex-dg-kappa4
 # :class: dropdown
 # ```
 #
-# The neglected terms are of relative size $q = e^{-2\pi^2\sigma^2}$ (the $u = \pm 2$ terms and the square of
-# the $u = \pm1$ term in the logarithm, and the correction to $\kappa_2$), about $10^{-17}$ at $\sigma^2 = 2$. So
-# the approximation should agree to many digits, which the code checks at a loose $10^{-8}$; it also checks
-# that $\lambda_4$ is positive.
+# With only $u = 0, \pm1$, the ratio inside the logarithm is $(1 + 2q\cos(2\pi\sigma^2 t))/(1 + 2q)$, so
+# $K(t) - \sigma^2t^2/2 = \log(1 + 2q\cos(2\pi\sigma^2t)) - \log(1 + 2q) = 2q(\cos(2\pi\sigma^2 t) - 1) + O(q^2)$.
+# The fourth derivative of $\cos(ct)$ at $0$ is $c^4$, so $\kappa_4 = 2q(2\pi\sigma^2)^4(1 + O(q))$; the second
+# derivative is $-c^2$, so $\kappa_2 = \sigma^2 - 2q(2\pi\sigma^2)^2 + O(q^2)$ and $\kappa_2^2 = \sigma^4(1 + O(q))$
+# for $\sigma^2 \ge 1$. The neglected terms (the $u = \pm2$ terms, of size $q^4$, the square of the $u = \pm1$ term
+# in the logarithm, and the correction to $\kappa_2$) are of relative size $q = e^{-2\pi^2\sigma^2}$, about
+# $10^{-17}$ at $\sigma^2 = 2$. So the approximation should agree to many digits, which the code checks at a
+# loose $10^{-8}$; it also checks that $\lambda_4$ is positive.
 
 # %%
 for s2_check in ["2", "4"]:
@@ -415,17 +464,43 @@ for s2_check in ["2", "4"]:
 # ```{solution-end}
 # ```
 #
-# ## Summary
+# ```{exercise} The variance is below the parameter (★★, derive)
+# :label: ex-dg-variance
 #
-# - The discrete Gaussian $\mathcal N_{\mathbb Z}(0,\sigma^2)$ puts mass $e^{-x^2/2\sigma^2}/\Theta(\sigma^2)$ on
-#   each integer; its parameter $\sigma^2$ exceeds its variance, noticeably only for $\sigma^2$ below about 1.
-# - Its characteristic function has a direct and a dual form ({prf:ref}`prop-dg-dual`), related by Poisson
-#   summation; the direct one is cheap for small $\sigma^2$, the dual for large, and they agree to fifty
-#   digits at every variance tested.
-# - It is sub-Gaussian with parameter $\sigma^2$ ({prf:ref}`prop-dg-subgaussian`), so its tails can be cut
-#   with a rigorous error bound — the basis of every truncation in the quadrature chapters.
-# - Its fourth cumulant is positive: the law is leptokurtic, and $\lambda_4$ falls like $e^{-2\pi^2\sigma^2}$,
-#   from about 72 at $\sigma^2 = 0.1$ to below $10^{-50}$ at $\sigma^2 = 10$, matching the sieve paper's
-#   Appendix A.1 at all seven variances.
-# - Sums of discrete Gaussians oscillate around the normal density; {doc}`06_edgeworth` explains the
-#   oscillation and measures when it matters for privacy accounting.
+# Differentiate the dual form of the characteristic function twice at $\theta = 0$ to show that
+#
+# $$\operatorname{Var}X = \sigma^2 - \sigma^4\,\frac{\sum_{u\in\mathbb Z}(2\pi u)^2 e^{-2\pi^2\sigma^2u^2}}{\sum_{u\in\mathbb Z} e^{-2\pi^2\sigma^2u^2}}$$
+#
+# for $X \sim \mathcal N_{\mathbb Z}(0, \sigma^2)$, so that $\operatorname{Var}X < \sigma^2$ for every $\sigma^2 > 0$.
+# Check the formula against `dg.variance` at $\sigma^2 \in \{0.1, 0.5, 1, 2.5\}$.
+# ```
+#
+# ```{solution-start} ex-dg-variance
+# :class: dropdown instructor-only
+# ```
+#
+# Write $g(x) = e^{-\sigma^2x^2/2}$ and $Z = \sum_u g(2\pi u)$, so that $\varphi(\theta) = \sum_u g(\theta - 2\pi u)/Z$
+# ({prf:ref}`prop-dg-dual`). The series converges uniformly with its derivatives, so it may be differentiated
+# term by term, and $g''(x) = (\sigma^4x^2 - \sigma^2)g(x)$. Since $X$ is symmetric, $\mathbb E X = 0$ and
+#
+# $$\operatorname{Var}X = -\varphi''(0) = \frac{1}{Z}\sum_u \bigl(\sigma^2 - \sigma^4(2\pi u)^2\bigr)\,g(2\pi u)
+#   = \sigma^2 - \frac{\sigma^4}{Z}\sum_u (2\pi u)^2 e^{-2\pi^2\sigma^2u^2}.$$
+#
+# Every term of the last sum is non-negative and those with $u \ne 0$ are positive, so the variance is
+# strictly below $\sigma^2$. For large $\sigma^2$ the deficit is about $2\sigma^4(2\pi)^2e^{-2\pi^2\sigma^2}$,
+# the $\kappa_2$ correction of the cumulant derivation above.
+
+# %%
+for s2_check in ["0.1", "0.5", "1", "2.5"]:
+    with mpmath.workdps(dps):
+        s2_mp = mpmath.mpf(s2_check)
+        weights = [mpmath.exp(-2 * mpmath.pi**2 * s2_mp * u**2) for u in range(-30, 31)]
+        moment = sum((2 * mpmath.pi * u) ** 2 * w for u, w in zip(range(-30, 31), weights)) / sum(weights)
+        formula = s2_mp - s2_mp**2 * moment
+        direct = dg.variance(s2_check, dps=dps)
+        assert formula < s2_mp and abs(formula - direct) < mpmath.mpf(10) ** (-40), (s2_check, formula, direct)
+        print(f"sigma^2 = {s2_check}: Var X = {mpmath.nstr(direct, 12)} (formula {mpmath.nstr(formula, 12)})")
+
+# %% [markdown]
+# ```{solution-end}
+# ```
