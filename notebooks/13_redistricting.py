@@ -17,16 +17,6 @@
 # (chapter-redistricting)=
 # # The redistricting data, exactly
 #
-# The first data the Census Bureau published from the 2020 Census were not the {term}`DHC` File of
-# {doc}`05_census_dhc` but the *P.L. 94-171 redistricting data*: the counts of persons and of housing units that
-# every state needs to redraw its electoral districts, by race, Hispanic origin, voting age and group quarters,
-# down to the census block. They were protected by the same {term}`TopDown` algorithm with the same
-# {term}`discrete Gaussian` noise, and the Bureau signed one privacy certificate for each of its four runs
-# (persons and units, for the United States and for Puerto Rico), each stating a {term}`zCDP` budget $\rho$ and
-# the $(\varepsilon, \delta)$ it implies at $\delta = 10^{-10}$. This chapter computes the exact
-# $(\varepsilon, \delta)$ of those four runs, with certified error bounds, from allocations derived from the
-# Bureau's production code.
-#
 # ```{admonition} What you will learn
 # :class: tip
 #
@@ -48,6 +38,16 @@
 # ({doc}`02_fourier_inversion`, {doc}`04_sieve`), the pairs of allocations of {doc}`05_census_dhc`, and the two
 # zCDP conversions ({prf:ref}`prop-primer-zcdp-to-dp`, and the Rényi one of {doc}`05_census_dhc`).
 # ```
+#
+# The first data the Census Bureau published from the 2020 Census were not the {term}`DHC` File of
+# {doc}`05_census_dhc` but the *P.L. 94-171 redistricting data*: the counts of persons and of housing units that
+# every state needs to redraw its electoral districts, by race, Hispanic origin, voting age and group quarters,
+# down to the census block. They were protected by the same {term}`TopDown` algorithm with the same
+# {term}`discrete Gaussian` noise, and the Bureau signed one privacy certificate for each of its four runs
+# (persons and units, for the United States and for Puerto Rico), each stating a {term}`zCDP` budget $\rho$ and
+# the $(\varepsilon, \delta)$ it implies at $\delta = 10^{-10}$. This chapter computes the exact
+# $(\varepsilon, \delta)$ of those four runs, with certified error bounds, from allocations derived from the
+# Bureau's production code.
 #
 # ## Where the budgets come from
 #
@@ -94,6 +94,13 @@ NAMES = {"pl94-persons": "US persons", "pl94-units": "US units", "pl94-persons-p
          "pl94-units-pr": "PR units"}
 
 
+def path_name(path: str) -> str:
+    """A path of the spine in words: "plain", or the levels whose shares moved up, e.g. "absorbed: Tract, Block"."""
+    if path == "plain":
+        return "plain"
+    return "absorbed: " + ", ".join(level.replace("_Group", " group") for level in path.split("-")[1:])
+
+
 def interval_digits(interval) -> str:
     """The digits of a certified epsilon interval that every number in it shares."""
     return certified_digits((interval.lower + interval.upper) / 2, max(interval.upper - interval.lower, F(1, 10**9)))
@@ -109,8 +116,10 @@ print(f"global scale^2 = {scale2} (g = 339/542); {len(rows)} measurements on the
 print(f"{'level':12} {'share p':>10} {'queries':>8} {'level budget':>13} {'largest budget':>15}")
 for level, rhos in by_level.items():
     share = sum(rhos) * scale2
-    print(f"{level:12} {str(share):>10} {len(rhos):>8} {float(sum(rhos)):>13.6f} {float(max(rhos)):>15.6f}")
-print(f"total budget {sum(r for _, _, r in rows)} = 1/g^2 exactly: {sum(r for _, _, r in rows) == 1 / scale2}")
+    print(f"{level.replace('_Group', ' group'):12} {str(share):>10} {len(rhos):>8} {float(sum(rhos)):>13.6f} "
+          f"{float(max(rhos)):>15.6f}")
+assert sum(r for _, _, r in rows) == 1 / scale2
+print(f"total budget {sum(r for _, _, r in rows)} = 1/g^2, exactly")
 
 # %% [markdown]
 # The level budgets add up to $1/g^2 = 293764/114921 \approx 2.56$, which is the $\rho$ the certificate prints: in the
@@ -153,8 +162,10 @@ for release in releases:
     sizes = [len(pl94.pl94_allocation(release, p)) for p in paths]
     same = all(accountlib.ShiftPair(pl94.pl94_rhos(release, p, q)).rho == pl94.certificate(release)["rho"]
                for p, q in [(paths[0], paths[0]), (paths[0], paths[-1]), (paths[-1], paths[-1])])
+    assert same  # every pair's rho is the certificate's
     print(f"{NAMES[release]:11} {len(paths):>2} paths, {len(paths) * (len(paths) + 1) // 2:>3} pairs, "
-          f"{max(sizes)} to {min(sizes)} measurements per path; every pair's rho is the certificate's: {same}")
+          f"{max(sizes)} to {min(sizes)} measurements per path")
+print("every pair of every release has its certificate's rho")
 
 # %% [markdown]
 # ## The exact guarantee, worst case over the pairs
@@ -176,11 +187,11 @@ for release in releases:
     top, w = sweeps[release][0].point, worst[release]
     plain = next(r.point for r in sweeps[release] if r.path == r.other == "plain")
     print(f"{NAMES[release]}: at the certificate's epsilon {certificates[release]['epsilon_printed']},")
-    print(f"  worst pair {sweeps[release][0].path} / {sweeps[release][0].other}: "
-          f"delta = {certified_digits(top.delta, top.error_bound)}")
+    print(f"  worst pair: delta = {certified_digits(top.delta, top.error_bound)},")
+    print(f"    {path_name(sweeps[release][0].path)}\n    {path_name(sweeps[release][0].other)}")
     print(f"  plain / plain: delta = {certified_digits(plain.delta, plain.error_bound)}")
-    print(f"  at delta = {target_delta}: epsilon = {interval_digits(w)} ({w.checked} pairs checked),")
-    print(f"  decided by {w.pair[0]} / {w.pair[1]}")
+    print(f"  at delta = {target_delta}: epsilon = {interval_digits(w)} ({w.checked} pairs checked), decided by")
+    print(f"    {path_name(w.pair[0])}\n    {path_name(w.pair[1])}")
 
 # %% [markdown]
 # Two things stand out. The pair that is worst at the certificate's $\varepsilon$ need not be the pair that decides
@@ -243,7 +254,8 @@ for name, t in table.items():
     print(f"{name:12} {t['d_cks']:>10} {t['d_classical']:>10} {t['d_gaussian']:>10} {t['d_exact']:>16}")
 print()
 same = all(pl94.bureau_epsilon(release) == certificates[release]["epsilon"] for release in releases)
-print(f"the Bureau's conversion gives the certificates' printed fractions exactly: {same}")
+assert same
+print("the Bureau's conversion gives each certificate's printed fraction exactly")
 
 # %% tags=["remove-cell"]
 # the reproduction ledger: each certificate's rho, its epsilon by the Bureau's conversion, and its (epsilon, 1e-10)
@@ -289,7 +301,7 @@ ledger.reproduce({
 # $\varepsilon$ from 10 to 22, against the two zCDP curves and the continuous Gaussian (left), and its ratio to the
 # continuous Gaussian (right).
 
-# %% mystnb={"figure": {"caption": "US persons: the exact \u03b4(\u03b5) of the pair of paths that decides the certified \u03b5 at \u03b4 = 1e-10, absorbed-Tract-Block / absorbed-County-Tract-Block_Group-Block (blue dots, each certified to a relative 1e-6, far below the dots' size), against the two conversions of the certificate's \u03c1 = 2.56 (the classical one, red; Canonne, Kamath and Steinke's Cor. 13, the Bureau's, orange dashed) and the same budgets with continuous Gaussian noise (grey). The cross is the certificate's (17.14, 1e-10); lower is more private. Right: the exact \u03b4 divided by the continuous Gaussian's, on a linear axis: within two percent, on either side.", "name": "fig-redistricting-profile"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "US persons: the exact \u03b4(\u03b5) of the pair of paths that decides the certified \u03b5 at \u03b4 = 1e-10, the path with Tract and Block absorbed against the path with every level absorbed (County, Tract, Block group and Block; blue dots, each certified to a relative 1e-6, far below the dots' size), against the two conversions of the certificate's \u03c1 = 2.56 (the classical one, red; Canonne, Kamath and Steinke's Cor. 13, the Bureau's, orange dashed) and the same budgets with continuous Gaussian noise (grey). The cross is the certificate's (17.14, 1e-10); lower is more private. Right: the exact \u03b4 divided by the continuous Gaussian's, on a linear axis: within two percent, on either side.", "name": "fig-redistricting-profile"}} tags=["hide-input"]
 fig_pair = worst[figure_release].pair
 fig_rho = float(certificates[figure_release]["rho"])
 grid = [F(str(e)) for e in np.round(np.linspace(*figure_eps), 6)]
@@ -364,9 +376,25 @@ print(f"the lattice engines take up to {LATTICE_UP_TO:.0e} candidates")
 # construction: a worst case over pairs of spine patterns. The difference is that the DHC used the patterns that
 # occur (the Bureau published them), and here every possible pattern is taken.
 #
+# ## Summary
+#
+# - The redistricting data's budgets are exact rationals derived from the production code's global scale,
+#   geolevel shares and query shares; the optimised spine gives a block's path one of 16 splits (8 in Puerto Rico)
+#   with the same total $\rho = 1/g^2$, and a modified record composes its old and new blocks' paths, so the
+#   worst case is over pairs of paths — here over every pattern the spine rule can produce, erring towards less
+#   privacy.
+# - Worst case over the pairs, the exact $\delta$ at the certificates' $\varepsilon$ is several times below
+#   $10^{-10}$, and the exact $\varepsilon$ at $10^{-10}$ is about 16.47 for persons against the printed 17.14 and
+#   about 2.3635 for units against 2.47, in the US and in Puerto Rico alike: the certificates are conservative.
+# - The Bureau's printed $\varepsilon$ is Canonne, Kamath and Steinke's conversion of $\rho$, reproduced exactly;
+#   the classical conversion is looser, and the continuous Gaussian with the same $\rho$ lies within two
+#   percent of the exact curve, on either side of it (at $10^{-10}$, on the side of more privacy).
+# - These budgets have lattices of some $10^{15}$ nodes, out of the lattice engine's reach; the smoothed engine
+#   computes them with certified bounds at a cost set by the number of distinct budgets.
+#
 # ## Exercises
 #
-# ```{exercise} Every path has the certificate's rho
+# ```{exercise} Every path has the certificate's rho (★, derive)
 # :label: ex-redistricting-total
 #
 # Show that for every path, plain or absorbed, the budgets of one modified record satisfy
@@ -390,14 +418,14 @@ rho_persons = pl94.certificate("pl94-persons")["rho"]
 for path in pl94.pl94_paths("pl94-persons"):
     assert sum(r for _, _, r in pl94.derive_pl94_allocation("pl94-persons", path)) == rho_persons
     assert accountlib.ShiftPair(pl94.pl94_rhos("pl94-persons", "plain", path)).rho == rho_persons
-print(f"all {len(pl94.pl94_paths('pl94-persons'))} paths sum to {rho_persons} = (542/339)^2: "
-      f"{rho_persons == F(542, 339) ** 2}")
+assert rho_persons == F(542, 339) ** 2
+print(f"all {len(pl94.pl94_paths('pl94-persons'))} paths sum to {rho_persons} = (542/339)^2")
 
 # %% [markdown]
 # ```{solution-end}
 # ```
 #
-# ```{exercise} The curves cross
+# ```{exercise} The curves cross (★★, code)
 # :label: ex-redistricting-cross
 #
 # For US persons the pair with the largest $\delta$ at the certificate's $\varepsilon$ is not the pair that decides
@@ -407,7 +435,7 @@ print(f"all {len(pl94.pl94_paths('pl94-persons'))} paths sum to {rho_persons} = 
 # ```
 #
 # ```{solution-start} ex-redistricting-cross
-# :class: dropdown
+# :class: dropdown instructor-only
 # ```
 #
 # At the certificate's $\varepsilon$ the first pair has the larger $\delta$; at $\varepsilon_{hi}$, where $\delta$ is
@@ -421,7 +449,7 @@ deciding = worst["pl94-persons"].pair
 levels = [certificates["pl94-persons"]["epsilon"], worst["pl94-persons"].upper]
 for name, pair in [("first at 17.14", first), ("deciding at 1e-10", deciding)]:
     points = accountlib.ShiftPair(pl94.pl94_rhos("pl94-persons", *pair)).delta(levels)
-    print(f"{name:18} {pair[0]} / {pair[1]}")
+    print(f"{name}:\n    {path_name(pair[0])}\n    {path_name(pair[1])}")
     print("    " + ", ".join(f"delta({float(e):.4f}) = {certified_digits(p.delta, p.error_bound)}"
                              for e, p in zip(levels, points)))
 
@@ -429,7 +457,7 @@ for name, pair in [("first at 17.14", first), ("deciding at 1e-10", deciding)]:
 # ```{solution-end}
 # ```
 #
-# ```{exercise} Two engines, one answer
+# ```{exercise} Two engines, one answer (★, run)
 # :label: ex-redistricting-engines
 #
 # The US units' plain pair stays on the lattice. Compute its $\delta$ at the certificate's $\varepsilon$ with
@@ -456,18 +484,52 @@ for kind, p in answers.items():
 # ```{solution-end}
 # ```
 #
-# ## Summary
+# ```{exercise} The continuous benchmark: $\mu = \sqrt{2\rho}$ (★★, derive)
+# :label: ex-redistricting-gdp
 #
-# - The redistricting data's budgets are exact rationals derived from the production code's global scale,
-#   geolevel shares and query shares; the optimised spine gives a block's path one of 16 splits (8 in Puerto Rico)
-#   with the same total $\rho = 1/g^2$, and a modified record composes its old and new blocks' paths, so the
-#   worst case is over pairs of paths — here over every pattern the spine rule can produce, erring towards less
-#   privacy.
-# - Worst case over the pairs, the exact $\delta$ at the certificates' $\varepsilon$ is several times below
-#   $10^{-10}$, and the exact $\varepsilon$ at $10^{-10}$ is about 16.47 for persons against the printed 17.14 and
-#   about 2.3635 for units against 2.47, in the US and in Puerto Rico alike: the certificates are conservative.
-# - The Bureau's printed $\varepsilon$ is Canonne, Kamath and Steinke's conversion of $\rho$, reproduced exactly;
-#   the classical conversion is looser, and the continuous Gaussian with the same $\rho$ lies within two
-#   percent of the exact curve, on either side of it (at $10^{-10}$, on the side of more privacy).
-# - These budgets have lattices of some $10^{15}$ nodes, out of the lattice engine's reach; the smoothed engine
-#   computes them with certified bounds at a cost set by the number of distinct budgets.
+# Replace every discrete Gaussian of a pair by a continuous one with the same variance $\sigma_i^2 = 1/\rho_i$. Show
+# that the privacy loss of one term with a unit shift is normal, $\mathcal N(\rho_i/2, \rho_i)$ under the first data
+# set and $\mathcal N(-\rho_i/2, \rho_i)$ under the second; that the pair's loss is $\mathcal N(\mu^2/2, \mu^2)$ with
+# $\mu^2 = \sum_i\rho_i = 2\rho$; and derive from $\delta(\varepsilon) = \Pr_P(L > \varepsilon) - e^{\varepsilon}\Pr_Q(L > \varepsilon)$
+# the profile of {prf:ref}`def-gdp`, $\Phi(-\varepsilon/\mu + \mu/2) - e^{\varepsilon}\Phi(-\varepsilon/\mu - \mu/2)$. Why
+# must the Gaussian column of the table lie below the classical one? Check the formula against
+# `gaussian_delta` for US persons, and that the $\varepsilon$ of `gaussian_epsilon` gives back $\delta = 10^{-10}$.
+# ```
+#
+# ```{solution-start} ex-redistricting-gdp
+# :class: dropdown instructor-only
+# ```
+#
+# One term: $Y \sim \mathcal N(0, \sigma^2)$ against $Y + 1$. The log-likelihood ratio at $y$ is
+# $\bigl(-y^2 + (y - 1)^2\bigr)/(2\sigma^2) = (1 - 2y)/(2\sigma^2)$, affine in $y$; with $y$ drawn from the first
+# distribution ($y \sim \mathcal N(0, \sigma^2)$, for the loss of "first against second") it is normal with mean
+# $1/(2\sigma^2) = \rho_i/2$ and variance $4\sigma^2/(2\sigma^2)^2 = 1/\sigma^2 = \rho_i$, and under the second
+# ($y \sim \mathcal N(1, \sigma^2)$) with mean $-\rho_i/2$ and the same variance. Independent terms add their losses,
+# so the pair's loss is $\mathcal N(\mu^2/2, \mu^2)$ under $P$ and $\mathcal N(-\mu^2/2, \mu^2)$ under $Q$, with
+# $\mu^2 = \sum_i \rho_i = 2\rho$ (the certificate's $\rho$ is half the pair's sum, {ref}`ex-redistricting-total`).
+# The hockey-stick divergence is $\delta(\varepsilon) = \int (p - e^{\varepsilon}q)_+ = P(L > \varepsilon) -
+# e^{\varepsilon}Q(L > \varepsilon)$, since $p > e^{\varepsilon}q$ exactly where $L > \varepsilon$. Standardising,
+# $P(L > \varepsilon) = \Phi\bigl((\mu^2/2 - \varepsilon)/\mu\bigr) = \Phi(-\varepsilon/\mu + \mu/2)$ and
+# $Q(L > \varepsilon) = \Phi(-\varepsilon/\mu - \mu/2)$: the profile of $\mu$-GDP. It depends on the budgets only
+# through their sum, whatever the split. The continuous Gaussian mechanism is itself $\rho$-zCDP
+# ($D_\alpha = \alpha\mu^2/2 = \alpha\rho$), and the classical conversion holds for every $\rho$-zCDP mechanism, so its
+# $\varepsilon$ at a given $\delta$ cannot be smaller than the Gaussian's exact one.
+
+# %%
+from scipy.stats import norm
+
+rho_us = float(certificates["pl94-persons"]["rho"])
+mu = np.sqrt(2 * rho_us)
+for e in (12.0, 16.0, float(certificates["pl94-persons"]["epsilon"])):
+    formula = norm.cdf(-e / mu + mu / 2) - np.exp(e) * norm.cdf(-e / mu - mu / 2)
+    loss_form = norm.sf(e, loc=mu**2 / 2, scale=mu) - np.exp(e) * norm.sf(e, loc=-mu**2 / 2, scale=mu)
+    assert np.isclose(formula, gaussian_delta(e, rho_us), rtol=1e-6) and np.isclose(formula, loss_form, rtol=1e-6)
+e_gauss = gaussian_epsilon(rho_us, float(DELTA))
+assert np.isclose(gaussian_delta(e_gauss, rho_us), float(DELTA), rtol=1e-6)
+assert e_gauss < zcdp_epsilon(rho_us, float(DELTA))
+print(f"US persons: mu = sqrt(2 rho) = {mu:.6f}")
+print(f"Gaussian epsilon at delta = {target_delta}: {e_gauss:.5f} (classical {zcdp_epsilon(rho_us, float(DELTA)):.5f})")
+
+# %% [markdown]
+# ```{solution-end}
+# ```
