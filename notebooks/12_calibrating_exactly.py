@@ -192,11 +192,17 @@ print(f"best exponent {mine.exponent}; proven smallest: {mine.calibration.proven
 # start at $g(0) = 1 - \delta < 1$ and do not meet the problem.
 #
 # A {term}`μ-GDP` target, $f \ge G_\mu$ with $G_\mu(\alpha) = \Phi(\Phi^{-1}(1 - \alpha) - \mu)$ {cite}`dong2022gaussian`,
-# is checked through chords of $G_\mu$, which lie above it, and fails against the exact profile of $\mu$-GDP,
+# is checked on the privacy profiles: both curves are symmetric, so $f \ge G_\mu$ is $\delta(\varepsilon) \le
+# \delta_\mu(\varepsilon)$ for every $\varepsilon \ge 0$, with the exact profile of $\mu$-GDP
 # $\delta_\mu(\varepsilon) = \Phi(-\varepsilon/\mu + \mu/2) - e^{\varepsilon}\Phi(-\varepsilon/\mu - \mu/2)$.
+# Finitely many certified $\delta$ decide it *between* grid points too: as functions of $x = e^{\varepsilon}$ both
+# profiles are convex and decreasing, so on an interval the composition's $\delta$ lies below the chord of its
+# certified values at the ends and $\delta_\mu$ above its tangents there (slope $-\Phi(-\varepsilon/\mu - \mu/2)$);
+# the chord below the larger tangent settles the whole interval, to second order in its width. Intervals that
+# cannot be settled are halved, and a grid point where the certified $\delta$ exceeds $\delta_\mu$ shows failure.
 
 # %% tags=["hide-input", "nbval-check-output"]
-gaussian = accountlib.GaussianDP(mu, chords=256)
+gaussian = accountlib.GaussianDP(mu)
 gdp = accountlib.calibrate(["1/2", "1/3"], gaussian)
 at_rule = accountlib.check([r / gdp.zcdp_scale for r in (F(1, 2), F(1, 3))], gaussian)
 print(f"{mu:g}-GDP met at multiplier {float(gdp.scale):.4f}; shown to fail one step below: {gdp.proven_smallest}")
@@ -204,15 +210,15 @@ print(f"the rule rho' = mu^2/2: {float(gdp.zcdp_scale):.4f}")
 unsafe = [c for c in at_rule if c.status == "fails"]
 print(f"at the rule's multiplier the target {'certainly fails' if unsafe else 'is not shown to fail'}")
 if unsafe:
-    print(f"  at epsilon = {float(unsafe[0].level.epsilon):.2f}: delta {float(unsafe[0].point.delta):.3e} > "
+    print(f"  at epsilon = {float(unsafe[0].level.epsilon):.3g}: delta {float(unsafe[0].point.delta):.3e} > "
           f"{float(unsafe[0].level.witness):.3e}")
 
 # %% [markdown]
 # Here the zCDP-style rule lands on the *unsafe* side: a discrete Gaussian with $\rho' = \mu^2/2$ is not $\mu$-GDP,
 # and the certificate says so at a named $\varepsilon$. The exact answer needs a little more variance than the rule.
-# The first line also says that here the failure one step below could not be shown: the 256 chords lie above
-# $G_\mu$ by more than one grid step's worth, so the multiplier returned is certified to meet $G_\mu$ but is an upper
-# bound on the smallest, not the smallest itself (more `chords` narrow the gap, at more cost).
+# The first line says that the target also certainly fails one grid step below the answer: the halving goes on
+# near the $\varepsilon$ where the two profiles come closest until one side is certain, so the answer is the
+# smallest multiplier in the local sense of the certificate.
 #
 # ## The peers, side by side
 #
@@ -304,7 +310,8 @@ plt.show()
 #   target agree to well within a grid step.
 # - A trade-off target given as points is checked by duality: one certified $\delta$ per segment, holding between
 #   the points, up to an allowance of $10^{-30}$ on $\beta$ that decides only curves starting at $g(0) = 1$; a $\mu$-GDP
-#   target is checked through chords of $G_\mu$ and shows that the rule $\rho' = \mu^2/2$ is unsafe for discrete noise.
+#   target is checked on the profiles, between grid points by convexity, and shows that the rule $\rho' = \mu^2/2$ is
+#   unsafe for discrete noise.
 # - Float calibrations of the continuous Gaussian either add variance (a few percent to the zCDP rule's sixty here)
 #   or land just below the true smallest, on the unsafe side for discrete noise, as dp_accounting's PLD calibration
 #   does at this target; dp_accounting's own routine, run on the certified accountant, returns an answer the target
