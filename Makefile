@@ -1,13 +1,15 @@
 # Two commands (see README):  make book   and   make test
 # Both create .venv on first use and install into it the tested versions of requirements-lock.txt, then
 # accountlib itself (editable, with its test and dist extras) and the book's package book/ (accountbook,
-# editable, with its dpsgd extra); the lock holds every package they need.
+# editable, with its dpsgd and build extras); the lock holds every package they need.
+# `make lab` installs less (the chapters without DP-SGD, at the lock's versions); `make lab-dpsgd` adds torch
+# and Opacus; `make book-instructor` builds the instructor edition; `make pdf` the book as one PDF.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test test-library install lock lab clean
+.PHONY: book book-instructor pdf test test-library install lock lab lab-dpsgd clean
 
 # torch==2.13.0 (CPU) comes from the machine's local wheel folder; install it before the lock (which pins
 # torch==2.13.0, satisfied by that CPU build) so pip never fetches the CUDA build.
@@ -15,7 +17,7 @@ WHEELS := $(wildcard /opt/wheels)
 FIND   := $(if $(WHEELS),--find-links $(WHEELS),)
 
 EXTRAS := test,dist,accountant
-BOOK_EXTRAS := dpsgd
+BOOK_EXTRAS := dpsgd,build
 
 $(STAMP): pyproject.toml book/pyproject.toml requirements-lock.txt
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +39,21 @@ lock: $(STAMP)
 book: $(STAMP)
 	ACCOUNTLIB_BATCH_EXECUTION=1 $(BIN)/jupyter-book build . -W -n --keep-going
 
+# The instructor edition: the same pages with the instructor-only solutions present (book/_ext/instructor.py),
+# into _build/instructor/_build/html. It reuses the execution cache of `make book` (_build/.jupyter_cache), so
+# after `make book` no chapter is executed again. Not for publication.
+book-instructor: $(STAMP)
+	BOOK_EDITION=instructor ACCOUNTLIB_BATCH_EXECUTION=1 $(BIN)/jupyter-book build . -W -n --keep-going \
+	    --path-output _build/instructor
+	@echo "The instructor edition: _build/instructor/_build/html/index.html"
+
+# The public book as one PDF, from the same sources and execution cache: the single-page HTML build, printed
+# by headless Chromium (Debian's chromium, no network), then checked to open and to hold every chapter's
+# title (tests/book_pdf.py, with pypdf).
+pdf: $(STAMP)
+	ACCOUNTLIB_BATCH_EXECUTION=1 $(BIN)/jupyter-book build . -W -n --keep-going --builder singlehtml
+	$(BIN)/python tests/book_pdf.py _build/singlehtml/index.html _build/pdf/book.pdf
+
 # The README's test command, the one CI runs: both tiers (tests/library, tests/book) and the doctests.
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 --dist loadfile tests accountlib book/accountbook
@@ -45,10 +62,34 @@ test: $(STAMP)
 test-library: $(STAMP)
 	$(BIN)/python -m pytest -n 2 --dist loadfile -m "not slow" tests/library accountlib
 
-# JupyterLab on the chapters, in the project's environment. jupytext pairs each notebook with its .py
-# source, so saving in JupyterLab updates both. Extra options: make lab LAB_ARGS="--no-browser --port 8899"
+# JupyterLab on the chapters. jupytext pairs each notebook with its .py source, so saving in JupyterLab
+# updates both. Extra options: make lab LAB_ARGS="--no-browser --port 8899"
+# `make lab` installs only what the chapters without DP-SGD need: accountlib (with its accountant extra, the
+# dp_accounting drop-in) and accountbook without extras, each dependency at its version in the lock
+# (-c: the lock as constraints, so only what is needed is installed): no torch, Opacus, scikit-learn, Dask,
+# Jupyter Book or test tools. `make lab-dpsgd` adds torch (CPU) and Opacus (chapter 10, DP-SGD, and the Opacus
+# row of chapter 12's calibration table). Where `make book` or `make test` has installed everything already,
+# both use that environment as it is.
+LAB_EXTRAS  := accountant
+LAB_STAMP   := $(VENV)/.installed-lab
+DPSGD_STAMP := $(VENV)/.installed-dpsgd
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
-lab: $(STAMP)
+
+$(LAB_STAMP): pyproject.toml book/pyproject.toml requirements-lock.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -c requirements-lock.txt -e '.[$(LAB_EXTRAS)]' -e './book'
+	touch $(LAB_STAMP)
+
+$(DPSGD_STAMP): $(LAB_STAMP)
+	$(BIN)/python -m pip install --quiet $(FIND) 'torch==2.13.0'
+	$(BIN)/python -m pip install --quiet $(FIND) -c requirements-lock.txt -e './book[dpsgd]'
+	touch $(DPSGD_STAMP)
+
+lab: $(if $(wildcard $(STAMP)),$(STAMP),$(LAB_STAMP))
+	$(BIN)/jupyter lab $(ROOT_FLAG) $(LAB_ARGS) notebooks/
+
+lab-dpsgd: $(if $(wildcard $(STAMP)),$(STAMP),$(DPSGD_STAMP))
 	$(BIN)/jupyter lab $(ROOT_FLAG) $(LAB_ARGS) notebooks/
 
 clean:

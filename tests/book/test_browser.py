@@ -4,7 +4,8 @@ For each page the browser records every request, console message and exception, 
 then checks: nothing is requested from outside the site; no console error or uncaught exception;
 every math element is typeset and MathJax reports no error; every image and font loads; nothing
 overflows the main column at 1280 px outside code cells (tables and display equations must fit too);
-and every explorer's picture changes when its slider is dragged with the mouse. A screenshot of every
+every explorer's picture changes when its slider is dragged with the mouse; every figure (image, SVG or
+Plotly output) has a caption, and no Plotly legend, title or axis title overlaps another or a panel. A screenshot of every
 page at 1280 px goes to ``_build/screenshots/``.
 
 The browser is driven through the DevTools protocol (``websocket-client``). The driver runs as a
@@ -195,6 +196,80 @@ _INSPECT_JS = r"""
 })()
 """
 
+# Figures and their captions, and the layout of every Plotly figure: boxes from the DOM (one evaluation per page).
+# A figure is an image (img), an inline SVG picture in a cell's output, or a Plotly figure, shown on screen in
+# the article (the still copies of the explorers that only print shows are not on screen); its caption is the
+# non-empty figcaption of the <figure> around it. In a Plotly figure the legend must not overlap the title,
+# a panel title or an axis title, the title no axis title, and an axis title no panel it does not belong to
+# (boxes overlapping by more than OVERLAP_PX in both directions).
+_FIGURES_JS = r"""
+((overlapPx) => {
+  const col = document.querySelector('article.bd-article') || document.querySelector('main') || document.body;
+  const shown = el => { const r = el.getBoundingClientRect(); const s = getComputedStyle(el);
+    return r.width > 40 && r.height > 40 && s.visibility !== 'hidden' && s.display !== 'none'; };
+  const label = el => {
+    const f = el.closest('.cell, section, figure');
+    const where = f && f.id ? '#' + f.id : '';
+    const src = el.tagName === 'IMG' ? el.getAttribute('src').split('/').pop() : (el.id || el.tagName.toLowerCase());
+    return `${el.tagName.toLowerCase()} ${src}${where ? ' in ' + where : ''}`;
+  };
+  const plots = [...col.querySelectorAll('.js-plotly-plot')].filter(shown);
+  const pictures = [...col.querySelectorAll('img')].filter(i => i.naturalWidth > 0 && shown(i))
+    .concat([...col.querySelectorAll('.cell_output svg, .output svg')]
+      .filter(s => !s.closest('.js-plotly-plot') && !s.closest('mjx-container') && shown(s)))
+    .concat(plots);
+  const uncaptioned = [];
+  for (const el of pictures) {
+    const fig = el.closest('figure');
+    const cap = fig && fig.querySelector('figcaption');
+    if (!cap || !(cap.textContent || '').replace(/\s+/g, ' ').trim()) uncaptioned.push(label(el));
+  }
+  // a text's box is its font box (ascent to descent): trimmed by a sixth of its height at top and bottom,
+  // it is close to the glyphs, so that two lines set one under the other do not count as overlapping
+  const box = el => { const r = el.getBoundingClientRect(); const trim = el.tagName === 'text' ? r.height / 6 : 0;
+    return [r.left, r.top + trim, r.right, r.bottom - trim]; };
+  const meets = (a, b) => Math.min(a[2], b[2]) - Math.max(a[0], b[0]) > overlapPx &&
+                          Math.min(a[3], b[3]) - Math.max(a[1], b[1]) > overlapPx;
+  const text = el => (el.textContent || '').replace(/\s+/g, ' ').trim().slice(0, 40);
+  const overlaps = [];
+  for (const g of plots) {
+    const name = g.id || 'plotly figure';
+    const titles = [...g.querySelectorAll('.g-gtitle text, text.gtitle')].filter(t => text(t));
+    // the legend's entries (symbol and text), not its padded background
+    const legends = [...g.querySelectorAll('g.legend g.traces')].filter(l => l.getBoundingClientRect().width > 0);
+    const annotations = [...g.querySelectorAll('g.annotation')].filter(a => text(a));
+    const axisTitles = [...g.querySelectorAll('text')].filter(t => /^[xy]\d*title$/.test(t.getAttribute('class') || '') && text(t));
+    // the panels (cartesian subplots) from Plotly's laid-out axes: offset and length in px within the figure
+    const full = g._fullLayout || {}, G = g.getBoundingClientRect();
+    const axisOf = id => full[id.replace(/^x/, 'xaxis').replace(/^y/, 'yaxis')];
+    const panels = (((full._subplots || {}).cartesian) || []).map(id => {
+      const m = /^(x\d*)(y\d*)$/.exec(id), xa = m && axisOf(m[1]), ya = m && axisOf(m[2]);
+      return xa && ya ? {name: id, rect: [G.left + xa._offset, G.top + ya._offset,
+                                          G.left + xa._offset + xa._length, G.top + ya._offset + ya._length]} : null;
+    }).filter(p => p);
+    const report = (what, a, b) => overlaps.push(`${name}: ${what} (${JSON.stringify(text(a))} / ${JSON.stringify(text(b))})`);
+    for (const l of legends) {
+      for (const t of titles) if (meets(box(l), box(t))) report('the legend overlaps the title', l, t);
+      for (const a of annotations) if (meets(box(l), box(a))) report('the legend overlaps a panel title', l, a);
+      for (const t of axisTitles) if (meets(box(l), box(t))) report('the legend overlaps an axis title', l, t);
+    }
+    for (const t of titles) for (const a of axisTitles) if (meets(box(t), box(a))) report('the title overlaps an axis title', t, a);
+    for (const a of axisTitles) {
+      const axis = a.getAttribute('class').replace('title', '');
+      for (const p of panels) {
+        const m = /^(x\d*)(y\d*)$/.exec(p.name);
+        if (!m || m[1] === axis || m[2] === axis) continue;
+        if (meets(box(a), p.rect)) report(`the ${axis} axis title lies over the panel ${p.name}`, a, a);
+      }
+    }
+  }
+  return {pictures: pictures.length, plots: plots.length, uncaptioned, overlaps};
+})
+"""
+
+OVERLAP_PX = 2
+
+
 # The slider rails and grips of one Plotly figure, and what it shows now.
 _PLOTLY_STATE_JS = r"""
 ((id, scroll) => {
@@ -360,6 +435,7 @@ def inspect_page(dt: DevTools, html_root: Path, page: str, shots: Path) -> dict:
                 await_promise=True)
     lap("load")
     found = dt.evaluate(_INSPECT_JS)
+    figures = dt.evaluate(f"{_FIGURES_JS}({OVERLAP_PX})")
     lap("inspect")
     shots.mkdir(parents=True, exist_ok=True)
     (shots / (page.replace("/", "__").removesuffix(".html") + ".png")).write_bytes(dt.shot())
@@ -432,13 +508,17 @@ def inspect_page(dt: DevTools, html_root: Path, page: str, shots: Path) -> dict:
     problems += [f"font did not load: {family}" for family in found["fonts"]]
     problems += [f"overflows the main column at {WIDTH} px: {o}" for o in found["overflow"]]
     problems += explorer_problems
+    problems += [f"figure without a caption: {f}" for f in figures["uncaptioned"]]
+    problems += [f"Plotly layout: {o}" for o in figures["overlaps"]]
+    passed += [f"{figures['pictures']} figures captioned", f"{figures['plots']} Plotly figures without overlaps"]
     passed += [f"{found['maths']} math elements typeset", "no request outside the site", "no console error",
                "every image and font loaded", f"fits the column at {WIDTH} px"]
     passed += explorer_passed
     passed += [f"figures legible (10-pt text at least {SMALLEST_TEXT_PX:g} px)"] if found["figures"] else []
     return {"problems": list(dict.fromkeys(problems)), "passed": passed, "explorers": found["explorers"],
             "legibility": legibility,
-            "explorers_moved": sum("picture changed" in p for p in explorer_passed), "plots": found["plots"]}
+            "explorers_moved": sum("picture changed" in p for p in explorer_passed), "plots": found["plots"],
+            "figures": figures}
 
 
 def drive(html_root: Path, pages: list[str], shots: Path) -> dict:
@@ -554,3 +634,65 @@ def test_explorers_move_with_their_sliders(browser_report):
     chapter = browser_report["notebooks/11_explorers.html"]
     assert len(chapter["explorers"]) >= 4, chapter
     assert chapter["explorers_moved"] >= len(chapter["explorers"]), chapter
+
+
+def _fixture_pages(root: Path) -> None:
+    """Two small pages: one whose figures follow the rules, one that breaks each rule once."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import plotly
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    shutil.copy(Path(plotly.__file__).parent / "package_data" / "plotly.min.js", root / "plotly.min.js")
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.plot([1, 2, 3])
+    fig.savefig(root / "line.png", dpi=100)
+    plt.close(fig)
+
+    def plot(figure, div):
+        return figure.to_html(full_html=False, include_plotlyjs=False, div_id=div,
+                              config={"responsive": False, "staticPlot": True})
+
+    lines = [go.Scatter(x=[1, 2, 3], y=[1, 4, 9], name="squares"), go.Scatter(x=[1, 2, 3], y=[1, 2, 3], name="line")]
+    good = go.Figure(lines, layout=dict(title="A clear title", width=800, height=450, xaxis_title="x",
+                                        yaxis_title="y", legend=dict(x=1.02, y=0.5)))
+    crowded = go.Figure(lines, layout=dict(title=dict(text="A title under the legend", x=0.5, xanchor="center",
+                                                      y=0.92, yanchor="middle"),
+                                           width=800, height=450, margin=dict(t=120),
+                                           legend=dict(orientation="h", x=0.5, xanchor="center", yref="container",
+                                                       y=0.92, yanchor="middle")))
+    panels = make_subplots(rows=1, cols=2, horizontal_spacing=0.01)
+    panels.add_trace(lines[0], row=1, col=1)
+    panels.add_trace(lines[1], row=1, col=2)
+    panels.update_layout(width=800, height=450, title="Two panels", legend=dict(x=1.02, y=0.5))
+    panels.update_yaxes(title_text="the right panel's axis", row=1, col=2)
+
+    head = '<html><head><meta charset="utf-8"><script src="plotly.min.js"></script></head><body><main>'
+    (root / "good.html").write_text(
+        head + '<figure><img src="line.png" width="400"><figcaption><p>Fig. 1.1 A line.</p></figcaption></figure>'
+        + f'<figure>{plot(good, "good-plot")}<figcaption><p>Fig. 1.2 Squares.</p></figcaption></figure>'
+        + "</main></body></html>", encoding="utf-8")
+    (root / "bad.html").write_text(
+        head + '<div class="cell_output"><img src="line.png" width="400"></div>'
+        + '<figure><img src="line.png" width="400"><figcaption> </figcaption></figure>'
+        + f'<figure>{plot(crowded, "crowded-plot")}<figcaption>Legend over title.</figcaption></figure>'
+        + f'<figure>{plot(panels, "panels-plot")}<figcaption>Axis title over a panel.</figcaption></figure>'
+        + "</main></body></html>", encoding="utf-8")
+
+
+def test_figure_checks_pass_and_fail_on_small_pages(tmp_path):
+    """The caption and Plotly-overlap checks on two small pages (not the book): both can pass and fail."""
+    html = tmp_path / "site"
+    html.mkdir()
+    _fixture_pages(html)
+    report = run_in_browser(html, tmp_path / "shots")
+    good, bad = report["good.html"], report["bad.html"]
+    assert good["figures"] == {"pictures": 2, "plots": 1, "uncaptioned": [], "overlaps": []}, good
+    assert bad["figures"]["pictures"] == 4 and len(bad["figures"]["uncaptioned"]) == 2, bad["figures"]
+    overlaps = bad["figures"]["overlaps"]
+    assert any(o.startswith("crowded-plot: the legend overlaps the title") for o in overlaps), overlaps
+    assert any(o.startswith("panels-plot: the y2 axis title lies over the panel xy") for o in overlaps), overlaps
+    assert not [o for o in overlaps if o.startswith("good-plot")]

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import statistics
+import sys
 from pathlib import Path
 
 import jupytext
@@ -233,3 +234,183 @@ def test_median_prose_of_written_chapters():
     assert written
     median = statistics.median(chapter_words(stem) for stem in written)
     assert median >= MIN_MEDIAN_WORDS, f"median prose of the written chapters {median} < {MIN_MEDIAN_WORDS}"
+
+
+# ---------------------------------------------------------------------------------------------------
+# Exercises a teacher can set (issue 28): labelled by difficulty and kind, derivations in every chapter,
+# an open problem in every part, instructor-only solutions, one opening template. The parsing is the
+# book's own (book/_ext/instructor.py), the one that builds the teachers' table and the two editions.
+# ---------------------------------------------------------------------------------------------------
+
+def _book_extension(name: str):
+    """A module of book/_ext (the book's Sphinx extensions), loaded from its file."""
+    import importlib.util
+
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, ROOT / "book" / "_ext" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+instructor = _book_extension("instructor")  # book/_ext/instructor.py
+
+MIN_DERIVE = 2
+MAX_RUN = 2
+MIN_INSTRUCTOR_ONLY = 2
+MIN_INSTRUCTOR_ONLY_DERIVE = 1
+
+
+def label_problems(records: list[instructor.Exercise]) -> list[str]:
+    """Exercises whose title does not end with ``(★…, kind)``, kind one of run/code/derive/open."""
+    return [f"{r.label or r.title!r}: title {r.title!r} does not end with (★…, {'/'.join(instructor.KINDS)})"
+            for r in records if r.kind not in instructor.KINDS]
+
+
+def balance_problems(records: list[instructor.Exercise]) -> list[str]:
+    """The chapter's mix: ≥ MIN_DERIVE derive, ≤ MAX_RUN run, ≥ MIN_INSTRUCTOR_ONLY instructor-only
+    solutions of which ≥ MIN_INSTRUCTOR_ONLY_DERIVE are derive exercises."""
+    kinds = [r.kind for r in records]
+    problems = []
+    if kinds.count("derive") < MIN_DERIVE:
+        problems.append(f"{kinds.count('derive')} derive exercises, fewer than {MIN_DERIVE}")
+    if kinds.count("run") > MAX_RUN:
+        problems.append(f"{kinds.count('run')} run exercises, more than {MAX_RUN}")
+    hidden = [r for r in records if r.instructor_only]
+    if len(hidden) < MIN_INSTRUCTOR_ONLY:
+        problems.append(f"{len(hidden)} instructor-only solutions, fewer than {MIN_INSTRUCTOR_ONLY}")
+    if sum(r.kind == "derive" for r in hidden) < MIN_INSTRUCTOR_ONLY_DERIVE:
+        problems.append("no derive exercise has an instructor-only solution")
+    return problems
+
+
+def opening_problems(first_cells: str) -> list[str]:
+    """The chapter opens as notebooks/02_fourier_inversion.py does: a label, the ``#`` title, then exactly
+    ``{admonition} What you will learn`` (``:class: tip``) and ``{admonition} What you need`` (``:class: note``),
+    one after the other, before anything else."""
+    lines = first_cells.splitlines()
+    found = instructor.directives(lines)
+    expected = [("What you will learn", "tip"), ("What you need", "note")]
+    if len(found) < 2:
+        return ["the opening has not the two admonitions 'What you will learn' and 'What you need'"]
+    problems = []
+    for directive, (title, css) in zip(found[:2], expected):
+        if directive.name != "admonition" or directive.argument != title:
+            problems.append(f"expected {{admonition}} {title}, found {{{directive.name}}} {directive.argument}")
+        elif directive.options != {"class": css}:
+            problems.append(f"{title}: options {directive.options}, expected exactly :class: {css}")
+    before = [line for line in lines[:found[0].start] if line.strip()]
+    if not (before and re.match(r"^#\s+\S", before[-1])
+            and all(re.match(r"^\([\w-]+\)=$", line.strip()) for line in before[:-1])):
+        problems.append(f"before the first admonition only a label and the # title may stand: {before}")
+    between = [line for line in lines[found[0].end + 1:found[1].start] if line.strip()]
+    if between:
+        problems.append(f"text between the two opening admonitions: {between}")
+    return problems
+
+
+def part_problems(parts: list[tuple[str, list[list[instructor.Exercise]]]]) -> list[str]:
+    """Every TOC part with chapters has at least one ``open`` exercise."""
+    return [f"part {caption!r}: no open exercise" for caption, chapters in parts
+            if chapters and not any(r.kind == "open" for records in chapters for r in records)]
+
+
+def chapter_records(stem: str) -> list[instructor.Exercise]:
+    return instructor.exercise_records("\n\n".join(chapter_markdown(stem)))
+
+
+# A fixture chapter that follows the conventions, and variants that break one each.
+_GOOD_OPENING = """(chapter-x)=
+# A chapter
+
+```{admonition} What you will learn
+:class: tip
+
+- things
+```
+
+```{admonition} What you need
+:class: note
+
+Other things.
+```
+
+Prose.
+"""
+
+
+def _exercise(label: str, title: str, instructor_only: bool = False, gated: bool = False) -> str:
+    css = "dropdown instructor-only" if instructor_only else "dropdown"
+    if gated:
+        return (f"```{{exercise}} {title}\n:label: {label}\n\nDo.\n```\n\n"
+                f"```{{solution-start}} {label}\n:class: {css}\n```\n\nDone.\n\n```{{solution-end}}\n```\n")
+    return f"```{{exercise}} {title}\n:label: {label}\n\nDo.\n```\n\n```{{solution}} {label}\n:class: {css}\n\nDone.\n```\n"
+
+
+def _fixture(*specs) -> list[instructor.Exercise]:
+    return instructor.exercise_records("\n".join(_exercise(*spec) for spec in specs))
+
+
+_GOOD = [("ex-1", "Derive it (★★, derive)", True, True), ("ex-2", "Prove it (★★★, derive)"),
+         ("ex-3", "Run it (★, run)", True), ("ex-4", "Write it (★★, code)"),
+         ("ex-5", "Nobody knows (★★★, open)")]
+
+
+def test_course_checks_pass_on_a_chapter_that_follows_the_conventions():
+    records = _fixture(*_GOOD)
+    assert [r.kind for r in records] == ["derive", "derive", "run", "code", "open"]
+    assert [r.instructor_only for r in records] == [True, False, True, False, False]
+    assert label_problems(records) == [] and balance_problems(records) == []
+    assert opening_problems(_GOOD_OPENING) == []
+    assert part_problems([("Part", [records]), ("About", [])]) == []
+
+
+def test_course_checks_fail_where_a_convention_is_broken():
+    assert len(label_problems(_fixture(("ex-1", "No label"), ("ex-2", "Wrong kind (★, think)"),
+                                       ("ex-3", "Four stars (★★★★, derive)"), ("ex-4", "(★, run) in front")))) == 4
+    one_derive = _fixture(*[s if s[0] != "ex-2" else ("ex-2", "Prove it (★★★, code)") for s in _GOOD])
+    assert balance_problems(one_derive) == ["1 derive exercises, fewer than 2"]
+    many_runs = _fixture(*_GOOD, ("ex-6", "Again (★, run)"), ("ex-7", "And again (★, run)"))
+    assert balance_problems(many_runs) == ["3 run exercises, more than 2"]
+    one_hidden = _fixture(*[(s[0], s[1]) if s[0] == "ex-3" else s for s in _GOOD])
+    assert balance_problems(one_hidden) == ["1 instructor-only solutions, fewer than 2"]
+    no_hidden_derive = _fixture(("ex-1", "Derive (★★, derive)"), ("ex-2", "Prove (★★, derive)"),
+                                ("ex-3", "Run (★, run)", True), ("ex-4", "Code (★★, code)", True, True))
+    assert balance_problems(no_hidden_derive) == ["no derive exercise has an instructor-only solution"]
+    no_open = _fixture(*_GOOD[:4])
+    assert part_problems([("Part", [no_open, no_open]), ("About", [])]) == ["part 'Part': no open exercise"]
+    assert opening_problems(_GOOD_OPENING.replace(":class: tip", ":class: note"))
+    assert opening_problems(_GOOD_OPENING.replace("What you need", "Prerequisites"))
+    assert opening_problems(_GOOD_OPENING.replace("# A chapter\n", "# A chapter\n\nAn introduction first.\n"))
+    assert opening_problems(_GOOD_OPENING.replace("```\n\n```{admonition} What you need",
+                                                  "```\n\nIn between.\n\n```{admonition} What you need"))
+    assert opening_problems(_GOOD_OPENING.replace(":class: note", ":class: note\n:name: extra"))
+    assert opening_problems("(chapter-x)=\n# A chapter\n\n**What you will learn**: things. **What you need**: more.")
+
+
+@pytest.mark.parametrize("stem", toc_chapters())
+def test_every_exercise_title_ends_with_difficulty_and_kind(stem):
+    problems = label_problems(chapter_records(stem))
+    assert not problems, f"{stem}: " + "; ".join(problems)
+
+
+@pytest.mark.parametrize("stem", toc_chapters())
+def test_chapter_exercises_mix_derivations_and_instructor_only_solutions(stem):
+    problems = balance_problems(chapter_records(stem))
+    assert not problems, f"{stem}: " + "; ".join(problems)
+
+
+@pytest.mark.parametrize("stem", toc_chapters())
+def test_chapter_opens_with_the_template_admonitions(stem):
+    problems = opening_problems("\n\n".join(chapter_markdown(stem)[:1]))
+    assert not problems, f"{stem}: " + "; ".join(problems)
+
+
+def test_every_part_with_chapters_has_an_open_problem():
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    parts = [(caption, [chapter_records(Path(f).name) for f in files])
+             for caption, files in instructor.toc_chapter_files(ROOT, toc)]
+    problems = part_problems(parts)
+    assert not problems, "; ".join(problems)

@@ -4,10 +4,12 @@ measured the current code."""
 
 from __future__ import annotations
 
+import html as html_module
 import importlib.util
 import json
 import os
 import re
+import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -328,7 +330,8 @@ def measured_notices(html: str) -> dict[str, tuple[bool, str]]:
     out = {}
     for heading, (current, stale), text in parser.notices:
         assert current != stale, f"the notice under {heading!r} is neither or both current and stale"
-        out[heading.strip()] = (current, " ".join(text.split()))
+        heading = re.sub(r"^\d+(\.\d+)*\.\s+", "", heading.strip())  # the section number of a numbered chapter
+        out[heading] = (current, " ".join(text.split()))
     return out
 
 
@@ -396,3 +399,73 @@ def test_the_built_benchmarks_page_says_which_code_each_table_measured(built_boo
         now = provenance.library_hash(modules=provenance.MEASURED[results])
         expected[page] = "current" if machine["library_sha256"] == now else machine["library_sha256"][:16]
     _check_notices(html, expected)
+
+
+# ---------------------------------------------------------------------------------------------------
+# The public edition holds no instructor-only solution (book/_ext/instructor.py)
+# ---------------------------------------------------------------------------------------------------
+
+def _book_extension(name: str):
+    """A module of book/_ext (the book's Sphinx extensions), loaded from its file."""
+    import importlib.util
+
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, ROOT / "book" / "_ext" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _folded(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def _page_text(page: str) -> str:
+    page = re.sub(r"<(script|style)\b.*?</\1>", " ", page, flags=re.S)
+    page = re.sub(r"</?(span|a|em|strong|code|b|i)\b[^>]*>", "", page)  # inline: highlighted code stays whole
+    return _folded(html_module.unescape(re.sub(r"<[^>]+>", " ", page)))
+
+
+def instructor_only_lines(source: Path) -> tuple[int, list[str]]:
+    """(number of instructor-only solutions, distinctive lines of their text and code) of a chapter:
+    lines of at least 30 characters, without markup, that appear nowhere else in the chapter."""
+    import jupytext
+
+    instructor = _book_extension("instructor")
+    cells = [(cell.cell_type, cell.source) for cell in jupytext.read(source).cells]
+    removed: list[str] = []
+    kept = instructor.strip_instructor_solutions(cells, removed)
+    count = sum(1 for d in instructor.directives("\n\n".join(s for t, s in cells if t == "markdown").splitlines())
+                if d.name in ("solution", "solution-start") and instructor.is_instructor_only(d))
+    public = _folded("\n".join(text for _, _, text in kept))
+    lines = []
+    for line in removed:
+        line = _folded(line)
+        if (len(line) >= 30 and not line.startswith((":", "```", "#")) and not re.search(r"[`$*{}\[\]\\<>|]", line)
+                and line not in public):
+            lines.append(line)
+    return count, lines
+
+
+@pytest.mark.book
+def test_public_book_holds_no_instructor_only_solution(built_book):
+    html = built_book
+    problems, checked = [], 0
+    for source in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py")):
+        page_path = html / "notebooks" / f"{source.stem}.html"
+        if not page_path.is_file():
+            continue
+        count, lines = instructor_only_lines(source)
+        text = _page_text(page_path.read_text(encoding="utf-8"))
+        notes = text.count("The solution to this exercise is in the instructor edition.")
+        if notes != count:
+            problems.append(f"{source.stem}: {count} instructor-only solutions, {notes} notes in their place")
+        leaked = [line for line in lines if line in text]
+        checked += len(lines)
+        problems += [f"{source.stem}: instructor-only text on the public page: {line[:80]!r}" for line in leaked]
+    for path in (html / "_sources").rglob("*"):
+        if path.suffix in (".py", ".ipynb") and "instructor-only" in path.read_text(encoding="utf-8"):
+            problems.append(f"{path.relative_to(html)}: the downloadable source holds instructor-only solutions")
+    assert not problems, "\n".join(problems[:40])
