@@ -237,52 +237,26 @@ def algorithm1_count(lattice, accuracy: float, *, modulus: int | None = None, dp
     ``count`` over k = 1..N, ``half_count`` over 1 ≤ k < N/2, ``per_mechanism`` the whole-circle count
     with n_g = 1.
     """
-    import mpmath
-
-    from .characteristic import cf
-
-    if not 0 < accuracy < 1:
-        raise ValueError(f"accuracy must be in (0, 1); got {accuracy!r}")
-    variance = float(lattice.variance_proxy)  # = L²·Σ a_i²σ_i²
-    cut = math.ceil(math.sqrt(-2 * variance * math.log(accuracy / 8)))
-    if modulus is None:
-        dl = math.sqrt(variance / (-2 * math.log(accuracy / 8)))  # d·L
-        modulus = 2 * (cut + 1) + math.ceil(dl * math.log(2 * dl))
-    if not isinstance(modulus, int) or modulus < 2:
-        raise ValueError(f"modulus must be an integer >= 2; got {modulus!r}")
-    tau = accuracy / (8 * cut)
-
-    def radius(sigma2, power):
-        with mpmath.workdps(dps):
-            log_tau = mpmath.log(tau)
-            excess = lambda r: power * mpmath.log(cf(r, sigma2, dps=dps)) - log_tau
-            if excess(mpmath.pi) >= 0:
-                return math.pi
-            low, high = mpmath.mpf(0), mpmath.pi  # φ decreases on (0, π)
-            for _ in range(64):
-                middle = (low + high) / 2
-                low, high = (middle, high) if excess(middle) > 0 else (low, middle)
-            return float(high)
-
     def count(powers):
-        radii = [(int(c), radius(s2, n if powers else 1)) for (s2, c), n in lattice.groups]
+        cut, modulus_used, tau, radii = _algorithm1_filters(lattice, accuracy, modulus, dps, powers=powers)
         total = half = 0
-        for start in range(1, modulus + 1, _CHUNK):
-            k = np.arange(start, min(modulus + 1, start + _CHUNK), dtype=np.int64)
+        for start in range(1, modulus_used + 1, _CHUNK):
+            k = np.arange(start, min(modulus_used + 1, start + _CHUNK), dtype=np.int64)
             for c, r in radii:
                 if k.size and r < math.pi:
-                    k = k[folded_distance(mulmod(k, c, modulus), modulus) * (2 * math.pi / modulus) <= r]
+                    k = k[folded_distance(mulmod(k, c, modulus_used), modulus_used) * (2 * math.pi / modulus_used) <= r]
             total += k.size
-            half += int(np.count_nonzero(2 * k < modulus))
-        return total, half
+            half += int(np.count_nonzero(2 * k < modulus_used))
+        return cut, modulus_used, tau, total, half
 
-    total, half = count(True)
+    cut, modulus, tau, total, half = count(True)
     return {"accuracy": accuracy, "U": cut, "N": modulus, "tau": tau, "count": total, "half_count": half,
-            "per_mechanism": count(False)[0]}
+            "per_mechanism": count(False)[3]}
 
 
-def _algorithm1_filters(lattice, accuracy: float, modulus, dps: int):
-    """U, N, τ = Δ/(8U) and each group's (c_g, radius) of :func:`algorithm1_count`'s filters."""
+def _algorithm1_filters(lattice, accuracy: float, modulus, dps: int, *, powers: bool = True):
+    """U, N, τ = Δ/(8U) and each group's (c_g, radius) of :func:`algorithm1_count`'s filters (the radius where
+    φ_{σ_g}(c_g ζ)^{n_g} falls to τ; with ``powers`` False, where φ_{σ_g}(c_g ζ) alone does: one filter per mechanism)."""
     import mpmath
 
     from .characteristic import cf
@@ -310,7 +284,7 @@ def _algorithm1_filters(lattice, accuracy: float, modulus, dps: int):
                 low, high = (middle, high) if excess(middle) > 0 else (low, middle)
             return float(high)
 
-    return cut, modulus, tau, [(int(c), radius(s2, n)) for (s2, c), n in lattice.groups]
+    return cut, modulus, tau, [(int(c), radius(s2, n if powers else 1)) for (s2, c), n in lattice.groups]
 
 
 def algorithm1_stages(lattice, accuracy: float, orders, *, modulus: int | None = None, dps: int = 80) -> list[dict]:

@@ -21,16 +21,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _book_extension(name: str):
-    """A module of book/_ext (the book's Sphinx extensions), loaded from its file."""
-    import importlib.util
+    """A module of book/_ext (the book's Sphinx extensions), loaded from its file (tests/book_extensions.py)."""
+    from book_extensions import load
 
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, ROOT / "book" / "_ext" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load(name)
 
 
 instructor = _book_extension("instructor")  # book/_ext/instructor.py

@@ -406,16 +406,10 @@ def test_the_built_benchmarks_page_says_which_code_each_table_measured(built_boo
 # ---------------------------------------------------------------------------------------------------
 
 def _book_extension(name: str):
-    """A module of book/_ext (the book's Sphinx extensions), loaded from its file."""
-    import importlib.util
+    """A module of book/_ext (the book's Sphinx extensions), loaded from its file (tests/book_extensions.py)."""
+    from book_extensions import load
 
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, ROOT / "book" / "_ext" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load(name)
 
 
 def _folded(text: str) -> str:
