@@ -268,7 +268,8 @@ def as_tolerance(value, name: str, *, smallest: float, largest: float) -> float:
     except (ValueError, OverflowError):
         raise ValueError(f"{name} must be a finite number in [{smallest:g}, {largest:g}]; got {value!r}") from None
     if not smallest <= result <= largest:
-        raise ValueError(f"{name} must be in [{smallest:g}, {largest:g}]; got {value!r}")
+        shown = f"{result:g}" if isinstance(value, (Fraction, Decimal)) else repr(value)  # no Fraction(3, 5) shown
+        raise ValueError(f"{name} must be in [{smallest:g}, {largest:g}]; got {shown}")
     return result
 
 

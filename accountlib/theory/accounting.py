@@ -10,6 +10,8 @@ bound.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from .profiles import DeltaPoint, ShiftPair, TradeoffPoint
 
 
@@ -20,11 +22,18 @@ def as_composition(composition, sensitivities=None) -> ShiftPair:
         if sensitivities is not None:
             raise ValueError("sensitivities: give them to ShiftPair, not here, when composition is a ShiftPair")
         return composition
+    if isinstance(composition, Mapping) or getattr(composition, "ndim", None) == 0:
+        raise ValueError(f"composition must be a ShiftPair or a list of budgets; got {type(composition).__name__} "
+                         f"{composition!r}")
     return ShiftPair(composition, sensitivities=sensitivities)
 
 
 def _points(values, name: str) -> tuple[list, bool]:
     """(the points as a list, whether one point was given)."""
+    if isinstance(values, Mapping):
+        raise ValueError(f"{name} must be a number or a list of numbers; got a {type(values).__name__}")
+    if getattr(values, "ndim", None) == 0:  # a numpy 0-d array is one number
+        return [values.item()], True
     if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
         return [values], True
     values = list(values)

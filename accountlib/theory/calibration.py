@@ -131,6 +131,9 @@ def _segment_levels(points: list[tuple[Fraction, Fraction]], witness_of) -> list
 #: β of the library carries an absolute error bound (the census files' trade-off tolerance is 1e-25).
 TAIL_SLACK = Fraction(1, 10**30)
 
+#: The largest μ of a μ-GDP target: its check runs out to ε = μ²/2 + μ√(2 log 10³⁰), which must be ≤ MAX_EPSILON.
+MAX_MU_GDP = 88
+
 
 @dataclass(frozen=True)
 class TradeoffCurve:
@@ -233,6 +236,12 @@ class GaussianDP:
 
     def __init__(self, mu, chords: int = 256):
         object.__setattr__(self, "mu", _fraction(mu, "mu"))
+        # the check's ε grid reaches μ²/2 + μ√(2 log 1/η) (where δ_μ ≈ η), which must stay within MAX_EPSILON
+        with mpmath.workdps(30):
+            top = _mpf(self.mu) ** 2 / 2 + _mpf(self.mu) * mpmath.sqrt(2 * mpmath.log(1 / _mpf(TAIL_SLACK)))
+        if top > MAX_EPSILON:
+            raise ValueError(f"mu must be at most {MAX_MU_GDP} (μ-GDP is checked out to ε = μ²/2 + 11.75μ, at most "
+                             f"the largest ε supported, {MAX_EPSILON}); got {float(self.mu):g}")
         if isinstance(chords, bool) or not isinstance(chords, int) or not 4 <= chords <= MAX_CURVE_POINTS - 1:
             raise ValueError(f"chords must be a whole number in 4..{MAX_CURVE_POINTS - 1}; got {chords!r}")
         object.__setattr__(self, "chords", chords)
@@ -317,9 +326,11 @@ class GaussianDP:
                             ends.append(cross)
                     excess = max(f0 + (f1 - f0) * (x - x0) / (x1 - x0) - max(g0 + s0 * (x - x0), g1 + s1 * (x - x1))
                                  for x in ends)
-                    status = "holds" if excess <= eta - _MARGIN * (1 + x1) else "undecided"
+                    # rounding at _DIGITS is relative to the terms compared: δ's (≤ 1) and the tangents' s·x
+                    slack = _MARGIN * (2 + (abs(s0) + abs(s1)) * x1)
+                    status = "holds" if excess <= eta - slack else "undecided"
                     # allowed: the largest certified δ_f at the left end that still decides the interval
-                    allowed = f0 + eta - _MARGIN * (1 + x1) - excess
+                    allowed = f0 + eta - slack - excess
                     checks.append(LevelCheck(Level(left, allowed, g0 + eta), known.get(left, known[first]), status))
                     if status == "undecided":
                         split.append((left + right) / 2)
@@ -695,10 +706,10 @@ def calibrate(composition, target, *, resolution=1e-3, rel_tol: float = 1e-6, se
     (Fraction(1, 50), True, True)
     """
     pair = _as_pair(composition, sensitivities)
-    if not _levels_of(target):
-        raise ValueError("target: every mechanism meets it (a trade-off curve g ≡ 0 asks nothing); no noise is needed")
     resolution = Fraction(as_tolerance(resolution, "resolution", smallest=1e-9, largest=0.5))
     rel_tol = as_tolerance(rel_tol, "rel_tol", smallest=SMALLEST_REL_TOL, largest=0.5)
+    if not _levels_of(target):
+        raise ValueError("target: every mechanism meets it (a trade-off curve g ≡ 0 asks nothing); no noise is needed")
     base, shifts = list(pair.rhos), list(pair.sensitivities)
     fs = _group_factors(groups, factors, len(base))
     levels = _level_targets(target)

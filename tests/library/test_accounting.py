@@ -55,3 +55,16 @@ def test_tradeoff_is_the_neyman_pearson_test_of_one_discrete_gaussian():
 def test_bad_arguments_get_one_clear_error(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_numpy_numbers_and_hostile_containers():
+    import numpy as np
+
+    one = accountlib.delta(["1/2"], np.array(1.0))
+    assert abs(one.delta - _brute_delta(2, 1)) <= one.error_bound + 1e-40
+    with pytest.raises(ValueError, match="epsilon must be a number or a list"):
+        accountlib.delta(["1/2"], {1: 0, 2: 0})
+    with pytest.raises(ValueError, match="composition must be a ShiftPair or a list"):
+        accountlib.delta({"1/2": 1}, 1)
+    with pytest.raises(ValueError, match="composition must be a ShiftPair or a list"):
+        accountlib.calibrate(np.array(0.5), accountlib.ApproximateDP(1, "1e-6"))

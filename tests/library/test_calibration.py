@@ -214,3 +214,13 @@ def test_a_gaussian_dp_calibration_is_proven_smallest_by_brute_force():
     eps = c.failure.level.epsilon
     with mpmath.workdps(40):
         assert _brute_delta_two(below, eps) > cal.gaussian_profile(1, mpmath.mpf(eps.numerator) / eps.denominator)
+
+
+def test_a_large_mu_is_decided_and_a_mu_beyond_the_range_is_refused():
+    # sigma^2 = 10^4 is far inside 3-GDP: every interval must hold (the rounding slack once grew like e^eps and left
+    # the intervals near eps = 38 undecided for ever)
+    assert {c.status for c in cal.check(["1/10000"], cal.GaussianDP(3))} == {"holds"}
+    with pytest.raises(ValueError, match="mu must be at most 88"):
+        cal.GaussianDP(100)
+    with pytest.raises(ValueError, match=r"resolution must be in \[1e-09, 0.5\]; got 0.6$"):
+        cal.calibrate(["1"], cal.GaussianDP(1), resolution=Fraction(3, 5))
