@@ -214,8 +214,10 @@ _ = ledger.reproduce({"sieve.§4.lattice.L_13_13": {"ours": str(lat.scale), "pap
 # mass $N$ lattice points away folded back onto $t$, just as a signal sampled too coarsely shows a false
 # low frequency. Nothing else goes wrong — there is no discretisation error of the usual kind.
 #
-# A small example shows it: three mechanisms with budgets $\rho = 1/2, 2/5, 1$ and weights
-# $1/3, 1/2, 1/6$, so that $L = 6$ and $c = (2, 3, 1)$. We compare the trapezoidal sum with a brute-force
+# A small example shows it: a weighted sum of three discrete Gaussians with variances $2, 5/2, 1$ (budgets
+# $\rho = 1/2, 2/5, 1$) and weights chosen freely here, $1/3, 1/2, 1/6$, so that $L = 6$ and $c = (2, 3, 1)$ — a
+# lattice sum, not yet the privacy sum, whose weights $a_i = \rho_i/\rho'$ the pair fixes (the from-scratch section
+# below uses those). We compare the trapezoidal sum with a brute-force
 # convolution of the three pmfs, computed at 50 significant digits ({term}`dps` = 50), in
 # {numref}`fig-fourier-aliasing`.
 
@@ -439,7 +441,7 @@ fig.tight_layout()
 #   a reference. The library bounds truncation, aliasing and rounding (the last with {term}`ball arithmetic`), so
 #   each of its values comes with a bound that is a proof.
 #
-# The exercise {ref}`ex-fourier-more-digits` pushes the same thirty lines to more digits and asks what is still
+# {ref}`ex-fourier-more-digits` pushes the same thirty lines to more digits and asks what is still
 # missing.
 
 # %% [markdown]

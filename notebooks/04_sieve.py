@@ -340,7 +340,7 @@ for lo in (0, int(2 * spread_naive), int(5 * spread_naive)):
 #
 # The scan also costs time proportional to $N$; for the finest census pairs $N$ is in the tens of millions at the
 # deepest tolerances, and the engine's listing by modular inverses visits only the survivors of the narrowest factor.
-# The exercise {ref}`ex-sieve-product` adds the product test to the naive sieve.
+# {ref}`ex-sieve-product` adds the product test to the naive sieve.
 
 # %% [markdown]
 # The [benchmarks page](../book/benchmarks.md) counts nodes for the same pair with other numbers: it times the

@@ -261,7 +261,7 @@ for m, o in panels.items():
 # and in the tails, below it on the shoulders, as $\lambda_4 > 0$ predicts. With only two summands the expansion is
 # not yet valid: the correction at the centre is $3\lambda_4/(24m) \approx 0.26$ of the density, not small, and
 # the first term even has the wrong sign there — the exact pmf of $X_1 + X_2$ sits slightly *below* the normal density
-# at 0. The oscillation of chapter 1's two-term sum is a lattice effect beyond the first correction; the Edgeworth term
+# at 0. The oscillation of the two-term sum of {numref}`fig-dg-sum` is a lattice effect beyond the first correction; the Edgeworth term
 # explains the pattern once $m$ is large enough for $\lambda_4/m$ to be small.
 
 # %% [markdown]

@@ -111,8 +111,8 @@ mixture, laplace, gaussian = rdp.GaussianMixture(1.0), rdp.Laplace(), rdp.Gaussi
 # under Poisson subsampling at small $q$ (Figure 1)". The figure below draws exactly that statement — the gap against
 # the order for three noises with the same kind of shift, and the composed gap of a subsampled Gaussian against $q$.
 # (The paper's own panel layout is not in its text; this is our rendering of what the text says Figure 1 shows.)
-# {numref}`fig-zcdp-overview` is the chapter in miniature: the left panel is Proposition 4.1, the right panel
-# Proposition 4.2, and the rest of the chapter takes each of them apart.
+# {numref}`fig-zcdp-overview` is the chapter in miniature: the left panel is the unifying paper's Proposition 4.1, the right
+# panel its Proposition 4.2, and the rest of the chapter takes each of them apart.
 
 # %% mystnb={"figure": {"caption": "What zCDP forgets (the unifying paper's Figure 1, our rendering). Left: the gap \u0393(t) at shift s = 1 for three noises of scale 1; the Gaussian line is zero. Right: the composed gap at order t = 1 of n = 20 Poisson-subsampled Gaussian steps with \u03c1_sum = 5, against the sampling rate q.", "name": "fig-zcdp-overview"}} tags=["hide-input"]
 orders_overview = np.linspace(0.02, 4, 80)
@@ -164,7 +164,7 @@ fig.tight_layout()
 print(f"largest |exact RDP - zCDP bound| over the 100 orders: {below(np.max(np.abs(exact_rdp - zcdp_line)), 1e-14)}")
 
 # %% [markdown]
-# ## Proposition 4.1: zero, quadratic and quartic gaps (Figure 4(a))
+# ## Zero, quadratic and quartic gaps (the unifying paper's Proposition 4.1 and Figure 4(a))
 #
 # ```{prf:proposition} Gaps of three additive noises (unifying paper, Proposition 4.1)
 # :label: prop-zcdp-three-noises
@@ -190,7 +190,7 @@ print(f"largest |exact RDP - zCDP bound| over the 100 orders: {below(np.max(np.a
 # {numref}`fig-zcdp-shift` shows the two lines; the printed slopes are recorded in the {term}`reproduction ledger` against
 # the paper's 2.00 and 4.00.
 
-# %% mystnb={"figure": {"caption": "Proposition 4.1 (the paper's Figure 4(a)) at order t = 1: the gap \u0393(1) against the shift s on log\u2013log axes for the Gaussian mixture (slope 2) and Laplace noise (slope 4); the legend gives the fitted slopes. The Gaussian gap is identically zero and cannot be drawn on a log scale.", "name": "fig-zcdp-shift"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "The unifying paper's Proposition 4.1 (its Figure 4(a)) at order t = 1: the gap \u0393(1) against the shift s on log\u2013log axes for the Gaussian mixture (slope 2) and Laplace noise (slope 4); the legend gives the fitted slopes. The Gaussian gap is identically zero and cannot be drawn on a log scale.", "name": "fig-zcdp-shift"}} tags=["hide-input"]
 shifts = np.logspace(-3, -1, shift_grid)
 small = shifts <= 0.01
 
@@ -256,7 +256,7 @@ explorers.live("gap")
 _ = ledger.reproduce({f"unifying.4.1.slope.{name}": f"{slopes_1[name]:.4f}" for name in ("mixture", "Laplace")})
 
 # %% [markdown]
-# ## Poisson subsampling (Proposition 4.2, Figure 4(b)–(c))
+# ## Poisson subsampling (the unifying paper's Proposition 4.2 and Figure 4(b)–(c))
 #
 # DP-SGD's step is the pair $Q = N(0, z^2C^2I)$, $P_q = (1-q)Q + qN(v, z^2C^2I)$. Its zCDP parameter does not depend on $q$
 # — subsampling buys nothing under zCDP — while its Rényi curve falls to zero as $q \to 0$. Here $n = 20$ steps with
@@ -282,7 +282,7 @@ _ = ledger.reproduce({f"unifying.4.1.slope.{name}": f"{slopes_1[name]:.4f}" for 
 # {numref}`fig-zcdp-subsampled` shows both sides: on the left the exact composed $\mathbf K(1)$ against the flat zCDP
 # line, on the right their difference.
 
-# %% mystnb={"figure": {"caption": "Proposition 4.2 (the paper's Figure 4(b)-(c)) at order t = 1: n = 20 Poisson-subsampled Gaussian steps with \u03c1_sum = 5 (z = \u221a2). Left: the exact composed K(1) against the zCDP value \u03c1_sum\u00b7t(t+1), which does not depend on q. Right: the composed gap, largest at small q.", "name": "fig-zcdp-subsampled"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "The unifying paper's Proposition 4.2 (its Figure 4(b)-(c)) at order t = 1: n = 20 Poisson-subsampled Gaussian steps with \u03c1_sum = 5 (z = \u221a2). Left: the exact composed K(1) against the zCDP value \u03c1_sum\u00b7t(t+1), which does not depend on q. Right: the composed gap, largest at small q.", "name": "fig-zcdp-subsampled"}} tags=["hide-input"]
 n_steps, rho_sum = 20, 5.0
 z = math.sqrt(1 / (2 * rho_sum / n_steps))
 qs = np.linspace(0, 1, q_grid)[1:]
@@ -367,7 +367,7 @@ plt.show()
 explorers.live("subsampled-gap")
 
 # %% [markdown]
-# ## Allocation under a fixed total $\rho$ (Proposition 4.3, Figure 5)
+# ## Allocation under a fixed total $\rho$ (the unifying paper's Proposition 4.3 and Figure 5)
 #
 # Split $\rho_{\mathrm{sum}} = 1/2$ among $n = 8$ releases along $\rho_1(\omega) = \tfrac{\rho_{\mathrm{sum}}}{n}(1 + (n-1)\omega)$,
 # $\rho_i(\omega) = \tfrac{\rho_{\mathrm{sum}}}{n}(1-\omega)$: $\omega = 0$ is uniform, $\omega = 1$ puts everything in one release.
@@ -390,7 +390,7 @@ explorers.live("subsampled-gap")
 # For Laplace noise the paper proves convexity; for the mixture the concavity is a numerical observation, which we
 # repeat with 192 and with 384 Gauss–Hermite nodes. {numref}`fig-zcdp-allocation` draws the composed gap along the path.
 
-# %% mystnb={"figure": {"caption": "Proposition 4.3 (the paper's Figure 5): the composed gap \u0393(1) of n = 8 releases with \u03c1_sum = 1/2 along the allocation path, from uniform (\u03c9 = 0) to concentrated (\u03c9 = 1). It rises for Laplace noise (convex \u03a6_1) and falls for the Gaussian mixture (concave \u03a6_1).", "name": "fig-zcdp-allocation"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "The unifying paper's Proposition 4.3 (its Figure 5): the composed gap \u0393(1) of n = 8 releases with \u03c1_sum = 1/2 along the allocation path, from uniform (\u03c9 = 0) to concentrated (\u03c9 = 1). It rises for Laplace noise (convex \u03a6_1) and falls for the Gaussian mixture (concave \u03a6_1).", "name": "fig-zcdp-allocation"}} tags=["hide-input"]
 omegas = np.linspace(0, 1, omega_grid)
 curvature_xs = np.linspace(0, 0.5, curvature_grid)
 

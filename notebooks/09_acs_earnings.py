@@ -237,11 +237,12 @@ assert abs(ours - library) < 1e-9 and worst_curve < 1e-9
 good = lambda a: d_small * laplace_rdp(a, s_small)
 broken = lambda a: math.nan if a > 50 else good(a)  # 'overflows' above alpha = 50
 signed = lambda a: -good(a)  # a sign error
-print(f"nan above alpha = 50: ours {c_delta(broken, delta_small)[0]}, "
+ours_broken = c_delta(broken, delta_small)[0]
+print(f"undefined above alpha = 50: ours {'no number' if math.isnan(ours_broken) else 'a number'}, "
       f"accountlib {rdp_to_epsilon(broken, delta_small):.12f} (its minimum is below 50)")
 print(f"a negative curve: ours {c_delta(signed, delta_small)[0]:.4f} "
       f"(below the true {library:.4f})")
-for curve, name in ((lambda a: math.nan, "nan everywhere"), (signed, "negative")):
+for curve, name in ((lambda a: math.nan, "undefined everywhere"), (signed, "negative")):
     try:
         rdp_to_epsilon(curve, delta_small)
     except ValueError as error:

@@ -307,6 +307,8 @@ def history_figure(results, epsilon, delta, q, n):
         ax.set_xlabel(f"step (q = {q:g}, n = {n})")
         ax.grid(alpha=0.3)
     axes[0].legend(title=f"(ε, δ) = ({epsilon:g}, {delta:g}), {seeds} seeds")
+    fig.suptitle(f"Training at (ε, δ) = ({epsilon:g}, {delta:g}): accuracy (left) and cross-entropy (right)",
+                 fontsize=10)
     fig.tight_layout()
     return fig
 
@@ -333,6 +335,8 @@ def sweep_figure(results, rows, epsilon, delta, along):
         ax.set_xlabel("sampling rate q (n = 500)" if along == "q" else "steps n (q = 0.01)")
         ax.grid(alpha=0.3)
     axes[0].legend(title=f"(ε, δ) = ({epsilon:g}, {delta:g})")
+    fig.suptitle(f"After training, along {'the sampling rate q' if along == 'q' else 'the number of steps n'}: "
+                 "accuracy (left) and cross-entropy (right)", fontsize=10)
     fig.tight_layout()
     return fig
 

@@ -36,8 +36,8 @@
 # {doc}`primer <00_primer>`: the privacy profile ({prf:ref}`def-privacy-profile`), $\mu$-GDP ({prf:ref}`def-gdp`), the
 # privacy-loss distribution ({prf:ref}`def-pld`), Rényi DP and zCDP ({prf:ref}`def-rdp`, {prf:ref}`def-zcdp`) with the
 # conversion the Census Bureau uses ({prf:ref}`prop-primer-zcdp-to-dp`), and allocations ({prf:ref}`def-allocation`).
-# Sections 1 and 2 build on {doc}`08_what_zcdp_forgets`, section 3 on {doc}`01_discrete_gaussian` and
-# {doc}`06_edgeworth`, section 4 on {doc}`02_fourier_inversion` and {doc}`03_trapezoid_convergence`, and section 5 on
+# The first two explorers build on {doc}`08_what_zcdp_forgets`, the third on {doc}`01_discrete_gaussian` and
+# {doc}`06_edgeworth`, the fourth on {doc}`02_fourier_inversion` and {doc}`03_trapezoid_convergence`, and the fifth on
 # {doc}`05_census_dhc`. You can read each section on its own once you have read the chapter it builds on.
 # ```
 #
@@ -107,7 +107,7 @@ for series in explorers.gap_series(1.0, [0.5, 1.0, 2.0, 4.0]):
     print(f"{series.name:>16}: {values}")
 
 # %% [markdown]
-# ## 1. The gap Γ(t) in the shift s
+# ## The gap Γ(t) in the shift s
 #
 # The Rényi curve of a pair $(P, Q)$ is the cumulant generating function of the privacy loss,
 # $K(t) = \log \mathbb E_Q\bigl[(dP/dQ)^{t+1}\bigr]$ for orders $t > 0$ ({prf:ref}`def-rdp`). zCDP keeps a single
@@ -163,7 +163,7 @@ plt.show()
 explorers.live("gap")
 
 # %% [markdown]
-# ## 2. The gap in the sampling rate q
+# ## The gap in the sampling rate q
 #
 # A step of {term}`DP-SGD` adds Gaussian noise of standard deviation $zC$ to a sum of clipped gradients over a random
 # batch, into which each record enters independently with probability $q$ ({term}`Poisson subsampling`; $z$ is the
@@ -210,7 +210,7 @@ plt.show()
 explorers.live("subsampled-gap")
 
 # %% [markdown]
-# ## 3. Discrete against continuous Gaussian: δ(ε) in σ² and m
+# ## Discrete against continuous Gaussian: δ(ε) in σ² and m
 #
 # The census adds {term}`discrete Gaussian` noise $N_{\mathbb Z}(0, \sigma^2)$ to its counts, because a count must
 # stay an integer {cite}`canonne2020discrete`. How different is its privacy from that of the continuous Gaussian with
@@ -263,7 +263,7 @@ plt.show()
 explorers.live("discrete-continuous")
 
 # %% [markdown]
-# ## 4. Trapezoid error against the number of nodes
+# ## Trapezoid error against the number of nodes
 #
 # The exact engine of this book computes each probability of a sum of discrete Gaussians from its characteristic
 # function, by the {term}`trapezoidal rule` on $N$ {term}`nodes <quadrature node>` (sieve paper §3.2
@@ -306,7 +306,7 @@ plt.show()
 explorers.live("trapezoid")
 
 # %% [markdown]
-# ## 5. A census pair's curves by allocation
+# ## A census pair's curves by allocation
 #
 # The 2020 Census {term}`DHC` File used 43 {term}`allocations <allocation>` of its privacy-loss budget, and the
 # privacy of one record is that of a *pair* of allocations $(k, l)$: replacing a record changes counts along the

@@ -54,7 +54,7 @@
 #
 # The exact rule keeps the *shape* of the release — the ratios of the $\rho_i$ — and looks for the smallest
 # variance multiplier $v$ (every $\sigma_i^2$ becomes $v\,\sigma_i^2$) at which the exact profile meets the target.
-# The multipliers live on a grid of step $h$, a thousandth of the zCDP multiplier by default. The answer is
+# The multipliers live on a grid of step $h$, by default a thousandth of the zCDP multiplier rounded down to two significant digits. The answer is
 # certified on both sides: at $v$ every level of the target holds with its certified bound (the computed
 # $\delta(\varepsilon)$ plus its error bound is at most the target's), and at $v - h$ some level certainly fails
 # (the computed $\delta$ minus its bound exceeds the target). The search is a bisection, which assumes that more
@@ -68,7 +68,7 @@
 # {numref}`fig-calibrate-pair`.
 
 # %% tags=["parameters", "hide-cell"]
-target_eps = "26.340588852722"  # the Bureau's epsilon at delta = 1e-10 (rho = 4.9622), as in chapter 5
+target_eps = "26.340588852722"  # the Bureau's epsilon at delta = 1e-10 (rho = 4.9622), as in the Fourier chapter
 target_delta = "1e-10"
 pair = (13, 13)                 # one census pair, [M0, M0]
 census_pairs = None             # None: all 946 pairs for the census-wide calibration; or a list of pairs
@@ -225,7 +225,7 @@ if unsafe:
 # Opacus' `get_noise_multiplier` {cite}`yousefpour2021opacus` and dp_accounting's `calibrate_dp_mechanism`
 # calibrate the *continuous* Gaussian mechanism on floats, through an accountant: {term}`RDP`, the privacy-random-
 # variable (PRV) accountant of {cite}`gopi2021numerical` (a discretised {term}`PLD`), or dp_accounting's PLD
-# accountant {cite}`doroshenko2022connect`. The comparison below asks each for the noise of `releases` compositions of one count at
+# accountant {cite}`doroshenko2022connect`. The comparison below asks each for the noise of a composition of `releases` releases of one count at
 # $(\varepsilon, \delta) = (1, 10^{-6})$, and then asks the exact accountant whether the discrete mechanism with that
 # variance meets the target (the last column: *holds*, or *UNSAFE* where the certified $\delta$ minus its bound
 # exceeds $10^{-6}$). The last row runs dp_accounting's own calibration routine on this book's accountant

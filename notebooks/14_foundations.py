@@ -145,6 +145,23 @@ for relation in ("add/remove", "replace"):
 # the two matters depends on the noise: Laplace noise is calibrated to $\ell_1$, Gaussian noise to $\ell_2$.
 # We return to the neighbouring relation at the end of the chapter, where it decides the census's budget.
 #
+# ## What a guarantee says: (ε, δ), the privacy profile and the privacy loss
+#
+# ```{prf:definition} (ε, δ)-differential privacy, privacy profile, privacy loss
+# :label: def-found-dp
+#
+# $M$ is $(\varepsilon, \delta)$-DP if $\Pr[M(D) \in S] \le e^{\varepsilon}\Pr[M(D') \in S] + \delta$ for all
+# neighbouring $D, D'$ and all sets of outputs $S$ {cite}`dwork2006our`; $\varepsilon$-DP means $\delta = 0$. For
+# one pair of neighbours with output laws $P$ and $Q$ (densities $p$, $q$), the smallest such $\delta$ at each
+# $\varepsilon$ is the *privacy profile*
+# $\delta(\varepsilon) = \sup_S \bigl(P(S) - e^{\varepsilon}Q(S)\bigr) = \mathbb E_P\bigl[(1 - e^{\varepsilon - L})_+\bigr]$,
+# where $L = \log\bigl(p(Y)/q(Y)\bigr)$, $Y \sim P$, is the *privacy loss*. The mechanism's profile is the
+# largest over all pairs of neighbours.
+# ```
+#
+# The primer treats these objects in full ({prf:ref}`def-privacy-profile`, {prf:ref}`def-pld`); here they are what
+# the mechanisms below are measured by. Below, $\Phi$ is the standard normal distribution function.
+#
 # ## The Laplace mechanism
 #
 # The oldest private mechanism {cite}`dwork2006calibrating` adds to each coordinate of the query an

@@ -296,7 +296,7 @@ def test_sieve_count_like_for_like():
 # --- glossary, chapter 5 ----------------------------------------------------------------------------------------
 
 def test_glossary_edgeworth_rate():
-    m = claim("book/glossary.md", r"that remainder in fact shrinks like \$m\^\{(-\d)/2\}\$ \(measured in chapter 6\)")
+    m = claim("book/glossary.md", r"that remainder in fact shrinks like \$m\^\{(-\d)/2\}\$ \(measured in \{doc\}`\.\./notebooks/06_edgeworth`\)")
     ms = [16, 32, 64]
     results = [edgeworth.remainders("0.4", k, dps=None) for k in ms]
     slope, _ = edgeworth.remainder_slopes(results, ms, fit_from=16)
