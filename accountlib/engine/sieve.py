@@ -244,7 +244,7 @@ def algorithm1_count(lattice, accuracy: float, *, modulus: int | None = None, dp
             k = np.arange(start, min(modulus_used + 1, start + _CHUNK), dtype=np.int64)
             for c, r in radii:
                 if k.size and r < math.pi:
-                    k = k[folded_distance(mulmod(k, c, modulus_used), modulus_used) * (2 * math.pi / modulus_used) <= r]
+                    k = k[_within(k, c, r, modulus_used)]
             total += k.size
             half += int(np.count_nonzero(2 * k < modulus_used))
         return cut, modulus_used, tau, total, half
@@ -252,6 +252,12 @@ def algorithm1_count(lattice, accuracy: float, *, modulus: int | None = None, dp
     cut, modulus, tau, total, half = count(True)
     return {"accuracy": accuracy, "U": cut, "N": modulus, "tau": tau, "count": total, "half_count": half,
             "per_mechanism": count(False)[3]}
+
+
+def _within(k: np.ndarray, c: int, radius: float, modulus: int) -> np.ndarray:
+    """Which nodes ζ_k = 2πk/N of Algorithm 1 pass a factor's filter: the distance of c·ζ_k to 2πℤ is at most
+    ``radius``."""
+    return folded_distance(mulmod(k, c, modulus), modulus) * (2 * math.pi / modulus) <= radius
 
 
 def _algorithm1_filters(lattice, accuracy: float, modulus, dps: int, *, powers: bool = True):
@@ -263,10 +269,10 @@ def _algorithm1_filters(lattice, accuracy: float, modulus, dps: int, *, powers: 
 
     if not 0 < accuracy < 1:
         raise ValueError(f"accuracy must be in (0, 1); got {accuracy!r}")
-    variance = float(lattice.variance_proxy)
+    variance = float(lattice.variance_proxy)  # = L²·Σ a_i²σ_i²
     cut = math.ceil(math.sqrt(-2 * variance * math.log(accuracy / 8)))
     if modulus is None:
-        dl = math.sqrt(variance / (-2 * math.log(accuracy / 8)))
+        dl = math.sqrt(variance / (-2 * math.log(accuracy / 8)))  # d·L
         modulus = 2 * (cut + 1) + math.ceil(dl * math.log(2 * dl))
     if not isinstance(modulus, int) or modulus < 2:
         raise ValueError(f"modulus must be an integer >= 2; got {modulus!r}")
@@ -278,7 +284,7 @@ def _algorithm1_filters(lattice, accuracy: float, modulus, dps: int, *, powers: 
             excess = lambda r: power * mpmath.log(cf(r, sigma2, dps=dps)) - log_tau
             if excess(mpmath.pi) >= 0:
                 return math.pi
-            low, high = mpmath.mpf(0), mpmath.pi
+            low, high = mpmath.mpf(0), mpmath.pi  # φ decreases on (0, π)
             for _ in range(64):
                 middle = (low + high) / 2
                 low, high = (middle, high) if excess(middle) > 0 else (low, middle)
@@ -298,10 +304,6 @@ def algorithm1_stages(lattice, accuracy: float, orders, *, modulus: int | None =
     next). The final set is the same for every order; the paper says that starting from the largest σ² "provides
     the fastest reduction in the set of Candidate Nodes".
     """
-    import mpmath
-
-    from .characteristic import cf
-
     cut, modulus, tau, radii = _algorithm1_filters(lattice, accuracy, modulus, dps)
     groups = list(lattice.groups)
     by_variance = sorted(range(len(groups)), key=lambda i: groups[i][0][0], reverse=True)
@@ -320,7 +322,7 @@ def algorithm1_stages(lattice, accuracy: float, orders, *, modulus: int | None =
             for step, index in enumerate(order):
                 c, r = radii[index]
                 if k.size and r < math.pi:
-                    k = k[folded_distance(mulmod(k, c, modulus), modulus) * (2 * math.pi / modulus) <= r]
+                    k = k[_within(k, c, r, modulus)]
                 survivors[step] += k.size
         out.append({"order": order, "survivors": survivors, "work": modulus + sum(survivors[:-1])})
     return out
@@ -348,7 +350,7 @@ def algorithm1_dropped_mass(lattice, accuracy: float, *, modulus: int | None = N
         keep = np.ones(k.size, dtype=bool)
         for c, r in radii:
             if r < math.pi:
-                keep &= folded_distance(mulmod(k, c, modulus), modulus) * (2 * math.pi / modulus) <= r
+                keep &= _within(k, c, r, modulus)
         kept += int(np.count_nonzero(keep))
         gone = k[~keep]
         log_product = np.zeros(gone.size)

@@ -365,17 +365,21 @@ def _convex_points(points):
     return kept
 
 
-def _levels_of(target) -> list[Level]:
+def _parts(target) -> list:
+    """The targets of ``target`` (one, or a non-empty list or tuple of them), each of a known kind."""
     targets = list(target) if isinstance(target, (list, tuple)) else [target]
     if not targets:
         raise ValueError("target must be a target or a non-empty list of targets")
-    levels = []
     for t in targets:
         if not hasattr(t, "levels"):
             raise ValueError(f"target must be ApproximateDP, GaussianDP or TradeoffCurve (or a list of them); got "
                              f"{type(t).__name__}")
-        levels += t.levels()
-    return levels
+    return targets
+
+
+def _levels_of(target) -> list[Level]:
+    """Every part's levels (a μ-GDP part's through its chords: these only rank census pairs)."""
+    return [level for t in _parts(target) for level in t.levels()]
 
 
 # -- checking levels --------------------------------------------------------------------------------------
@@ -416,21 +420,19 @@ def _check(pair: ShiftPair, levels: list[Level], rel_tol: float) -> list[LevelCh
 
 def _decide(pair: ShiftPair, target, levels: list[Level], rel_tol: float) -> list[LevelCheck]:
     """Every part of ``target`` decided for ``pair``: a μ-GDP part on its own refined ε grid
-    (:meth:`GaussianDP.decide`), the others through their levels (``levels``: :func:`_levels_of` of the parts that
-    are not μ-GDP, computed once by the caller)."""
-    targets = list(target) if isinstance(target, (list, tuple)) else [target]
+    (:meth:`GaussianDP.decide`), the others through their levels (``levels``: :func:`_level_targets` of ``target``,
+    computed once by the caller)."""
     checks = _check(pair, levels, rel_tol) if levels else []
-    for t in targets:
+    for t in _parts(target):
         if isinstance(t, GaussianDP):
             checks += t.decide(pair, rel_tol)
     return checks
 
 
 def _level_targets(target) -> list[Level]:
-    """The levels of the parts of ``target`` checked through levels (all but μ-GDP)."""
-    targets = list(target) if isinstance(target, (list, tuple)) else [target]
-    return _levels_of([t for t in targets if not isinstance(t, GaussianDP)]) if any(
-        not isinstance(t, GaussianDP) for t in targets) else []
+    """The levels of the parts of ``target`` checked through levels (all but μ-GDP, decided on its own ε grid by
+    :func:`_decide`); every part validated."""
+    return [level for t in _parts(target) if not isinstance(t, GaussianDP) for level in t.levels()]
 
 
 def check(composition, target, *, rel_tol: float = 1e-6, sensitivities=None) -> list[LevelCheck]:
@@ -441,7 +443,6 @@ def check(composition, target, *, rel_tol: float = 1e-6, sensitivities=None) -> 
     ['fails']
     """
     rel_tol = as_tolerance(rel_tol, "rel_tol", smallest=SMALLEST_REL_TOL, largest=0.5)
-    _levels_of(target)  # validates the target
     return _decide(_as_pair(composition, sensitivities), target, _level_targets(target), rel_tol)
 
 
@@ -708,11 +709,11 @@ def calibrate(composition, target, *, resolution=1e-3, rel_tol: float = 1e-6, se
     pair = _as_pair(composition, sensitivities)
     resolution = Fraction(as_tolerance(resolution, "resolution", smallest=1e-9, largest=0.5))
     rel_tol = as_tolerance(rel_tol, "rel_tol", smallest=SMALLEST_REL_TOL, largest=0.5)
-    if not _levels_of(target):
+    levels = _level_targets(target)
+    if not levels and not any(isinstance(t, GaussianDP) for t in _parts(target)):
         raise ValueError("target: every mechanism meets it (a trade-off curve g ≡ 0 asks nothing); no noise is needed")
     base, shifts = list(pair.rhos), list(pair.sensitivities)
     fs = _group_factors(groups, factors, len(base))
-    levels = _level_targets(target)
 
     def budgets_at(v: Fraction) -> list:
         if not fs:
