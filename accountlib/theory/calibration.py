@@ -296,6 +296,7 @@ class GaussianDP:
                           | {Fraction(mpmath.nstr(top * (k + 1) / 64, 12)).limit_denominator(10**9) for k in range(64)})
             known: dict[Fraction, DeltaPoint] = {}
             exact: dict[Fraction, tuple] = {}
+            held: dict[tuple, LevelCheck] = {}  # intervals already decided: a refinement only splits the others
 
             def gaussian(e: Fraction):  # (x, δ_μ, dδ_μ/dx) at ε = e
                 if e not in exact:
@@ -308,15 +309,18 @@ class GaussianDP:
                 if todo:
                     for e, point in zip(todo, pair.delta(todo, rel_tol=rel_tol)):
                         known[e] = point
-                first = grid[1]
-                up = {e: known[e].delta + known[e].error_bound for e in grid[1:]}
-                up[Fraction(0)] = up[first] + mpmath.expm1(_mpf(first))
-                for e in grid[1:]:  # a certain failure at a grid point
+                for e in todo:  # a certain failure at a new grid point (the earlier ones showed none)
                     witness = gaussian(e)[1] * (1 + _MARGIN) + _MARGIN + eta
                     if known[e].delta - known[e].error_bound > witness:
                         return [LevelCheck(Level(e, mpmath.mpf(-1), witness), known[e], "fails")]
+                first = grid[1]
+                up = {e: known[e].delta + known[e].error_bound for e in grid[1:]}
+                up[Fraction(0)] = up[first] + mpmath.expm1(_mpf(first))
                 checks, split = [], []
                 for left, right in zip(grid, grid[1:]):
+                    if (left, right) in held:
+                        checks.append(held[left, right])
+                        continue
                     (x0, g0, s0), (x1, g1, s1) = gaussian(left), gaussian(right)
                     f0, f1 = up[left], up[right]
                     ends = [x0, x1]
@@ -334,6 +338,8 @@ class GaussianDP:
                     checks.append(LevelCheck(Level(left, allowed, g0 + eta), known.get(left, known[first]), status))
                     if status == "undecided":
                         split.append((left + right) / 2)
+                    else:
+                        held[left, right] = checks[-1]
                 last = grid[-1]
                 tail = LevelCheck(Level(last, eta, gaussian(last)[1] + eta), known[last],
                                   "holds" if up[last] <= eta else "undecided")
