@@ -7,7 +7,8 @@ texts (``accountbook/data/claims.toml``). Each computation can fail: an inequali
 as an inequality, with what we computed, never with a value written here. Run ``python -m accountbook.claim_checks``
 to rewrite the ledger's entries (only entries that changed are written; see :func:`accountbook.ledger.record`);
 ``tests/book/test_ledger.py`` recomputes them and checks that the committed ledger says the same. The whole set
-takes some twenty seconds of CPU time on this machine (the sieve audit's checks about twelve of them).
+takes about a minute and a half of CPU time on this machine (the unifying paper's claims added by the claims
+audit, by mpmath quadrature, most of it; the sieve audit's checks and the released curves about half a minute).
 
 The census claims read the sweep's stored results (``results/dhc``: ``census_eps_delta.csv``,
 ``census_tradeoff.csv`` and pair (13, 13)'s curves), the files chapter 5 reads.
@@ -37,7 +38,7 @@ __all__ = ["dhc_folder", "variance_reduction_per_level", "rho_star_below_rho_sum
            "exact_delta_below_zcdp", "exact_tradeoff_above_zcdp", "laplace_phi1", "lemma_b1",
            "discrete_gaussian_gap", "sieve_order", "theorem31_remainder", "rho_at_the_endpoint",
            "pair_spread", "subsampled_k1", "symmetric_noise", "released_eps_delta_against_certified",
-           "released_tradeoff_against_certified", "all_claims",
+           "released_tradeoff_against_certified", "unifying_audit_claims", "all_claims",
            "record"]
 
 PER_LEVEL_PAIR = (13, 13)
@@ -685,12 +686,434 @@ RELEASED_CHECKS = (released_eps_delta_against_certified, released_tradeoff_again
 """The claims tested against the authors' released curves."""
 
 
+# ---- unifying paper, added by the claims audit ----
+# Each function below checks statements of the unifying paper that no chapter records, by computations
+# independent of the closed forms they test: mpmath quadrature (30 digits and more) of the shifted pair's
+# moments, direct sums over the integers, exact fractions. The Student-t and generalized Gaussian gaps are
+# computed here, not with accountlib.theory.rdp's, whose float64 gaps are being made more accurate elsewhere.
+
+
+def _normal_log(x):
+    return -x * x / 2 - mpmath.log(2 * mpmath.pi) / 2
+
+
+def _laplace_log(x):
+    return -abs(x) - mpmath.log(2)
+
+
+def _mixture_log(x, m=1):
+    """½N(−m, 1) + ½N(m, 1), the paper's Gaussian mixture (Prop. 4.1)."""
+    return _normal_log(x) - m * m / 2 + mpmath.log(mpmath.cosh(m * x))
+
+
+def _student_t_log(nu):
+    nu = mpmath.mpf(nu)
+    constant = mpmath.loggamma((nu + 1) / 2) - mpmath.loggamma(nu / 2) - mpmath.log(nu * mpmath.pi) / 2
+    return lambda x: constant - (nu + 1) / 2 * mpmath.log1p(x * x / nu)
+
+
+def _generalized_gaussian_log(beta):
+    """Density ∝ exp(−|x|^β/β) (§4.4: β = 1 Laplace, β = 2 the standard Gaussian), normalised."""
+    beta = mpmath.mpf(beta)
+    constant = -mpmath.log(2 * beta ** (1 / beta - 1) * mpmath.gamma(1 / beta))
+    return lambda x: constant - abs(x) ** beta / beta
+
+
+def _shift_cgf(log_density, s, t, *, dps=30, points=()):
+    """K(t) = log E_P[e^{tL}] = log ∫ f(x − s)^{t+1} f(x)^{−t} dx for P = Law(s + Z), Q = Law(Z), by mpmath
+    quadrature at ``dps`` digits, split at 0, s and ``points`` (where the integrand peaks or has a kink)."""
+    with mpmath.workdps(dps + 10):
+        s, t = mpmath.mpf(s), mpmath.mpf(t)
+        breaks = sorted({mpmath.mpf(0), s, *(mpmath.mpf(p) for p in points)})
+        value = mpmath.quad(lambda x: mpmath.exp((t + 1) * log_density(x - s) - t * log_density(x)),
+                            [-mpmath.inf, *breaks, mpmath.inf])
+        return mpmath.log(value)
+
+
+def _shift_kl(log_density, s, *, dps=30):
+    """E_P L = KL(P‖Q), the t ↓ 0 end of K(t)/(t(t+1)), by quadrature."""
+    with mpmath.workdps(dps + 10):
+        s = mpmath.mpf(s)
+        return mpmath.quad(lambda x: mpmath.exp(log_density(x - s)) * (log_density(x - s) - log_density(x)),
+                           [-mpmath.inf, 0, s, mpmath.inf])
+
+
+def _gap_at(log_density, s, t, orders, *, dps=25):
+    """Γ(t) = ρt(t+1) − K(t) with ρ the largest of K(u)/(u(u+1)) over ``orders`` and the t ↓ 0 end (KL)."""
+    with mpmath.workdps(dps + 10):
+        rho = max([_shift_kl(log_density, s, dps=dps)]
+                  + [_shift_cgf(log_density, s, u, dps=dps) / (u * (u + 1)) for u in orders])
+        t = mpmath.mpf(t)
+        return rho * t * (t + 1) - _shift_cgf(log_density, s, t, dps=dps)
+
+
+def continuous_rho() -> dict:
+    """Prop. 4.1's optimal zCDP parameters: the Gaussian mixture (m = 1) has ρ(s) = s²/2 for every s, the
+    Laplace ρ(s) = |s| + e^{−|s|} − 1, both from K by quadrature (not the library's closed forms), at
+    s = 1/2, 1, 2. ρ is a supremum, so each is checked twice: no order exceeds it (K(t)/(t(t+1)) ≤ ρ on a grid
+    of t, 9 orders in [0.01, 100] for the mixture, 6 in [1e-3, 100] for Laplace), and it is reached (the mixture's
+    ratio at t = 1e4, s = 1; the Laplace KL, the t ↓ 0 end)."""
+    shifts = (mpmath.mpf(1) / 2, mpmath.mpf(1), mpmath.mpf(2))
+    ts = [mpmath.mpf(10) ** (k / 2) for k in range(-4, 5)]
+    with mpmath.workdps(35):
+        mixture_excess = max(_shift_cgf(_mixture_log, s, t, dps=20, points=((t + 1) * s,)) / (t * (t + 1)) / (s * s / 2)
+                             for s in shifts for t in ts) - 1
+        big = mpmath.mpf(10) ** 4
+        attained = 1 - _shift_cgf(_mixture_log, 1, big, dps=20, points=((big + 1) - 12, big + 1, (big + 1) + 12)) \
+            / (big * (big + 1)) / (mpmath.mpf(1) / 2)
+        laplace = lambda s: s + mpmath.exp(-s) - 1
+        small = [mpmath.mpf(10) ** k for k in range(-3, 3)]
+        laplace_excess = max(_shift_cgf(_laplace_log, s, t, dps=20) / (t * (t + 1)) / laplace(s)
+                             for s in shifts for t in small) - 1
+        endpoint = max(abs(_shift_kl(_laplace_log, s) / laplace(s) - 1) for s in shifts)
+    return {"unifying.4.1.mixture_rho_upper": mpmath.nstr(mixture_excess, 6),
+            "unifying.4.1.mixture_rho_attained": mpmath.nstr(attained, 6),
+            "unifying.4.1.laplace_rho_upper": mpmath.nstr(laplace_excess, 6),
+            "unifying.4.1.laplace_rho_endpoint": mpmath.nstr(endpoint, 3)}
+
+
+POISSON_SETTING = {"n": 20, "rho_sum": 5.0}
+"""Figure 4(b)–(c)'s composition (Appendix D.1): 20 steps, ρ_sum = 5, ‖v‖/C = 1, so z² = n/(2ρ_sum) = 2."""
+
+
+def poisson_rho_and_gap() -> dict:
+    """Prop. 4.2: the Poisson-subsampled Gaussian's optimal zCDP parameter is the Gaussian's 1/(2z²) at every q
+    (so the n-fold product has ρ_sum), and its gap is positive for 0 < q < 1 (abstract). K by 30-digit
+    quadrature (:func:`accountlib.theory.rdp.sampled_gaussian_cgf_reference`), not the library's binomial sum:
+    the largest 2z²K(t)/(t(t+1)) − 1 over q ∈ {0.01, 0.1, 0.5} and 9 orders t ∈ [0.1, 1000] (never above 0); the
+    ratio at t = 1e5 (approaching 1: K(t) ≈ (t+1)log q + t(t+1)/(2z²)); the smallest composed gap
+    n(t(t+1)/(2z²) − K(t)) over q ∈ {1e-3, 0.1, 0.9, 0.99} and t ∈ {0.5, 2}. Quadrature at 20 digits."""
+    n, rho_sum = POISSON_SETTING["n"], POISSON_SETTING["rho_sum"]
+    z = math.sqrt(n / (2 * rho_sum))
+    rho = 1 / (2 * z * z)
+    ts = np.logspace(-1, 3, 9)
+    excess = max(sampled_gaussian_cgf_reference(q, z, float(t), dps=20) / (t * (t + 1)) / rho - 1
+                 for q in (0.01, 0.1, 0.5) for t in ts)
+    big = 1e5
+    shortfall = 1 - sampled_gaussian_cgf_reference(0.01, z, big, dps=20) / (big * (big + 1)) / rho
+    predicted = -2 * z * z * math.log(0.01) / big
+    gaps = [n * (rho * t * (t + 1) - sampled_gaussian_cgf_reference(q, z, t, dps=20))
+            for q in (1e-3, 0.1, 0.9, 0.99) for t in (0.5, 2.0)]
+    return {"unifying.4.2.rho_sum_upper": f"{excess:.4e}",
+            "unifying.4.2.rho_sum_attained": {"ours": f"{shortfall:.4e}", "fields": {"predicted": f"{predicted:.2e}"}},
+            "unifying.4.2.gap_positive.subsampled": f"{min(gaps):.6e}"}
+
+
+def _example_2_3_sums(variant, r, *, cut=200):
+    """δ_{P‖Q}(log r) and δ_{Q‖P}(log r) of Example 2.3's pair (:func:`accountlib.theory.pairs.example_2_3`'s
+    laws, the book's reconstruction), summed exactly over k ∈ [−cut, cut + 1] from the mass function alone (not
+    the closed forms that function returns); what lies outside has mass below 2^{−cut}."""
+    from accountlib.theory import pairs
+
+    q = pairs.example_2_3(variant)["q"]
+    r = Fraction(r)
+    forward = sum(max(Fraction(0), q(k - 1) - r * q(k)) for k in range(-cut, cut + 2))
+    reverse = sum(max(Fraction(0), q(k) - r * q(k - 1)) for k in range(-cut, cut + 2))
+    return forward, reverse
+
+
+def example_2_3_curves() -> dict:
+    """Example 2.3's statements beyond the two printed fractions: both forward curves are (2/11)(4 − e^ε)_+, the
+    reverse curves lie below them (so the maximum of the two is the same for A and B), Appendix A.4's
+    F − R_A = c(γ − 1)/6 on [1, 2] and c(4 − γ)/12 on [2, 4] (γ = e^ε, c = 6/11), and the largest likelihood
+    ratio, either direction, is 4; from exact sums over the integers on 41 ratios γ ∈ [1, 6]."""
+    from accountlib.theory import pairs
+
+    grid = [1 + Fraction(k, 8) for k in range(41)]
+    c = Fraction(6, 11)
+    formula_error, below, a4_error = Fraction(0), None, Fraction(0)
+    for variant in ("A", "B"):
+        for gamma in grid:
+            forward, reverse = _example_2_3_sums(variant, gamma)
+            formula_error = max(formula_error, abs(forward - Fraction(2, 11) * max(0, 4 - gamma)))
+            below = reverse - forward if below is None else max(below, reverse - forward)
+            if variant == "A" and gamma <= 4:
+                expected = c * (gamma - 1) / 6 if gamma <= 2 else c * (4 - gamma) / 12
+                a4_error = max(a4_error, abs(forward - reverse - expected))
+    ratios = []
+    for variant in ("A", "B"):
+        q = pairs.example_2_3(variant)["q"]
+        ratios += [max(q(k - 1) / q(k), q(k) / q(k - 1)) for k in range(-60, 61)]
+    show = lambda x: f"{float(x):.3e}"
+    return {"unifying.ex2.3.forward_curve": show(formula_error),
+            "unifying.ex2.3.reverse_below_forward": show(below),
+            "unifying.A.4.forward_minus_reverse_A": show(a4_error),
+            "unifying.ex2.3.likelihood_ratio_max": str(max(ratios))}
+
+
+def example_2_2() -> dict:
+    """Example 2.2 (w = 3): every Rényi order is infinite, E_P e^{tL} = Σ e^{tk}k^{−w}/ζ(w) = ∞ (Appendix A.3):
+    ours is the smallest, over t ∈ {1e-3, 0.01, 0.1, 1}, log10 of the sum's term at k = 10⁶ (a lower bound on the
+    partial sum; the terms grow without bound once tk > w log k), which must pass 100; while the mean privacy loss
+    E_P L = Σ k·P{k} is finite: its direct sum to k = 10⁶ (float64) with the tail Σ_{k>10⁶} k^{−2} ∈ (1/(10⁶+1),
+    1/10⁶) against ζ(w − 1)/ζ(w)."""
+    w, cut = 3, 10 ** 6
+    with mpmath.workdps(30):
+        zeta = mpmath.zeta(w)
+        smallest = min(mpmath.log10(mpmath.exp(t * cut) * mpmath.mpf(cut) ** -w / zeta)
+                       for t in (mpmath.mpf("1e-3"), mpmath.mpf("0.01"), mpmath.mpf("0.1"), 1))
+        closed = mpmath.zeta(w - 1) / zeta
+    ks = np.arange(1, cut + 1, dtype=float)
+    head = math.fsum((ks ** (1 - w))[::-1])
+    mean = (head + 1 / (cut + 0.5)) / float(zeta)
+    return {"unifying.ex2.2.rdp_infinite": mpmath.nstr(smallest, 6),
+            "unifying.ex2.2.mean_loss_finite": {"ours": f"{mean:.13f}", "paper": mpmath.nstr(closed, 13)}}
+
+
+def _one_sided_delta(log_p, log_q, eps, *, span=60.0):
+    """δ_{P‖Q}(ε) = ∫ (p − e^ε q)_+ by adaptive quadrature (scipy, 1e-12 relative) between the sign changes of
+    log p − log q − ε, located on a grid of step 1e-3 on [−span, span] and refined by brentq."""
+    from scipy import integrate, optimize as opt
+
+    xs = np.linspace(-span, span, int(2 * span * 1000) + 1)
+    diff = lambda x: log_p(x) - log_q(x) - eps
+    values = diff(xs)
+    roots = [opt.brentq(diff, xs[i], xs[i + 1], xtol=1e-15) for i in np.nonzero(np.diff(np.sign(values)))[0]]
+    edges = [-np.inf, *roots, np.inf]
+    total = 0.0
+    for a, b in zip(edges[:-1], edges[1:]):
+        if np.isfinite(a) and np.isfinite(b):
+            middle = (a + b) / 2
+        else:
+            middle = a + 1 if np.isfinite(a) else (b - 1 if np.isfinite(b) else 0.0)
+        if diff(middle) > 0:
+            total += integrate.quad(lambda x: np.exp(log_p(x)) - np.exp(eps + log_q(x)), a, b,
+                                    epsabs=0, epsrel=1e-12, limit=400)[0]
+    return total
+
+
+def symmetric_noise_profiles() -> dict:
+    """Corollary A.1's first equality, δ_{P‖Q} = δ_{Q‖P} for noise symmetric about zero: Student-t_3 and unit
+    Laplace noise at s = 1, ε ∈ {0.1, 0.5, 0.9}, both one-sided curves by quadrature; ours is the largest relative
+    difference. Standard Gumbel noise, not symmetric, shows the comparison can fail (its two curves at ε = 0.5 in
+    the fields)."""
+    from scipy import special
+
+    nu = 3.0
+    constant = special.gammaln((nu + 1) / 2) - special.gammaln(nu / 2) - 0.5 * math.log(nu * math.pi)
+    densities = [lambda x: constant - (nu + 1) / 2 * np.log1p(x * x / nu), lambda x: -np.abs(x) - math.log(2)]
+    worst = 0.0
+    for f in densities:
+        p = lambda x, f=f: f(x - 1.0)
+        for eps in (0.1, 0.5, 0.9):
+            forward, backward = _one_sided_delta(p, f, eps), _one_sided_delta(f, p, eps)
+            worst = max(worst, abs(forward - backward) / forward)
+    gumbel = lambda x: -(x + np.exp(-np.clip(x, -700, None)))
+    g_forward = _one_sided_delta(lambda x: gumbel(x - 1.0), gumbel, 0.5, span=30.0)
+    g_backward = _one_sided_delta(gumbel, lambda x: gumbel(x - 1.0), 0.5, span=30.0)
+    return {"unifying.A.2.corollary_a1_delta": {"ours": f"{worst:.2e}",
+                                                "fields": {"gumbel": f"{g_forward:.4f} and {g_backward:.4f}"}}}
+
+
+def conversion_bound() -> dict:
+    """Appendix B.2: δ_{P‖Q}(ε) ≤ t^t/(1+t)^{1+t}·exp{K(t) − tε} for every t > 0: ours is the largest ratio of the
+    exact δ (quadrature of (p − e^ε q)_+; 0 for Laplace at ε = 1.5 > s, where the bound holds trivially) to the bound over 13 orders t ∈ [0.01, 100], ε ∈ {0.25, 0.5, 0.75, 1.5}, for
+    unit Laplace and the Gaussian mixture (m = 1) at s = 1 (K by 20-digit quadrature)."""
+    laplace = lambda x: -np.abs(x) - math.log(2)
+    mixture = lambda x: -x * x / 2 - 0.5 * math.log(2 * math.pi) - 0.5 + np.logaddexp(x, -x) - math.log(2)
+    worst = 0.0
+    ts = np.logspace(-2, 2, 13)
+    for f, f_mp in ((laplace, _laplace_log), (mixture, _mixture_log)):
+        cgfs = [float(_shift_cgf(f_mp, 1, float(t), dps=20, points=((t + 1),))) for t in ts]
+        for eps in (0.25, 0.5, 0.75, 1.5):
+            exact = _one_sided_delta(lambda x, f=f: f(x - 1.0), f, eps)
+            for t, k in zip(ts, cgfs):
+                log_bound = t * math.log(t) - (1 + t) * math.log1p(t) + k - t * eps
+                if exact > 0:
+                    worst = max(worst, math.exp(math.log(exact) - log_bound))
+    return {"unifying.B.2.conversion_bound": f"{worst:.6f}"}
+
+
+def _student_t_score_moment(nu, j):
+    """E[S_ν^{2j}], S_ν = (ν+1)Z/(ν+Z²), Z ~ t_ν, by quadrature at 30 digits (not Appendix C.6's closed form)."""
+    f = _student_t_log(nu)
+    with mpmath.workdps(40):
+        nu = mpmath.mpf(nu)
+        return mpmath.quad(lambda x: mpmath.exp(f(x)) * ((nu + 1) * x / (nu + x * x)) ** (2 * j),
+                           [-mpmath.inf, -mpmath.sqrt(nu), 0, mpmath.sqrt(nu), mpmath.inf])
+
+
+def student_t_shape() -> dict:
+    """§4.4 and Appendix C.6 for Student-t_ν noise: the score moments' closed form μ_{2j,ν} against quadrature
+    (j = 1, 2, 3, ν ∈ {1, 3, 6.013052641, 20}); the gap quartic (log-log slope over s ∈ {0.005, 0.01, 0.02} at
+    ν = 3, t = 1, the gap by 40-digit quadrature with ρ = KL, the t ↓ 0 end, as unifying.4.4.student_t_rho_is_mean_loss
+    checks); its leading term −κ4(S_ν)/24·[t(t+1)]²s⁴ (ratio at s = 0.01); the coefficient rising then falling
+    along Figure 6's ν grid (peak at the grid's 6.013); and tending to 0 in the Gaussian limit (at ν = 10⁶,
+    relative to its peak)."""
+    worst = mpmath.mpf(0)
+    with mpmath.workdps(40):
+        for nu in (1, 3, 6.013052641, 20):
+            for j in (1, 2, 3):
+                closed = diagnostics._student_t_moment(mpmath.mpf(nu), j)
+                worst = max(worst, abs(_student_t_score_moment(nu, j) / closed - 1))
+    f = _student_t_log(3)
+    shifts = [mpmath.mpf("0.005"), mpmath.mpf("0.01"), mpmath.mpf("0.02")]
+    with mpmath.workdps(50):
+        gaps = [2 * _shift_kl(f, s, dps=40) - _shift_cgf(f, s, 1, dps=40) for s in shifts]
+        coefficient = diagnostics.student_t_leading_coefficient(3, dps=40)
+        ratios = [g / (4 * s ** 4) / coefficient - 1 for g, s in zip(gaps, shifts)]
+    slope = float(np.polyfit([math.log(s) for s in shifts], [math.log(g) for g in gaps], 1)[0])
+    coefficients = [diagnostics.student_t_leading_coefficient(nu) for nu in FIGURE6_NU]
+    peak = FIGURE6_NU.index(6.013052641)
+    steps = [coefficients[i + 1] - coefficients[i] for i in range(len(coefficients) - 1)]
+    shape = min([steps[i] for i in range(peak)] + [-steps[i] for i in range(peak, len(steps))])
+    limit = diagnostics.student_t_leading_coefficient(1e6) / coefficients[peak]
+    return {"unifying.C.6.score_moments": mpmath.nstr(worst, 3),
+            "unifying.4.4.student_t_quartic": {"ours": f"{slope:.5f}",
+                                               "fields": {"ratios": ", ".join(mpmath.nstr(r, 3) for r in ratios)}},
+            "unifying.C.6.student_t_leading_term": {"ours": mpmath.nstr(abs(ratios[1]), 4),
+                                                    "fields": {"ratios": ", ".join(mpmath.nstr(r, 3) for r in ratios)}},
+            "unifying.4.4.student_t_coefficient_rise_fall": mpmath.nstr(shape, 6),
+            "unifying.4.4.student_t_coefficient_gaussian_limit": mpmath.nstr(limit, 4)}
+
+
+def _chi(beta):
+    """χ_β of Prop. 4.5 at 30 digits."""
+    with mpmath.workdps(40):
+        b = mpmath.mpf(beta)
+        g = mpmath.gamma
+        return b ** (4 - 4 / b) / (24 * g(1 / b) ** 2) * (3 * g(2 - 1 / b) ** 2 - g(4 - 3 / b) * g(1 / b))
+
+
+def generalized_gaussian_shape() -> dict:
+    """Prop. 4.5: χ_β ≥ 0 on 1 ≤ β ≤ 2 (smallest χ on 19 interior β; outside the range it turns negative, in the
+    fields); and Γ(t) ≥ χ_β[t(t+1)]²s⁴ + o(s⁴): ours the smallest ratio (KL·t(t+1) − K(t))/(χ_β[t(t+1)]²s⁴) at
+    t = 1, s = 0.01, β ∈ {1.25, 1.5, 1.75, 1.9} (KL·t(t+1) − K(t) ≤ Γ(t), since ρ ≥ KL), quadrature at 40 digits."""
+    interior = [1 + mpmath.mpf(k) / 20 for k in range(1, 20)]
+    smallest = min(_chi(b) for b in interior)
+    outside = {b: _chi(b) for b in (2.5, 3)}
+    ratios = []
+    with mpmath.workdps(50):
+        s = mpmath.mpf("0.01")
+        for beta in (1.25, 1.5, 1.75, 1.9):
+            f = _generalized_gaussian_log(beta)
+            lower = 2 * _shift_kl(f, s, dps=40) - _shift_cgf(f, s, 1, dps=40)
+            ratios.append(lower / (_chi(beta) * 4 * s ** 4))
+    fields = {"outside": ", ".join(f"χ_{b:g} = {mpmath.nstr(v, 4)}" for b, v in outside.items()),
+              "ratios": ", ".join(mpmath.nstr(r, 5) for r in ratios)}
+    return {"unifying.4.4.chi_nonnegative": {"ours": mpmath.nstr(smallest, 6), "fields": fields},
+            "unifying.4.4.generalized_gaussian_quartic_lower_bound": {"ours": mpmath.nstr(min(ratios), 6),
+                                                                     "fields": fields}}
+
+
+def _discrete_laplace_moment(a, r, t, *, dps=40):
+    """e^{K(t)} of the discrete Laplace pair (mass ∝ e^{−a|z|}, shift r) summed over the integers directly."""
+    with mpmath.workdps(dps + 10):
+        a, t = mpmath.mpf(a), mpmath.mpf(t)
+        lam = mpmath.exp(-a)
+        width = int((dps + 10) * mpmath.log(10) / a) + r + 2
+        total = mpmath.fsum(mpmath.exp(-a * ((t + 1) * abs(z - r) - t * abs(z))) for z in range(-width, width + r + 1))
+        return total * (1 - lam) / (1 + lam)
+
+
+def discrete_laplace() -> dict:
+    """Prop. 4.6(a) and Appendix C.8 for discrete Laplace noise at Figure 7's ar = 0.5, r ∈ {1, 2, 4}: the finite-sum
+    CGF against the direct sum over the integers (largest relative difference over t ∈ {0.1, 0.5, 1, 2, 3}); and
+    the gap Γ(t) = ρt(t+1) − K(t), ρ the largest K(u)/(u(u+1)) on 28 log-spaced u ∈ [1e-6, 1e3] (sums at 20 digits) and its t ↓ 0 end
+    (the t ↓ 0 end is the ratio at u = 1e-6 to about 1e-6 relative), positive at every eighth t of Figure 7's
+    361-point grid on (0, 3] (45 orders from 1/120 to 3; its smallest value)."""
+    worst, smallest = mpmath.mpf(0), None
+    with mpmath.workdps(40):
+        for r in (1, 2, 4):
+            a = mpmath.mpf("0.5") / r
+            lam = mpmath.exp(-a)
+            for t in (mpmath.mpf("0.1"), mpmath.mpf("0.5"), 1, 2, 3):
+                closed = (1 - lam) / (1 + lam) * (mpmath.exp(t * a * r) / (1 - lam) + mpmath.exp(-t * a * r) * lam ** r
+                                                  / (1 - lam) + mpmath.fsum(lam ** j * mpmath.exp(t * a * (r - 2 * j))
+                                                                            for j in range(1, r)))
+                worst = max(worst, abs(closed / _discrete_laplace_moment(a, r, t) - 1))
+            cgf = lambda u: mpmath.log(_discrete_laplace_moment(a, r, u, dps=20))
+            us = [mpmath.mpf(10) ** (k / 3) for k in range(-18, 10)]
+            rho = max(cgf(u) / (u * (u + 1)) for u in us)
+            grid = [3 * mpmath.mpf(k) / 360 for k in range(1, 361)]
+            gaps = [rho * t * (t + 1) - cgf(t) for t in grid[::8]]
+            low = min(gaps)
+            smallest = low if smallest is None else min(smallest, low)
+    return {"unifying.C.8.discrete_laplace_cgf": mpmath.nstr(worst, 3),
+            "unifying.4.5.discrete_laplace_gap_positive": mpmath.nstr(smallest, 6)}
+
+
+def fixed_order_t15() -> dict:
+    """Appendix D.2 repeats Figure 6 at t = 1.5 (s = 0.2): the Student-t gap nonmonotone along the ν grid (the
+    smaller of its largest rise and largest fall, both must occur) and the generalized Gaussian gap falling along
+    the β grid to zero at β = 2 (its largest step must be a fall; the value at β = 2 in the fields). Gaps by
+    20-digit quadrature, ρ the largest of KL and K(u)/(u(u+1)) at u ∈ {0.1, 1, 10}."""
+    orders = (mpmath.mpf("0.1"), mpmath.mpf(1), mpmath.mpf(10))
+    t, s = mpmath.mpf("1.5"), mpmath.mpf("0.2")
+    with mpmath.workdps(35):
+        student = [_gap_at(_student_t_log(nu), s, t, orders, dps=20) for nu in FIGURE6_NU]
+        general = [_gap_at(_generalized_gaussian_log(b), s, t, orders, dps=20) for b in FIGURE6_BETA]
+    rises = [b - a for a, b in zip(student, student[1:])]
+    steps = [b - a for a, b in zip(general, general[1:])]
+    return {"unifying.D2.student_t_nonmonotone": mpmath.nstr(min(max(rises), -min(rises)), 6),
+            "unifying.D2.generalized_gaussian_decreasing": {"ours": mpmath.nstr(max(steps), 6),
+                                                            "fields": {"at_2": mpmath.nstr(general[-1], 3)}}}
+
+
+def incomparable_pairs() -> dict:
+    """§1's example: (2, 1e-6) and (1, 1e-5) are incomparable. The Gaussian pair N(μ, 1) against N(0, 1) whose
+    exact δ(2) is 1e-6 (μ by bisection on Φ(−ε/μ + μ/2) − e^εΦ(−ε/μ − μ/2), Balle and Wang's exact curve) has
+    δ(1) above 1e-5, so it satisfies (2, 1e-6) but not (1, 1e-5); ours is that δ(1). (The other direction, a pair
+    that is (1, 1e-5)-DP but not (2, 1e-6), is the four-point pair with an atom of mass 1e-5 under P only, whose
+    δ(2) is that atom by construction, so it is not a check and is not counted.)"""
+    from scipy import optimize as opt, special
+
+    def delta(eps, mu):
+        return 0.5 * special.erfc((eps / mu - mu / 2) / math.sqrt(2)) \
+            - math.exp(eps) * 0.5 * special.erfc((eps / mu + mu / 2) / math.sqrt(2))
+
+    mu = opt.brentq(lambda m: math.log(delta(2.0, m)) - math.log(1e-6), 0.1, 3.0, xtol=1e-14)
+    return {"unifying.1.incomparable_pairs": {"ours": f"{delta(1.0, mu):.6e}", "fields": {"mu": f"{mu:.6f}"}}}
+
+
+DPSGD_Q_SWEEP = (0.005, 0.0075, 0.01, 0.02, 0.05)
+DPSGD_N_SWEEP = (250, 500, 1000, 1500, 2000)
+"""The DP-SGD sweeps of the unifying paper's §5.2: q at n = 500, n at q = 0.01 (five seeds each)."""
+
+
+def dpsgd_run_counts() -> dict:
+    """Appendix D.4.1's run counts, from the two sweeps: the distinct settings (the shared (0.01, 500) cell once),
+    the clipping-only trajectories (one per q of the q sweep and seed, the n sweep's horizons being prefixes of
+    q = 0.01's longest run), the private ones (two accountants per setting and seed) and the endpoint results
+    (three methods per setting and seed)."""
+    seeds = 5
+    settings = {(q, 500) for q in DPSGD_Q_SWEEP} | {(0.01, n) for n in DPSGD_N_SWEEP}
+    clipping = len({q for q, _ in settings}) * seeds
+    private = 2 * len(settings) * seeds
+    return {"unifying.D4.1.settings": len(settings),
+            "unifying.D4.1.trajectories": clipping + private,
+            "unifying.D4.1.clipping_only_trajectories": clipping,
+            "unifying.D4.1.private_trajectories": private,
+            "unifying.D4.1.endpoint_results": 3 * len(settings) * seeds}
+
+
+UNIFYING_NOT_REPRODUCIBLE = (
+    "unifying.5.2.accuracy_trend_q", "unifying.5.2.accuracy_trend_n", "unifying.5.2.accuracy_endpoint_contrast",
+    "unifying.D4.eps=5.accuracy_trend_q", "unifying.D4.eps=5.accuracy_trend_n",
+    "unifying.D4.eps=5.loss_gap_n=250", "unifying.D4.eps=5.loss_gap_n=2000",
+    "unifying.D3.1.source_rows_3221", "unifying.D3.1.state_rows_3142", "unifying.D3.1.complete_rows_2902",
+    "unifying.D3.1.top20_rows_2098",
+)
+"""The unifying paper's claims the audit found that cannot be tested here (each claim's reason says why); the other
+rows of Tables 3–4 are recorded by chapter 10 (:func:`accountbook.dpsgd.analysis.record_ledger`), which holds the runs."""
+
+
+def unifying_audit_claims() -> dict:
+    """Every claim of the unifying paper added by the claims audit that is computed here."""
+    out = {}
+    for compute in (continuous_rho, poisson_rho_and_gap, example_2_3_curves, example_2_2, symmetric_noise_profiles,
+                    conversion_bound, student_t_shape, generalized_gaussian_shape, discrete_laplace, fixed_order_t15,
+                    dpsgd_run_counts, incomparable_pairs):
+        out.update(compute())
+    return out
+
+
 def all_claims(folder: Path | None = None) -> dict:
     """Every claim of this module, id → what :func:`record` passes to the ledger."""
     out = {}
     for compute in (variance_reduction_per_level, rho_star_below_rho_sum, laplace_phi1, lemma_b1,
                     discrete_gaussian_gap, sieve_order, theorem31_remainder, rho_at_the_endpoint,
-                    subsampled_k1, symmetric_noise):
+                    subsampled_k1, symmetric_noise, unifying_audit_claims):
         out.update(compute())
     for compute in (proxy_gaps, exact_delta_below_zcdp, exact_tradeoff_above_zcdp, pair_spread):
         out.update(compute(folder))
@@ -704,7 +1127,8 @@ def all_claims(folder: Path | None = None) -> dict:
 
 def record(path: Path | None = None, folder: Path | None = None) -> list[dict]:
     """Compute every claim of this module and record it in the ledger (``path``, default the book's)."""
-    return ledger.reproduce(all_claims(folder), not_reproducible=NOT_REPRODUCIBLE_HERE, path=path)
+    return ledger.reproduce(all_claims(folder), not_reproducible=(*NOT_REPRODUCIBLE_HERE, *UNIFYING_NOT_REPRODUCIBLE),
+                            path=path)
 
 
 if __name__ == "__main__":

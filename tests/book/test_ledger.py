@@ -139,6 +139,9 @@ KNOWN_DISAGREEMENTS = {
     "sieve.§4.N_13_13": "the paper's own formula gives N = 830,982, below its stated 'over ~10^6'",
     "sieve.§4.evaluations_without_sieve": "40 × N = 33,239,280 per Figure 4 subplot, below the stated 4×10^7",
     "sieve.§4.evaluations_with_sieve": "40 × |C| = 12,920 per subplot at Δ = 1e-35, not the paper's 8,120",
+    # the paper's tolerances against the authors' released curves of pair (13, 13) (accountbook.claim_checks)
+    "sieve.§3.2.tolerance_1e-35": "the released δ is off by 0.43%, 9.7%, 214% at δ_zCDP = 1e-19, 1e-20, 1e-21",
+    "sieve.§3.2.fdp_tolerance_1e-25": "the released β is up to 3.7e-6 from the certified f (295 of 840 points beyond Δ)",
     # the 15.08–24.82% read over the eight geographic levels (accountbook.claim_checks): each level of (13, 13)
     # alone at δ = 1e-10 with the Bureau's conversion gives 14.89–26.73%; no reading tried gives the range
     "sieve.§1.variance_reduction_min.per_level": "14.89% (Tract Subset) against the paper's 15.08%",
@@ -356,7 +359,7 @@ def test_the_claims_file_reads_well():
 
 
 def test_claims_computed_outside_the_chapters_say_what_the_committed_ledger_says(tmp_path):
-    """accountbook.claim_checks recomputes its claims (a few seconds of CPU time); recording them in a copy of the committed
+    """accountbook.claim_checks recomputes its claims (about a minute of CPU time); recording them in a copy of the committed
     ledger must leave the copy unchanged, so the committed entries are neither stale nor hand-edited."""
     from accountbook import claim_checks
 
