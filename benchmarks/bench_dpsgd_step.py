@@ -1,6 +1,6 @@
 """Benchmark: the cost of one DP-SGD step on this CPU, and of each way to get per-example gradients.
 
-    .venv/bin/python benchmarks/bench_dpsgd_step.py [--batch 300] [--repeats 5]
+    .venv/bin/python benchmarks/bench_dpsgd_step.py [--batch 300] [--repeats 5] [--threads 1,2]
 
 One minibatch of Fashion-MNIST (the paper's headline setting q = 0.005 gives qN = 300 examples) through
 the chapter's CNN (``accountbook.dpsgd.build_model``). Every option computes the clipped sum of per-example
@@ -12,12 +12,14 @@ comparable even on a busy machine. Measured:
 * ``opacus-hooks`` — Opacus's ``GradSampleModule`` with its backward hooks (the paper's implementation);
 * ``opacus-ew`` — Opacus with PyTorch's expanded weights (``grad_sample_mode="ew"``);
 * ``opacus-functorch`` — Opacus computing every layer's per-example gradients with ``torch.func``;
-* ``vmap`` — ``torch.func.vmap(grad(loss of one example))`` with clipping done by accountlib
-  (``accountbook.dpsgd``'s default path);
+* ``vmap`` — ``torch.func.vmap(grad(loss of one example))`` with clipping done by accountbook;
+* ``layerwise`` — one forward and one backward pass to the layers' outputs, then per-example convolution
+  gradients from shifted views of their inputs and only the norms of the linear layers' per-example
+  gradients (``accountbook.dpsgd``'s default path, ``_layerwise_clipped_sum``);
 
-each with 1 and 2 torch threads. It also counts the FLOPs of one example's forward and backward pass
-(``torch.utils.flop_counter``) and measures this CPU's float32 matrix-multiply rate, which together give
-the physical floor: FLOPs per example × examples / attainable FLOP rate.
+each with the torch thread counts of ``--threads`` (1 and 2 by default). It also counts the FLOPs of one
+example's forward and backward pass (``torch.utils.flop_counter``) and measures this CPU's float32
+matrix-multiply rate, which together give the physical floor: FLOPs per example × examples / attainable FLOP rate.
 
 Writes ``benchmarks/RESULTS_dpsgd.md`` (the book's benchmarks page includes it) and
 ``benchmarks/results_dpsgd.json`` with the machine and the library's code hash (``provenance.py``).
@@ -84,6 +86,9 @@ def make_options(x, y):
     torch.manual_seed(0)
     clipped_sum = dpsgd._vmap_clipped_sum(dpsgd.build_model(x.shape[-1]))
     options["vmap"] = lambda: clipped_sum(x, y)
+    torch.manual_seed(0)
+    layerwise = dpsgd._layerwise_clipped_sum(dpsgd.build_model(x.shape[-1]))
+    options["layerwise"] = lambda: layerwise(x, y)
     return options
 
 
@@ -115,7 +120,14 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=300)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--data-dir", default=None)
+    parser.add_argument("--threads", default="1,2", help="comma-separated torch thread counts (default 1,2)")
     args = parser.parse_args()
+    try:
+        thread_counts = sorted({int(t) for t in args.threads.split(",")})
+    except ValueError:
+        thread_counts = []
+    if not thread_counts or min(thread_counts) < 1:
+        parser.error(f"--threads must be comma-separated positive integers; got {args.threads!r}")
     warnings.filterwarnings("ignore")
     machine = provenance.machine("results_dpsgd.json")
     data = dpsgd.load_data(args.data_dir)
@@ -128,7 +140,7 @@ def main() -> None:
         if name != "plain":
             agreement[name] = max(float((a - b).abs().max()) for a, b in zip(run(), reference))
     timings = {}
-    for threads in (1, 2):
+    for threads in thread_counts:
         torch.set_num_threads(threads)
         for name in options:
             options[name]()  # warm-up
@@ -141,45 +153,59 @@ def main() -> None:
         for name in options:
             timings[name, threads] = statistics.median(samples[name])
     flops = flops_per_example(x.shape[-1])
-    rates = {threads: matmul_rate(threads) for threads in (1, 2)}
+    rates = {threads: matmul_rate(threads) for threads in thread_counts}
     best = min((t, name, threads) for (name, threads), t in timings.items() if name != "plain")
+    plain_best = min(timings["plain", t] for t in thread_counts)
+    columns = " | ".join(f"{t} thread{'s' if t > 1 else ''} (s)" for t in thread_counts)
+    threads_flag = "" if thread_counts == [1, 2] else f" --threads {','.join(map(str, thread_counts))}"
     lines = [
         "# Benchmark: one DP-SGD step on this CPU",
         "",
-        f"`benchmarks/bench_dpsgd_step.py --batch {args.batch} --repeats {args.repeats}`: one minibatch of "
+        f"`benchmarks/bench_dpsgd_step.py --batch {args.batch} --repeats {args.repeats}{threads_flag}`: "
+        "one minibatch of "
         f"{len(y)} {data.name} images (qN at the headline setting q = 0.005, N = 60,000) through the chapter's "
         "CNN; median seconds over the repeats, the options alternating so that their ratios are comparable.",
         "",
         provenance.describe(machine) + " On a busy machine absolute times are pessimistic; the ratios within one "
         "run are what to read.",
         "",
-        "| option | 1 thread (s) | 2 threads (s) | ms per example (best) | × plain (best) | max abs. difference from Opacus hooks |",
-        "|---|---|---|---|---|---|",
+        f"| option | {columns} | ms per example (best) | × plain (best) | max abs. difference from Opacus hooks |",
+        "|---|" + "---|" * len(thread_counts) + "---|---|---|",
     ]
-    plain_best = min(timings["plain", 1], timings["plain", 2])
     for name in options:
-        t1, t2 = timings[name, 1], timings[name, 2]
+        times = [timings[name, t] for t in thread_counts]
         diff = "—" if name == "plain" else f"{agreement[name]:.1e}"
-        lines.append(f"| `{name}` | {t1:.3f} | {t2:.3f} | {1000 * min(t1, t2) / len(y):.2f} | "
-                     f"{min(t1, t2) / plain_best:.2f} | {diff} |")
+        lines.append(f"| `{name}` | " + " | ".join(f"{t:.3f}" for t in times)
+                     + f" | {1000 * min(times) / len(y):.2f} | "
+                     f"{min(times) / plain_best:.2f} | {diff} |")
     floor = flops * len(y) / max(rates.values())
+    rate_text = " and ".join(f"{rates[t] / 1e9:.0f} GFLOP/s on {t} thread{'s' if t > 1 else ''}" for t in thread_counts)
+    vmap_best = min(timings["vmap", t] for t in thread_counts)
     lines += [
         "",
         f"Fastest per-example option: `{best[1]}` with {best[2]} thread(s), {best[0]:.3f} s per step "
-        f"({1000 * best[0] / len(y):.2f} ms per per-example gradient).",
+        f"({1000 * best[0] / len(y):.2f} ms per per-example gradient, {best[0] / plain_best:.2f} × the plain pass, "
+        f"{vmap_best / best[0]:.2f} × faster than `vmap`).",
         "",
         f"**Physical floor.** One example's forward and backward pass costs {flops / 1e6:.2f} MFLOP "
         f"(`torch.utils.flop_counter`); a step of {len(y)} examples is {flops * len(y) / 1e9:.2f} GFLOP. This CPU "
-        f"multiplies float32 matrices at {rates[1] / 1e9:.0f} GFLOP/s on 1 thread and {rates[2] / 1e9:.0f} GFLOP/s "
-        f"on 2 (the better of the two is used), so no implementation can take less than about {1000 * floor:.0f} ms per step "
+        f"multiplies float32 matrices at {rate_text}"
+        + (" (the better is used)" if len(thread_counts) > 1 else "")
+        + f", so no implementation can take less than about {1000 * floor:.0f} ms per step "
         f"({1000 * floor / len(y):.3f} ms per example); the plain non-private pass takes {1000 * plain_best:.0f} ms "
-        "(small convolutions run far below the matrix-multiply rate on a CPU).",
+        f"({plain_best / floor:.1f} × the floor) and `{best[1]}` {1000 * best[0]:.0f} ms "
+        f"({best[0] / floor:.1f} × the floor): small convolutions, pooling and element-wise layers run far below the matrix-multiply rate on a "
+        "CPU, limited by memory traffic rather than arithmetic.",
         "",
-        "Chosen: `vmap` (`accountbook.dpsgd.train_run(..., per_sample=\"vmap\")`, the default); "
-        "`per_sample=\"opacus\"` keeps the paper's Opacus path. Both use Opacus's Poisson sampler, its clipping "
-        "rule and its noise draw (one `torch.normal` per parameter from the seeded noise generator), so the "
-        "paired streams are the same; `tests/book/test_dpsgd.py` checks that the two paths give the same training "
-        "history.",
+        "Chosen: `layerwise` (`accountbook.dpsgd.train_run(..., per_sample=\"layerwise\")`, the default): one "
+        "forward pass and one backward pass to the layers' outputs, then each convolution's per-example gradients "
+        "from shifted views of its input and, for the linear layers, only the norms of the per-example gradients "
+        "(‖a_i‖²‖g_i‖²) and one matrix product for the clipped sum, so it costs little more than the plain "
+        "pass. "
+        "`per_sample=\"vmap\"` and `per_sample=\"opacus\"` (the paper's Opacus hooks) remain. All use Opacus's "
+        "Poisson sampler, its clipping rule and its noise draw (one `torch.normal` per parameter from the seeded "
+        "noise generator), so the paired streams are the same; `tests/book/test_dpsgd.py` checks the clipped sums "
+        "against Opacus's hooks and that the paths give the same training history.",
     ]
     (HERE / "RESULTS_dpsgd.md").write_text("\n".join(lines) + "\n")
     (HERE / "results_dpsgd.json").write_text(json.dumps({

@@ -137,10 +137,14 @@ print(f"train {data.x_train.shape[0]:,} images, test {data.x_test.shape[0]:,} im
 # \mathrm{Acc}_R - \mathrm{Acc}_Z$ (positive favours RDP).
 #
 # **Per-example gradients on a CPU.** The paper ran Opacus on a GPU. Here every run is on two CPU cores, so the
-# per-example gradients are computed with `torch.func.vmap` — faster than Opacus's hooks on this machine; the
-# measured ratio and the physical floor (FLOPs per example times examples over the CPU's attainable rate) are on the
-# [benchmarks page](../book/benchmarks.md) — while Opacus's Poisson sampler, clipping rule and noise draws are kept,
-# so the DP-SGD step is the same; a test checks that both paths give the same training history.
+# clipped sum of per-example gradients is computed layer by layer from one forward and one backward pass: each
+# convolution's per-example gradients from its input and output gradient, and for the linear layers only the norms
+# of the per-example gradients, $\lVert a_i\rVert\,\lVert g_i\rVert$ for input $a_i$ and output gradient $g_i$. This costs
+# little more than a non-private step and is faster than `torch.func.vmap` (with which the stored runs were trained)
+# and than Opacus's hooks; the measured ratios and the physical floor (FLOPs per example times examples over the
+# CPU's attainable rate) are on the [benchmarks page](../book/benchmarks.md). Opacus's Poisson sampler, clipping
+# rule and noise draws are kept, so the DP-SGD step is the same; tests check that the clipped sums equal Opacus's
+# to float rounding and that the paths give the same training history.
 #
 # ## Calibration
 #
@@ -445,8 +449,9 @@ if digits:
 #   paired penalty in accuracy and test loss is compared with the paper's Table 3 in the reproduction notes above
 #   ({numref}`fig-dpsgd-history-3` shows it along training).
 # * The RDP-calibrated runs are close to the clipping-only runs: at these targets the Rényi noise barely hurts.
-# * Per-example gradients dominate the cost of DP-SGD on a CPU; `torch.func.vmap` computes them faster than Opacus's
-#   hooks while keeping the step identical.
+# * Per-example gradients dominate the cost of DP-SGD on a CPU when they are formed one example at a time; computed
+#   layer by layer from one backward pass, the clipped sum costs little more than a non-private step, and the step
+#   stays identical.
 #
 # ## Exercises
 #

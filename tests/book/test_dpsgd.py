@@ -1,5 +1,6 @@
 """DP-SGD: calibration against Opacus, the IDX reader, paired runs, a tiny training run."""
 
+import copy
 import gzip
 import math
 import struct
@@ -87,16 +88,71 @@ def test_run_setting_stores_resumes_and_shares_the_clipping_only_run(tmp_path):
     assert len(dpsgd.load_results(tmp_path)) == 2
 
 
-def test_vmap_and_opacus_paths_give_the_same_paired_runs():
-    """The default per-example-gradient path (torch.func.vmap) takes the same DP-SGD steps as Opacus's hooks:
-    same sampling, clipping rule and noise draws, so the histories agree to float32 rounding."""
+def _opacus_clipped_sum(model, x, y, clip):
+    """Opacus's hooks (GradSampleModule), clipped by Opacus's rule at ``clip``: the reference clipped sum."""
+    from opacus import GradSampleModule
+
+    module = GradSampleModule(model, batch_first=True, loss_reduction="mean")
+    torch.nn.functional.cross_entropy(module(x), y).backward()
+    samples = [p.grad_sample for p in module.parameters()]
+    norms = torch.stack([g.reshape(len(y), -1).norm(2, dim=-1) for g in samples], dim=1).norm(2, dim=1)
+    factor = (clip / (norms + 1e-6)).clamp(max=1.0)
+    return [torch.einsum("i,i...", factor, g) for g in samples], norms
+
+
+@pytest.mark.parametrize("dataset", ["digits", "fashion-mnist"])
+def test_layerwise_clipped_sum_equals_opacus_hooks(dataset, monkeypatch):
+    """The default path's clipped sum of per-example gradients is Opacus's, to float32 rounding, on the
+    chapter's CNN, with the clipping norm at the batch's median gradient norm (half the examples clipped)
+    and at the book's C = 1; an empty batch sums to 0."""
+    import warnings
+
+    from accountbook.dpsgd import training
+
+    if dataset == "fashion-mnist" and dpsgd.find_fashion_mnist(None) is None:
+        pytest.skip("Fashion-MNIST IDX files not installed")
+    data = dpsgd.load_data(dataset=dataset)
+    x, y = torch.from_numpy(data.x_train[:64]), torch.from_numpy(data.y_train[:64])
+    torch.manual_seed(5)
+    model = dpsgd.build_model(x.shape[-1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # Opacus's hook warns that the images need no gradient
+        _, norms = _opacus_clipped_sum(copy.deepcopy(model), x, y, dpsgd.CLIP)
+        for clip in (float(norms.median()), dpsgd.CLIP):
+            monkeypatch.setattr(training, "CLIP", clip)
+            ours = dpsgd._layerwise_clipped_sum(model)(x, y)
+            theirs, _ = _opacus_clipped_sum(copy.deepcopy(model), x, y, clip)
+            scale = max(float(t.abs().max()) for t in theirs)
+            worst = max(float((a - b).abs().max()) for a, b in zip(ours, theirs))
+            assert [a.shape for a in ours] == [b.shape for b in theirs]
+            assert worst <= 64 * torch.finfo(torch.float32).eps * scale, (clip, worst, scale)
+    assert 0 < int((norms > float(norms.median())).sum()) < len(y)
+    empty = dpsgd._layerwise_clipped_sum(model)(x[:0], y[:0])
+    assert all(float(t.abs().max()) == 0 for t in empty)
+
+
+def test_layerwise_refuses_layers_it_does_not_know():
+    model = torch.nn.Sequential(torch.nn.Conv2d(1, 4, 3, stride=2), torch.nn.Flatten(), torch.nn.Linear(36, 2))
+    with pytest.raises(ValueError, match="model: .*stride 1"):
+        dpsgd._layerwise_clipped_sum(model)
+    with pytest.raises(ValueError, match="model: .*BatchNorm"):
+        dpsgd._layerwise_clipped_sum(torch.nn.Sequential(torch.nn.BatchNorm2d(1)))
+    unflattened = dpsgd._layerwise_clipped_sum(torch.nn.Sequential(torch.nn.Conv2d(1, 2, 3), torch.nn.Linear(6, 2)))
+    with pytest.raises(ValueError, match=r"model: .*flattened inputs.*\(4, 2, 6, 6\)"):
+        unflattened(torch.zeros(4, 1, 8, 8), torch.zeros(4, dtype=torch.long))
+
+
+def test_per_sample_paths_give_the_same_paired_runs():
+    """The default per-example-gradient path (layerwise) and torch.func.vmap take the same DP-SGD steps as
+    Opacus's hooks: same sampling, clipping rule and noise draws, so the histories agree to float32 rounding."""
     data = dpsgd.load_data(dataset="digits")
     for z in (0.0, 1.5):
-        ours = dpsgd.train_run(data, q=0.05, steps=30, noise_multiplier=z, seed=2, eval_every=10, per_sample="vmap")
         theirs = dpsgd.train_run(data, q=0.05, steps=30, noise_multiplier=z, seed=2, eval_every=10, per_sample="opacus")
-        for a, b in zip(ours["history"], theirs["history"]):
-            assert a["step"] == b["step"] and abs(a["accuracy"] - b["accuracy"]) <= 1 / len(data.y_test)
-            assert a["cross_entropy"] == pytest.approx(b["cross_entropy"], rel=1e-4)
+        for mode in ("layerwise", "vmap"):
+            ours = dpsgd.train_run(data, q=0.05, steps=30, noise_multiplier=z, seed=2, eval_every=10, per_sample=mode)
+            for a, b in zip(ours["history"], theirs["history"]):
+                assert a["step"] == b["step"] and abs(a["accuracy"] - b["accuracy"]) <= 1 / len(data.y_test)
+                assert a["cross_entropy"] == pytest.approx(b["cross_entropy"], rel=1e-4)
     with pytest.raises(ValueError, match="per_sample"):
         dpsgd.train_run(data, q=0.05, steps=3, noise_multiplier=1.0, seed=0, per_sample="ghost")
 

@@ -26,7 +26,8 @@ from .data import DATASETS, MAX_IDX_BYTES, SYSTEM_DATA_DIR, Dataset, data_slug, 
 from .results import (PAPER_TABLES, PAPER_TARGETS, load_results, paper_settings, result_path, seedwise_trend,
                       summarise)
 from .training import (CLIP, EVAL_EVERY, LEARNING_RATE, PER_SAMPLE_MODES, SCHEDULE_STEPS, WEIGHT_DECAY,
-                       _vmap_clipped_sum, build_model, paired_runs, run_setting, train_job, train_run)
+                       _layerwise_clipped_sum, _vmap_clipped_sum, build_model, paired_runs, run_setting, train_job,
+                       train_run)
 
 __all__ = ["dpsgd_grid", "check_target", "check_setting", "check_seed", "MAX_STEPS", "MAX_SEED", "read_idx",
            "load_data", "find_fashion_mnist", "SYSTEM_DATA_DIR", "DATASETS",

@@ -1,5 +1,5 @@
-"""Training: the paper's CNN, one DP-SGD run (Opacus or torch.func per-sample gradients), the paired zCDP /
-RDP / clipping-only runs of one setting and seed, stored once, and the sweep's jobs."""
+"""Training: the paper's CNN, one DP-SGD run (per-example gradients layer by layer, with torch.func or with
+Opacus), the paired zCDP / RDP / clipping-only runs of one setting and seed, stored once, and the sweep's jobs."""
 
 from __future__ import annotations
 
@@ -40,25 +40,28 @@ def _evaluate(model, x, y) -> tuple[float, float]:
     return accuracy, loss
 
 
-PER_SAMPLE_MODES = ("vmap", "opacus")
+PER_SAMPLE_MODES = ("layerwise", "vmap", "opacus")
 
 
 def train_run(data: Dataset, *, q: float, steps: int, noise_multiplier: float, seed: int,
-              eval_every: int = EVAL_EVERY, per_sample: str = "vmap") -> dict:
+              eval_every: int = EVAL_EVERY, per_sample: str = "layerwise") -> dict:
     """One DP-SGD run; returns the final test accuracy and cross-entropy and the evaluation history.
 
     ``seed`` fixes the initialisation, the Poisson sampling stream and the noise stream, so runs with
     the same seed and different ``noise_multiplier`` are paired (the noise is z·C·N with shared N).
 
-    ``per_sample`` chooses how the per-example gradients are computed; both give the same DP-SGD step
+    ``per_sample`` chooses how the per-example gradients are computed; all give the same DP-SGD step
     (Opacus's flat clipping ``min(1, C/(‖g_i‖ + 1e-6))``, noise ``z·C·N(0, I)`` drawn parameter by
     parameter from the noise generator, division by the expected batch size ``qN``), to float rounding:
 
-    * ``"vmap"`` (default): ``torch.func.vmap(grad(...))`` over the minibatch, then clipping and noise
-      here — faster than Opacus's hooks on a CPU (the measured ratio is in ``benchmarks/RESULTS_dpsgd.md``);
+    * ``"layerwise"`` (default): one forward and one backward pass to the layers' outputs, then each
+      layer's per-example gradients (convolutions) or only their norms (linear layers) from the stored
+      inputs and output gradients, and the clipped sum without a second backward (see
+      :func:`_layerwise_clipped_sum`) — the fastest on a CPU (``benchmarks/RESULTS_dpsgd.md``);
+    * ``"vmap"``: ``torch.func.vmap(grad(...))`` over the minibatch, then clipping and noise here;
     * ``"opacus"``: Opacus's ``PrivacyEngine`` with its backward hooks (the paper's implementation).
 
-    Both sample minibatches with Opacus's Poisson sampler (``DPDataLoader``) from the same generator.
+    All sample minibatches with Opacus's Poisson sampler (``DPDataLoader``) from the same generator.
     """
     import warnings
 
@@ -105,7 +108,7 @@ def train_run(data: Dataset, *, q: float, steps: int, noise_multiplier: float, s
             optimizer.step()
     else:
         schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, _cosine)
-        clipped_sum = _vmap_clipped_sum(model)
+        clipped_sum = (_layerwise_clipped_sum if per_sample == "layerwise" else _vmap_clipped_sum)(model)
 
         def step_on(xb, yb):
             summed = clipped_sum(xb, yb)
@@ -163,6 +166,132 @@ def _vmap_clipped_sum(model):
         return [torch.einsum("i,i...", factor, grads[name]) for name in names]
 
     return clipped_sum
+
+
+def _layerwise_clipped_sum(model):
+    """A function (x, y) -> per-parameter sums of per-example gradients, each clipped to norm CLIP.
+
+    The same quantity as :func:`_vmap_clipped_sum` and Opacus's hooks (clipping factor
+    ``min(1, C / (‖g_i‖₂ + 1e-6))``, ‖g_i‖ over all parameters), from one forward pass and one backward
+    pass that stops at the layers' outputs (no parameter gradient is formed by autograd):
+
+    * a convolution's per-example weight gradient is the correlation of its input with its output
+      gradient, computed as ``kh·kw`` batched matrix products over shifted views of the zero-padded input
+      (:func:`_conv_per_example`), its bias gradient the output gradient summed over positions;
+    * a linear layer's per-example weight gradient ``g_i a_iᵀ`` is never formed: its squared norm is
+      ``‖a_i‖²‖g_i‖²`` ("ghost" norm; Goodfellow 2015, arXiv:1510.01799; Li et al. 2022,
+      arXiv:2110.05679), and the clipped sum is one matrix product ``(c ⊙ g)ᵀ a``, so no second backward
+      pass is needed (book-keeping; Bu et al. 2023, arXiv:2210.00038).
+
+    The forward pass runs the model's own layers, so its values (and therefore the max-pooling choices,
+    which a different convolution algorithm's rounding can flip at near-ties) are those of the model;
+    ReLU followed by max-pooling is evaluated as pooling then ReLU, which is the same function with the
+    same gradient routing (max and ReLU commute) and saves the ReLU and its backward on the larger tensor.
+
+    Accepts an ``nn.Sequential`` of ``Conv2d`` (stride 1, dilation 1, one group, zero padding),
+    ``ReLU``, ``MaxPool2d``, ``Flatten`` and ``Linear`` layers, such as :func:`build_model`'s. An empty
+    batch gives zero sums.
+    """
+    import torch
+    from torch import nn
+    from torch.nn import functional as F
+
+    layers = list(model)
+    for layer in layers:
+        if isinstance(layer, nn.Conv2d):
+            if (layer.stride != (1, 1) or layer.dilation != (1, 1) or layer.groups != 1 or layer.padding_mode != "zeros"
+                    or isinstance(layer.padding, str)):
+                raise ValueError(f"model: per_sample='layerwise' takes Conv2d layers with stride 1, dilation 1, one "
+                                 f"group and numeric zero padding; got {layer!r}")
+        elif isinstance(layer, nn.MaxPool2d) and layer.return_indices:
+            raise ValueError(f"model: per_sample='layerwise' takes MaxPool2d layers that return values only; "
+                             f"got {layer!r}")
+        elif not isinstance(layer, (nn.ReLU, nn.MaxPool2d, nn.Flatten, nn.Linear)):
+            raise ValueError(f"model: per_sample='layerwise' takes Conv2d, ReLU, MaxPool2d, Flatten and Linear layers; "
+                             f"got {layer!r}")
+    params = list(model.parameters())
+
+    def clipped_sum(xb, yb):
+        if len(yb) == 0:
+            return [torch.zeros_like(p) for p in params]
+        batch = len(yb)
+        recorded, h, k = [], xb, 0
+        while k < len(layers):
+            layer = layers[k]
+            if isinstance(layer, nn.ReLU) and k + 1 < len(layers) and isinstance(layers[k + 1], nn.MaxPool2d):
+                h, k = torch.relu(layers[k + 1](h)), k + 2  # pool, then ReLU on the pooled values only
+                continue
+            if isinstance(layer, nn.Linear) and h.dim() != 2:
+                raise ValueError(f"model: per_sample='layerwise' takes Linear layers on flattened inputs "
+                                 f"(batch, features); got input of shape {tuple(h.shape)} for {layer!r}")
+            out = layer(h)
+            if isinstance(layer, (nn.Conv2d, nn.Linear)):
+                recorded.append((layer, h.detach(), out))
+            h, k = out, k + 1
+        loss = F.cross_entropy(h, yb, reduction="sum")  # per-example losses: their gradients are g_i
+        grads = torch.autograd.grad(loss, [out for _, _, out in recorded])
+        squared = torch.zeros(batch, dtype=h.dtype)
+        parts = []
+        for (layer, inp, _), g in zip(recorded, grads):
+            if isinstance(layer, nn.Conv2d):
+                weight = _conv_per_example(layer, inp, g).reshape(batch, -1)
+                squared += weight.square().sum(1)
+                pieces = [weight]
+                if layer.bias is not None:
+                    bias = g.sum((2, 3))
+                    squared += bias.square().sum(1)
+                    pieces.append(bias)
+                parts.append(("conv", layer, pieces))
+            else:
+                g2 = g.square().sum(1)
+                squared += inp.square().sum(1) * g2 + (g2 if layer.bias is not None else 0)
+                parts.append(("linear", layer, (inp, g)))
+        factor = (CLIP / (squared.sqrt() + 1e-6)).clamp(max=1.0)
+        sums = []
+        for kind, layer, part in parts:
+            if kind == "conv":
+                sums += [(factor @ piece).reshape(p.shape) for piece, p in zip(part, layer.parameters())]
+            else:
+                inp, g = part
+                scaled = g * factor[:, None]
+                sums.append(scaled.t() @ inp)
+                if layer.bias is not None:
+                    sums.append(scaled.sum(0))
+        return sums
+
+    return clipped_sum
+
+
+def _conv_per_example(layer, inp, g):
+    """Per-example weight gradients of a stride-1 ``Conv2d``: shape (batch, out, in, kh, kw).
+
+    ``w_i[o, c, s, t] = Σ_{u,v} g_i[o, u, v] · x_i[c, u + s, v + t]`` on the zero-padded input. With one
+    input channel the patches are few and ``unfold`` then one batched product is fastest. Otherwise the
+    padded input, channels last, is flattened row by row (one spare zero row at the bottom) and the output
+    gradient padded with zero columns to the same row width: for each kernel row s, the patches' columns
+    (t, c) of all positions are then one strided view of the flattened input, and the kernel row's
+    gradient is one batched product (``kh`` products in all, against ``kh·kw`` patch columns in an
+    ``unfold``); the positions that wrap around a row meet the gradient's zero columns.
+    """
+    import torch
+    from torch.nn import functional as F
+
+    batch, out_channels, out_h, out_w = g.shape
+    in_channels = inp.shape[1]
+    kh, kw = layer.kernel_size
+    ph, pw = layer.padding
+    if in_channels == 1:
+        patches = F.unfold(inp, (kh, kw), padding=(ph, pw))  # (batch, kh·kw, out_h·out_w)
+        return torch.bmm(g.reshape(batch, out_channels, -1), patches.transpose(1, 2)).view(
+            batch, out_channels, 1, kh, kw)
+    width = inp.shape[3] + 2 * pw
+    flat = F.pad(inp.permute(0, 2, 3, 1), (0, 0, pw, pw, ph, ph + 1)).contiguous().view(batch, -1)
+    g_wide = F.pad(g, (0, width - out_w)).reshape(batch, out_channels, -1)
+    span = out_h * width
+    rows = [torch.bmm(g_wide, flat.as_strided((batch, span, kw * in_channels), (flat.stride(0), in_channels, 1),
+                                             storage_offset=s * width * in_channels))
+            for s in range(kh)]  # each (batch, out, (t, c))
+    return torch.stack(rows, 2).view(batch, out_channels, kh, kw, in_channels).permute(0, 1, 4, 2, 3)
 
 
 def paired_runs(data: Dataset, *, q: float, steps: int, epsilon: float, delta: float, seed: int,
