@@ -71,7 +71,7 @@ def rdp_to_epsilon(rdp, delta: float, *, alpha_max: float = 1e6) -> float:
             return math.inf
         return value - (log_delta + math.log(alpha)) / (alpha - 1) + math.log((alpha - 1) / alpha)
 
-    epsilon = minimize_on_grid(objective, np.linspace(math.log(1e-4), math.log(alpha_max), 200))
+    epsilon = minimize_on_grid(objective, _rdp_grid(alpha_max))
     if negative:
         alpha, value = negative[0]
         raise ValueError(f"rdp must return a Rényi divergence U(alpha) >= 0 (a real number; -{NEGATIVE_RDP_SLACK:g} "
@@ -83,6 +83,17 @@ def rdp_to_epsilon(rdp, delta: float, *, alpha_max: float = 1e6) -> float:
     # The formula can fall below 0 for a curve near 0 (U ≡ 0: P = Q); (ε, δ) with ε < 0 implies (0, δ), and no
     # ε below 0 is meaningful, so 0 is the certified value there.
     return max(0.0, epsilon)
+
+
+def _rdp_grid(alpha_max: float):
+    """The grid of log(α − 1) on which :func:`rdp_to_epsilon` starts its minimisation."""
+    return np.linspace(math.log(1e-4), math.log(alpha_max), 200)
+
+
+def _rdp_floor(alpha: float, log_delta: float) -> float:
+    """The objective of :func:`rdp_to_epsilon` at α for U(α) = 0, computed as it computes it: a lower bound of the
+    objective of any RDP curve (U ≥ 0)."""
+    return 0.0 - (log_delta + math.log(alpha)) / (alpha - 1) + math.log((alpha - 1) / alpha)
 
 
 def minimize_on_grid(objective, grid) -> float:

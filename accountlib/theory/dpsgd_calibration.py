@@ -10,7 +10,7 @@ import threading
 import numpy as np
 
 from ..infrastructure.numbers import as_bounded_float, as_choice, as_probability, as_scale
-from .conversions import rdp_to_epsilon, zcdp_epsilon_via_rdp
+from .conversions import _rdp_floor, _rdp_grid, rdp_to_epsilon, zcdp_epsilon_via_rdp
 from .rdp import PoissonSubsampledGaussian
 
 __all__ = ["dpsgd_epsilon", "calibrate_dpsgd"]
@@ -30,7 +30,24 @@ def dpsgd_epsilon(q: float, steps: int, z: float, delta: float, notion: str = "r
     if notion == "zcdp":
         return zcdp_epsilon_via_rdp(steps / (2 * z * z), delta)
     mechanism = PoissonSubsampledGaussian(q, z)
-    return rdp_to_epsilon(lambda alpha: steps * mechanism.cgf(alpha - 1, 1.0) / (alpha - 1), delta, alpha_max=1e4)
+    alpha_max, log_delta = 1e4, math.log(delta)
+    # Grid points that cannot be the minimiser are not evaluated: U(α) ≤ ρα with ρ = steps/(2z²) (K ≤ ρ_1 t(t+1)),
+    # so the grid's smallest objective is at most the zCDP curve's smallest grid objective B; where even U = 0
+    # gives an objective above B, the exact one is above it too, and U = 0 (a lower bound) is returned instead.
+    # Only those grid points are skipped (the refinement between the best point's neighbours evaluates K), so the
+    # grid minimiser, and the ε returned, are those of the full evaluation; they are the small orders, K < 1e-4.
+    rho = steps / (2 * z * z)
+    alphas = [1 + math.exp(float(x)) for x in _rdp_grid(alpha_max)]
+    bound = min(rho * a + _rdp_floor(a, log_delta) for a in alphas)
+    skip = {a for a in alphas if _rdp_floor(a, log_delta) > bound + 1e-9 * (1 + abs(bound))}
+
+    def curve(alpha):
+        if alpha in skip:
+            return 0.0
+        # alpha − 1 = e^x > 0 is a float from rdp_to_epsilon's search: the argument checks of cgf are skipped
+        return steps * mechanism._cgf_checked(alpha - 1, 1.0) / (alpha - 1)
+
+    return rdp_to_epsilon(curve, delta, alpha_max=alpha_max)
 
 
 def calibrate_dpsgd(q, steps, epsilon, delta, notion: str = "rdp", *, tolerance: float = 1e-10) -> float:

@@ -362,3 +362,45 @@ def test_float_quadrature_and_mpmath_fallback_agree():
             assert m.cgf_check(t, 0.5) <= 1e-9 * abs(m.cgf(t, 0.5))
 
 
+
+
+def _quadrature_gap_50_digits(m, t, s):
+    """ρt(t+1) − K(t) at 50 digits, ρ = E_P L (the endpoint), K = log ∫ p^{t+1} q^{−t}, own mpmath quadrature."""
+    with mpmath.workdps(50):
+        t, s = mpmath.mpf(t), mpmath.mpf(s)
+        if isinstance(m, rdp.StudentT):
+            nu = mpmath.mpf(m.nu)
+            c = mpmath.gamma((nu + 1) / 2) / (mpmath.sqrt(nu * mpmath.pi) * mpmath.gamma(nu / 2))
+            f = lambda x: c * (1 + x * x / nu) ** (-(nu + 1) / 2)  # noqa: E731
+        else:
+            b = mpmath.mpf(m.beta)
+            c = 1 / (2 * b ** (1 / b - 1) * mpmath.gamma(1 / b))
+            f = lambda x: c * mpmath.exp(-abs(x) ** b / b)  # noqa: E731
+        points = [-mpmath.inf, -10, 0, s / 2, s, s + 10, mpmath.inf]
+        kl = mpmath.quad(lambda x: f(x - s) * mpmath.log(f(x - s) / f(x)), points)
+        return kl * t * (t + 1) - mpmath.log(mpmath.quad(lambda x: f(x - s) ** (t + 1) / f(x) ** t, points))
+
+
+@pytest.mark.parametrize("m, t, s", [(rdp.StudentT(3.0), 1.0, 0.2), (rdp.GeneralizedGaussian(1.0), 0.3, 0.01),
+                                     (rdp.GeneralizedGaussian(1.5), 1.0, 0.2),  # the float path (t = 1: even c_k = 0)
+                                     (rdp.StudentT(1e6), 1.0, 0.2), (rdp.GeneralizedGaussian(1.999), 2.0, 0.5)])
+def test_quadrature_noise_gap_has_twelve_digits(m, t, s):
+    reference = _quadrature_gap_50_digits(m, t, s)
+    value = m.gap(t, s)
+    assert value > 0 and abs(value - float(reference)) <= 1e-12 * float(reference), (value, reference)
+
+
+def test_subsampled_gaussian_split_at_large_shift():
+    """u = s/z = 1e4 (the lattice would be too long): the split at the transition, not 30-digit mpmath (50 s)."""
+    k = 11.5 * mpmath.log(0.05) + 11.5 * 10.5 * mpmath.mpf(10) ** 8 / 2  # the tilted term is all of E r^α
+    assert abs(rdp.PoissonSubsampledGaussian(0.05, 1e-4).cgf(10.5) - float(k)) <= 1e-14 * float(k)
+    assert rdp._psg_cgf_split(0.05, 1.0, 30.5) == pytest.approx(rdp._psg_cgf_lattice(0.05, 1.0, 30.5), rel=1e-13)
+
+
+@pytest.mark.parametrize("q, z", [(0.005, 0.686829069698175), (0.005, 0.2236), (0.05, 1.3)])
+def test_dpsgd_epsilon_skipping_small_orders_is_the_full_evaluation(q, z):
+    """The grid points dpsgd_epsilon does not evaluate (objective provably above the zCDP curve's) change nothing."""
+    from accountlib.theory.conversions import rdp_to_epsilon
+    m = rdp.PoissonSubsampledGaussian(q, z)
+    full = rdp_to_epsilon(lambda a: 500 * m.cgf(a - 1, 1.0) / (a - 1), 1e-5, alpha_max=1e4)
+    assert dpsgd_calibration.dpsgd_epsilon(q, 500, z, 1e-5) == full
