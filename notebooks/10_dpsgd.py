@@ -269,8 +269,9 @@ for epsilon, delta in sorted({(r["epsilon"], r["delta"]) for r in rows}):
 # The paper's numbers (its Tables 3 and 4) are means over five seeds trained on a GPU with Opacus; ours are trained
 # on a CPU with the same optimiser, schedule, clipping and noise, so a cell can differ by the seed
 # spread and by the hardware's floating point, which changes every trajectory after a few steps. Ours are means over
-# five seeds at $q = 0.005$ (both targets) but over only two seeds (0 and 1) at $q = 0.0075$ and $q = 0.01$, the
-# other two settings of the committed Fashion-MNIST sweep; the seed counts are printed with each table. The
+# five seeds at $q = 0.005$ (both targets) and over fewer at the other settings of the committed Fashion-MNIST sweep
+# ($q = 0.0075$ and $q = 0.01$ at $n = 500$, $q = 0.01$ at $n = 250$): the seeds behind every row are printed with
+# each table, and the {doc}`reproduction ledger <../book/ledger>` lists them beside the paper's rows. The
 # reproduction notes at the end of the next section say how the headline cells are judged against the paper's.
 #
 # Two things stand out. First, the *paired* effect is reproduced: at $(3, 10^{-5})$ the zCDP-calibrated runs learn —

@@ -375,19 +375,22 @@ def test_notation_page_lists_the_double_meanings():
 # --- chapter 10 -----------------------------------------------------------------------------------------------------
 
 def test_dpsgd_seed_counts():
-    m = claim("notebooks/10_dpsgd.py", r"Ours are means over (\w+) seeds at \$q = ([\d.]+)\$ \(both targets\) but over "
-              r"only (\w+) seeds \((\d) and (\d)\) at \$q = ([\d.]+)\$ and \$q = ([\d.]+)\$")
-    words = {"two": 2, "five": 5}
+    m = claim("notebooks/10_dpsgd.py", r"Ours are means over\s+(\w+) seeds at \$q = ([\d.]+)\$ \(both targets\) and over "
+              r"fewer at the other settings of the committed Fashion-MNIST sweep\s+\(\$q = ([\d.]+)\$ and \$q = ([\d.]+)\$ "
+              r"at \$n = (\d+)\$, \$q = ([\d.]+)\$ at \$n = (\d+)\$\)")
+    words = {"five": 5}
     folder = ROOT / "results" / "dpsgd" / "fashion-mnist"
     seeds = {}
     for f in folder.glob("eps=*/*.json"):
-        found = re.match(r"q=([\d.]+)_n=\d+_seed=(\d+)\.json", f.name)
-        seeds.setdefault((f.parent.name, found[1]), set()).add(int(found[2]))
-    assert all(len(s) == words[m[1]] for (target, q), s in seeds.items() if q == m[2])
-    assert {t for t, q in seeds if q == m[2]} == {"eps=3_delta=1e-05", "eps=5_delta=1e-05"}
-    for q in (m[6], m[7]):
-        assert [s for (t, qq), s in seeds.items() if qq == q] == [{int(m[4]), int(m[5])}]
-    assert words[m[3]] == 2
+        found = re.match(r"q=([\d.]+)_n=(\d+)_seed=(\d+)\.json", f.name)
+        seeds.setdefault((f.parent.name, found[1], found[2]), set()).add(int(found[3]))
+    headline = {key: s for key, s in seeds.items() if key[1:] == (m[2], "500")}
+    assert {key[0] for key in headline} == {"eps=3_delta=1e-05", "eps=5_delta=1e-05"}
+    assert all(len(s) == words[m[1]] for s in headline.values())
+    others = {key: s for key, s in seeds.items() if key[1:] != (m[2], "500")}
+    named = {(m[3], m[5]), (m[4], m[5]), (m[6], m[7])}
+    assert {key[1:] for key in others} == named  # the settings named are those trained
+    assert all(len(s) < words[m[1]] for s in others.values())  # "fewer"
 
 
 def test_dpsgd_digits_fallback_is_loud():
