@@ -113,8 +113,12 @@ def test_sweep_resumes_after_being_killed(tmp_path):
                "--no-progress", "--pairs", *pairs.split()]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.time() + 300
-    while time.time() < deadline and not list((tmp_path / "tradeoff").glob("pair_*.csv")):
-        time.sleep(0.2)
+
+    def complete():  # a pair is finished once its manifest is written, after both files (not at the first file)
+        return [p for p in LIGHT_PAIRS if census.pair_status(tmp_path, *p) is None]
+
+    while time.time() < deadline and not complete() and process.poll() is None:
+        time.sleep(0.1)
     process.send_signal(signal.SIGKILL)
     process.wait()
     finished = [p for p in LIGHT_PAIRS if census.pair_status(tmp_path, *p) is None]  # files and manifest
