@@ -121,8 +121,10 @@ class NoiseMechanism:
         """ρ(s) = sup_{t>0} K(t)/(t(t+1)), the t → 0 endpoint (the KL divergence) included.
 
         Closed forms where they exist; otherwise the supremum over a log grid of t in [1e-6, 1e4], refined
-        locally, and the t ↓ 0 endpoint where the mechanism computes it. The search raises
-        :class:`QuadratureError` rather than return a non-finite value, and ``ValueError`` when the ratio is
+        locally, and the t ↓ 0 endpoint where the mechanism computes it: a float search, good to about 1e-9
+        relative for the quadrature noises (Student-t, generalized Gaussian; tested against an independent
+        40-digit maximisation); their :meth:`gap` does not subtract this ρ, so Γ keeps its own digits. The
+        search raises :class:`QuadratureError` rather than return a non-finite value, and ``ValueError`` when the ratio is
         still increasing at t = 1e4 (the supremum would lie beyond the grid).
         """
         s = as_shift(s)

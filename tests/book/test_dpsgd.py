@@ -225,3 +225,43 @@ def test_ledger_verdicts_can_fail(tmp_path):
     assert failed["unifying.D4.eps=3.headline.Acc_Z"]["verdict"] == "fail"
     assert failed["unifying.D4.eps=5.loss_gap_q=0.005"]["verdict"] == "fail"
     assert {e["id"] for e in ledger.load(path)} >= set(failed)
+
+
+def test_the_sweep_claims_say_what_is_trained_and_are_judged_once_five_seeds_exist(tmp_path):
+    """The n sweep's loss gaps, the endpoint contrast and the accuracy trends: reported with the seeds each
+    setting has until five exist, then judged, and a result unlike the paper's fails."""
+    checks = {(3.0, 1e-5): {"max_epsilon_error": 5e-10, "min_epsilon_error": 1e-11, "max_refinement_change": 1e-10},
+              (5.0, 1e-5): {"max_epsilon_error": 2e-9, "min_epsilon_error": 1e-11, "max_refinement_change": 1e-10},
+              "gaussian_q1": 0.0}
+    rng = np.random.default_rng(1)
+
+    def sweep(seeds, gap_2000, gain_slope):
+        out = []
+        for seed in seeds:
+            for n in (250, 500, 2000):  # L_Z − L_R: 0.012 at n = 250; Acc_R − Acc_Z grows with log n by gain_slope
+                gain = gain_slope * math.log(n / 250) + rng.normal(0, 0.002)
+                gap = 0.012 if n == 250 else gap_2000 if n == 2000 else 0.1
+                out += [_fake_result(eps, 0.01, n, seed, (0.70 - gain, 0.70, 0.70), (0.98 + gap + rng.normal(0, 0.002),
+                                                                                      0.98, 0.98))
+                        for eps in (3.0, 5.0)]
+        return out
+
+    few = {e["id"]: e for e in dpsgd.record_ledger(sweep(range(2), 0.182, 0.0), calibration_checks=checks,
+                                                   path=tmp_path / "few.json")}
+    for ident in ("unifying.D4.eps=5.loss_gap_n=2000", "unifying.5.2.accuracy_endpoint_contrast",
+                  "unifying.5.2.accuracy_trend_n"):
+        assert few[ident]["verdict"] == "not reproducible here", ident
+    assert "seeds trained here at n = 250: 2, at n = 2000: 2" in few["unifying.5.2.accuracy_endpoint_contrast"]["reason"]
+    assert "n = 250: 2, n = 500: 2, n = 1000: 0" in few["unifying.5.2.accuracy_trend_n"]["reason"]
+    assert "trained here with 2 of them (seeds 0, 1)" in few["unifying.D4.eps=5.loss_gap_n=250"]["reason"]
+
+    like = {e["id"]: e for e in dpsgd.record_ledger(sweep(range(5), 0.182, 0.0), calibration_checks=checks,
+                                                    path=tmp_path / "like.json")}
+    unlike = {e["id"]: e for e in dpsgd.record_ledger(sweep(range(5), 0.5, 0.02), calibration_checks=checks,
+                                                      path=tmp_path / "unlike.json")}
+    for ident in ("unifying.D4.eps=5.loss_gap_n=250", "unifying.D4.eps=5.loss_gap_n=2000",
+                  "unifying.5.2.accuracy_endpoint_contrast", "unifying.5.2.accuracy_trend_n"):
+        assert like[ident]["verdict"] == "pass", (ident, like[ident]["reason"])
+    for ident in ("unifying.D4.eps=5.loss_gap_n=2000", "unifying.5.2.accuracy_endpoint_contrast",
+                  "unifying.5.2.accuracy_trend_n", "unifying.D4.eps=5.accuracy_trend_n"):
+        assert unlike[ident]["verdict"] == "fail", (ident, unlike[ident]["reason"])

@@ -390,6 +390,47 @@ def test_quadrature_noise_gap_has_twelve_digits(m, t, s):
     assert value > 0 and abs(value - float(reference)) <= 1e-12 * float(reference), (value, reference)
 
 
+@pytest.mark.slow
+def test_interior_supremum_gap_against_an_independent_maximisation():
+    """β = 0.6 at s = 1e-3: the bounded loss puts the supremum of K(t)/(t(t+1)) at t ≈ 760, not at the t ↓ 0
+    endpoint (ρ is 7× E_P L). Reference: K by its own 40-digit quadrature of p^{t+1} q^{−t}, ρ by golden-section
+    search in log t (60 steps; the ratio is stationary at its maximum, so an error in t is squared in ρ)."""
+    m, s = rdp.GeneralizedGaussian(0.6), 1e-3
+    with mpmath.workdps(40):
+        b, shift = mpmath.mpf("0.6"), mpmath.mpf(s)
+        ell = lambda x: -(mpmath.log(2) + (1 / b - 1) * mpmath.log(b) + mpmath.loggamma(1 / b)) - abs(x) ** b / b  # noqa: E731
+        points = [-mpmath.inf, -1, 0, shift, 1, mpmath.inf]
+
+        def cgf(t):
+            t = mpmath.mpf(t)
+            return mpmath.log(mpmath.quad(lambda x: mpmath.exp((t + 1) * ell(x - shift) - t * ell(x)), points))
+
+        def ratio(u):
+            t = mpmath.exp(u)
+            return cgf(t) / (t * (t + 1))
+
+        lo, hi, g = mpmath.log(50), mpmath.log(20000), (mpmath.sqrt(5) - 1) / 2
+        a, c = hi - g * (hi - lo), lo + g * (hi - lo)
+        fa, fc = ratio(a), ratio(c)
+        for _ in range(60):
+            if fa > fc:
+                hi, c, fc = c, a, fa
+                a = hi - g * (hi - lo)
+                fa = ratio(a)
+            else:
+                lo, a, fa = a, c, fc
+                c = lo + g * (hi - lo)
+                fc = ratio(c)
+        rho = max(fa, fc)
+        endpoint = mpmath.quad(lambda x: mpmath.exp(ell(x - shift)) * (ell(x - shift) - ell(x)), points)
+        assert rho > 5 * endpoint and 700 < mpmath.exp(a) < 800  # an interior supremum, as described
+        for t in (1.0, 50.0):
+            reference = float(rho * t * (t + 1) - cgf(t))
+            assert abs(m.gap(t, s) - reference) <= 1e-12 * reference, (t, m.gap(t, s), reference)
+        # the float search's ρ (the documented ~1e-9 relative of rho(); gap does not use it)
+        assert abs(m.rho(s) - float(rho)) <= 1e-9 * float(rho)
+
+
 def test_subsampled_gaussian_split_at_large_shift():
     """u = s/z = 1e4 (the lattice would be too long): the split at the transition, not 30-digit mpmath (50 s)."""
     k = 11.5 * mpmath.log(0.05) + 11.5 * 10.5 * mpmath.mpf(10) ** 8 / 2  # the tilted term is all of E r^α

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from .results import PAPER_TARGETS, _t_interval, paper_settings, seedwise_trend
+from .results import N_SWEEP, PAPER_TARGETS, Q_SWEEP, _t_interval, paper_settings, seedwise_trend
 
 def calibration_checks(targets=PAPER_TARGETS, settings=None, *, tolerance: float = 1e-10) -> dict:
     """The numerical checks of the calibration that the unifying paper reports in Appendix D.4.1.
@@ -51,6 +51,14 @@ TABLE_SETTINGS = ((0.0075, 500), (0.01, 500), (0.02, 500), (0.05, 500), (0.01, 2
 def _cell_tolerance(values) -> float:
     """√2 × the 95% Student-t half-width of a five-seed mean: the seed spread of ours and of the paper's mean."""
     return math.sqrt(2) * _t_interval(values)[1]
+
+
+def _seeds_trained(by_setting: dict, epsilon: float, along: str) -> str:
+    """How many seeds of each setting of the q sweep (n = 500) or the n sweep (q = 0.01) are trained here."""
+    settings = [(q, 500) for q in Q_SWEEP] if along == "q" else [(0.01, n) for n in N_SWEEP]
+    counts = ", ".join(f"{along} = {q if along == 'q' else n:g}: {len(by_setting.get((epsilon, q, n), []))}"
+                       for q, n in settings)
+    return f"seeds trained here per setting at ε = {epsilon:g}: {counts}"
 
 
 def record_ledger(fashion: list[dict], *, calibration_checks: dict, digits: list[dict] = (), path=None) -> list[dict]:
@@ -145,21 +153,59 @@ def record_ledger(fashion: list[dict], *, calibration_checks: dict, digits: list
                 "ours_here": f"trained here with {len(seeds)} seed{'s' if len(seeds) > 1 else ''} "
                              f"({', '.join(map(str, seeds))}): {text}"}}
 
+    # the seedwise trends (§5.2, D.4.2): tested once five seeds have three or more settings of the sweep
     for epsilon in (3.0, 5.0):
         for along in ("q", "n"):
             trend = seedwise_trend(fashion, epsilon=epsilon, delta=1e-5, along=along) if fashion else None
-            ident = f"unifying.D4.eps={epsilon:g}.dL_trend_{along}"
-            seeds = 0 if trend is None else trend["dL"]["seeds"]
-            if seeds >= 5:
-                values[ident] = {"ours": f"{trend['dL']['p']:.3g}", "fields": {
-                    "tested": " (significant at the 5% level in the paper; ours must be too)"}}
-                continue
-            partial = (f" So far {seeds} seeds have three or more settings: mean slope {trend['dL']['slope']:+.3g} "
-                       f"(p = {trend['dL']['p']:.2g} with {seeds - 1} degrees of freedom, too few to test)."
-                       if seeds >= 2 else "")
-            digits_note = (" The digits sweep has it, but there the zCDP runs stay at chance, so the sign of the "
-                           "trend cannot fail." if digits else "")
-            unreproducible[ident] = {
-                "ours": None if seeds < 2 else f"slope {trend['dL']['slope']:+.3g}, p = {trend['dL']['p']:.2g}, {seeds} seeds",
-                "fields": {"tested": "", "partial": partial, "digits_note": digits_note}}
+            trained = _seeds_trained(by_setting, epsilon, along)
+            for key, ident in (("dL", f"unifying.D4.eps={epsilon:g}.dL_trend_{along}"),
+                               ("dAcc", f"unifying.5.2.accuracy_trend_{along}" if epsilon == 3.0
+                                else f"unifying.D4.eps=5.accuracy_trend_{along}")):
+                seeds = 0 if trend is None else trend[key]["seeds"]
+                if seeds >= 5:
+                    values[ident] = {"ours": f"{trend[key]['p']:.3g}", "fields": {"trained": trained}}
+                    continue
+                unit = "in cross-entropy" if key == "dL" else "in accuracy points"
+                partial = (f" So far {seeds} seeds have three or more settings: mean slope "
+                           f"{trend[key]['slope']:+.3g} {unit} per unit of log {along} (p = {trend[key]['p']:.2g} "
+                           f"with {seeds - 1} degree{'s' if seeds > 2 else ''} of freedom, too few to test)."
+                           if seeds >= 2 else "")
+                digits_note = (" The digits sweep has it, but there the zCDP runs stay at chance, so the sign of "
+                               "the trend cannot fail." if digits and key == "dL" else "")
+                unreproducible[ident] = {
+                    "ours": None if seeds < 2 else
+                    f"slope {trend[key]['slope']:+.3g}, p = {trend[key]['p']:.2g}, {seeds} seeds",
+                    "fields": {"trained": trained, "partial": partial, "digits_note": digits_note}}
+
+    # the n = 250 against n = 2000 contrast of the paired accuracy difference at (3, 1e-5), seed by seed
+    ends = [{r["seed"]: 100 * (r["runs"]["rdp"]["accuracy"] - r["runs"]["zcdp"]["accuracy"])
+             for r in by_setting.get((3.0, 0.01, n), [])} for n in (250, 2000)]
+    both = sorted(set(ends[0]) & set(ends[1]))
+    contrast = np.array([ends[1][seed] - ends[0][seed] for seed in both])
+    counts = f"seeds trained here at n = 250: {len(ends[0])}, at n = 2000: {len(ends[1])}"
+    if len(both) >= 5:
+        from scipy import stats
+
+        values["unifying.5.2.accuracy_endpoint_contrast"] = {
+            "ours": f"{stats.ttest_1samp(contrast, 0.0).pvalue:.3g}", "fields": {"trained": counts}}
+    else:
+        unreproducible["unifying.5.2.accuracy_endpoint_contrast"] = {
+            "ours": None if len(both) < 2 else f"mean contrast {contrast.mean():+.3g} points, {len(both)} seeds",
+            "fields": {"trained": counts}}
+
+    # the paired test-loss difference L_Z − L_R at q = 0.01 and the n sweep's two ends, (5, 1e-5)
+    for n in (250, 2000):
+        group = by_setting.get((5.0, 0.01, n), [])
+        gap = np.array([r["runs"]["zcdp"]["cross_entropy"] - r["runs"]["rdp"]["cross_entropy"] for r in group])
+        ident = f"unifying.D4.eps=5.loss_gap_n={n}"
+        if len(gap) >= 5:
+            values[ident] = {"ours": f"{gap.mean():.4f}", "tolerance": f"abs:{_cell_tolerance(gap):.4f}",
+                             "fields": {"ours_here": f"{len(gap)} seeds trained here"}}
+        elif len(gap):
+            se = f" ± {gap.std(ddof=1) / math.sqrt(len(gap)):.3f} (one standard error)" if len(gap) > 1 else ""
+            seeds = ", ".join(str(r["seed"]) for r in sorted(group, key=lambda r: r["seed"]))
+            unreproducible[ident] = {"ours": f"{gap.mean():.3f}{se}", "fields": {
+                "ours_here": f"trained here with {len(gap)} of them (seeds {seeds}): {gap.mean():.3f}{se}"}}
+        else:
+            unreproducible[ident] = {"ours": None, "fields": {"ours_here": "no seed of this setting is trained here"}}
     return ledger.reproduce(values, not_reproducible=unreproducible, path=path)

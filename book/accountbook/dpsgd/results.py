@@ -14,10 +14,16 @@ PAPER_TARGETS = ((3.0, 1e-5), (5.0, 1e-5))
 # -- the paper's sweeps, one results file per (target, setting, seed) ---------------------------
 
 
+Q_SWEEP = (0.005, 0.0075, 0.01, 0.02, 0.05)
+"""The sampling rates of the paper's q sweep, at n = 500 steps (unifying paper §5.2, Appendix D.4)."""
+N_SWEEP = (250, 500, 1000, 1500, 2000)
+"""The step counts of the paper's n sweep, at q = 0.01."""
+
+
 def paper_settings() -> list[tuple[float, int]]:
     """The nine distinct (q, n) settings of the two sweeps (q at n = 500; n at q = 0.01), Table 3's order."""
-    by_q = [(q, 500) for q in (0.005, 0.0075, 0.01, 0.02, 0.05)]
-    by_n = [(0.01, n) for n in (250, 1000, 1500, 2000)]
+    by_q = [(q, 500) for q in Q_SWEEP]
+    by_n = [(0.01, n) for n in N_SWEEP if n != 500]
     return by_q + by_n
 
 
