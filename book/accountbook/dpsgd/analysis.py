@@ -138,17 +138,15 @@ def record_ledger(fashion: list[dict], *, calibration_checks: dict, digits: list
             if not group:
                 unreproducible[ident] = {"ours": None, "fields": {"ours_here": "no seed of this setting is trained here"}}
                 continue
-            cells = []
-            for name, letter in (("zcdp", "Z"), ("rdp", "R"), ("clip_only", "0")):
-                acc = 100 * np.array([r["runs"][name]["accuracy"] for r in group])
-                cells.append(f"Acc_{letter} {acc.mean():.2f}" + (f" ± {acc.std(ddof=1) / math.sqrt(len(acc)):.2f}"
-                                                                  if len(acc) > 1 else ""))
-            for name, letter in (("zcdp", "Z"), ("rdp", "R"), ("clip_only", "0")):
-                loss = np.array([r["runs"][name]["cross_entropy"] for r in group])
-                cells.append(f"L_{letter} {loss.mean():.3f}" + (f" ± {loss.std(ddof=1) / math.sqrt(len(loss)):.3f}"
-                                                                 if len(loss) > 1 else ""))
+            cells = []  # the paper's column order: the three accuracies (in %), then the three losses
+            for key, label, scale, digits in (("accuracy", "Acc", 100, 2), ("cross_entropy", "L", 1, 3)):
+                for name, letter in (("zcdp", "Z"), ("rdp", "R"), ("clip_only", "0")):
+                    cell = scale * np.array([r["runs"][name][key] for r in group])
+                    spread = (f" ± {cell.std(ddof=1) / math.sqrt(len(cell)):.{digits}f}" if len(cell) > 1 else "")
+                    cells.append(f"{label}_{letter} {cell.mean():.{digits}f}{spread}")
             seeds = sorted(r["seed"] for r in group)
-            text = ", ".join(cells) + f" (seeds {', '.join(map(str, seeds))}; ± one standard error)"
+            text = ", ".join(cells) + (f" (seeds {', '.join(map(str, seeds))}; ± one standard error)" if len(seeds) > 1
+                                       else f" (seed {seeds[0]} only: no standard error)")
             unreproducible[ident] = {"ours": text, "fields": {
                 "ours_here": f"trained here with {len(seeds)} seed{'s' if len(seeds) > 1 else ''} "
                              f"({', '.join(map(str, seeds))}): {text}"}}
