@@ -67,8 +67,8 @@ test-library: $(STAMP)
 # `make lab` installs only what the chapters without DP-SGD need: accountlib (with its accountant extra, the
 # dp_accounting drop-in) and accountbook without extras, each dependency at its version in the lock
 # (-c: the lock as constraints, so only what is needed is installed): no torch, Opacus, scikit-learn, Dask,
-# Jupyter Book or test tools. `make lab-dpsgd` adds torch (CPU) and Opacus (chapter 10, DP-SGD, and the Opacus
-# row of chapter 12's calibration table). Where `make book` or `make test` has installed everything already,
+# Jupyter Book or test tools. `make lab-dpsgd` adds torch (CPU) and Opacus (the DP-SGD chapter, and the
+# Opacus row of the calibration table of "Calibrating exactly"). Where `make book` or `make test` has installed everything already,
 # both use that environment as it is.
 LAB_EXTRAS  := accountant
 LAB_STAMP   := $(VENV)/.installed-lab

@@ -48,7 +48,7 @@
 # %% tags=["parameters", "hide-cell"]
 sigma = 1.0  # noise scale of the one-mechanism examples (discrete vs continuous Gaussian)
 sigma_rdp = 0.6  # noise scale of the Rényi example (small, so that the discrete effects are visible)
-allocation = 13  # the census allocation drawn in Figure 5 (13 is the sieve paper's Table 1, "M0")
+allocation = 13  # the census allocation drawn in the allocation figure below (13 is the sieve paper's Table 1, "M0")
 epsilon_grid = 40  # number of ε values on the privacy-profile plots
 
 # %% tags=["hide-cell"]

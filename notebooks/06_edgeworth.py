@@ -75,7 +75,7 @@
 # for a sum of integer-valued variables one cannot expand the distribution function smoothly, since it
 # jumps at every integer; the expansion is *local*, for the probability of each single point. This chapter
 # measures $R_m$ against exact convolutions, finds that it is in fact smaller than the bound, explains the
-# oscillation of chapter 1, and asks when the difference between discrete and continuous Gaussian noise
+# oscillation of {doc}`the discrete Gaussian chapter <01_discrete_gaussian>`, and asks when the difference between discrete and continuous Gaussian noise
 # matters for privacy. Numerics: `accountlib.theory.edgeworth`.
 #
 # The parameters cell lists the variances and numbers of summands for the remainder study
@@ -106,8 +106,8 @@ from accountbook import ledger
 # %% [markdown]
 # ## $\lambda_4$ across $\sigma^2$ (Appendix A)
 #
-# The size of the first correction, $\lambda_4 = \kappa_4/\kappa_2^2$. (The same values are in chapter 1 and the
-# ledger.) The fourth cumulant $\kappa_4$ of the discrete Gaussian is **positive** at every $\sigma^2$: it is
+# The size of the first correction, $\lambda_4 = \kappa_4/\kappa_2^2$. (The same values are in
+# {doc}`the discrete Gaussian chapter <01_discrete_gaussian>` and the ledger.) The fourth cumulant $\kappa_4$ of the discrete Gaussian is **positive** at every $\sigma^2$: it is
 # leptokurtic — relative to its variance, more of its mass sits at the centre and in the tails than a Gaussian's.
 # For small $\sigma^2$ nearly all mass is on $\{-1,0,1\}$ and $\kappa_4 \approx 2e^{-1/(2\sigma^2)}$; for large
 # $\sigma^2$, Poisson summation gives $\kappa_4 \approx 2(2\pi\sigma^2)^4 e^{-2\pi^2\sigma^2}$, so $\lambda_4$ falls like
@@ -121,7 +121,7 @@ from accountbook import ledger
 # includes the smallest variance of allocation 13, 2.5, and the census's smallest, 0.668 (allocation 6; allocations
 # 12 and 39 go down to 0.669 and 0.734).
 
-# %% mystnb={"figure": {"caption": "The fourth cumulant kappa_4 (dashed) and the standardised ratio lambda_4 = kappa_4/kappa_2^2 (solid) of the discrete Gaussian against sigma^2, on log-log axes: both are positive everywhere and fall off like exp(-2 pi^2 sigma^2) for large sigma^2.", "name": "fig-edgeworth-lambda4"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "The fourth cumulant \u03ba\u2084 (dashed) and the standardised ratio \u03bb\u2084 = \u03ba\u2084/\u03ba\u2082\u00b2 (solid) of the discrete Gaussian against \u03c3\u00b2, on log\u2013log axes: both are positive everywhere and fall off like exp(\u22122\u03c0\u00b2\u03c3\u00b2) for large \u03c3\u00b2.", "name": "fig-edgeworth-lambda4"}} tags=["hide-input"]
 grid = np.logspace(-1.3, 0.9, 60)
 kappa4 = [dg.cumulants(repr(float(s)), 4, dps=40)[3] for s in grid]
 lam = [float(dg.lambda4(repr(float(s)), dps=40)) for s in grid]
@@ -149,7 +149,7 @@ for s2 in ("0.1", "0.2", "0.4", "1", "2"):
 # rescaled by the lattice spacing, so that it is comparable to a density — for $m = 8, 32, 128$. Each curve
 # has dips where the exact pmf crosses the expansion, and the whole curve drops as $m$ grows.
 
-# %% mystnb={"figure": {"caption": "The rescaled Edgeworth remainder B_m R_m(y) at the lattice points, for m = 8, 32 and 128 summands of variance sigma^2 = 0.2, 0.4 and 1 (log scale): it falls with m at every y.", "name": "fig-edgeworth-remainder"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "The rescaled Edgeworth remainder $B_m R_m(y)$ at the lattice points, for m = 8, 32 and 128 summands of variance \u03c3\u00b2 = 0.2, 0.4 and 1 (log scale): it falls with m at every y.", "name": "fig-edgeworth-remainder"}} tags=["hide-input"]
 results = {s2: [edgeworth.remainders(s2, m, dps=None) for m in m_values] for s2 in sigma2_values}
 fig, axes = plt.subplots(1, len(sigma2_values), figsize=(10, 3.4))
 for ax, s2 in zip(axes, sigma2_values):
@@ -161,8 +161,9 @@ for ax, s2 in zip(axes, sigma2_values):
     ax.set_xlabel("y")
     ax.set_ylabel(r"$B_m R_m(y)$ (log scale)")
     ax.set_yscale("log")
-axes[0].legend(fontsize=8)
-fig.tight_layout()
+# one legend for the three panels, below them: inside a panel it would cover the m = 128 curve
+fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=3, fontsize=9, frameon=False)
+fig.tight_layout(rect=(0, 0.08, 1, 1))
 
 # %% [markdown]
 # ## How fast does $\sup_y R_m$ shrink?
@@ -180,7 +181,7 @@ fig.tight_layout()
 # pre-asymptotic curvature; at $\sigma^2 = 0.2$, where the fit is $0.253$ away, that second comparison fails.
 # ```
 
-# %% mystnb={"figure": {"caption": "The largest remainder over the lattice against m, for the Edgeworth expansion (circles, solid) and the plain normal approximation (crosses, dashed), at three variances; the dotted line has the paper's slope -3/2. The fitted slopes are in the legend.", "name": "fig-edgeworth-slopes"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "The largest remainder over the lattice against m, for the Edgeworth expansion (circles, solid) and the plain normal approximation (crosses, dashed), at three variances; the dotted line has the paper's slope \u22123/2. The fitted slopes are in the legend.", "name": "fig-edgeworth-slopes"}} tags=["hide-input"]
 fig, ax = plt.subplots(figsize=(8.4, 4))
 ax.set_title("Largest remainder over the lattice against m")
 slopes = {}
@@ -233,7 +234,7 @@ _ = ledger.reproduce(edgeworth_slopes)
 # the pattern of {numref}`fig-dg-sum`. The figure compares that term (line) with the exact discrepancy (points) at $\sigma^2 = 0.2$, where
 # $\lambda_4 = 4.12$, for two and for eight summands ({numref}`fig-edgeworth-oscillation`).
 
-# %% mystnb={"figure": {"caption": "The oscillation explained: exact pmf minus normal density at the lattice points (points) and the first Edgeworth term (line), for m = 2 (left) and m = 8 (right) summands with sigma^2 = 0.2. At m = 8 the term has the sign of the discrepancy everywhere; at m = 2 it has the wrong sign at the centre.", "name": "fig-edgeworth-oscillation"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "The oscillation explained: exact pmf minus normal density at the lattice points (points) and the first Edgeworth term (line), for m = 2 (left) and m = 8 (right) summands with \u03c3\u00b2 = 0.2. At m = 8 the term has the sign of the discrepancy everywhere; at m = 2 it has the wrong sign at the centre.", "name": "fig-edgeworth-oscillation"}} tags=["hide-input"]
 panels = {m: edgeworth.oscillation("0.2", m) for m in (2, 8)}
 grid_y = np.linspace(-3.5, 3.5, 400)
 fig, axes = plt.subplots(1, 2, figsize=(11, 3.6))
@@ -245,8 +246,9 @@ for ax, (m, o) in zip(axes, panels.items()):
     ax.set_xlabel("y")
     ax.set_ylabel("difference in probability")
     ax.set_title(rf"$m = {m}$ summands, $\sigma^2 = 0.2$")
-axes[0].legend(fontsize=8)
-fig.tight_layout()
+# one legend for both panels, below them: inside an axis it would cover the curve or the points
+fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=2, fontsize=9, frameon=False)
+fig.tight_layout(rect=(0, 0.09, 1, 1))
 
 # %% tags=["nbval-check-output"]
 for m, o in panels.items():

@@ -114,7 +114,7 @@ mixture, laplace, gaussian = rdp.GaussianMixture(1.0), rdp.Laplace(), rdp.Gaussi
 # {numref}`fig-zcdp-overview` is the chapter in miniature: the left panel is the unifying paper's Proposition 4.1, the right
 # panel its Proposition 4.2, and the rest of the chapter takes each of them apart.
 
-# %% mystnb={"figure": {"caption": "What zCDP forgets (the unifying paper's Figure 1, our rendering). Left: the gap \u0393(t) at shift s = 1 for three noises of scale 1; the Gaussian line is zero. Right: the composed gap at order t = 1 of n = 20 Poisson-subsampled Gaussian steps with \u03c1_sum = 5, against the sampling rate q.", "name": "fig-zcdp-overview"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "What zCDP forgets (the unifying paper's Figure 1, our rendering). Left: the gap \u0393(t) at shift s = 1 for three noises of scale 1; the Gaussian line is zero. Right: the composed gap at order t = 1 of n = 20 Poisson-subsampled Gaussian steps with $\\rho_{\\mathrm{sum}} = 5$, against the sampling rate q.", "name": "fig-zcdp-overview"}} tags=["hide-input"]
 orders_overview = np.linspace(0.02, 4, 80)
 qs_overview = np.linspace(0.01, 1, 100)
 z_overview = math.sqrt(2)  # n = 20 steps with rho_sum = 5, as in Figure 4(b)-(c)
@@ -143,7 +143,7 @@ fig.tight_layout()
 # curves on top of each other; the printed difference below is the largest over the 100 orders and is zero up to
 # float64 rounding.
 
-# %% mystnb={"figure": {"caption": "Gaussian noise (the Gaussian panel of the paper's Figure 3): the exact R\u00e9nyi divergence D_{t+1} = K(t)/t and the zCDP line \u03c1(t+1), \u03c1 = 1/2, coincide at every order.", "name": "fig-zcdp-gaussian"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "Gaussian noise (the Gaussian panel of the paper's Figure 3): the exact R\u00e9nyi divergence $D_{t+1} = K(t)/t$ and the zCDP line \u03c1(t+1), \u03c1 = 1/2, coincide at every order.", "name": "fig-zcdp-gaussian"}} tags=["hide-input"]
 orders_fig3 = np.logspace(-2, 1.2, 100)
 unit_gaussian = rdp.Gaussian(1.0)  # rho(s) = s^2/2, so s = 1 gives rho = 1/2
 exact_rdp = np.array([unit_gaussian.cgf(t, 1.0) / t for t in orders_fig3])
@@ -222,8 +222,9 @@ print(f"max |Gaussian gap| = {np.max(np.abs(gaps_1['Gaussian'])):.1e}")
 for name in ("mixture", "Laplace"):
     print(f"{name}: fitted slope {slopes_1[name]:.4f}")
 
-# %% tags=["hide-cell", "nbval-check-output"]
-# Reproduction notes: our fitted slopes beside the paper's (the ledger page keeps the comparison)
+# %% tags=["remove-input", "hide-output", "nbval-check-output"]
+# the notes are shown folded, without this source: it names the ledger's records
+print("Reproduction notes: our fitted slopes beside the paper's (the ledger page keeps the comparison)")
 for name in ("mixture", "Laplace"):
     print(f"{name}: ours {slopes_1[name]:.4f}, the paper {ledger.claim(f'unifying.4.1.slope.{name}')['paper']}")
 
@@ -282,7 +283,7 @@ _ = ledger.reproduce({f"unifying.4.1.slope.{name}": f"{slopes_1[name]:.4f}" for 
 # {numref}`fig-zcdp-subsampled` shows both sides: on the left the exact composed $\mathbf K(1)$ against the flat zCDP
 # line, on the right their difference.
 
-# %% mystnb={"figure": {"caption": "The unifying paper's Proposition 4.2 (its Figure 4(b)-(c)) at order t = 1: n = 20 Poisson-subsampled Gaussian steps with \u03c1_sum = 5 (z = \u221a2). Left: the exact composed K(1) against the zCDP value \u03c1_sum\u00b7t(t+1), which does not depend on q. Right: the composed gap, largest at small q.", "name": "fig-zcdp-subsampled"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "The unifying paper's Proposition 4.2 (its Figure 4(b)-(c)) at order t = 1: n = 20 Poisson-subsampled Gaussian steps with $\\rho_{\\mathrm{sum}} = 5$ (z = \u221a2). Left: the exact composed K(1) against the zCDP value $\\rho_{\\mathrm{sum}}\\,t(t+1)$, which does not depend on q. Right: the composed gap, largest at small q.", "name": "fig-zcdp-subsampled"}} tags=["hide-input"]
 n_steps, rho_sum = 20, 5.0
 z = math.sqrt(1 / (2 * rho_sum / n_steps))
 qs = np.linspace(0, 1, q_grid)[1:]
@@ -390,7 +391,7 @@ explorers.live("subsampled-gap")
 # For Laplace noise the paper proves convexity; for the mixture the concavity is a numerical observation, which we
 # repeat with 192 and with 384 Gauss–Hermite nodes. {numref}`fig-zcdp-allocation` draws the composed gap along the path.
 
-# %% mystnb={"figure": {"caption": "The unifying paper's Proposition 4.3 (its Figure 5): the composed gap \u0393(1) of n = 8 releases with \u03c1_sum = 1/2 along the allocation path, from uniform (\u03c9 = 0) to concentrated (\u03c9 = 1). It rises for Laplace noise (convex \u03a6_1) and falls for the Gaussian mixture (concave \u03a6_1).", "name": "fig-zcdp-allocation"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "The unifying paper's Proposition 4.3 (its Figure 5): the composed gap \u0393(1) of n = 8 releases with $\\rho_{\\mathrm{sum}} = 1/2$ along the allocation path, from uniform (\u03c9 = 0) to concentrated (\u03c9 = 1). It rises for Laplace noise (convex $\\Phi_1$) and falls for the Gaussian mixture (concave $\\Phi_1$).", "name": "fig-zcdp-allocation"}} tags=["hide-input"]
 omegas = np.linspace(0, 1, omega_grid)
 curvature_xs = np.linspace(0, 0.5, curvature_grid)
 
@@ -426,17 +427,19 @@ non_negative_384 = int(np.sum(curv_mixture_1[384] >= 0))
 print(f"non-negative interior second differences of the mixture's Phi_1 at 384 nodes: {non_negative_384} of "
       f"{len(curv_mixture_1[384])}")
 
-# %% tags=["hide-cell", "nbval-check-output"]
-# Reproduction notes: the two ends of the allocation path beside the paper's values (the ledger page keeps the comparison)
-found_4_3 = {"unifying.D1.mixture_concavity_384_nodes": non_negative_384}
+# %% tags=["remove-input", "hide-output", "nbval-check-output"]
+# the notes are shown folded, without this source: it names the ledger's records
+print("Reproduction notes: the two ends of the allocation path beside the paper's values (the ledger page keeps the comparison)")
 for name in ("Laplace", "mixture"):
     values = allocation_1[name]
     uniform, concentrated = (ledger.claim(f"unifying.4.3.{name}.{end}")["paper"] for end in ("uniform", "concentrated"))
     print(f"{name}: uniform ours {values[0]:.9f}, the paper {uniform}; concentrated ours {values[-1]:.9f}, the paper {concentrated}")
-    found_4_3[f"unifying.4.3.{name}.uniform"] = f"{values[0]:.12f}"
-    found_4_3[f"unifying.4.3.{name}.concentrated"] = f"{values[-1]:.12f}"
 
 # %% tags=["remove-cell"]
+found_4_3 = {"unifying.D1.mixture_concavity_384_nodes": non_negative_384}
+for name in ("Laplace", "mixture"):
+    found_4_3[f"unifying.4.3.{name}.uniform"] = f"{allocation_1[name][0]:.12f}"
+    found_4_3[f"unifying.4.3.{name}.concentrated"] = f"{allocation_1[name][-1]:.12f}"
 _ = ledger.reproduce(found_4_3)
 
 # %% [markdown]
@@ -456,7 +459,7 @@ _ = ledger.reproduce(found_4_3)
 # and halving the shift moves that peak towards 6.013, as a higher-order correction of relative size $s^2$ should.
 # {numref}`fig-zcdp-tails` shows both families.
 
-# %% mystnb={"figure": {"caption": "Tails do not order the gap (the paper's Figure 6) at (t, s) = (1, 0.2). Left: Student-t noise, gap against \u03bd (markers) with the local term \u2212\u03ba4(S_\u03bd)/24\u00b7[t(t+1)]\u00b2s\u2074 (dashed) and its maximiser \u03bd* (dotted). Right: generalized Gaussian noise, gap against \u03b2 with the local term \u03c7_\u03b2[t(t+1)]\u00b2s\u2074 (dashed); \u03b2 = 2 is the Gaussian, with zero gap.", "name": "fig-zcdp-tails"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "Tails do not order the gap (the paper's Figure 6) at (t, s) = (1, 0.2). Left: Student-t noise, gap against \u03bd (markers) with the local term $-\\kappa_4(S_\\nu)/24\\cdot[t(t+1)]^2s^4$ (dashed) and its maximiser $\\nu^\\ast$ (dotted). Right: generalized Gaussian noise, gap against \u03b2 with the local term $\\chi_\\beta[t(t+1)]^2s^4$ (dashed); \u03b2 = 2 is the Gaussian, with zero gap.", "name": "fig-zcdp-tails"}} tags=["hide-input"]
 nu_star = diagnostics.student_t_coefficient_argmax(dps=30)
 nu_fine = np.logspace(0, math.log10(50), 200)
 leading = np.array([float(diagnostics.student_t_leading_coefficient(nu)) for nu in nu_fine])
@@ -505,20 +508,20 @@ print(f"nu* (maximiser of the leading coefficient) = {float(nu_star):.10f}")
 gap_argmax = diagnostics.argmax_gap_in_nu(t_main, 0.2)
 gap_argmax_small = diagnostics.argmax_gap_in_nu(t_main, 0.1)
 print(f"the gap itself at s = 0.2 peaks at nu = {gap_argmax:.4f}; at s = 0.1 at nu = {gap_argmax_small:.4f}")
-found_4_4 = {}
 for b in (1.0, 2.0):
     value = rdp.GeneralizedGaussian(b).chi
-    found_4_4[f"unifying.4.4.chi_beta={b:g}"] = f"{value:.15f}"  # recorded for the ledger below
     # χ_2 = 0 exactly; float64 leaves the difference of two terms ≈ 2.4 (ulp 4.4e-16), each a few roundings of
     # Gamma functions: |χ_2| ≤ ~4e-15 by that count (2e-17 measured), printed as a bound
     print(f"chi_{b:g} = {value:.3e}" if b == 1.0 else f"|chi_{b:g}| {below(value, 1e-14)} (zero up to float64 rounding)")
 
-# %% tags=["hide-cell", "nbval-check-output"]
-# Reproduction notes: nu* beside the paper's two statements of it (the ledger page keeps the comparison)
+# %% tags=["remove-input", "hide-output", "nbval-check-output"]
+# the notes are shown folded, without this source: it names the ledger's records
+print("Reproduction notes: nu* beside the paper's two statements of it (the ledger page keeps the comparison)")
 print(f"nu* = {float(nu_star):.10f}; the paper: near {ledger.claim('unifying.4.4.nu_star')['paper']} in §4.4, "
       f"{ledger.claim('unifying.D1.nu_star')['paper']} in Appendix D.1's grid")
 
 # %% tags=["remove-cell"]
+found_4_4 = {f"unifying.4.4.chi_beta={b:g}": f"{rdp.GeneralizedGaussian(b).chi:.15f}" for b in (1.0, 2.0)}
 _ = ledger.reproduce({**found_4_4, "unifying.D1.nu_star": f"{float(nu_star):.12f}",
                       "unifying.4.4.nu_star": {"ours": f"{float(nu_star):.12f}", "fields": {"gap_argmax": f"{gap_argmax:.4f}"}},
                       # Figure 6's shapes on its grids: the generalized Gaussian gap's largest step (must be a fall),
@@ -606,8 +609,9 @@ for name, ours in curvature_15.items():
 print(f"mixture at 384 nodes: maximum curvature {curv_mixture_15[384].max():.4f}, "
       f"non-negative second differences: {int(np.sum(curv_mixture_15[384] >= 0))}")
 
-# %% tags=["hide-cell", "nbval-check-output"]
-# Reproduction notes: the slopes and curvatures at t = 1.5 beside the paper's (the ledger page keeps the comparison)
+# %% tags=["remove-input", "hide-output", "nbval-check-output"]
+# the notes are shown folded, without this source: it names the ledger's records
+print("Reproduction notes: the slopes and curvatures at t = 1.5 beside the paper's (the ledger page keeps the comparison)")
 for name in ("mixture", "Laplace"):
     print(f"{name}: slope ours {slopes_15[name]:.5f}, the paper {ledger.claim(f'unifying.D2.slope.{name}')['paper']}; "
           f"curvature ours {curvature_15[name]:.4f}, the paper {ledger.claim(f'unifying.D2.curvature.{name}')['paper']}")

@@ -12,7 +12,7 @@ References
   :func:`subgaussian_tail_bound`) and the exact sampler (their Algorithms 1–3).
 * Su, Su & Wang, *A sieve-accelerated quadrature method…* (the "sieve paper"),
   Appendix A.1: the two forms of the characteristic function (Poisson
-  summation) and the table of λ4 values reproduced in chapter 1.
+  summation) and the table of λ4 values reproduced in the book's chapter "The discrete Gaussian".
 
 Precision
 ---------

@@ -16,8 +16,9 @@ this module decides
 * whether a deep upper tail goes to the tilted contour (:mod:`accountlib.engine.tilted`) and with which J
   accuracies (:data:`TILT_TOLERANCES`), following the :class:`~accountlib.engine.results.EvaluationPaths` passed in.
 
-Sieve paper §4 (the method) and the book's chapters 3–4 (why each choice is safe). Accuracy is called
-``accuracy`` (Δ) throughout; ``delta`` is the privacy δ of (ε, δ)-DP and is never used for Δ.
+Sieve paper §4 (the method) and the book's chapters "The trapezoidal rule converges exponentially" and "The sieve"
+(why each choice is safe). Accuracy is called ``accuracy`` (Δ) throughout; ``delta`` is the privacy δ of (ε, δ)-DP
+and is never used for Δ.
 """
 
 from __future__ import annotations

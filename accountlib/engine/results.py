@@ -2,8 +2,9 @@
 
 Every tail probability the engine returns is a :class:`TailResult`: a value, a rigorous bound on its error, and
 the :class:`ErrorBudget` that the bound is the sum of, term by term (sieve paper §4.1–4.3; the book's chapters
-3 and 4 derive each term). Which evaluation paths the engine may use is an :class:`EvaluationPaths` value passed
-as a named argument — never a module global — so a test or a benchmark chooses a path by argument.
+"The trapezoidal rule converges exponentially" and "The sieve" derive each term). Which evaluation paths the
+engine may use is an :class:`EvaluationPaths` value passed as a named argument — never a module global — so a
+test or a benchmark chooses a path by argument.
 
 Accuracy names: the engine's absolute accuracy is called ``accuracy`` (Δ in the papers and the book); the
 letter δ and the word ``delta`` are kept for the privacy parameter δ of (ε, δ)-DP.
@@ -101,7 +102,8 @@ PAPER_PATHS = EvaluationPaths(method="paper", float_nodes=False, double_double=F
 class ErrorBudget:
     """The terms of a certified error bound, each ≥ 0 (mpf numbers: they cannot underflow).
 
-    Untilted engine (sieve paper §4; book chapters 3–4), for P(S_L ≥ lo) with truncation point U:
+    Untilted engine (sieve paper §4; the book's chapters "The trapezoidal rule converges exponentially" and
+    "The sieve"), for P(S_L ≥ lo) with truncation point U:
 
     * ``truncation`` — the mass beyond U that the Dirichlet kernel omits, P(S_L > U) ≤ e^{−U²/2V};
     * ``aliasing`` — the images of the N-point sum, at most 2e^{−U²/2V} with N ≥ 2U + 2;

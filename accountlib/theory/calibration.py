@@ -615,7 +615,8 @@ class Calibration:
         (one N_Z(0, σ²) against its unit shift at ε = 2 has δ = 6.719e-12 at σ² = 10.25 and 6.801e-12 at 10.30,
         certified to about 1e-22, as atoms of the privacy loss cross ε), so a target lying between such values can
         hold again below a failing multiplier; the bisection, which assumes monotonicity, returns a multiplier
-        with the local certificate (book chapter 12, "Is the bisection's answer the smallest?")."""
+        with the local certificate (the book's chapter "Calibrating exactly", section "Is the bisection's answer the
+        smallest?")."""
         return self.failure is not None
 
 

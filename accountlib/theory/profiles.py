@@ -142,7 +142,7 @@ class ShiftPair:
     Mechanism i adds discrete Gaussian noise of variance 1/ρ_i to a query that neighbouring data move by the
     integer s_i (its sensitivity). The privacy loss is ρ'(1 − S) with ρ' = Σ ρ_i s_i²/2 (the pair's zCDP ρ) and
     S = Σ (ρ_i s_i/ρ') X_i, so δ(ε) = P(S > ε/ρ' − 1) − e^ε P(S > ε/ρ' + 1), and S under the second
-    distribution is S + 2 (sieve paper §2; book chapter 2).
+    distribution is S + 2 (sieve paper §2; the book's chapter "Fourier inversion on a lattice").
 
     Parameters
     ----------
@@ -266,7 +266,7 @@ class ShiftPair:
         return DeltaPoint(eps, value, error_bound(error))
 
     def delta(self, epsilons, *, rel_tol: float = 1e-6) -> list[DeltaPoint]:
-        """The exact privacy profile δ(ε) at each ε, each with error_bound ≤ rel_tol·δ (book chapter 4).
+        """The exact privacy profile δ(ε) at each ε, each with error_bound ≤ rel_tol·δ (the book's chapter "The sieve").
 
         ``rel_tol`` in [1e-30, 0.5] (:func:`accountlib.infrastructure.numbers.as_rel_tol`, checked here once). The
         front door decides everything else (:meth:`accountlib.engine.front.CertifiedTails.relative_combined`):

@@ -8,7 +8,7 @@ What the book needs and a user of the library does not:
 * :mod:`accountbook.sweeps` — the book's sweep targets of ``python -m accountlib sweep`` (``dpsgd``,
   ``notebook``), registered as entry points;
 * :mod:`accountbook.explorers` — the chapters' interactive explorers and their precomputed pages;
-* :mod:`accountbook.dpsgd` — the DP-SGD experiment on Fashion-MNIST (chapter 10).
+* :mod:`accountbook.dpsgd` — the DP-SGD experiment on Fashion-MNIST (the chapter "DP-SGD: what zCDP costs in accuracy").
 
 This package imports :mod:`accountlib`; the library never imports it (an import-linter contract).
 """

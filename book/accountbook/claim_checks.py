@@ -11,7 +11,7 @@ takes about a minute and a half of CPU time on this machine (the unifying paper'
 audit, by mpmath quadrature, most of it; the sieve audit's checks and the released curves about half a minute).
 
 The census claims read the sweep's stored results (``results/dhc``: ``census_eps_delta.csv``,
-``census_tradeoff.csv`` and pair (13, 13)'s curves), the files chapter 5 reads.
+``census_tradeoff.csv`` and pair (13, 13)'s curves), the files the chapter "Exact privacy of the 2020 Census DHC" reads.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ __all__ = ["dhc_folder", "variance_reduction_per_level", "rho_star_below_rho_sum
            "exact_delta_below_zcdp", "exact_tradeoff_above_zcdp", "laplace_phi1", "lemma_b1",
            "discrete_gaussian_gap", "sieve_order", "theorem31_remainder", "rho_at_the_endpoint",
            "pair_spread", "subsampled_k1", "symmetric_noise", "released_eps_delta_against_certified",
-           "released_tradeoff_against_certified", "unifying_audit_claims", "all_claims",
+           "released_tradeoff_against_certified", "released_rows", "unifying_audit_claims", "all_claims",
            "record"]
 
 PER_LEVEL_PAIR = (13, 13)
@@ -148,8 +148,8 @@ def exact_delta_below_zcdp(folder: Path | None = None) -> dict:
 
 def exact_tradeoff_above_zcdp(folder: Path | None = None) -> dict:
     """The census-wide certified trade-off guarantee above the f implied by the Bureau's (ε_zCDP(δ), δ) family
-    (sieve paper §5.1, Figure 2 left; chapter 5's comparison): ours is min over α of f_census(α)/f_zCDP(α) − 1 on
-    400 log-spaced α in [1e-14, 1)."""
+    (sieve paper §5.1, Figure 2 left; the census chapter's comparison): ours is min over α of f_census(α)/f_zCDP(α) − 1
+    on 400 log-spaced α in [1e-14, 1)."""
     hull = census.read_census_tradeoff((folder or dhc_folder()) / "census_tradeoff.csv")
     alphas = np.logspace(-14, 0, 400)[:-1]
     f_zcdp = approxdp_to_tradeoff(lambda d: zcdp_epsilon(census.TOTAL_RHO, d), alphas)
@@ -529,9 +529,9 @@ def sieve_discrete_gaussian_facts() -> dict:
 
 def sieve_trapezoid_rate() -> dict:
     """§4, Step 3: "the convergence is often even faster than exponential". The trapezoidal error of P(S_L = 0)
-    for chapter 3's four-mechanism sum (V = 189) against its brute-force pmf at 80 digits, N = 32, 40, …, 120: ours
-    is the error's decay rate per node, −Δlog(error)/ΔN, over the last step divided by that over the first (an
-    exponential would keep it at 1)."""
+    for the four-mechanism sum (V = 189) of the chapter "The trapezoidal rule converges exponentially" against its
+    brute-force pmf at 80 digits, N = 32, 40, …, 120: ours is the error's decay rate per node, −Δlog(error)/ΔN, over
+    the last step divided by that over the first (an exponential would keep it at 1)."""
     from accountlib.engine import discrete_gaussian, lattice as lattices
 
     lat = lattices.lattice_of([("1/2", "1/3"), ("2/5", "1/2"), ("1", "1/6"), ("1/7", "1/4")])
@@ -624,7 +624,21 @@ RELEASED_DEEP_LEVELS = ("1e-12", "1e-19", "1e-20", "1e-21")
 """The δ_zCDP of the released (ε, δ) curve whose relative errors the ledger shows."""
 
 
-def _released_rows(name: str) -> list[dict]:
+RELEASED_FILES = ("eps_delta_curve_path_13_to_13.csv", "trade_off_curve_path_13_to_13.csv")
+"""The two released curves, the (ε, δ) curve (columns delta_zcdp, epsilon, delta_fdp and its two terms) and the
+trade-off curve (columns zeta, trade_off_alpha, trade_off_beta)."""
+
+
+def released_rows(name: str) -> list[dict]:
+    """The rows of one of the authors' released curves of pair (13, 13) (:data:`RELEASED_FILES`), each a dict of
+    its columns as the file's strings (decimals to be read exactly, e.g. with ``Fraction``). The one reader of
+    these files: the claim checks below and the census chapter use it.
+
+    >>> [row["delta_zcdp"] for row in released_rows("eps_delta_curve_path_13_to_13.csv")][:3]
+    ['5e-1', '1e-1', '5e-2']
+    """
+    if name not in RELEASED_FILES:
+        raise ValueError(f"name must be one of the released curves {', '.join(RELEASED_FILES)}; got {name!r}")
     with open(RELEASED / name, newline="", encoding="utf-8") as handle:
         return list(csv.DictReader(handle))
 
@@ -635,7 +649,7 @@ def released_eps_delta_against_certified() -> dict:
     (:meth:`accountlib.theory.profiles.ShiftPair.delta`, relative error bound 1e-20) against their δ; ``ours`` is
     the largest relative error of theirs, less our bound. A tail accurate to Δ puts an error up to Δ(1 + e^ε) on
     δ = P1 − e^ε P2, more than δ itself at the curve's deep end, which is what the released values show."""
-    rows = _released_rows("eps_delta_curve_path_13_to_13.csv")
+    rows = released_rows("eps_delta_curve_path_13_to_13.csv")
     pair = ShiftPair(census.pair_rhos(13, 13))
     points = pair.delta([Fraction(row["epsilon"]) for row in rows], rel_tol=1e-20)
     with mpmath.workdps(60):
@@ -660,7 +674,7 @@ def released_tradeoff_against_certified() -> dict:
     exact decimal) the certified f(α) (:meth:`accountlib.theory.profiles.ShiftPair.tradeoff`, absolute bound
     1e-30) against their β; ``ours`` is the largest |β − f(α)| less our bound. Released α outside [0, 1] (an
     error of their own, within Δ) are counted, not compared."""
-    rows = _released_rows("trade_off_curve_path_13_to_13.csv")
+    rows = released_rows("trade_off_curve_path_13_to_13.csv")
     inside = [row for row in rows if 0 <= Fraction(row["trade_off_alpha"]) <= 1]
     pair = ShiftPair(census.pair_rhos(13, 13))
     points = pair.tradeoff([Fraction(row["trade_off_alpha"]) for row in inside], abs_tol=1e-30)

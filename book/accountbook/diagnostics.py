@@ -1,5 +1,5 @@
-"""The unifying paper's figure diagnostics, for the book's chapter 8: the gap along the allocation path of
-Prop. 4.3 (Figures 5–7), the Student-t local coefficient and its maximiser (Figure 4), and the quadrature
+"""The unifying paper's figure diagnostics, for the book's chapter "What zCDP forgets": the gap along the allocation
+path of Prop. 4.3 (Figures 5–7), the Student-t local coefficient and its maximiser (Figure 4), and the quadrature
 discrepancies the chapter shows beside its figures. Built on :mod:`accountlib.theory.rdp`'s mechanisms."""
 
 from __future__ import annotations

@@ -152,7 +152,8 @@ def gap_series(s: float, orders) -> list[Series]:
     """Γ(t) at shift ``s`` for the Gaussian, the Gaussian mixture (m = 1) and the Laplace noise (scale 1).
 
     Γ(t) = ρ(s)·t(t+1) − K(t) ≥ 0 (:meth:`accountlib.theory.rdp.NoiseMechanism.gap`). Unifying paper §4.1, Prop. 4.1 and
-    Figure 4(a): Γ ≡ 0 for the Gaussian; for the other two it vanishes as s → 0 (chapter 8, "What zCDP forgets", fits the rates).
+    Figure 4(a): Γ ≡ 0 for the Gaussian; for the other two it vanishes as s → 0 (the chapter "What zCDP forgets" fits the
+    rates).
     """
     orders = np.asarray(_grid(orders, "orders"), dtype=float)
     return [Series(name, orders, np.array([mech.gap(t, s) for t in orders]), color=i)

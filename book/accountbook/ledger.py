@@ -21,7 +21,7 @@ Where the compared value comes from (``basis``)
 * ``"authors' released data"`` — published by the authors outside the paper
   text (e.g. their released result files).
 * ``"official publication"`` — printed by the data's publisher outside the papers (the Census Bureau's signed
-  privacy certificates of the 2020 redistricting data, chapter 13). ``source`` names the document.
+  privacy certificates of the 2020 redistricting data, in the chapter "The redistricting data, exactly"). ``source`` names the document.
 * ``"derived here"`` — not printed anywhere; an independent value worked out in
   the book (by hand, in closed form, or by a second method) that ours is
   checked against. ``source`` says how.

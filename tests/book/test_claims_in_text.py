@@ -55,7 +55,7 @@ def gap(rhos) -> float:
     return edgeworth.composition_vs_gdp(rhos, EPS_ZCDP_1E10, rel_tol=1e-9)["relative"]
 
 
-# --- the census's variances and pair sizes (chapters 1 and 6) -------------------------------------------------
+# --- the census's variances and pair sizes (01_discrete_gaussian and 06_edgeworth) ----------------------------
 
 def test_smallest_variances_chapter_6():
     m = claim("notebooks/06_edgeworth.py", r"the smallest variance of allocation 13, ([\d.]+), and the census's smallest, "
@@ -118,7 +118,7 @@ def test_explorers_pair_sizes_of_row_13():
     claim("notebooks/11_explorers.py", r"with 40 to 160 heterogeneous mechanisms per pair")
 
 
-# --- discrete against continuous: the case studies and the census-wide gap (chapter 6) -------------------------
+# --- discrete against continuous: the case studies and the census-wide gap (06_edgeworth) ----------------------
 
 def test_gap_of_pair_13_13():
     claim("notebooks/06_edgeworth.py", r"pair \(13, 13\) agrees with the continuous Gaussian to a few parts in \$10\^9\$")
@@ -136,7 +136,7 @@ def test_gap_of_pair_6_6():
 
 
 def test_binding_pair_6_6():
-    """Chapter 6 calls (6, 6) the binding pair of the variance give-back at several levels (chapter 5's table)."""
+    """06_edgeworth calls (6, 6) the binding pair of the variance give-back at several levels (05_census_dhc's table)."""
     claim("notebooks/06_edgeworth.py", r"pair \(6, 6\) is also the binding pair of the variance give-back at several "
           r"levels")
     path = ROOT / "results" / "dhc" / "variance_reduction.csv"
@@ -152,7 +152,7 @@ def test_census_wide_largest_gap_is_pair_6_6():
     assert max(gaps, key=gaps.get) == (6, 6)
 
 
-# --- the rule of thumb (chapter 6, Exercise "The rule of thumb at a smaller delta") ------------------------------
+# --- the rule of thumb (06_edgeworth, Exercise "The rule of thumb at a smaller delta") ---------------------------
 
 def single_gap(sigma2, m, delta) -> float:
     return float(edgeworth.discrete_continuous_gap([sigma2], [m], delta)[0, 0])
@@ -270,7 +270,7 @@ def test_bits_range_over_all_pairs():
     assert (min(bits), max(bits)) == (int(m[1]), int(m[2]))
 
 
-# --- chapter 4 against the benchmarks page ----------------------------------------------------------------------
+# --- 04_sieve against the benchmarks page ----------------------------------------------------------------------
 
 def test_sweep_time_and_tilted_nodes_agree_with_benchmarks():
     bench = (ROOT / "benchmarks" / "RESULTS_sweep.md").read_text(encoding="utf-8")
@@ -293,7 +293,7 @@ def test_sieve_count_like_for_like():
     assert sieve.algorithm1_count(lattice, 1e-25)["count"] == int(m[3]) == int(m[1])
 
 
-# --- glossary, chapter 5 ----------------------------------------------------------------------------------------
+# --- glossary, 05_census_dhc ------------------------------------------------------------------------------------
 
 def test_glossary_edgeworth_rate():
     m = claim("book/glossary.md", r"that remainder in fact shrinks like \$m\^\{(-\d)/2\}\$ \(measured in \{doc\}`\.\./notebooks/06_edgeworth`\)")

@@ -1,4 +1,4 @@
-"""Library functions behind ledger entries of chapters 4 and 5: the paper's |C| and the give-back's inverse."""
+"""Library functions behind ledger entries of 04_sieve and 05_census_dhc: the paper's |C| and the give-back's inverse."""
 
 import pytest
 

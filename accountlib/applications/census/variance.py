@@ -411,7 +411,8 @@ def proxy_gaps(out_dir, *, pair=(13, 13), alphas=None, smallest_delta: float = 1
     (f_00 − (min_kl f_kl)**)/f_00 on a grid of α and (ε_00 − max_kl ε_kl)/ε_00 at the stored δ_zCDP levels in
     [``smallest_delta``, 0.1], from the sweep's files in ``out_dir`` (``census_tradeoff.csv``,
     ``census_eps_delta.csv`` and the pair's own files). f is compared on the pessimistic sides (the pair's
-    polyline, the census-wide guarantee), ε on the stored points (PCHIP between them), as chapter 5 does.
+    polyline, the census-wide guarantee), ε on the stored points (PCHIP between them), as the book's chapter
+    "Exact privacy of the 2020 Census DHC" does.
 
     Returns ``{"f_gap", "eps_gap", "alpha", "delta"}`` (numpy arrays) plus ``"f_gap_max"``, ``"eps_gap_max_abs"``.
     """
