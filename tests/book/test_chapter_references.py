@@ -20,9 +20,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# "chapter 6", "Chapters 3–4", "chapter\n# 6" (a jupytext markdown line break), "ch. 6"; "Figure 9.4",
+# "chapter 6", "Chapters 3–4", "chapter\n# 6" (a jupytext markdown line break), "chapter \\\n    6" (a TOML
+# line continuation), "ch. 6"; "Figure 9.4",
 # "Fig. 9.4", "Exercise 3.2" (the book's figure and exercise numbers are chapter.position)
-NUMBERED_REFERENCE = re.compile(r"\b(?:chapters?|ch\.)[\s#]*\d|\b(?:figures?|fig\.|exercises?)[\s#]*\d+\.\d+",
+NUMBERED_REFERENCE = re.compile(r"\b(?:chapters?|ch\.)[\s#\\]*\d|\b(?:figures?|fig\.|exercises?)[\s#\\]*\d+\.\d+",
                                 re.IGNORECASE)
 
 # Where a number is right: an explanation of the numbering scheme itself, as (file, the text around the
@@ -58,7 +59,8 @@ def _allowed(path: str, around: str) -> bool:
 
 def test_the_pattern_finds_references_by_number_and_leaves_the_papers_numbers_alone():
     for text in ("derived here (chapter 6): for", "in chapters 3–4 (why", "Chapter 12, section", "the oscillation of "
-                 "chapter\n# 1, and", "tabulated in ch. 1", "as Figure 9.4 shows", "see Exercise 3.2", "fig. 2.1"):
+                 "chapter\n# 1, and", "tabulated in ch. 1", "as Figure 9.4 shows", "see Exercise 3.2", "fig. 2.1",
+                 "allocation files (chapter \\\n    5)"):
         assert numbered_references(text), text
     for text in ("Sieve paper §4 (the method)", "the sieve paper's Figure 2 left", "Figure 4(b)–(c)",
                  "Proposition 4.1 and Figure 4(a)", "Appendix D.3.2, Table 2", "in chapter $n$",
