@@ -15,7 +15,7 @@ comparable even on a busy machine. Measured:
 * ``vmap`` — ``torch.func.vmap(grad(loss of one example))`` with clipping done by accountbook;
 * ``layerwise`` — one forward and one backward pass to the layers' outputs, then per-example convolution
   gradients from shifted views of their inputs and only the norms of the linear layers' per-example
-  gradients (``accountbook.dpsgd``'s default path, ``_layerwise_clipped_sum``);
+  gradients (``accountbook.dpsgd``'s default path, ``layerwise_clipped_sum``);
 
 each with the torch thread counts of ``--threads`` (1 and 2 by default). It also counts the FLOPs of one
 example's forward and backward pass (``torch.utils.flop_counter``) and measures this CPU's float32
@@ -84,10 +84,10 @@ def make_options(x, y):
 
         options[f"opacus-{mode}"] = run_opacus
     torch.manual_seed(0)
-    clipped_sum = dpsgd._vmap_clipped_sum(dpsgd.build_model(x.shape[-1]))
+    clipped_sum = dpsgd.vmap_clipped_sum(dpsgd.build_model(x.shape[-1]))
     options["vmap"] = lambda: clipped_sum(x, y)
     torch.manual_seed(0)
-    layerwise = dpsgd._layerwise_clipped_sum(dpsgd.build_model(x.shape[-1]))
+    layerwise = dpsgd.layerwise_clipped_sum(dpsgd.build_model(x.shape[-1]))
     options["layerwise"] = lambda: layerwise(x, y)
     return options
 

@@ -28,6 +28,7 @@ MEASURED = {
                             "accountlib.theory.conversions", "accountlib.engine.front"),
     "results_sweep.json": ("accountlib.applications.census",),
     "results_dpsgd.json": ("accountbook.dpsgd",),
+    "results_dpsgd_batched.json": ("accountbook.dpsgd",),
     "results_calibration.json": ("accountlib.theory.calibration", "accountlib.applications.census", "accountlib.cli"),
     "results_pl94.json": ("accountlib.applications.census", "accountlib.theory.profiles", "accountlib.engine.smoothed"),
 }
@@ -37,6 +38,7 @@ SCRIPTS = {
     "results_engine.json": "bench_engine.py",
     "results_sweep.json": "bench_sweep.py",
     "results_dpsgd.json": "bench_dpsgd_step.py",
+    "results_dpsgd_batched.json": "bench_dpsgd_batched.py",
     "results_calibration.json": "bench_calibration.py",
     "results_pl94.json": "bench_pl94.py",
 }

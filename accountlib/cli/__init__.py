@@ -50,7 +50,7 @@ from ..engine.results import check_distinct_terms
 from ..infrastructure.certified_numbers import certified_decimal, exact_rational
 from ..infrastructure.numbers import (SMALLEST_ABS_TOL, SMALLEST_REL_TOL, as_abs_tol, as_fraction, as_rel_tol,
                                      decimal_string)
-from ..theory.profiles import MAX_EPSILON, MAX_SENSITIVITY, ShiftPair
+from ..theory.profiles import MAX_EPSILON, MAX_SENSITIVITY, ShiftPair, check_budget
 
 DIGITS = 30
 
@@ -87,6 +87,10 @@ def _budget(text: str) -> Fraction:
         raise argparse.ArgumentTypeError(str(error).replace(text, shown)) from None
     if rho <= 0:
         raise argparse.ArgumentTypeError(f"--rho budgets must be > 0; got {text!r}")
+    try:
+        check_budget(rho, "--rho")
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
     return rho
 
 
@@ -185,6 +189,10 @@ class _Once(argparse.Action):
 
 class CommandLineError(Exception):
     """An error reported to the user as one line on stderr, exit status 2."""
+
+
+class Listing(Exception):
+    """A listing the user asked for (``--paths list list``): printed on stdout, exit status 0."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -289,7 +297,7 @@ def _composition(args) -> ShiftPair:
 
         paths = paths or ["plain", "plain"]
         if paths == ["list", "list"] or "list" in paths:
-            _fail(f"the paths of {args.release}: {', '.join(pl94.pl94_paths(args.release))}")
+            raise Listing(f"the paths of {args.release}: {', '.join(pl94.pl94_paths(args.release))}")
         try:
             return ShiftPair(pl94.pl94_rhos(args.release, paths[0], paths[1]))
         except ValueError as error:
@@ -313,6 +321,9 @@ def main(argv=None) -> int:
     """Run the command line; every error is one line on stderr and exit status 2."""
     try:
         return _main(argv)
+    except Listing as listing:
+        print(listing)
+        return 0
     except CommandLineError as error:
         print(f"error: {_one_line(error)}", file=sys.stderr)
     except (ValueError, ArithmeticError) as error:  # bad input, resource limits, uncertifiable results

@@ -48,10 +48,16 @@ def _fraction(value, name: str) -> Fraction:
     return as_positive_fraction(value, name)
 
 
+SMALLEST_DELTA = Fraction(1, 10**300)
+"""The smallest δ a target or :func:`epsilon` accepts (1e-300: its logarithm and float estimates stay finite)."""
+
+
 def _probability(value, name: str) -> Fraction:
     value = _fraction(value, name)
     if not value < 1:
-        raise ValueError(f"{name} must be in (0, 1); got {float(value)!r}")
+        raise ValueError(f"{name} must be in [1e-300, 1); got {float(value)!r}")
+    if value < SMALLEST_DELTA:
+        raise ValueError(f"{name} must be in [1e-300, 1); got a value below 1e-300")
     return value
 
 

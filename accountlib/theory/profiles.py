@@ -50,6 +50,10 @@ __all__ = [
 ]
 
 # SMALLEST_REL_TOL (1e-30) and SMALLEST_ABS_TOL (1e-60) are re-exported from infrastructure.numbers, their owner
+BUDGET_RANGE = (Fraction(1, 10**300), Fraction(10**300))
+"""The budgets ρ_i a composition accepts: from 1e-300 to 1e300, so that each noise variance 1/ρ_i and the
+engines' float estimates of cost stay normal floats (outside it, ``ValueError`` naming the budget)."""
+
 MAX_EPSILON = 5_000
 """The largest ε :meth:`ShiftPair.delta` accepts. Deep levels are computed on the tilted contour, with δ and
 its bound kept as mpf numbers (δ(200) ≈ 1.5e-836, δ(5000) ≈ 2.8e-545925 for pair (1, 2), each in well under a
@@ -92,6 +96,16 @@ scale there; smaller budgets stay with the lattice engines."""
 
 SMOOTHED_RHO_UP_TO = 1 / SMALLEST_SMOOTHED_SIGMA2
 """The largest budget the smoothed engine takes (4: a noise variance of at least 1/4)."""
+
+
+def check_budget(rho: Fraction, name: str) -> None:
+    """``ValueError`` naming ``name`` unless the budget ``rho`` lies in :data:`BUDGET_RANGE`."""
+    low, high = BUDGET_RANGE
+    if not low <= rho <= high:
+        digits = len(str(rho.numerator)) - len(str(rho.denominator))  # the decimal exponent, to within one
+        shown = f"{float(rho):.6g}" if abs(digits) < 300 else f"about 1e{digits:+d}"
+        raise ValueError(f"{name} must be a budget between 1e-300 and 1e300 (noise variance 1/rho a normal float); "
+                         f"got {shown}")
 
 
 def _smoothable(rhos) -> bool:
@@ -146,8 +160,8 @@ class ShiftPair:
 
     Parameters
     ----------
-    rhos : the budgets ρ_i > 0 (exact rationals; int, Fraction or strings).
-        Zeros are rejected; drop unused entries first.
+    rhos : the budgets ρ_i > 0 (exact rationals; int, Fraction or strings), each in :data:`BUDGET_RANGE`
+        (1e-300 to 1e300). Zeros are rejected; drop unused entries first.
     sensitivities : the shifts s_i, positive integers (default: all 1).
     paths : the engine's evaluation paths (:class:`~accountlib.engine.results.EvaluationPaths`; default: all).
     engine : ``"auto"`` (default), ``"lattice"`` or ``"smoothed"``: how δ(ε) is computed. The lattice engines
@@ -175,6 +189,8 @@ class ShiftPair:
         if isinstance(rhos, (str, bytes)) or not hasattr(rhos, "__iter__"):
             raise ValueError(f"rhos must be a list of budgets; got {type(rhos).__name__} {rhos!r}")
         self.rhos = [as_positive_fraction(r, f"rhos[{i}]") for i, r in enumerate(rhos)]
+        for i, r in enumerate(self.rhos):
+            check_budget(r, f"rhos[{i}]")
         if not self.rhos:
             raise ValueError("rhos must hold at least one budget")
         self.sensitivities = _sensitivities(sensitivities, len(self.rhos))

@@ -120,24 +120,24 @@ def test_layerwise_clipped_sum_equals_opacus_hooks(dataset, monkeypatch):
         _, norms = _opacus_clipped_sum(copy.deepcopy(model), x, y, dpsgd.CLIP)
         for clip in (float(norms.median()), dpsgd.CLIP):
             monkeypatch.setattr(training, "CLIP", clip)
-            ours = dpsgd._layerwise_clipped_sum(model)(x, y)
+            ours = dpsgd.layerwise_clipped_sum(model)(x, y)
             theirs, _ = _opacus_clipped_sum(copy.deepcopy(model), x, y, clip)
             scale = max(float(t.abs().max()) for t in theirs)
             worst = max(float((a - b).abs().max()) for a, b in zip(ours, theirs))
             assert [a.shape for a in ours] == [b.shape for b in theirs]
             assert worst <= 64 * torch.finfo(torch.float32).eps * scale, (clip, worst, scale)
     assert 0 < int((norms > float(norms.median())).sum()) < len(y)
-    empty = dpsgd._layerwise_clipped_sum(model)(x[:0], y[:0])
+    empty = dpsgd.layerwise_clipped_sum(model)(x[:0], y[:0])
     assert all(float(t.abs().max()) == 0 for t in empty)
 
 
 def test_layerwise_refuses_layers_it_does_not_know():
     model = torch.nn.Sequential(torch.nn.Conv2d(1, 4, 3, stride=2), torch.nn.Flatten(), torch.nn.Linear(36, 2))
     with pytest.raises(ValueError, match="model: .*stride 1"):
-        dpsgd._layerwise_clipped_sum(model)
+        dpsgd.layerwise_clipped_sum(model)
     with pytest.raises(ValueError, match="model: .*BatchNorm"):
-        dpsgd._layerwise_clipped_sum(torch.nn.Sequential(torch.nn.BatchNorm2d(1)))
-    unflattened = dpsgd._layerwise_clipped_sum(torch.nn.Sequential(torch.nn.Conv2d(1, 2, 3), torch.nn.Linear(6, 2)))
+        dpsgd.layerwise_clipped_sum(torch.nn.Sequential(torch.nn.BatchNorm2d(1)))
+    unflattened = dpsgd.layerwise_clipped_sum(torch.nn.Sequential(torch.nn.Conv2d(1, 2, 3), torch.nn.Linear(6, 2)))
     with pytest.raises(ValueError, match=r"model: .*flattened inputs.*\(4, 2, 6, 6\)"):
         unflattened(torch.zeros(4, 1, 8, 8), torch.zeros(4, dtype=torch.long))
 
@@ -265,3 +265,84 @@ def test_the_sweep_claims_say_what_is_trained_and_are_judged_once_five_seeds_exi
     for ident in ("unifying.D4.eps=5.loss_gap_n=2000", "unifying.5.2.accuracy_endpoint_contrast",
                   "unifying.5.2.accuracy_trend_n", "unifying.D4.eps=5.accuracy_trend_n"):
         assert unlike[ident]["verdict"] == "fail", (ident, unlike[ident]["reason"])
+
+
+def test_runs_trained_together_take_the_single_run_steps():
+    """The runs of one setting and seed trained together (one loader, one noise draw per parameter, chunked
+    evaluation) have the histories of train_run alone, to float32 rounding, clipping-only and noisy alike; a
+    wrong noise draw or a shared update would move them far more than rounding."""
+    data = dpsgd.load_data(dataset="digits")
+    zs = [0.0, 1.5, 0.7]
+    together = dpsgd.train_runs_together(data, q=0.05, steps=30, noise_multipliers=zs, seed=2, eval_every=10)
+    for z, ours in zip(zs, together):
+        alone = dpsgd.train_run(data, q=0.05, steps=30, noise_multiplier=z, seed=2, eval_every=10)
+        assert [h["step"] for h in ours["history"]] == [h["step"] for h in alone["history"]] == [10, 20, 30]
+        for a, b in zip(ours["history"], alone["history"]):
+            assert abs(a["accuracy"] - b["accuracy"]) <= 1 / len(data.y_test)
+            assert a["cross_entropy"] == pytest.approx(b["cross_entropy"], rel=1e-5)
+    assert together[0]["history"] != together[1]["history"]
+    with pytest.raises(ValueError, match=r"noise_multipliers\[1\]"):
+        dpsgd.train_runs_together(data, q=0.05, steps=3, noise_multipliers=[0, -1], seed=0)
+    with pytest.raises(ValueError, match="noise_multipliers must hold"):
+        dpsgd.train_runs_together(data, q=0.05, steps=3, noise_multipliers=[], seed=0)
+
+
+def test_fast_evaluation_pools_to_the_same_values():
+    """The evaluation's 2x2 pooling by strided maxima equals nn.MaxPool2d(2) exactly (ties and odd sizes
+    included), and the chunked evaluation gives the model's test metrics."""
+    from accountbook.dpsgd.batched import evaluate_in_chunks
+    from accountbook.dpsgd.pooling import max_pool2x2_values, pooling_of
+    from accountbook.dpsgd.training import _evaluate
+
+    h = torch.randint(0, 3, (4, 3, 9, 12)).float()
+    assert torch.equal(max_pool2x2_values(h), torch.nn.functional.max_pool2d(h, 2))
+    assert pooling_of(torch.nn.MaxPool2d(3)) is not max_pool2x2_values
+    data = dpsgd.load_data(dataset="digits")
+    torch.manual_seed(0)
+    model = dpsgd.build_model(8)
+    accuracy, loss = evaluate_in_chunks(model, data.x_test, data.y_test, chunk=50)
+    reference = _evaluate(model, data.x_test, data.y_test)
+    assert accuracy == reference[0] and loss == pytest.approx(reference[1], rel=1e-6)
+
+
+def test_train_setting_trains_the_missing_runs_together_and_records_their_cpu_time(tmp_path):
+    data = dpsgd.load_data(dataset="digits")
+    targets = [(3.0, 1e-5), (5.0, 1e-5)]
+    results = dpsgd.train_setting(data, q=0.05, steps=10, seed=1, targets=targets, out_dir=tmp_path, eval_every=5)
+    first = results[(3.0, 1e-5)]
+    assert first["runs"]["rdp"]["trained_together"]["runs"] == 5 and first["runs"]["rdp"]["cpu_seconds"] >= 0
+    assert results[(5.0, 1e-5)]["runs"]["clip_only"] == first["runs"]["clip_only"]
+    (tmp_path / "eps=5_delta=1e-05" / "q=0.05_n=10_seed=1.json").unlink()
+    again = dpsgd.train_setting(data, q=0.05, steps=10, seed=1, targets=targets, out_dir=tmp_path, eval_every=5)
+    assert again[(3.0, 1e-5)] == first  # read back, not retrained
+    assert again[(5.0, 1e-5)]["runs"]["rdp"]["trained_together"]["runs"] == 2  # the clipping-only run is stored
+    assert again[(5.0, 1e-5)]["runs"]["rdp"]["history"] == results[(5.0, 1e-5)]["runs"]["rdp"]["history"]
+
+
+def test_model_options_and_pixel_scalings_are_checked():
+    assert dpsgd.build_model(28, channels=(8, 8), kernel_size=5, padding="valid")[-3].in_features == 8 * 4 * 4
+    for bad, match in (({"init": "he"}, "init"), ({"padding": 1}, "padding"), ({"kernel_size": 4}, "kernel_size"),
+                       ({"kernel_size": 13, "padding": "valid"}, "leaves nothing")):
+        with pytest.raises(ValueError, match=match):
+            dpsgd.build_model(28, **bad)
+    unit = dpsgd.load_data(dataset="digits", normalise="unit")
+    assert unit.x_train.min() == 0 and unit.x_train.max() == 1
+    with pytest.raises(ValueError, match="normalise"):
+        dpsgd.load_data(dataset="digits", normalise="minmax")
+
+
+def test_ablation_stores_resumes_and_tabulates(tmp_path):
+    from accountbook.dpsgd import ablation
+
+    data = dpsgd.load_data(dataset="digits")
+    lines = []
+    written = ablation.run_ablation(tmp_path, variants=["base", "kaiming"], settings=[(0.05, 6)], seeds=[0, 1],
+                                    data=data, progress=lines.append)
+    assert len(written) == 4 and len(lines) == 4
+    assert ablation.run_ablation(tmp_path, variants=["base", "kaiming"], settings=[(0.05, 6)], seeds=[0, 1],
+                                 data=data) == []
+    rows = ablation.ablation_table(tmp_path)
+    assert [r["variant"] for r in rows] == ["base", "kaiming"] and all(r["seeds"] == 2 for r in rows)
+    assert rows[0]["cost_vs_base"] == 1
+    with pytest.raises(ValueError, match="unknown variant 'huge'"):
+        ablation.run_ablation(tmp_path, variants=["huge"], data=data)

@@ -199,3 +199,21 @@ def test_bad_budget_files(tmp_path, text, message):
     result = run("delta", "--budgets", str(path), "--eps", "1")
     assert result.returncode == 2 and message in result.stderr, result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_extreme_budgets_and_deltas_are_refused_naming_the_option(capsys):
+    """Budgets outside 1e-300..1e300 and δ below 1e-300 get a message naming the option and the range (they gave
+    'float division by zero' and 'math domain error'); a listing asked for goes to stdout with exit 0."""
+    from accountlib.cli import main
+
+    for args, words in ((["delta", "--rho", "1e400", "--eps", "1"], "--rho must be a budget between 1e-300 and 1e300"),
+                        (["delta", "--rho", "1e-400", "--eps", "1"], "got about 1e-400"),
+                        (["epsilon", "--rho", "1/2", "--delta", "1e-400"], "must be in [1e-300, 1)")):
+        assert main(args) == 2
+        err = capsys.readouterr().err
+        assert words in err and "division" not in err and "domain" not in err, err
+    assert main(["delta", "--release", "pl94-persons", "--paths", "list", "list", "--eps", "1"]) == 0
+    captured = capsys.readouterr()
+    assert "absorbed-Block" in captured.out and captured.err == ""
+    with pytest.raises(ValueError, match=r"rhos\[1\] must be a budget between"):
+        __import__("accountlib").Composition(["1/2", 10**301])

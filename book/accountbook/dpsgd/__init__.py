@@ -15,7 +15,8 @@ two private runs draw their Gaussian noise from the same standard-normal stream.
 Data: Fashion-MNIST when its IDX files are in ``data_dir``; otherwise scikit-learn's bundled
 handwritten digits (real 8×8 images that ship inside scikit-learn), and :func:`load_data` says so.
 
-The package, by job: :mod:`.data` (reading the data), :mod:`.training` (the model, the runs, a sweep job),
+The package, by job: :mod:`.data` (reading the data), :mod:`.training` (the model, one run, the paired runs), :mod:`.batched` (the runs of one setting and seed
+trained together), :mod:`.jobs` (the sweep's stored runs and jobs), :mod:`.ablation` (the architecture ablation),
 :mod:`.grid` (the sweep's checked jobs), :mod:`.results` (stored runs, their summaries, the paper's tables)
 and :mod:`.analysis` (calibration checks, the ledger).
 """
@@ -25,13 +26,15 @@ from .grid import MAX_SEED, MAX_STEPS, check_seed, check_setting, check_target, 
 from .data import DATASETS, MAX_IDX_BYTES, SYSTEM_DATA_DIR, Dataset, data_slug, find_fashion_mnist, load_data, read_idx
 from .results import (PAPER_TABLES, PAPER_TARGETS, load_results, paper_settings, result_path, seedwise_trend,
                       summarise)
-from .training import (CLIP, EVAL_EVERY, LEARNING_RATE, PER_SAMPLE_MODES, SCHEDULE_STEPS, WEIGHT_DECAY,
-                       _layerwise_clipped_sum, _vmap_clipped_sum, build_model, paired_runs, run_setting, train_job,
-                       train_run)
+from .training import (CLIP, EVAL_EVERY, LEARNING_RATE, MODEL_INITS, PER_SAMPLE_MODES, SCHEDULE_STEPS, WEIGHT_DECAY,
+                       build_model, layerwise_clipped_sum, paired_runs, train_run, vmap_clipped_sum)
+from .jobs import run_setting, train_job, train_setting
+from .batched import train_runs_together
 
 __all__ = ["dpsgd_grid", "check_target", "check_setting", "check_seed", "MAX_STEPS", "MAX_SEED", "read_idx",
            "load_data", "find_fashion_mnist", "SYSTEM_DATA_DIR", "DATASETS",
            "PER_SAMPLE_MODES", "Dataset", "build_model", "train_run", "paired_runs", "run_setting", "load_results",
            "summarise", "calibration_checks", "data_slug", "record_ledger", "PAPER_TABLES", "train_job",
            "seedwise_trend", "paper_settings", "PAPER_TARGETS", "LEARNING_RATE", "SCHEDULE_STEPS", "EVAL_EVERY",
-           "CLIP", "WEIGHT_DECAY", "MAX_IDX_BYTES", "result_path"]
+           "CLIP", "WEIGHT_DECAY", "MAX_IDX_BYTES", "result_path", "layerwise_clipped_sum", "vmap_clipped_sum",
+           "train_runs_together", "MODEL_INITS", "train_setting"]

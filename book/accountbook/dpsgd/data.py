@@ -85,20 +85,36 @@ def find_fashion_mnist(data_dir=None) -> Path | None:
 
 
 DATASETS = ("auto", "fashion-mnist", "digits")
+NORMALISATIONS = ("standardise", "unit", "symmetric")
+"""Pixel scalings of :func:`load_data`: centred and scaled by the training set's mean and standard deviation
+(the default), in [0, 1], or in [-1, 1]."""
 
 
-def load_data(data_dir=None, *, dataset: str = "auto", seed: int = 0, subsample: int | None = None) -> Dataset:
+def _normalise(data: Dataset, normalise: str) -> Dataset:
+    if normalise == "standardise":
+        return _standardise(data)
+    if normalise == "symmetric":
+        data.x_train = (2 * data.x_train - 1).astype(np.float32)
+        data.x_test = (2 * data.x_test - 1).astype(np.float32)
+    return data
+
+
+def load_data(data_dir=None, *, dataset: str = "auto", seed: int = 0, subsample: int | None = None,
+              normalise: str = "standardise") -> Dataset:
     """Fashion-MNIST (from ``data_dir``, else from the Debian package's folder), else scikit-learn's digits.
 
     ``dataset``: ``"auto"`` (the default) takes Fashion-MNIST where it is installed and falls back to the
     digits; ``"fashion-mnist"`` raises when it is not installed; ``"digits"`` always takes the digits.
     Which one was used, and from where, is in the returned ``name`` and ``note``. Pixels are
-    standardised with the training set's mean and standard deviation. ``subsample`` keeps that many
+    standardised with the training set's mean and standard deviation, or with ``normalise="unit"``
+    left in [0, 1], with ``"symmetric"`` mapped to [-1, 1] (:data:`NORMALISATIONS`). ``subsample`` keeps that many
     training images (and a fifth as many test images; a seeded random subset, said in the name and
     note) for quick runs.
     """
     if dataset not in DATASETS:
         raise ValueError(f"dataset must be one of {DATASETS}; got {dataset!r}")
+    if normalise not in NORMALISATIONS:
+        raise ValueError(f"normalise must be one of {NORMALISATIONS}; got {normalise!r}")
     if subsample is not None and not (isinstance(subsample, int) and subsample >= 10):
         raise ValueError(f"subsample must be an integer >= 10 or None; got {subsample!r}")
     folder = None if dataset == "digits" else find_fashion_mnist(data_dir)
@@ -113,7 +129,7 @@ def load_data(data_dir=None, *, dataset: str = "auto", seed: int = 0, subsample:
             note += f"; no IDX files in data_dir, so the installed copy was used"
         data = Dataset("Fashion-MNIST", scale(arrays["xtr"]), arrays["ytr"].astype(np.int64),
                        scale(arrays["xte"]), arrays["yte"].astype(np.int64), note)
-        return _subsample(_standardise(data), subsample, seed)
+        return _subsample(_normalise(data, normalise), subsample, seed)
     from sklearn.datasets import load_digits
 
     digits = load_digits()
@@ -125,7 +141,7 @@ def load_data(data_dir=None, *, dataset: str = "auto", seed: int = 0, subsample:
     note = ("FASHION-MNIST NOT FOUND (install the Debian package dataset-fashion-mnist, or pass data_dir): "
             "trained on scikit-learn's bundled handwritten digits (1,797 real 8x8 images), not on the paper's "
             "data; accuracies are not comparable with the paper's.")
-    data = _standardise(Dataset("scikit-learn digits", x[train], y[train], x[test], y[test], note))
+    data = _normalise(Dataset("scikit-learn digits", x[train], y[train], x[test], y[test], note), normalise)
     return _subsample(data, subsample, seed)
 
 

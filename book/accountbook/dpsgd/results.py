@@ -36,21 +36,10 @@ def result_path(out_dir, *, epsilon: float, delta: float, q: float, steps: int, 
     return Path(out_dir) / f"eps={_tag(epsilon)}_delta={_tag(delta)}" / f"q={_tag(q)}_n={steps}_seed={seed}.json"
 
 
-def _clip_only_path(out_dir, *, q: float, steps: int, seed: int, data_name: str) -> Path:
+def clip_only_path(out_dir, *, q: float, steps: int, seed: int, data_name: str) -> Path:
+    """``out_dir/clip_only/<data set>_q=Q_n=N_seed=S.json``: the clipping-only run shared by the targets."""
     slug = "".join(c if c.isalnum() else "-" for c in data_name.lower())
     return Path(out_dir) / "clip_only" / f"{slug}_q={_tag(q)}_n={steps}_seed={seed}.json"
-
-
-def _cached_run(path: Path, train):
-    import json
-
-    from accountlib.infrastructure.atomic import write_text_atomically
-
-    if path.is_file():
-        return json.loads(path.read_text())
-    result = train()
-    write_text_atomically(path, json.dumps(result, indent=1))
-    return result
 
 
 def load_results(out_dir) -> list[dict]:

@@ -1,13 +1,13 @@
 """Training: the paper's CNN, one DP-SGD run (per-example gradients layer by layer, with torch.func or with
-Opacus), the paired zCDP / RDP / clipping-only runs of one setting and seed, stored once, and the sweep's jobs."""
+Opacus) and the paired zCDP / RDP / clipping-only runs of one setting and seed; the sweep's stored runs, trained
+together, are :mod:`accountbook.dpsgd.jobs`."""
 
 from __future__ import annotations
 
 import math
 from pathlib import Path
 
-from .data import Dataset, data_slug, load_data
-from .results import PAPER_TARGETS, _cached_run, _clip_only_path, paper_settings, result_path
+from .data import Dataset
 
 LEARNING_RATE = 0.05
 WEIGHT_DECAY = 1e-4
@@ -16,16 +16,58 @@ CLIP = 1.0
 EVAL_EVERY = 25  # test metrics every 25 steps, as in the paper (Appendix D.4.1)
 
 
-def build_model(image_size: int, classes: int = 10):
-    """Two convolution + max-pool stages, a 64-unit hidden layer, no batch norm."""
+MODEL_INITS = ("pytorch", "kaiming", "xavier")
+
+
+def build_model(image_size: int, classes: int = 10, *, channels=(16, 32), kernel_size: int = 3,
+                padding: str = "same", hidden: int = 64, init: str = "pytorch"):
+    """The paper's CNN: two convolution + max-pool stages, a hidden layer, no batch norm.
+
+    The paper (unifying paper, Appendix D.4.1) does not give the widths or kernels; the defaults are the
+    book's choice, and the keyword arguments are the choices the chapter's ablation varies:
+
+    channels : pair of int
+        Output channels of the two convolutions (default 16 and 32).
+    kernel_size : int
+        Square kernels (default 3).
+    padding : {"same", "valid"}
+        ``"same"``: zero padding ``kernel_size // 2`` (each stage halves the side); ``"valid"``: none.
+    hidden : int
+        Units of the hidden layer (default 64).
+    init : {"pytorch", "kaiming", "xavier"}
+        PyTorch's default initialisation, Kaiming-normal (He) weights for ReLU with zero biases, or
+        Xavier-uniform weights with zero biases.
+    """
     from torch import nn
 
-    side = image_size // 4
-    return nn.Sequential(
-        nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Flatten(), nn.Linear(32 * side * side, 64), nn.ReLU(), nn.Linear(64, classes),
+    if init not in MODEL_INITS:
+        raise ValueError(f"init must be one of {MODEL_INITS}; got {init!r}")
+    if padding not in ("same", "valid"):
+        raise ValueError(f"padding must be 'same' or 'valid'; got {padding!r}")
+    if not (isinstance(kernel_size, int) and kernel_size >= 1 and kernel_size % 2 == 1):
+        raise ValueError(f"kernel_size must be an odd positive integer; got {kernel_size!r}")
+    first, second = (int(c) for c in channels)
+    pad = kernel_size // 2 if padding == "same" else 0
+    side = image_size
+    for _ in range(2):
+        side = (side + 2 * pad - kernel_size + 1) // 2
+    if side < 1:
+        raise ValueError(f"kernel_size={kernel_size} with padding={padding!r} leaves nothing of a {image_size}-pixel "
+                         f"image after two stages")
+    model = nn.Sequential(
+        nn.Conv2d(1, first, kernel_size, padding=pad), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(first, second, kernel_size, padding=pad), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Flatten(), nn.Linear(second * side * side, hidden), nn.ReLU(), nn.Linear(hidden, classes),
     )
+    if init != "pytorch":
+        for layer in model:
+            if isinstance(layer, (nn.Conv2d, nn.Linear)):
+                if init == "kaiming":
+                    nn.init.kaiming_normal_(layer.weight, nonlinearity="relu")
+                else:
+                    nn.init.xavier_uniform_(layer.weight)
+                nn.init.zeros_(layer.bias)
+    return model
 
 
 def _evaluate(model, x, y) -> tuple[float, float]:
@@ -57,7 +99,7 @@ def train_run(data: Dataset, *, q: float, steps: int, noise_multiplier: float, s
     * ``"layerwise"`` (default): one forward and one backward pass to the layers' outputs, then each
       layer's per-example gradients (convolutions) or only their norms (linear layers) from the stored
       inputs and output gradients, and the clipped sum without a second backward (see
-      :func:`_layerwise_clipped_sum`) — the fastest on a CPU (``benchmarks/RESULTS_dpsgd.md``);
+      :func:`layerwise_clipped_sum`) — the fastest on a CPU (``benchmarks/RESULTS_dpsgd.md``);
     * ``"vmap"``: ``torch.func.vmap(grad(...))`` over the minibatch, then clipping and noise here;
     * ``"opacus"``: Opacus's ``PrivacyEngine`` with its backward hooks (the paper's implementation).
 
@@ -95,7 +137,7 @@ def train_run(data: Dataset, *, q: float, steps: int, noise_multiplier: float, s
                 module=model, optimizer=optimizer, data_loader=loader, noise_multiplier=noise_multiplier,
                 max_grad_norm=CLIP, poisson_sampling=False, noise_generator=noise)
         optimizer.expected_batch_size = expected_batch_size  # divide by qN exactly
-        schedule = torch.optim.lr_scheduler.LambdaLR(optimizer.original_optimizer, _cosine)
+        schedule = torch.optim.lr_scheduler.LambdaLR(optimizer.original_optimizer, cosine_factor)
         criterion = torch.nn.CrossEntropyLoss()
         empty_criterion = torch.nn.CrossEntropyLoss(reduction="sum")
 
@@ -107,8 +149,8 @@ def train_run(data: Dataset, *, q: float, steps: int, noise_multiplier: float, s
             loss.backward()
             optimizer.step()
     else:
-        schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, _cosine)
-        clipped_sum = (_layerwise_clipped_sum if per_sample == "layerwise" else _vmap_clipped_sum)(model)
+        schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, cosine_factor)
+        clipped_sum = (layerwise_clipped_sum if per_sample == "layerwise" else vmap_clipped_sum)(model)
 
         def step_on(xb, yb):
             summed = clipped_sum(xb, yb)
@@ -133,12 +175,12 @@ def train_run(data: Dataset, *, q: float, steps: int, noise_multiplier: float, s
     return {"accuracy": history[-1]["accuracy"], "cross_entropy": history[-1]["cross_entropy"], "history": history}
 
 
-def _cosine(t: int) -> float:
+def cosine_factor(t: int) -> float:
     """The paper's learning-rate factor: a cosine schedule over SCHEDULE_STEPS, flat at 0 afterwards."""
     return 0.5 * (1 + math.cos(math.pi * min(t, SCHEDULE_STEPS) / SCHEDULE_STEPS))
 
 
-def _vmap_clipped_sum(model):
+def vmap_clipped_sum(model):
     """A function (x, y) -> per-parameter sums of per-example gradients, each clipped to norm CLIP.
 
     Per-example gradients come from ``torch.func.vmap(torch.func.grad(loss of one example))``; the
@@ -168,16 +210,38 @@ def _vmap_clipped_sum(model):
     return clipped_sum
 
 
-def _layerwise_clipped_sum(model):
+def check_layerwise_model(model) -> list:
+    """The layers of ``model`` if the layerwise per-example path takes them, else ``ValueError`` naming the
+    layer: an ``nn.Sequential`` of ``Conv2d`` (stride 1, dilation 1, one group, numeric zero padding),
+    ``ReLU``, ``MaxPool2d`` (values only), ``Flatten`` and ``Linear`` layers."""
+    from torch import nn
+
+    layers = list(model)
+    for layer in layers:
+        if isinstance(layer, nn.Conv2d):
+            if (layer.stride != (1, 1) or layer.dilation != (1, 1) or layer.groups != 1 or layer.padding_mode != "zeros"
+                    or isinstance(layer.padding, str)):
+                raise ValueError(f"model: per_sample='layerwise' takes Conv2d layers with stride 1, dilation 1, one "
+                                 f"group and numeric zero padding; got {layer!r}")
+        elif isinstance(layer, nn.MaxPool2d) and layer.return_indices:
+            raise ValueError(f"model: per_sample='layerwise' takes MaxPool2d layers that return values only; "
+                             f"got {layer!r}")
+        elif not isinstance(layer, (nn.ReLU, nn.MaxPool2d, nn.Flatten, nn.Linear)):
+            raise ValueError(f"model: per_sample='layerwise' takes Conv2d, ReLU, MaxPool2d, Flatten and Linear layers; "
+                             f"got {layer!r}")
+    return layers
+
+
+def layerwise_clipped_sum(model):
     """A function (x, y) -> per-parameter sums of per-example gradients, each clipped to norm CLIP.
 
-    The same quantity as :func:`_vmap_clipped_sum` and Opacus's hooks (clipping factor
+    The same quantity as :func:`vmap_clipped_sum` and Opacus's hooks (clipping factor
     ``min(1, C / (‖g_i‖₂ + 1e-6))``, ‖g_i‖ over all parameters), from one forward pass and one backward
     pass that stops at the layers' outputs (no parameter gradient is formed by autograd):
 
     * a convolution's per-example weight gradient is the correlation of its input with its output
       gradient, computed as ``kh·kw`` batched matrix products over shifted views of the zero-padded input
-      (:func:`_conv_per_example`), its bias gradient the output gradient summed over positions;
+      (:func:`conv_per_example`), its bias gradient the output gradient summed over positions;
     * a linear layer's per-example weight gradient ``g_i a_iᵀ`` is never formed: its squared norm is
       ``‖a_i‖²‖g_i‖²`` ("ghost" norm; Goodfellow 2015, arXiv:1510.01799; Li et al. 2022,
       arXiv:2110.05679), and the clipped sum is one matrix product ``(c ⊙ g)ᵀ a``, so no second backward
@@ -196,19 +260,7 @@ def _layerwise_clipped_sum(model):
     from torch import nn
     from torch.nn import functional as F
 
-    layers = list(model)
-    for layer in layers:
-        if isinstance(layer, nn.Conv2d):
-            if (layer.stride != (1, 1) or layer.dilation != (1, 1) or layer.groups != 1 or layer.padding_mode != "zeros"
-                    or isinstance(layer.padding, str)):
-                raise ValueError(f"model: per_sample='layerwise' takes Conv2d layers with stride 1, dilation 1, one "
-                                 f"group and numeric zero padding; got {layer!r}")
-        elif isinstance(layer, nn.MaxPool2d) and layer.return_indices:
-            raise ValueError(f"model: per_sample='layerwise' takes MaxPool2d layers that return values only; "
-                             f"got {layer!r}")
-        elif not isinstance(layer, (nn.ReLU, nn.MaxPool2d, nn.Flatten, nn.Linear)):
-            raise ValueError(f"model: per_sample='layerwise' takes Conv2d, ReLU, MaxPool2d, Flatten and Linear layers; "
-                             f"got {layer!r}")
+    layers = check_layerwise_model(model)
     params = list(model.parameters())
 
     def clipped_sum(xb, yb):
@@ -234,7 +286,7 @@ def _layerwise_clipped_sum(model):
         parts = []
         for (layer, inp, _), g in zip(recorded, grads):
             if isinstance(layer, nn.Conv2d):
-                weight = _conv_per_example(layer, inp, g).reshape(batch, -1)
+                weight = conv_per_example(layer, inp, g).reshape(batch, -1)
                 squared += weight.square().sum(1)
                 pieces = [weight]
                 if layer.bias is not None:
@@ -262,7 +314,7 @@ def _layerwise_clipped_sum(model):
     return clipped_sum
 
 
-def _conv_per_example(layer, inp, g):
+def conv_per_example(layer, inp, g):
     """Per-example weight gradients of a stride-1 ``Conv2d``: shape (batch, out, in, kh, kw).
 
     ``w_i[o, c, s, t] = Σ_{u,v} g_i[o, u, v] · x_i[c, u + s, v + t]`` on the zero-padded input. With one
@@ -312,46 +364,3 @@ def paired_runs(data: Dataset, *, q: float, steps: int, epsilon: float, delta: f
     return {"q": q, "steps": steps, "epsilon": epsilon, "delta": delta, "seed": seed, "z_rdp": z_rdp,
             "z_zcdp": z_zcdp, "data": data.name, "train_size": int(len(data.y_train)),
             "test_size": int(len(data.y_test)), "runs": runs}
-
-
-def run_setting(data: Dataset, *, q: float, steps: int, epsilon: float, delta: float, seed: int, out_dir,
-                eval_every: int = EVAL_EVERY) -> dict:
-    """The paired zCDP / RDP / clipping-only runs of one setting and seed, written to one JSON file.
-
-    Re-running returns the stored file without training. The clipping-only run does not depend on the
-    privacy target, so it is stored once under ``out_dir/clip_only/`` and shared by both targets (as in
-    the paper, Appendix D.4.1). Files are written atomically: an interrupted sweep loses only the run
-    in flight.
-    """
-    path = result_path(out_dir, epsilon=epsilon, delta=delta, q=q, steps=steps, seed=seed)
-
-    def train_all() -> dict:
-        clip_only = _cached_run(_clip_only_path(out_dir, q=q, steps=steps, seed=seed, data_name=data.name),
-                                lambda: train_run(data, q=q, steps=steps, noise_multiplier=0.0, seed=seed,
-                                                  eval_every=eval_every))
-        return paired_runs(data, q=q, steps=steps, epsilon=epsilon, delta=delta, seed=seed, eval_every=eval_every,
-                           clip_only=clip_only)
-
-    return _cached_run(path, train_all)
-
-
-def train_job(q: float, steps: int, seed: int, targets, out_dir, data_dir=None, dataset: str = "auto",
-              threads: int = 1) -> list[str]:
-    """One sweep job: every target of one setting and seed, stored under ``out_dir/<data set>/``.
-
-    The clipping-only run is trained first and shared by the targets (see :func:`run_setting`); runs
-    already stored are skipped, so a rerun resumes. ``threads`` torch threads (one per worker on a
-    local pool). Returns the paths written. Used by ``python -m accountlib sweep dpsgd``.
-    """
-    import torch
-
-    torch.set_num_threads(int(threads))
-    data = load_data(data_dir, dataset=dataset)
-    folder = Path(out_dir) / data_slug(data.name)
-    written = []
-    for epsilon, delta in targets:
-        run_setting(data, q=float(q), steps=int(steps), epsilon=float(epsilon), delta=float(delta), seed=int(seed),
-                    out_dir=folder)
-        written.append(str(result_path(folder, epsilon=float(epsilon), delta=float(delta), q=float(q),
-                                       steps=int(steps), seed=int(seed))))
-    return written
