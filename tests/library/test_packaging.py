@@ -38,6 +38,10 @@ FEATURE_EXTRAS = {
     "accountlib/applications/accountant.py": "accountant",
     "book/accountbook/dpsgd/data.py": "dpsgd",  # scikit-learn's digits
     "book/accountbook/dpsgd/training.py": "dpsgd",  # torch, opacus
+    "book/accountbook/dpsgd/batched.py": "dpsgd",  # torch, opacus
+    "book/accountbook/dpsgd/pooling.py": "dpsgd",  # torch
+    "book/accountbook/dpsgd/jobs.py": "dpsgd",  # torch
+    "book/accountbook/dpsgd/ablation.py": "dpsgd",  # torch
     "accountlib/infrastructure/executor.py": "dist",
 }
 
