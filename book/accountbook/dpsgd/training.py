@@ -85,8 +85,12 @@ def _evaluate(model, x, y) -> tuple[float, float]:
 PER_SAMPLE_MODES = ("layerwise", "vmap", "opacus")
 
 
+MEMORY_FORMATS = ("channels_last", "contiguous")
+
+
 def train_run(data: Dataset, *, q: float, steps: int, noise_multiplier: float, seed: int,
-              eval_every: int = EVAL_EVERY, per_sample: str = "layerwise") -> dict:
+              eval_every: int = EVAL_EVERY, per_sample: str = "layerwise",
+              memory_format: str = "channels_last") -> dict:
     """One DP-SGD run; returns the final test accuracy and cross-entropy and the evaluation history.
 
     ``seed`` fixes the initialisation, the Poisson sampling stream and the noise stream, so runs with
@@ -104,6 +108,11 @@ def train_run(data: Dataset, *, q: float, steps: int, noise_multiplier: float, s
     * ``"opacus"``: Opacus's ``PrivacyEngine`` with its backward hooks (the paper's implementation).
 
     All sample minibatches with Opacus's Poisson sampler (``DPDataLoader``) from the same generator.
+
+    ``memory_format`` lays out the layerwise path's activations: ``"channels_last"`` (default; PyTorch's CPU
+    convolutions and max-pooling take about half the time on it, ``benchmarks/RESULTS_dpsgd_batched.md``) or
+    ``"contiguous"`` (NCHW, PyTorch's default). The two agree to float32 rounding; the vmap and Opacus paths
+    keep PyTorch's default layout.
     """
     import warnings
 
@@ -119,8 +128,12 @@ def train_run(data: Dataset, *, q: float, steps: int, noise_multiplier: float, s
         raise ValueError(f"steps must be a positive integer; got {steps!r}")
     if not (math.isfinite(noise_multiplier) and noise_multiplier >= 0):
         raise ValueError(f"noise_multiplier must be finite and >= 0; got {noise_multiplier!r}")
+    if memory_format not in MEMORY_FORMATS:
+        raise ValueError(f"memory_format must be one of {MEMORY_FORMATS}; got {memory_format!r}")
     torch.manual_seed(seed)
     model = build_model(data.x_train.shape[-1])
+    if per_sample == "layerwise" and memory_format == "channels_last":
+        model = model.to(memory_format=torch.channels_last)
     dataset = TensorDataset(torch.from_numpy(data.x_train), torch.from_numpy(data.y_train))
     sampling = torch.Generator().manual_seed(10_000 + seed)
     noise = torch.Generator().manual_seed(20_000 + seed)
@@ -318,7 +331,8 @@ def conv_per_example(layer, inp, g):
     """Per-example weight gradients of a stride-1 ``Conv2d``: shape (batch, out, in, kh, kw).
 
     ``w_i[o, c, s, t] = Σ_{u,v} g_i[o, u, v] · x_i[c, u + s, v + t]`` on the zero-padded input. With one
-    input channel the patches are few and ``unfold`` then one batched product is fastest. Otherwise the
+    input channel the patches are few: one strided view of the padded image holds them all (``unfold`` builds them
+    image by image, at twice the cost), then one batched product. Otherwise the
     padded input, channels last, is flattened row by row (one spare zero row at the bottom) and the output
     gradient padded with zero columns to the same row width: for each kernel row s, the patches' columns
     (t, c) of all positions are then one strided view of the flattened input, and the kernel row's
@@ -332,9 +346,12 @@ def conv_per_example(layer, inp, g):
     in_channels = inp.shape[1]
     kh, kw = layer.kernel_size
     ph, pw = layer.padding
-    if in_channels == 1:
-        patches = F.unfold(inp, (kh, kw), padding=(ph, pw))  # (batch, kh·kw, out_h·out_w)
-        return torch.bmm(g.reshape(batch, out_channels, -1), patches.transpose(1, 2)).view(
+    if in_channels == 1:  # the kh·kw patches of every position as one strided view of the padded image
+        padded = F.pad(inp.reshape(batch, inp.shape[2], inp.shape[3]), (pw, pw, ph, ph))
+        width = padded.shape[2]
+        patches = padded.as_strided((batch, kh, kw, out_h, out_w), (padded.stride(0), width, 1, width, 1))
+        return torch.bmm(g.reshape(batch, out_channels, -1),
+                         patches.reshape(batch, kh * kw, out_h * out_w).transpose(1, 2)).view(
             batch, out_channels, 1, kh, kw)
     width = inp.shape[3] + 2 * pw
     flat = F.pad(inp.permute(0, 2, 3, 1), (0, 0, pw, pw, ph, ph + 1)).contiguous().view(batch, -1)
