@@ -56,8 +56,24 @@ def test_idx_reader_and_fashion_mnist_loading(tmp_path):
 
 def test_fallback_data_says_so():
     data = dpsgd.load_data(dataset="digits")
-    assert data.name == "scikit-learn digits" and "NOT FOUND" in data.note
+    assert data.name == "scikit-learn digits" and "not the paper's data" in data.note
     assert data.x_train.shape[1:] == (1, 8, 8)
+
+
+def test_the_shipped_sample_is_fashion_mnist_with_its_licence():
+    """The book's sample: the leading 3,000 training and 600 test images of Fashion-MNIST, with its MIT licence;
+    where the whole data set is installed, the sample's images and labels are exactly its first ones."""
+    from importlib import resources
+
+    sample = dpsgd.load_data(dataset="fashion-mnist-sample", normalise="unit")
+    assert sample.name == "Fashion-MNIST sample" and "first 3,000 training" in sample.note
+    assert sample.x_train.shape == (3000, 1, 28, 28) and sample.x_test.shape == (600, 1, 28, 28)
+    assert set(np.unique(sample.y_train)) == set(range(10)) and np.bincount(sample.y_test).min() >= 40
+    folder = resources.files("accountbook").joinpath(dpsgd.data.SAMPLE_DATA)
+    assert "Zalando SE" in folder.joinpath("LICENSE").read_text() and "MIT" in folder.joinpath("LICENSE").read_text()
+    if dpsgd.find_fashion_mnist(None) is not None:
+        whole = dpsgd.load_data(dataset="fashion-mnist", normalise="unit")
+        assert np.array_equal(whole.x_train[:3000], sample.x_train) and np.array_equal(whole.y_test[:600], sample.y_test)
 
 
 def test_pairing_same_streams_give_identical_runs_and_training_learns():
@@ -174,7 +190,8 @@ def test_data_lookup_order_and_quick_subset(tmp_path, monkeypatch):
     assert quick.x_train.shape[0] == 20 and "quick subset" in quick.name and "QUICK RUN" in quick.note
     assert dpsgd.load_data(None, dataset="digits").name == "scikit-learn digits"
     monkeypatch.setattr(dpsgd.data, "SYSTEM_DATA_DIR", tmp_path / "nowhere")
-    assert dpsgd.load_data(None).name == "scikit-learn digits"
+    fallback = dpsgd.load_data(None)  # no whole data set: the shipped sample, and the note says how to install it
+    assert fallback.name == "Fashion-MNIST sample" and "dataset-fashion-mnist" in fallback.note
     with pytest.raises(ValueError, match="dataset-fashion-mnist"):
         dpsgd.load_data(None, dataset="fashion-mnist")
     with pytest.raises(ValueError, match="dataset must be one of"):
@@ -285,6 +302,39 @@ def test_runs_trained_together_take_the_single_run_steps():
         dpsgd.train_runs_together(data, q=0.05, steps=3, noise_multipliers=[0, -1], seed=0)
     with pytest.raises(ValueError, match="noise_multipliers must hold"):
         dpsgd.train_runs_together(data, q=0.05, steps=3, noise_multipliers=[], seed=0)
+
+
+def test_channels_last_and_strided_patches_compute_the_same_clipped_sums():
+    """The layouts agree: the clipped sum of a channels-last model equals the NCHW model's to float32 rounding (on
+    the sample of Fashion-MNIST, 5x5 kernels too); the first convolution's per-example gradients from one strided
+    view equal unfold's patches bit for bit; the two layouts of train_run take the same steps to rounding; an
+    unknown layout is refused."""
+    from torch.nn import functional as F
+
+    from accountbook.dpsgd.training import conv_per_example
+
+    data = dpsgd.load_data(dataset="fashion-mnist-sample")
+    x, y = torch.from_numpy(data.x_train[:96]), torch.from_numpy(data.y_train[:96])
+    for kernel in (3, 5):
+        torch.manual_seed(kernel)
+        model = dpsgd.build_model(28, kernel_size=kernel)
+        nchw = dpsgd.layerwise_clipped_sum(model)(x, y)
+        last = dpsgd.layerwise_clipped_sum(copy.deepcopy(model).to(memory_format=torch.channels_last))(x, y)
+        scale = max(float(s.abs().max()) for s in nchw)
+        assert max(float((a - b).abs().max()) for a, b in zip(nchw, last)) <= 1e-5 * scale
+        layer = model[0]
+        g = torch.randn(96, layer.out_channels, 28, 28)
+        patches = F.unfold(x, layer.kernel_size, padding=layer.padding)
+        reference = torch.bmm(g.reshape(96, layer.out_channels, -1), patches.transpose(1, 2)).view(
+            96, layer.out_channels, 1, kernel, kernel)
+        assert torch.equal(conv_per_example(layer, x, g), reference)
+    digits = dpsgd.load_data(dataset="digits")
+    runs = [dpsgd.train_run(digits, q=0.05, steps=20, noise_multiplier=1.0, seed=3, eval_every=10, memory_format=f)
+            for f in dpsgd.MEMORY_FORMATS]
+    for a, b in zip(runs[0]["history"], runs[1]["history"]):
+        assert a["cross_entropy"] == pytest.approx(b["cross_entropy"], rel=1e-5)
+    with pytest.raises(ValueError, match="memory_format must be one of"):
+        dpsgd.train_run(digits, q=0.05, steps=2, noise_multiplier=1.0, seed=3, memory_format="nhwc")
 
 
 def test_fast_evaluation_pools_to_the_same_values():
