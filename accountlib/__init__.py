@@ -24,7 +24,7 @@ the README, "Layout"):
 * :mod:`accountlib.cli` — ``python -m accountlib ...`` (top);
 * :mod:`accountlib.applications` — the 2020 Census DHC (:mod:`accountlib.applications.census`) and
   ACS-sized releases (:mod:`accountlib.applications.acs`);
-* :mod:`accountlib.theory` — privacy curves of a composition (:mod:`~accountlib.theory.profiles`,
+* :mod:`accountlib.theory` — privacy curves of a composition (:mod:`~accountlib.theory.composition`,
   :mod:`~accountlib.theory.pairs`, :mod:`~accountlib.theory.tradeoff_band`), conversions, RDP/zCDP and the gap Γ
   (:mod:`~accountlib.theory.rdp`), the Edgeworth expansion;
 * :mod:`accountlib.engine` — certified tail probabilities of weighted sums of discrete Gaussians: the noise term,
@@ -46,8 +46,8 @@ __version__ = "0.1.0"
 # The front door, name by name: each public name and the module that defines it. The modules are imported when a
 # name is first used (PEP 562), so ``import accountlib`` -- and the command line's start -- costs only what is used.
 _EXPORTS = {
-    "Composition": ("accountlib.theory.profiles", "ShiftPair"),  # the composition's name at the front door
-    "ShiftPair": ("accountlib.theory.profiles", "ShiftPair"),    # ... and inside the library
+    "Composition": ("accountlib.theory.composition", "Composition"),
+    "ShiftPair": ("accountlib.theory.composition", "Composition"),  # the former name (deprecated): the same class
     "delta": ("accountlib.theory.accounting", "delta"),
     "tradeoff": ("accountlib.theory.accounting", "tradeoff"),
     "epsilon": ("accountlib.theory.calibration", "epsilon"),
@@ -60,9 +60,9 @@ _EXPORTS = {
     "EpsilonInterval": ("accountlib.theory.calibration", "EpsilonInterval"),
     "Calibration": ("accountlib.theory.calibration", "Calibration"),
     "Allocation": ("accountlib.theory.calibration", "Allocation"),
-    "DeltaPoint": ("accountlib.theory.profiles", "DeltaPoint"),
-    "TradeoffPoint": ("accountlib.theory.profiles", "TradeoffPoint"),
-    "MAX_EPSILON": ("accountlib.theory.profiles", "MAX_EPSILON"),
+    "DeltaPoint": ("accountlib.theory.composition", "DeltaPoint"),
+    "TradeoffPoint": ("accountlib.theory.composition", "TradeoffPoint"),
+    "MAX_EPSILON": ("accountlib.theory.composition", "MAX_EPSILON"),
     "CertifiedTails": ("accountlib.engine.front", "CertifiedTails"),
     "tail_probabilities": ("accountlib.engine.front", "tail_probabilities"),
     "tail_probability": ("accountlib.engine.front", "tail_probability"),
@@ -80,8 +80,8 @@ if TYPE_CHECKING:  # what static tools (and readers) see: the same names, import
     from .theory.calibration import (Allocation, ApproximateDP, Calibration, EpsilonInterval, GaussianDP,
                                      TradeoffCurve, allocate, calibrate, check, epsilon)
     from .theory.conversions import zcdp_delta, zcdp_epsilon
-    from .theory.profiles import MAX_EPSILON, DeltaPoint, ShiftPair, TradeoffPoint
-    from .theory.profiles import ShiftPair as Composition
+    from .theory.composition import MAX_EPSILON, Composition, DeltaPoint, TradeoffPoint
+    from .theory.composition import Composition as ShiftPair
 
 
 def __getattr__(name: str):

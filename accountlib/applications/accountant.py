@@ -37,7 +37,7 @@ except ImportError as error:  # pragma: no cover - the extra is missing
 
 from ..infrastructure.numbers import as_bounded_float, as_probability
 from ..theory.calibration import epsilon as certified_epsilon
-from ..theory.profiles import ShiftPair
+from ..theory.composition import Composition
 
 __all__ = ["CertifiedDiscreteGaussianAccountant", "DiscreteGaussianDpEvent", "exact_budget"]
 
@@ -122,7 +122,7 @@ class CertifiedDiscreteGaussianAccountant(PrivacyAccountant):
             invalid_event=event, error_message=f"{type(event).__name__} is not supported: this accountant "
             "accounts exactly for discrete Gaussian events (DiscreteGaussianDpEvent), composed or self-composed")
 
-    def _composition(self) -> ShiftPair | None:
+    def _composition(self) -> Composition | None:
         if not self._terms:
             return None
         if self._pair is None:
@@ -130,7 +130,7 @@ class CertifiedDiscreteGaussianAccountant(PrivacyAccountant):
             for (rho, s), n in self._terms.items():  # n copies (a sum of discrete Gaussians is not one)
                 rhos += [rho] * n
                 shifts += [s] * n
-            self._pair = ShiftPair(rhos, sensitivities=shifts)
+            self._pair = Composition(rhos, sensitivities=shifts)
         return self._pair
 
     def get_delta(self, target_epsilon: float) -> float:

@@ -14,7 +14,7 @@ Subcommands
 ``--rho`` takes exact rationals (decimals or fractions such as 11/10000), each > 0, any number of them;
 ``--budgets`` a CSV file with a ``rho`` column (one budget per line) and optionally a ``sensitivity``
 column: mechanism i then compares N_Z(0, 1/ρ_i) with N_Z(s_i, 1/ρ_i), s_i a whole number
-(``ShiftPair(rhos, sensitivities=...)``). ``--pair K L`` is the budgets
+(``Composition(rhos, sensitivities=...)``). ``--pair K L`` is the budgets
 of allocations K and L together (``census.pair_rhos``). Exactly one of the three.
 
 The arguments (ε, α) are printed with 30 significant digits; each δ or β with the digits its certified bound
@@ -24,7 +24,7 @@ false 0). The β of ``tradeoff`` is the exact f(α) at the α asked, not read of
 tolerance that could not be certified — is one line on stderr and exit status 2;
 never a traceback, and never a NaN or infinite number on stdout.
 
-Limits (see book/running.md, "Reliability"): 0 < ε ≤ profiles.MAX_EPSILON (5000);
+Limits (see book/running.md, "Reliability"): 0 < ε ≤ composition.MAX_EPSILON (5000);
 --rel-tol in [1e-30, 0.5]; --abs-tol in [1e-60, 0.5]; numbers with exponents
 beyond ±1000 are refused at once; an engine needing more than
 tails.MAX_NODE_BITS node-bits (environment variable ACCOUNTLIB_MAX_NODE_BITS)
@@ -50,7 +50,7 @@ from ..engine.results import check_distinct_terms
 from ..infrastructure.certified_numbers import certified_decimal, exact_rational
 from ..infrastructure.numbers import (SMALLEST_ABS_TOL, SMALLEST_REL_TOL, as_abs_tol, as_fraction, as_rel_tol,
                                      decimal_string)
-from ..theory.profiles import MAX_EPSILON, MAX_SENSITIVITY, ShiftPair, check_budget
+from ..theory.composition import MAX_EPSILON, MAX_SENSITIVITY, Composition, check_budget
 
 DIGITS = 30
 
@@ -280,14 +280,14 @@ def _unavailable(command: str, error: ImportError) -> str:
     return f"the {command} command is unavailable: importing it failed ({_one_line(error)}); {fix}"
 
 
-def _pair(k: int, l: int) -> ShiftPair:
+def _pair(k: int, l: int) -> Composition:
     k, l = min(k, l), max(k, l)
     from ..applications.census import pair_rhos
 
-    return ShiftPair(pair_rhos(k, l))
+    return Composition(pair_rhos(k, l))
 
 
-def _composition(args) -> ShiftPair:
+def _composition(args) -> Composition:
     """The pair the user named: ``--pair K L``, ``--rho R ...``, ``--budgets FILE.csv`` or ``--release NAME``."""
     paths = getattr(args, "paths", None)
     if paths is not None and getattr(args, "release", None) is None:
@@ -299,15 +299,15 @@ def _composition(args) -> ShiftPair:
         if paths == ["list", "list"] or "list" in paths:
             raise Listing(f"the paths of {args.release}: {', '.join(pl94.pl94_paths(args.release))}")
         try:
-            return ShiftPair(pl94.pl94_rhos(args.release, paths[0], paths[1]))
+            return Composition(pl94.pl94_rhos(args.release, paths[0], paths[1]))
         except ValueError as error:
             _fail(f"--paths: {error}")
     if args.pair is not None:
         return _pair(*args.pair)
     if args.rho is not None:
-        return ShiftPair(args.rho)
+        return Composition(args.rho)
     budgets, shifts = _budgets_file(args.budgets)
-    return ShiftPair(budgets, sensitivities=shifts)
+    return Composition(budgets, sensitivities=shifts)
 
 
 def _print_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:

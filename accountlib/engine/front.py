@@ -1,8 +1,8 @@
 """The front door to the engine: certified tail probabilities to the accuracy asked for.
 
 Engine layer of :mod:`accountlib`, above the two evaluators, and the one owner of accuracy. Every certified tail
-in the library — :meth:`accountlib.theory.profiles.ShiftPair.delta` and ``.tradeoff``, the census jobs (through
-ShiftPair) and any lattice given as ``(rho, weight)`` pairs — goes through :class:`CertifiedTails`. Callers say
+in the library — :meth:`accountlib.theory.composition.Composition.delta` and ``.tradeoff``, the census jobs (through
+Composition) and any lattice given as ``(rho, weight)`` pairs — goes through :class:`CertifiedTails`. Callers say
 what they need, a relative (``rel_tol``) or absolute (``abs_tol``) tolerance, validated once at the public
 boundary (:func:`accountlib.infrastructure.numbers.as_rel_tol`, :func:`~accountlib.infrastructure.numbers.as_abs_tol`);
 this module decides
@@ -72,7 +72,7 @@ def next_accuracy(current: float, needed: float, floor: float = SMALLEST_ACCURAC
     """The Δ of the next engine when one built for ``current`` did not meet a request that needs ``needed``.
 
     max(min(needed, REBUILD_FACTOR·current), floor): at least a factor 1/REBUILD_FACTOR finer, never finer than
-    ``floor``. The one rebuild policy of the library (tails, ShiftPair.delta, ShiftPair.tradeoff).
+    ``floor``. The one rebuild policy of the library (tails, Composition.delta, Composition.tradeoff).
     """
     return max(min(needed, current * REBUILD_FACTOR), floor)
 
@@ -167,7 +167,7 @@ class CertifiedTails:
             accuracy = next_accuracy(engine.accuracy, needed, floor)
 
     def relative_combined(self, requests, combine, rel_tol: float, *, gains) -> list:
-        """Combined quantities certified to ``rel_tol``: the schedule of ShiftPair.delta.
+        """Combined quantities certified to ``rel_tol``: the schedule of Composition.delta.
 
         ``requests[i]`` is a tuple of lattice indices; ``combine(digits, i, tails)`` turns their tail results into a
         ``(point, value, error_bound)`` at ``digits`` decimal digits (e.g. δ = P(S_L ≥ j₁) − e^ε P(S_L ≥ j₂)).
@@ -217,7 +217,7 @@ class CertifiedTails:
         return [points[i] for i in range(len(requests))]
 
     def absolute_batch(self, evaluate, count: int, abs_tol: float) -> list:
-        """``count`` quantities certified to ``abs_tol``: the schedule of ShiftPair.tradeoff.
+        """``count`` quantities certified to ``abs_tol``: the schedule of Composition.tradeoff.
 
         ``evaluate(engine, todo)`` gives the points for the positions ``todo`` from one untilted engine, each with an
         ``error_bound``. The first engine is built for Δ = abs_tol/:data:`ABSOLUTE_SHARE` (reused when one this

@@ -103,6 +103,20 @@ class Lattice:
     sigma2s: tuple[Fraction, ...]
     groups: tuple[tuple[tuple[Fraction, int], int], ...]
 
+    def rescaled(self, multiplier: Fraction) -> Lattice:
+        """The lattice of the same sum with every σ_i² multiplied by ``multiplier`` > 0 (exact): the weights, the scale L
+        and the coefficients c_i do not change, and the groups keep their order (sorted by c, then σ²). It is what
+        :func:`lattice_of` returns for the budgets ρ_i/``multiplier`` with the same weights.
+
+        >>> lattice_of([(1, "1/2"), (2, "1/3")]).rescaled(Fraction(3)).sigma2s
+        (Fraction(3, 1), Fraction(3, 2))
+        """
+        v = Fraction(multiplier)
+        if not v > 0:
+            raise ValueError(f"multiplier must be > 0; got {multiplier!r}")
+        return Lattice(scale=self.scale, coefficients=self.coefficients, sigma2s=tuple(s2 * v for s2 in self.sigma2s),
+                       groups=tuple(((s2 * v, c), n) for (s2, c), n in self.groups))
+
     @functools.cached_property
     def variance_proxy(self) -> Fraction:
         """Σ c_i² σ_i²: S_L is sub-Gaussian with this variance proxy (exact; summed over the merged groups, once)."""

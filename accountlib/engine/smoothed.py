@@ -6,7 +6,7 @@ size grows with the budgets' common denominator: budgets such as the 2020 redist
 with denominators near 10¹², give lattices of 10¹⁵ points that no sieve can scan. This module never forms the
 lattice. Its cost depends on the number of distinct terms and on the accuracy asked for only.
 
-**The quantity.** For the shift pair of :class:`accountlib.theory.profiles.ShiftPair` (privacy loss ρ(1 + S), ρ the
+**The quantity.** For the shift pair of :class:`accountlib.theory.composition.Composition` (privacy loss ρ(1 + S), ρ the
 pair's zCDP ρ, X_i ~ N_Z(0, σ_i²)), with s₀ = ε/ρ − 1 and X = S − s₀,
 
     δ(ε) = E[k(X)],   k(x) = (1 − e^{−ρx})₊
@@ -86,7 +86,7 @@ def lattice_candidates(lattice, accuracy: float = 1e-30) -> float:
     """An estimate of the candidate nodes the lattice engines' sieve scans for ``lattice`` at Δ = ``accuracy``:
     N·r/2π, N ≈ 2√(2V log(1/Δ)) nodes (V the lattice's variance proxy) and r the smallest per-factor radius
     √(2(log 2 + log(1/Δ)/n)/σ²) (:func:`accountlib.engine.sieve.sieve_nodes`). What chooses between the lattice
-    and the smoothed engine (:data:`accountlib.theory.profiles.LATTICE_UP_TO`)."""
+    and the smoothed engine (:data:`accountlib.theory.composition.LATTICE_UP_TO`)."""
     log_inv = math.log(1 / accuracy)
     nodes = lattice_nodes(lattice, accuracy)
     radius = min(min(math.pi, math.sqrt(2 * (math.log(2) + log_inv / n) / float(s2))) for (s2, _), n in lattice.groups)

@@ -65,7 +65,7 @@ _U = 2.0**-53
 
 DEEP_UP_TO = 2000.0
 """Thresholds more than DEEP_UP_TO·√V into the tail are left to the untilted engine, which returns 0 with the
-rigorous sub-Gaussian bound e^{−lo²/2V} (an mpf): the census ε ≤ 5000 of :mod:`accountlib.theory.profiles` stays
+rigorous sub-Gaussian bound e^{−lo²/2V} (an mpf): the census ε ≤ 5000 of :mod:`accountlib.theory.composition` stays
 below λ = ε/√(2ρ) ≈ 1600, and beyond that the float64 phases of the tilted sum are no longer certified."""
 
 

@@ -285,7 +285,7 @@ LARGEST_TOL = 0.5
 def as_rel_tol(value, name: str = "rel_tol") -> float:
     """The one validator of a relative tolerance: a float in [SMALLEST_REL_TOL, LARGEST_TOL] = [1e-30, 0.5].
 
-    Called once, at the public boundary (ShiftPair.delta, engine.front.tail_probabilities, the command line); the
+    Called once, at the public boundary (Composition.delta, engine.front.tail_probabilities, the command line); the
     tolerance then travels as a relative one down to :class:`accountlib.engine.front.CertifiedTails`.
     """
     return as_tolerance(value, name, smallest=SMALLEST_REL_TOL, largest=LARGEST_TOL)

@@ -2,7 +2,7 @@
 
 These are the front door's :func:`accountlib.delta` and :func:`accountlib.tradeoff`; the third question, the ε
 for a δ, is :func:`accountlib.theory.calibration.epsilon`. Each takes the composition as a
-:class:`~accountlib.theory.profiles.ShiftPair` or as its budgets ρ_i (with optional sensitivities), and one point
+:class:`~accountlib.theory.composition.Composition` or as its budgets ρ_i (with optional sensitivities), and one point
 or a list of points: one point gives one result, a list gives a list. The numbers are the composition's exact
 privacy profile and trade-off function (sieve paper §2, Prop. 2.1; unifying paper §2), each with a rigorous error
 bound.
@@ -12,20 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .profiles import DeltaPoint, ShiftPair, TradeoffPoint
-
-
-def as_composition(composition, sensitivities=None) -> ShiftPair:
-    """``composition`` as a :class:`~accountlib.theory.profiles.ShiftPair`: one already built (then
-    ``sensitivities`` must be None: they belong to it), or the budgets ρ_i to build it from."""
-    if isinstance(composition, ShiftPair):
-        if sensitivities is not None:
-            raise ValueError("sensitivities: give them to ShiftPair, not here, when composition is a ShiftPair")
-        return composition
-    if isinstance(composition, Mapping) or getattr(composition, "ndim", None) == 0:
-        raise ValueError(f"composition must be a ShiftPair or a list of budgets; got {type(composition).__name__} "
-                         f"{composition!r}")
-    return ShiftPair(composition, sensitivities=sensitivities)
+from .composition import DeltaPoint, TradeoffPoint, as_composition
 
 
 def _points(values, name: str) -> tuple[list, bool]:

@@ -1,7 +1,7 @@
 """Calibration with a certificate: the ε of a δ, and the smallest noise that meets a privacy target.
 
 Every answer here is decided by certified values of the exact privacy profile δ(ε) of a composition of
-discrete Gaussian mechanisms (:class:`~accountlib.theory.profiles.ShiftPair`; sieve paper §2–§4), never by
+discrete Gaussian mechanisms (:class:`~accountlib.theory.composition.Composition`; sieve paper §2–§4), never by
 floats compared with floats:
 
 * :func:`epsilon` — for a target δ, an interval [ε_lo, ε_hi] no wider than the tolerance, with δ(ε_hi) ≤ δ
@@ -33,8 +33,7 @@ from fractions import Fraction
 import mpmath
 
 from ..infrastructure.numbers import ResourceLimitError, as_fraction, as_positive_fraction, as_tolerance
-from .accounting import as_composition as _as_pair
-from .profiles import MAX_EPSILON, SMALLEST_REL_TOL, DeltaPoint, ShiftPair
+from .composition import MAX_EPSILON, SMALLEST_REL_TOL, Composition, DeltaPoint, as_composition
 
 __all__ = ["ApproximateDP", "GaussianDP", "TradeoffCurve", "Level", "LevelCheck", "EpsilonInterval", "Calibration",
            "Allocation", "epsilon", "calibrate", "allocate", "check", "zcdp_rho_for", "TAIL_SLACK",
@@ -406,7 +405,7 @@ class LevelCheck:
     status: str
 
 
-def _check(pair: ShiftPair, levels: list[Level], rel_tol: float) -> list[LevelCheck]:
+def _check(pair: Composition, levels: list[Level], rel_tol: float) -> list[LevelCheck]:
     """Each level decided by certified δ(ε), the tolerance tightened for levels the bound leaves undecided."""
     checks: dict[int, LevelCheck] = {}
     todo = list(range(len(levels)))
@@ -430,7 +429,7 @@ def _check(pair: ShiftPair, levels: list[Level], rel_tol: float) -> list[LevelCh
     return [checks[i] for i in range(len(levels))]
 
 
-def _decide(pair: ShiftPair, target, levels: list[Level], rel_tol: float) -> list[LevelCheck]:
+def _decide(pair: Composition, target, levels: list[Level], rel_tol: float) -> list[LevelCheck]:
     """Every part of ``target`` decided for ``pair``: a μ-GDP part on its own refined ε grid
     (:meth:`GaussianDP.decide`), the others through their levels (``levels``: :func:`_level_targets` of ``target``,
     computed once by the caller)."""
@@ -455,7 +454,7 @@ def check(composition, target, *, rel_tol: float = 1e-6, sensitivities=None) -> 
     ['fails']
     """
     rel_tol = as_tolerance(rel_tol, "rel_tol", smallest=SMALLEST_REL_TOL, largest=0.5)
-    return _decide(_as_pair(composition, sensitivities), target, _level_targets(target), rel_tol)
+    return _decide(as_composition(composition, sensitivities), target, _level_targets(target), rel_tol)
 
 
 # -- ε for a δ -------------------------------------------------------------------------------------------
@@ -496,7 +495,7 @@ def zcdp_rho_for(epsilon, delta) -> Fraction:
 def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitivities=None) -> EpsilonInterval:
     """The certified ε for a target δ: an interval [lower, upper] of width ≤ ``abs_tol``.
 
-    ``composition`` is a :class:`~accountlib.theory.profiles.ShiftPair` or a list of budgets ρ_i (with optional
+    ``composition`` is a :class:`~accountlib.theory.composition.Composition` or a list of budgets ρ_i (with optional
     ``sensitivities``). δ(ε) is decreasing in ε; the interval is found by bisection on exact rationals, each
     step decided by a certified δ(ε) (``rel_tol`` is the starting relative accuracy of each δ, tightened where a
     bound cannot decide). Report ``upper``: the composition is (upper, δ)-DP, erring towards less privacy.
@@ -506,7 +505,7 @@ def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitiv
     >>> e.width <= Fraction(1, 10**6) and e.at_upper.delta + e.at_upper.error_bound <= 1e-6
     True
     """
-    pair = _as_pair(composition, sensitivities)
+    pair = as_composition(composition, sensitivities)
     delta = _probability(delta, "delta")
     tol = Fraction(as_tolerance(abs_tol, "abs_tol", smallest=1e-30, largest=1.0))
     rel_tol = as_tolerance(rel_tol, "rel_tol", smallest=SMALLEST_REL_TOL, largest=0.5)
@@ -693,7 +692,7 @@ def calibrate(composition, target, *, resolution=1e-3, rel_tol: float = 1e-6, se
               progress=None, groups=None, factors=None) -> Calibration:
     """The smallest noise meeting ``target``, certified on both sides.
 
-    ``composition``: the release's budgets ρ_i (a list, with optional ``sensitivities``) or a ShiftPair: their
+    ``composition``: the release's budgets ρ_i (a list, with optional ``sensitivities``) or a Composition: their
     ratios are kept, and one variance multiplier v scales every σ_i² = 1/ρ_i to v/ρ_i. Per-group factors:
     ``groups`` gives each budget a label and ``factors`` maps a label to f_g ≥ 0 (default 1); then σ_i² becomes
     f_g·v/ρ_i, and f_g = 0 holds a group's noise fixed (``Calibration.multipliers`` lists each budget's factor). ``target``: an
@@ -719,7 +718,7 @@ def calibrate(composition, target, *, resolution=1e-3, rel_tol: float = 1e-6, se
     >>> g.rhos[0], g.multipliers[1] == 2 * g.multipliers[2], g.proven_smallest
     (Fraction(1, 50), True, True)
     """
-    pair = _as_pair(composition, sensitivities)
+    pair = as_composition(composition, sensitivities)
     resolution = Fraction(as_tolerance(resolution, "resolution", smallest=1e-9, largest=0.5))
     rel_tol = as_tolerance(rel_tol, "rel_tol", smallest=SMALLEST_REL_TOL, largest=0.5)
     levels = _level_targets(target)
@@ -727,12 +726,6 @@ def calibrate(composition, target, *, resolution=1e-3, rel_tol: float = 1e-6, se
         raise ValueError("target: every mechanism meets it (a trade-off curve g ≡ 0 asks nothing); no noise is needed")
     base, shifts = list(pair.rhos), list(pair.sensitivities)
     fs = _group_factors(groups, factors, len(base))
-
-    def budgets_at(v: Fraction) -> list:
-        if not fs:
-            return [r / v for r in base]
-        return [r / (f * v) if f else r for r, f in zip(base, fs)]
-
     if fs:
         scaled = sum((r * s * s / (2 * f) for r, s, f in zip(base, shifts, fs) if f), Fraction(0))
         held = sum((r * s * s / 2 for r, s, f in zip(base, shifts, fs) if not f), Fraction(0))
@@ -742,7 +735,7 @@ def calibrate(composition, target, *, resolution=1e-3, rel_tol: float = 1e-6, se
     reference = zcdp if zcdp is not None else Fraction(1)
     step = _round_step(reference * resolution) if step is None else _fraction(step, "step")
     evaluations = 0
-    memo: dict[int, tuple[str, list[LevelCheck]]] = {}
+    memo: dict[int, tuple[str, list[LevelCheck], Composition | None]] = {}
 
     def at(k: int):
         nonlocal evaluations
@@ -750,14 +743,15 @@ def calibrate(composition, target, *, resolution=1e-3, rel_tol: float = 1e-6, se
             if k <= 0:
                 raise ValueError("the target is met by no noise on this grid at all (k ≤ 0); check the target")
             v = k * step
-            try:
-                checks = _decide(ShiftPair(budgets_at(v), sensitivities=shifts), target, levels, rel_tol)
+            try:  # the caller's composition, its noise scaled: its sensitivities, paths and engine kept
+                scaled = pair.rescaled(v, factors=fs)
+                checks = _decide(scaled, target, levels, rel_tol)
             except ResourceLimitError:  # an engine this fine is refused at this scale: nothing decided here
-                checks = []
+                scaled, checks = None, []
             evaluations += 1
             state = ("undecided" if not checks else "holds" if all(c.status == "holds" for c in checks) else
                      "fails" if any(c.status == "fails" for c in checks) else "undecided")
-            memo[k] = (state, checks)
+            memo[k] = (state, checks, scaled)
             if progress is not None:
                 progress(f"v = {float(v):.6g}: {state}")
         return memo[k]
@@ -783,7 +777,7 @@ def calibrate(composition, target, *, resolution=1e-3, rel_tol: float = 1e-6, se
     if lo >= 1:
         failure = next((c for c in at(lo)[1] if c.status == "fails"), None)
     scale = hi * step
-    return Calibration(scale, step, tuple(budgets_at(scale)), tuple(shifts), target, tuple(at(hi)[1]),
+    return Calibration(scale, step, tuple(at(hi)[2].rhos), tuple(shifts), target, tuple(at(hi)[1]),
                        failure, zcdp, evaluations, fs)
 
 
@@ -852,7 +846,7 @@ def allocate(weights, target, *, sensitivities=None, resolution=1e-3, rel_tol: f
     best, tried = None, []
     for gamma in exponents:
         shape = _shape(weights, shifts, float(gamma), bits)
-        c = calibrate(shape, target, resolution=resolution, rel_tol=rel_tol, sensitivities=shifts)
+        c = calibrate(Composition(shape, sensitivities=shifts), target, resolution=resolution, rel_tol=rel_tol)
         loss = sum(w / r for w, r in zip(weights, c.rhos))
         tried.append((float(gamma), float(loss)))
         if progress is not None:

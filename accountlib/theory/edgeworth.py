@@ -137,14 +137,14 @@ def gdp_epsilon_for_delta(delta: float, mu: float) -> float:
 def composition_vs_gdp(rhos, epsilon, *, rel_tol: float = 1e-9) -> dict:
     """Exact δ(ε) of the composition of N_Z(0, 1/ρ_i) mechanisms (sensitivity 1) against μ-GDP with
     μ² = Σρ_i, the same composition of continuous Gaussians; ``relative`` = |exact − GDP| / exact.
-    The exact δ is certified to ``rel_tol`` (:class:`accountlib.theory.profiles.ShiftPair`)."""
+    The exact δ is certified to ``rel_tol`` (:class:`accountlib.theory.composition.Composition`)."""
     from fractions import Fraction
 
-    from .profiles import ShiftPair
+    from .composition import Composition
 
     rhos = [Fraction(r) if not isinstance(r, float) else Fraction(repr(r)) for r in rhos]
     eps = Fraction(str(epsilon)) if not isinstance(epsilon, Fraction) else epsilon
-    point = ShiftPair(rhos).delta([eps], rel_tol=rel_tol)[0]
+    point = Composition(rhos).delta([eps], rel_tol=rel_tol)[0]
     exact = float(point.delta)
     continuous = gdp_delta(float(eps), math.sqrt(float(sum(rhos))))
     return {"exact": exact, "continuous": continuous, "relative": abs(exact - continuous) / exact,

@@ -5,7 +5,7 @@ curve stored as vertices (α_i, β_i) can be *overstated* between them: the chor
 must err towards less privacy, so this module turns stored vertices into two polylines,
 
 * the **pessimistic side** p ≤ f: at every vertex the exact curve has two known one-sided slopes (for the
-  discrete Gaussian compositions of :class:`~accountlib.theory.profiles.ShiftPair`, minus the likelihood ratios of the
+  discrete Gaussian compositions of :class:`~accountlib.theory.composition.Composition`, minus the likelihood ratios of the
   two adjacent atoms, book, Derivations §2), and the supporting lines with those slopes lie below f everywhere
   (convexity). Between two stored vertices p is the larger of the right-hand line of the left vertex and the
   left-hand line of the right vertex (and 0), each lowered by the vertex's error bound ``e``:

@@ -37,7 +37,7 @@ def _constant_doc(module_name: str, name: str) -> str:
 
 
 #: where each re-exported constant is defined (constants carry no __module__)
-CONSTANTS = {"MAX_EPSILON": "accountlib.theory.profiles"}
+CONSTANTS = {"MAX_EPSILON": "accountlib.theory.composition"}
 
 
 def api_html() -> str:
@@ -68,7 +68,7 @@ def api_html() -> str:
              ".api-where{color:#555;font-size:0.85em}.api-doc{white-space:pre-wrap;font-size:0.82em}</style>")
     index = ", ".join(f"<a href='#api-{html.escape(n)}'><code>{html.escape(n)}</code></a>" for n in accountlib.__all__)
     note = ("<p>Each example runs as a doctest in the module that defines the name, so inside it names appear "
-            "unqualified (<code>ShiftPair</code>); from the front door they are <code>accountlib.ShiftPair</code> "
+            "unqualified (<code>Composition</code>); from the front door they are <code>accountlib.Composition</code> "
             "and so on. Docstrings are shown as written, for <code>help()</code>.</p>")
     return style + note + f"<p>{index}</p>" + "".join(parts)
 

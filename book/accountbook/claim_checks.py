@@ -28,7 +28,7 @@ import numpy as np
 from accountlib.applications import census
 from accountlib.engine import quadrature, sieve
 from accountlib.theory.conversions import approxdp_to_tradeoff, zcdp_epsilon
-from accountlib.theory.profiles import ShiftPair
+from accountlib.theory.composition import Composition
 from accountlib.theory.rdp import (Composition, GaussianMixture, GeneralizedGaussian, Laplace, StudentT,
                                    sampled_gaussian_cgf_reference)
 
@@ -229,7 +229,7 @@ def sieve_order() -> dict:
     (:func:`accountlib.engine.sieve.algorithm1_stages`). The same filters give the per-subplot evaluation counts
     and what the dropped nodes contribute to the trapezoidal sum
     (:func:`accountlib.engine.sieve.algorithm1_dropped_mass`)."""
-    lattice = ShiftPair(census.pair_rhos(13, 13)).lattice
+    lattice = Composition(census.pair_rhos(13, 13)).lattice
     rng = random.Random(0)
     count = len(lattice.groups)
     orders = ["largest", "smallest"] + [rng.sample(range(count), count) for _ in range(20)]
@@ -434,7 +434,7 @@ def sieve_node_reduction() -> dict:
     the paper (:func:`accountlib.engine.sieve.algorithm1_count`); and that the first filter, of the largest σ², has
     the widest windows (§4, Step 4): ours is its half-width ζ^(1) = r/c in ζ divided by the widest of the others,
     one filter per mechanism as the paper's X_(i) (the grouped filters' ratio in the fields)."""
-    lattice = ShiftPair(census.pair_rhos(13, 13)).lattice
+    lattice = Composition(census.pair_rhos(13, 13)).lattice
     counted = sieve.algorithm1_count(lattice, SIEVE_DELTA)
     ratio = counted["N"] / counted["count"]
     groups = list(lattice.groups)
@@ -646,11 +646,11 @@ def released_rows(name: str) -> list[dict]:
 def released_eps_delta_against_certified() -> dict:
     """The sieve paper's §3.2 claim that Δ = 1e-35 keeps numerical error out of the (ε, δ) curve, tested on the
     authors' released curve of pair (13, 13): at each of its ε (read as exact decimals), the certified δ(ε)
-    (:meth:`accountlib.theory.profiles.ShiftPair.delta`, relative error bound 1e-20) against their δ; ``ours`` is
+    (:meth:`accountlib.theory.composition.Composition.delta`, relative error bound 1e-20) against their δ; ``ours`` is
     the largest relative error of theirs, less our bound. A tail accurate to Δ puts an error up to Δ(1 + e^ε) on
     δ = P1 − e^ε P2, more than δ itself at the curve's deep end, which is what the released values show."""
     rows = released_rows("eps_delta_curve_path_13_to_13.csv")
-    pair = ShiftPair(census.pair_rhos(13, 13))
+    pair = Composition(census.pair_rhos(13, 13))
     points = pair.delta([Fraction(row["epsilon"]) for row in rows], rel_tol=1e-20)
     with mpmath.workdps(60):
         errors = {row["delta_zcdp"]: (abs(mpmath.mpf(row["delta_fdp"]) - p.delta) - p.error_bound) / p.delta
@@ -671,12 +671,12 @@ def released_eps_delta_against_certified() -> dict:
 def released_tradeoff_against_certified() -> dict:
     """The sieve paper's §3.2 claim that Δ = 1e-25 keeps the f-DP curve precise, near its extreme points too,
     tested on the authors' released trade-off curve of pair (13, 13): at each released α in [0, 1] (read as an
-    exact decimal) the certified f(α) (:meth:`accountlib.theory.profiles.ShiftPair.tradeoff`, absolute bound
+    exact decimal) the certified f(α) (:meth:`accountlib.theory.composition.Composition.tradeoff`, absolute bound
     1e-30) against their β; ``ours`` is the largest |β − f(α)| less our bound. Released α outside [0, 1] (an
     error of their own, within Δ) are counted, not compared."""
     rows = released_rows("trade_off_curve_path_13_to_13.csv")
     inside = [row for row in rows if 0 <= Fraction(row["trade_off_alpha"]) <= 1]
-    pair = ShiftPair(census.pair_rhos(13, 13))
+    pair = Composition(census.pair_rhos(13, 13))
     points = pair.tradeoff([Fraction(row["trade_off_alpha"]) for row in inside], abs_tol=1e-30)
     with mpmath.workdps(60):
         signed = [(mpmath.mpf(row["trade_off_beta"]) - p.beta, p.error_bound, row) for row, p in zip(inside, points)]

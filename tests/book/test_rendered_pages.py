@@ -184,7 +184,7 @@ def test_measured_code_is_what_the_benchmark_imports():
     provenance = _provenance()
     engine = {p.relative_to(ROOT).as_posix() for p in provenance.measured_files(provenance.MEASURED["results_engine.json"])}
     assert {"accountlib/__init__.py", "accountlib/engine/tails.py", "accountlib/engine/sieve.py",
-            "accountlib/theory/profiles.py", "accountlib/infrastructure/numbers.py"} <= engine
+            "accountlib/theory/composition.py", "accountlib/infrastructure/numbers.py"} <= engine
     assert not any(p.startswith(("accountlib/cli", "accountlib/applications/explorers")) for p in engine)
     dpsgd = {p.relative_to(ROOT).as_posix() for p in provenance.measured_files(provenance.MEASURED["results_dpsgd.json"])}
     assert "book/accountbook/dpsgd/training.py" in dpsgd and "accountlib/engine/tails.py" not in dpsgd

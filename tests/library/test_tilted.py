@@ -38,7 +38,7 @@ def test_tilted_tails_match_brute_force_convolution_to_their_relative_bound(mech
 
 
 def test_tilted_engine_agrees_with_the_arb_engine_on_a_census_pair():
-    pair = profiles.ShiftPair(census.pair_rhos(13, 13))
+    pair = profiles.Composition(census.pair_rhos(13, 13))
     spread = math.sqrt(float(pair.lattice.variance_proxy))
     indices = [int(x * spread) for x in (3, 6, 9)]
     reference = tails.TailEngine(pair.lattice, 1e-45).tail_indices(indices)
@@ -81,13 +81,13 @@ def test_tilted_engine_rejects_what_it_cannot_do():
 
 
 def test_deep_levels_of_delta_agree_with_the_untilted_engine():
-    """ShiftPair.delta with the tilted deep levels against the arb engine alone (tilt switched off)."""
+    """Composition.delta with the tilted deep levels against the arb engine alone (tilt switched off)."""
     rhos = census.pair_rhos(13, 13)
     epsilons = [Fraction(repr(conversions.zcdp_epsilon(census.TOTAL_RHO, d))) for d in (1e-3, 1e-10, 1e-20)]
-    pair = profiles.ShiftPair(rhos)
+    pair = profiles.Composition(rhos)
     tilted_points = pair.delta(epsilons, rel_tol=1e-6)
     assert pair.tilted_engines  # the deep levels did go the tilted way (the front door's choice)
-    untilted = profiles.ShiftPair(rhos, paths=EvaluationPaths(tilted=False))
+    untilted = profiles.Composition(rhos, paths=EvaluationPaths(tilted=False))
     plain = untilted.delta(epsilons, rel_tol=1e-6)
     assert not untilted.tilted_engines
     with mpmath.workdps(50):
@@ -110,7 +110,7 @@ def test_double_double_sines_are_within_their_stated_error():
 
 def test_double_double_threshold_sums_agree_with_arb():
     """The vectorised double-double moving sums against the arb loop, on a census pair."""
-    pair = profiles.ShiftPair(census.pair_rhos(1, 2))
+    pair = profiles.Composition(census.pair_rhos(1, 2))
     engine = pair.engine(2.5e-26)
     assert engine._dd is not None
     spread = math.sqrt(float(pair.lattice.variance_proxy))

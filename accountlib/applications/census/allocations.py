@@ -10,7 +10,7 @@ Source: U.S. Census Bureau, privacy-loss budget allocation of 2022-08-25
 
 A pair (k, l) composes the nonzero entries of allocation k followed by those
 of l; neighbouring data shift every count by 1, so the pair is the shift pair
-of :func:`accountlib.theory.profiles.ShiftPair` with ρ = (Σρ_i)/2 = 4.9622.
+of :func:`accountlib.theory.composition.Composition` with ρ = (Σρ_i)/2 = 4.9622.
 """
 
 from __future__ import annotations

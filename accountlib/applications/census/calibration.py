@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ...theory.calibration import Calibration, _decide, _level_targets, _levels_of, _round_step, _zcdp_scale, calibrate
-from ...theory.profiles import ShiftPair
+from ...theory.composition import Composition
 from .allocations import TOTAL_RHO, all_pairs, pair_rhos
 
 __all__ = ["CensusCalibration", "calibrate_census"]
@@ -51,12 +51,13 @@ def calibrate_census(target, *, resolution=1e-3, rel_tol: float = 1e-6, pairs=No
     step = _round_step(reference * Fraction(resolution))
     first = levels[0].epsilon
     # rank by δ at the first level at the reference scale: the likeliest binding pair first
-    ranked = sorted(pairs, key=lambda p: -ShiftPair([r / reference for r in pair_rhos(*p)]).delta([first])[0].delta)
+    compositions = {p: Composition(pair_rhos(*p)) for p in pairs}  # each rescaled (its lattice reused) at each scale
+    ranked = sorted(pairs, key=lambda p: -compositions[p].rescaled(reference).delta([first])[0].delta)
     best, calibrated, at_answer = None, [], []
     todo = [ranked[0]]
     while todo:
         pair = todo.pop()
-        c = calibrate(pair_rhos(*pair), target, rel_tol=rel_tol, step=step)
+        c = calibrate(compositions[pair], target, rel_tol=rel_tol, step=step)
         calibrated.append((pair, c.scale))
         if best is None or c.scale > best[1].scale:
             best = (pair, c)
@@ -65,7 +66,7 @@ def calibrate_census(target, *, resolution=1e-3, rel_tol: float = 1e-6, pairs=No
         scale = best[1].scale
         at_answer = []
         for n, p in enumerate(ranked, 1):  # every pair at the current scale
-            checks = _decide(ShiftPair([r / scale for r in pair_rhos(*p)]), target, checked, rel_tol)
+            checks = _decide(compositions[p].rescaled(scale), target, checked, rel_tol)
             at_answer.append(checks[0].point.delta)
             if not all(k.status == "holds" for k in checks):
                 todo.append(p)

@@ -43,7 +43,7 @@ from pathlib import Path
 from ...infrastructure.atomic import append_line, sha256_of, write_csv_atomically, write_text_atomically
 from ...infrastructure.executor import SweepError, run_jobs, sweep_lock
 from ...theory.conversions import zcdp_epsilon
-from ...theory.profiles import ShiftPair
+from ...theory.composition import Composition
 from .allocations import TOTAL_RHO, all_pairs, delta_levels, pair_rhos
 from .pair_files import (EPS_DELTA_HEADER, JOB_DEFAULTS, TRADEOFF_HEADER, _decimal, certified_decimal, inward_slope,
                          manifest_path, pair_paths, pair_status)
@@ -51,7 +51,7 @@ from .pair_files import (EPS_DELTA_HEADER, JOB_DEFAULTS, TRADEOFF_HEADER, _decim
 __all__ = ["pair_job", "run_dhc_sweep", "tradeoff_indices", "allocation_weight", "order_by_cost"]
 
 
-def tradeoff_indices(pair: ShiftPair, points_per_side: int, smallest_alpha: float, cut: int,
+def tradeoff_indices(pair: Composition, points_per_side: int, smallest_alpha: float, cut: int,
                      bend_points: int = 0) -> list[int]:
     """Lattice indices j whose vertices (α_j, β_j) cover the curve, dense near both ends and where it bends.
 
@@ -111,7 +111,7 @@ def _pair_job(k, l, out_dir, *, smallest_delta_exponent, rel_tol, abs_tol, point
     started = time.perf_counter()
     scale = Fraction(variance_scale)
     rhos = [r / scale for r in pair_rhos(k, l)]
-    pair = ShiftPair(rhos)
+    pair = Composition(rhos)
     base_rho = TOTAL_RHO  # ρ = (Σρ_i)/2 of every unscaled pair
     levels = delta_levels(smallest_delta_exponent)
     epsilons = [Fraction(repr(zcdp_epsilon(base_rho, d))) for d in levels]
@@ -215,7 +215,7 @@ def run_dhc_sweep(out_dir="results/dhc", pairs=None, *, scheduler=None, workers=
 
 def allocation_weight(k: int) -> int:
     """Surviving nodes of pair (k, k) at Δ = 1e-20: how much quadrature work allocation k brings."""
-    pair = ShiftPair(pair_rhos(k, k))
+    pair = Composition(pair_rhos(k, k))
     from ...engine.quadrature import node_count, truncation_point
     from ...engine.sieve import sieve_nodes
 

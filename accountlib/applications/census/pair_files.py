@@ -56,7 +56,7 @@ def inward_slope(ratio, side: str) -> str:
     *inwards*: the left slope no steeper (|slope| rounded down), the right slope no shallower (rounded up), so
     the supporting lines built from them stay below the curve (:mod:`accountlib.theory.tradeoff_band`). ``ratio`` is a
     rigorous lower bound on the exact ratio for the left side and an upper bound for the right side
-    (:meth:`~accountlib.theory.profiles.ShiftPair.likelihood_ratio_enclosure`), so the result is inward whatever the
+    (:meth:`~accountlib.theory.composition.Composition.likelihood_ratio_enclosure`), so the result is inward whatever the
     rounding of the ratio itself.
 
     >>> inward_slope(mpmath.mpf(2) / 3, "left"), inward_slope(mpmath.mpf(2) / 3, "right")

@@ -14,7 +14,7 @@ from ...infrastructure.atomic import write_csv_atomically
 from ...infrastructure.executor import run_jobs
 from ...infrastructure.numbers import as_positive_fraction
 from ...theory.conversions import zcdp_epsilon
-from ...theory.profiles import ShiftPair
+from ...theory.composition import Composition
 from .allocations import TOTAL_RHO, check_allocation, pair_rhos
 from .census_wide import available_pairs, read_pair_curves
 
@@ -36,7 +36,7 @@ def scaled_delta(k: int, l: int, c, epsilon, *, rel_tol: float = 1e-6):
 
     c = as_positive_fraction(c, "c")
     # the front door (engine.front.CertifiedTails) chooses the engines and the tilted contour
-    return ShiftPair([r / c for r in pair_rhos(k, l)]).delta([epsilon], rel_tol=rel_tol)[0]
+    return Composition([r / c for r in pair_rhos(k, l)]).delta([epsilon], rel_tol=rel_tol)[0]
 
 
 def smallest_variance_scale(pairs, delta_target: float, *, resolution: int = 10_000, rel_tol: float = 1e-6,
