@@ -36,7 +36,7 @@ import numpy as np
 
 from accountlib.applications import census
 from accountlib.engine import front as tails
-from accountlib.engine._arb import precision
+from accountlib.engine.arithmetic import precision
 from accountlib.theory.conversions import zcdp_epsilon
 from accountlib.theory.composition import Composition
 from accountlib.engine.sieve import scan_nodes

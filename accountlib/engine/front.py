@@ -23,11 +23,16 @@ and is never used for Δ.
 
 from __future__ import annotations
 
+import math
+from typing import TYPE_CHECKING
+
 from ..infrastructure.numbers import as_abs_tol, as_fraction, as_rel_tol, as_tolerance
 from .lattice import Lattice, lattice_of, threshold_index
 from .results import DEFAULT_PATHS, SMALLEST_ACCURACY, EvaluationPaths, TailResult, check_lattice_size
-from .tails import MAX_NODE_BITS, TailEngine  # noqa: F401  (re-exported: accountlib.engine.front names this module)
-from .tilted import TiltedTailEngine, is_deep, tilted_tail_probabilities
+
+if TYPE_CHECKING:  # the evaluators are imported when an engine is first built (a smoothed-only run never needs them)
+    from .tails import TailEngine
+    from .tilted import TiltedTailEngine
 
 __all__ = ["CertifiedTails", "tail_probabilities", "tail_probability", "next_accuracy", "START_ACCURACY",
            "COARSE_START_ACCURACY", "COARSE_START_BATCH", "REBUILD_FACTOR", "REUSE_SPAN",
@@ -116,19 +121,39 @@ class CertifiedTails:
         usable = [e for e in self.engines if number and accuracy / REUSE_SPAN <= e.accuracy <= accuracy]
         if usable:
             return max(usable, key=lambda e: e.accuracy)
+        from .tails import TailEngine
+
         engine = TailEngine(self.lattice, accuracy, paths=self.paths, max_node_bits=self.max_node_bits)
         self.engines.append(engine)
         return engine
 
     def tilted_engine(self, smallest_index: int, j_tol: float) -> TiltedTailEngine:
         """A tilted-contour engine for thresholds ≥ ``smallest_index`` (kept in ``tilted_engines``)."""
+        from .tilted import TiltedTailEngine
+
         engine = TiltedTailEngine(self.lattice, smallest_index=smallest_index, j_tol=j_tol)
         self.tilted_engines.append(engine)
         return engine
 
     def is_deep(self, index: int) -> bool:
         """Whether P(S_L ≥ index) goes to the tilted contour under these paths."""
-        return self.paths.tilted and is_deep(self.lattice, index, self.paths.deep_from)
+        if not self.paths.tilted:
+            return False
+        from .tilted import is_deep
+
+        return is_deep(self.lattice, index, self.paths.deep_from)
+
+    def relative_reach(self) -> int | None:
+        """The largest lattice index whose upper tail is computed to a relative accuracy: the tilted contour's reach,
+        ⌊DEEP_UP_TO·√V⌋ (:data:`accountlib.engine.tilted.DEEP_UP_TO`); beyond it an engine returns 0 with its
+        rigorous sub-Gaussian upper bound. None when the tilted contour does not apply (a σ² below 1/2, or paths
+        without it): then the untilted engine alone decides, down to its floor Δ = 1e-300."""
+        from .characteristic import SMALLEST_SIGMA2
+        from .tilted import DEEP_UP_TO
+
+        if not self.paths.tilted or any(s2 < SMALLEST_SIGMA2 for (s2, _), _ in self.lattice.groups):
+            return None
+        return math.floor(DEEP_UP_TO * math.sqrt(float(self.lattice.variance_proxy)))
 
     # -- requests ------------------------------------------------------------------------------------
 
@@ -148,6 +173,8 @@ class CertifiedTails:
         done: dict[int, TailResult] = {}
         deep = sorted({j for j in indices if self.is_deep(j)}) if rel_tol >= SMALLEST_RELATIVE_TOLERANCE_FOR_TILTING else []
         if deep:
+            from .tilted import tilted_tail_probabilities
+
             for j, r in zip(deep, tilted_tail_probabilities(self.lattice, deep, rel_tol=rel_tol,
                                                                   built=self.tilted_engines)):
                 if r.error_bound <= rel_tol * r.value:
@@ -290,3 +317,12 @@ def tail_probability(mechanisms, t, *, abs_tol: float | None = None, rel_tol: fl
     ['aliasing', 'double_double', 'float_path', 'rounding', 'sieve', 'truncation']
     """
     return tail_probabilities(mechanisms, [t], abs_tol=abs_tol, rel_tol=rel_tol, paths=paths)[0]
+
+
+def __getattr__(name: str):
+    """The lattice engines' names this module re-exports (``TailEngine``, ``MAX_NODE_BITS``), imported on first use."""
+    if name in ("TailEngine", "MAX_NODE_BITS"):
+        from . import tails
+
+        return getattr(tails, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -19,7 +19,7 @@ from fractions import Fraction
 import mpmath
 
 from ..infrastructure.certified_numbers import floor_log10
-from ..infrastructure.numbers import ErrorBound, ResourceLimitError, env_limit, error_bound
+from ..infrastructure.numbers import ErrorBound, ResourceLimitError, resource_limit, error_bound
 from .lattice import Lattice
 
 __all__ = ["TailResult", "ErrorBudget", "EvaluationPaths", "DEFAULT_PATHS", "PAPER_PATHS", "check_lattice_size",
@@ -42,7 +42,7 @@ variable ``ACCOUNTLIB_MAX_DISTINCT_TERMS``."""
 def check_distinct_terms(count: int, name: str = "mechanisms") -> None:
     """Refuse a composition of more than :data:`MAX_DISTINCT_TERMS` distinct terms, naming ``name``, the count and
     the limit (one line), before anything is computed."""
-    limit = env_limit("ACCOUNTLIB_MAX_DISTINCT_TERMS", MAX_DISTINCT_TERMS)
+    limit = resource_limit("ACCOUNTLIB_MAX_DISTINCT_TERMS", MAX_DISTINCT_TERMS)
     if count > limit:
         raise ResourceLimitError(
             f"{name} has {count:,} distinct terms (budget and weight or sensitivity); at most {limit:,} are accepted "

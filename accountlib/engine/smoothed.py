@@ -42,7 +42,7 @@ a_i u reduced modulo 2π in double-double arithmetic (the node u_j = 2πj/P has 
 to ~1e-30 of a turn). The trapezoidal rule with step 2π/P sums, *exactly*, Σ_m e^{τmP} w(mP), w(y) the expectation
 shifted by y (Poisson summation): the images m ≠ 0 are bounded by e^{−τP}/(1 − e^{−τP}) (below) and by a Chernoff
 bound at θ₂ > τ (above). The rest of the error budget: the nodes beyond ±T (the Gaussian decay), the nodes dropped
-by the sieve (each factor's rigorous bound of :func:`accountlib.engine.sieve.log_factor_bound`, applied factor by
+by the sieve (each factor's rigorous bound of :func:`accountlib.engine.characteristic.log_factor_bound`, applied factor by
 factor, the most concentrated first, every dropped node's bound summed), and the float64 rounding of the kept
 nodes (the tilted engine's per-factor rounding model, plus the angle reduction and the kernel). M(τ), M(θ₂) and
 the prefactor e^{−τs₀} are arb balls.
@@ -60,14 +60,12 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from ..infrastructure.numbers import env_limit
-from . import _arb
-from ._dd import two_prod
-from .characteristic import log_cf_tilted
-from .sieve import _log_factor_bound, factor_bound_constant
-from .tilted import _image_sum, log_mgf
+from ..infrastructure.numbers import resource_limit
+from . import arithmetic
+from .arithmetic import two_prod
+from .characteristic import factor_bound_constant, image_sum, log_bound_at_distance, log_cf_tilted, log_mgf
 
-__all__ = ["SmoothedProfile", "SmoothedDelta", "MAX_SMOOTHED_NODES", "SMALLEST_SMOOTHED_SIGMA2", "lattice_candidates", "lattice_nodes"]
+__all__ = ["SmoothedProfile", "SmoothedDelta", "MAX_SMOOTHED_NODES", "SMALLEST_SMOOTHED_SIGMA2"]
 
 _U = 2.0**-53
 _CHUNK = 1 << 16
@@ -80,22 +78,6 @@ MAX_SMOOTHED_NODES = 30_000_000
 redistricting data's 65 distinct terms): a finer accuracy than they reach is answered with the finest bound they
 give (the result's ``error_bound`` says so, as the lattice engines' floor does). Time and memory stay bounded: the
 nodes are processed in chunks of 65,536. Raise it with the environment variable ``ACCOUNTLIB_MAX_SMOOTHED_NODES``."""
-
-
-def lattice_candidates(lattice, accuracy: float = 1e-30) -> float:
-    """An estimate of the candidate nodes the lattice engines' sieve scans for ``lattice`` at Δ = ``accuracy``:
-    N·r/2π, N ≈ 2√(2V log(1/Δ)) nodes (V the lattice's variance proxy) and r the smallest per-factor radius
-    √(2(log 2 + log(1/Δ)/n)/σ²) (:func:`accountlib.engine.sieve.sieve_nodes`). What chooses between the lattice
-    and the smoothed engine (:data:`accountlib.theory.composition.LATTICE_UP_TO`)."""
-    log_inv = math.log(1 / accuracy)
-    nodes = lattice_nodes(lattice, accuracy)
-    radius = min(min(math.pi, math.sqrt(2 * (math.log(2) + log_inv / n) / float(s2))) for (s2, _), n in lattice.groups)
-    return nodes * radius / (2 * math.pi)
-
-
-def lattice_nodes(lattice, accuracy: float = 1e-30) -> float:
-    """N ≈ 2√(2V log(1/Δ)), the lattice engines' node count for ``lattice`` at Δ = ``accuracy`` (an estimate)."""
-    return 2 * math.sqrt(2 * float(lattice.variance_proxy) * math.log(1 / accuracy))
 
 
 @dataclass(frozen=True)
@@ -178,7 +160,7 @@ class SmoothedProfile:
     """
 
     def __init__(self, groups, rho, *, max_nodes: int | None = None):
-        self.max_nodes = env_limit("ACCOUNTLIB_MAX_SMOOTHED_NODES", MAX_SMOOTHED_NODES) if max_nodes is None else int(max_nodes)
+        self.max_nodes = resource_limit("ACCOUNTLIB_MAX_SMOOTHED_NODES", MAX_SMOOTHED_NODES) if max_nodes is None else int(max_nodes)
         self._finest: dict = {}  # ε → the result at the finest η the node cap allows (computed once)
         self.groups = [((Fraction(s2), abs(Fraction(a))), int(n)) for (s2, a), n in groups]
         if not self.groups:
@@ -198,9 +180,9 @@ class SmoothedProfile:
         self._s2 = np.array([float(s2) for (s2, _), _ in self.groups])
         self._mult = np.array([n for _, n in self.groups], dtype=float)
         self._extra = [factor_bound_constant(s2) for (s2, _), _ in self.groups]
-        eps = np.array([2 * _image_sum(s2, 1) for s2 in self._s2])
+        eps = np.array([2 * image_sum(s2, 1) for s2 in self._s2])
         self._log_dmin = np.log1p(-eps)
-        self._image3 = np.array([6 * _image_sum(s2, 3) + 3 * math.exp(-6 * 2 * math.pi**2 * s2) for s2 in self._s2])
+        self._image3 = np.array([6 * image_sum(s2, 3) + 3 * math.exp(-6 * 2 * math.pi**2 * s2) for s2 in self._s2])
 
     # -- the pieces ------------------------------------------------------------------------------
 
@@ -226,7 +208,7 @@ class SmoothedProfile:
         s0 = epsilon / self.rho - 1
         tau = self._tilt(s0)
         with mpmath.workdps(40):
-            log_pf = self.log_mgf(tau) - _arb.arb_fraction(tau * s0)
+            log_pf = self.log_mgf(tau) - arithmetic.arb_fraction(tau * s0)
             lp, lp_rad = self._mpf(log_pf)
             prefactor = mpmath.exp(lp)  # A ≤ prefactor and δ ≤ prefactor (k ≤ 1{x > 0} ≤ e^{τx})
             b = float(self.rho)
@@ -309,7 +291,7 @@ class SmoothedProfile:
             theta2 = Fraction(float(theta2)).limit_denominator(1 << 20)
             q = math.exp(-float(theta2 - tau) * p)
             if q < 0.5:  # q = e^{−(θ₂ − τ)P} shrinks as P grows: enlarge P until the images are small
-                log_up = self.log_mgf(theta2) - _arb.arb_fraction(theta2 * s0)
+                log_up = self.log_mgf(theta2) - arithmetic.arb_fraction(theta2 * s0)
                 up, _ = self._mpf(log_up)
                 above = mpmath.exp(up + float(theta2) ** 2 * kappa**2 / 2) * q / (1 - q)
                 below = mpmath.exp(-tau_f * p) / (1 - mpmath.exp(-tau_f * p))
@@ -355,7 +337,7 @@ class SmoothedProfile:
                 hi, lo, rest = ratios[g]
                 f, ferr = _turns(js[idx], hi, lo)
                 dist = np.maximum(2 * math.pi * (np.abs(f) - ferr - js[idx] * rest), 0.0)
-                log_bound[idx] += n * (_log_factor_bound(self._s2[g], self._extra[g], dist) - self._log_dmin[g])
+                log_bound[idx] += n * (log_bound_at_distance(self._s2[g], self._extra[g], dist) - self._log_dmin[g])
                 bound = np.exp(log_bound[idx] + rest_const[g + 1])
                 drop = (bound * mag_k[idx] <= drop_i) & (bound * mag_g[idx] <= drop_g)
                 if drop.any():
@@ -434,3 +416,12 @@ class SmoothedProfile:
                  "rounding": bound_i - prefactor * trunc_i - above - below - prefactor * 2 * sums["dropI"] / p,
                  "G": value_g, "eta": eta, "nodes": kept_total, "scanned": n_nodes, "period": p, "tilt": tau_f, "pass": 1}
         return SmoothedDelta(eps_m, mid, half, terms)
+
+
+def __getattr__(name: str):
+    """The lattice engines' cost estimates, once here, live with those engines (:mod:`accountlib.engine.quadrature`)."""
+    if name in ("lattice_candidates", "lattice_nodes"):
+        from . import quadrature
+
+        return getattr(quadrature, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -259,6 +259,29 @@ def env_limit(name: str, default: int) -> int:
     return int(value)
 
 
+_RESOURCE_LIMITS: dict[str, int] = {}
+
+
+def resource_limit(name: str, default: int) -> int:
+    """The resource limit ``name`` (an ``ACCOUNTLIB_MAX_*`` variable, :func:`env_limit`), read from the environment
+    once, on first use, and remembered (as mpmath reads its environment once): a calibration that builds hundreds of
+    engines reads each variable once. :func:`reread_resource_limits` forgets what was read.
+
+    >>> resource_limit("ACCOUNTLIB_MAX_NODE_BITS", 10**8) == resource_limit("ACCOUNTLIB_MAX_NODE_BITS", 10**8)
+    True
+    """
+    value = _RESOURCE_LIMITS.get(name)
+    if value is None:  # an invalid variable raises at each use until it is fixed; only valid limits are kept
+        value = _RESOURCE_LIMITS[name] = env_limit(name, default)
+    return value
+
+
+def reread_resource_limits() -> None:
+    """Forget the resource limits read so far: the next use of each reads its environment variable again (after a
+    change to ``os.environ``, in a notebook or a test)."""
+    _RESOURCE_LIMITS.clear()
+
+
 def as_tolerance(value, name: str, *, smallest: float, largest: float) -> float:
     """A tolerance as a float in [smallest, largest]; NaN, infinities, bools and out-of-range values raise."""
     if isinstance(value, bool) or not isinstance(value, (numbers.Real, str, Decimal)):

@@ -37,7 +37,7 @@ from .composition import MAX_EPSILON, SMALLEST_REL_TOL, Composition, DeltaPoint,
 
 __all__ = ["ApproximateDP", "GaussianDP", "TradeoffCurve", "Level", "LevelCheck", "EpsilonInterval", "Calibration",
            "Allocation", "epsilon", "calibrate", "allocate", "check", "zcdp_rho_for", "TAIL_SLACK",
-           "gaussian_tradeoff", "gaussian_profile"]
+           "gaussian_tradeoff", "gaussian_profile", "decide", "level_targets", "levels_of", "round_step", "zcdp_scale"]
 
 _DIGITS = 60  # working precision of the levels' arithmetic (the engine's values carry their own)
 _MARGIN = mpmath.mpf(10) ** -45  # relative slack that keeps a level's rounding on the safe side
@@ -388,7 +388,7 @@ def _parts(target) -> list:
     return targets
 
 
-def _levels_of(target) -> list[Level]:
+def levels_of(target) -> list[Level]:
     """Every part's levels (a μ-GDP part's through its chords: these only rank census pairs)."""
     return [level for t in _parts(target) for level in t.levels()]
 
@@ -429,9 +429,9 @@ def _check(pair: Composition, levels: list[Level], rel_tol: float) -> list[Level
     return [checks[i] for i in range(len(levels))]
 
 
-def _decide(pair: Composition, target, levels: list[Level], rel_tol: float) -> list[LevelCheck]:
+def decide(pair: Composition, target, levels: list[Level], rel_tol: float) -> list[LevelCheck]:
     """Every part of ``target`` decided for ``pair``: a μ-GDP part on its own refined ε grid
-    (:meth:`GaussianDP.decide`), the others through their levels (``levels``: :func:`_level_targets` of ``target``,
+    (:meth:`GaussianDP.decide`), the others through their levels (``levels``: :func:`level_targets` of ``target``,
     computed once by the caller)."""
     checks = _check(pair, levels, rel_tol) if levels else []
     for t in _parts(target):
@@ -440,9 +440,9 @@ def _decide(pair: Composition, target, levels: list[Level], rel_tol: float) -> l
     return checks
 
 
-def _level_targets(target) -> list[Level]:
+def level_targets(target) -> list[Level]:
     """The levels of the parts of ``target`` checked through levels (all but μ-GDP, decided on its own ε grid by
-    :func:`_decide`); every part validated."""
+    :func:`decide`); every part validated."""
     return [level for t in _parts(target) if not isinstance(t, GaussianDP) for level in t.levels()]
 
 
@@ -454,7 +454,7 @@ def check(composition, target, *, rel_tol: float = 1e-6, sensitivities=None) -> 
     ['fails']
     """
     rel_tol = as_tolerance(rel_tol, "rel_tol", smallest=SMALLEST_REL_TOL, largest=0.5)
-    return _decide(as_composition(composition, sensitivities), target, _level_targets(target), rel_tol)
+    return decide(as_composition(composition, sensitivities), target, level_targets(target), rel_tol)
 
 
 # -- ε for a δ -------------------------------------------------------------------------------------------
@@ -625,7 +625,7 @@ class Calibration:
         return self.failure is not None
 
 
-def _zcdp_scale(target, rho: Fraction, fixed: Fraction = Fraction(0)) -> Fraction | None:
+def zcdp_scale(target, rho: Fraction, fixed: Fraction = Fraction(0)) -> Fraction | None:
     """v such that the composition with ρ' = fixed + rho / v meets ``target`` by the zCDP rule (the largest v over a
     list; ``fixed`` the zCDP ρ of budgets held fixed). None where the rule has none (a trade-off curve, or a fixed
     part that alone exceeds the target's ρ)."""
@@ -681,7 +681,7 @@ def _group_factors(groups, factors, count: int) -> tuple:
     return result
 
 
-def _round_step(value: Fraction) -> Fraction:
+def round_step(value: Fraction) -> Fraction:
     """``value`` rounded down to two significant decimal digits (a short grid step)."""
     exponent = math.floor(math.log10(float(value))) - 1
     unit = Fraction(10) ** exponent
@@ -721,7 +721,7 @@ def calibrate(composition, target, *, resolution=1e-3, rel_tol: float = 1e-6, se
     pair = as_composition(composition, sensitivities)
     resolution = Fraction(as_tolerance(resolution, "resolution", smallest=1e-9, largest=0.5))
     rel_tol = as_tolerance(rel_tol, "rel_tol", smallest=SMALLEST_REL_TOL, largest=0.5)
-    levels = _level_targets(target)
+    levels = level_targets(target)
     if not levels and not any(isinstance(t, GaussianDP) for t in _parts(target)):
         raise ValueError("target: every mechanism meets it (a trade-off curve g ≡ 0 asks nothing); no noise is needed")
     base, shifts = list(pair.rhos), list(pair.sensitivities)
@@ -729,11 +729,11 @@ def calibrate(composition, target, *, resolution=1e-3, rel_tol: float = 1e-6, se
     if fs:
         scaled = sum((r * s * s / (2 * f) for r, s, f in zip(base, shifts, fs) if f), Fraction(0))
         held = sum((r * s * s / 2 for r, s, f in zip(base, shifts, fs) if not f), Fraction(0))
-        zcdp = _zcdp_scale(target, scaled, held)
+        zcdp = zcdp_scale(target, scaled, held)
     else:
-        zcdp = _zcdp_scale(target, pair.rho)
+        zcdp = zcdp_scale(target, pair.rho)
     reference = zcdp if zcdp is not None else Fraction(1)
-    step = _round_step(reference * resolution) if step is None else _fraction(step, "step")
+    step = round_step(reference * resolution) if step is None else _fraction(step, "step")
     evaluations = 0
     memo: dict[int, tuple[str, list[LevelCheck], Composition | None]] = {}
 
@@ -745,7 +745,7 @@ def calibrate(composition, target, *, resolution=1e-3, rel_tol: float = 1e-6, se
             v = k * step
             try:  # the caller's composition, its noise scaled: its sensitivities, paths and engine kept
                 scaled = pair.rescaled(v, factors=fs)
-                checks = _decide(scaled, target, levels, rel_tol)
+                checks = decide(scaled, target, levels, rel_tol)
             except ResourceLimitError:  # an engine this fine is refused at this scale: nothing decided here
                 scaled, checks = None, []
             evaluations += 1
@@ -855,10 +855,10 @@ def allocate(weights, target, *, sensitivities=None, resolution=1e-3, rel_tol: f
             best = (loss, float(gamma), c)
     loss, gamma, c = best
     zcdp_loss = None
-    if not isinstance(target, TradeoffCurve) and _zcdp_scale(target, Fraction(1)) is not None:
+    if not isinstance(target, TradeoffCurve) and zcdp_scale(target, Fraction(1)) is not None:
         # the zCDP optimum exactly: ρ_i = ρ* √w_i / s_i / (Σ √w_j s_j / 2), with ρ* the zCDP rule's budget
         roots = [math.sqrt(float(w)) / s for w, s in zip(weights, shifts)]
         total = sum(r * s * s for r, s in zip(roots, shifts)) / 2
-        rho_star = float(1 / _zcdp_scale(target, Fraction(1)))
+        rho_star = float(1 / zcdp_scale(target, Fraction(1)))
         zcdp_loss = Fraction(sum(float(w) / (rho_star * r / total) for w, r in zip(weights, roots)))
     return Allocation(c.rhos, loss, zcdp_loss, gamma, c, tuple(tried))

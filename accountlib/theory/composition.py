@@ -25,21 +25,23 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import mpmath
 
 from ..infrastructure.numbers import (SMALLEST_ABS_TOL, SMALLEST_REL_TOL, ErrorBound, as_abs_tol, as_fraction,  # noqa: F401
                                      as_positive_fraction, as_rel_tol, decimal_string, error_bound)
-from ..engine import _arb
+from ..engine import arithmetic
 from ..engine.lattice import lattice_of, threshold_index
 from ..engine.front import CertifiedTails
 from ..engine.results import (DEFAULT_PATHS, MAX_VARIANCE_PROXY, EvaluationPaths, ResourceLimitError,
                               check_distinct_terms, check_lattice_size)
-from ..engine.smoothed import SMALLEST_SMOOTHED_SIGMA2, SmoothedProfile, lattice_candidates, lattice_nodes
-from .tradeoff_duality import tradeoff_from_profile
-from ..engine.tails import TailEngine
-from ..engine.characteristic import SMALLEST_SIGMA2
-from ..engine.tilted import DEEP_UP_TO, TiltedTailEngine
+from ..engine.quadrature import lattice_candidates, lattice_nodes
+from ..engine.smoothed import SMALLEST_SMOOTHED_SIGMA2, SmoothedProfile
+
+if TYPE_CHECKING:
+    from ..engine.tails import TailEngine
+    from ..engine.tilted import TiltedTailEngine
 
 __all__ = ["Composition", "DeltaPoint", "TradeoffPoint", "as_composition", "check_budget", "MAX_EPSILON",
            "BUDGET_RANGE", "MAX_SENSITIVITY", "ENGINES", "LATTICE_UP_TO", "LATTICE_NODES_UP_TO", "SMOOTHED_RHO_FROM",
@@ -114,12 +116,12 @@ SMOOTHED_TRADEOFF_REL_TOL = 1e-8
 
 LATTICE_UP_TO = 2 * 10**7
 """``engine="auto"`` uses the lattice while its sieve would scan at most this many candidate nodes (an estimate at
-Δ = 1e-30, :func:`accountlib.engine.smoothed.lattice_candidates`): every one of the 946 DHC pairs (the largest,
+Δ = 1e-30, :func:`accountlib.engine.quadrature.lattice_candidates`): every one of the 946 DHC pairs (the largest,
 (31, 36), about 3.1e6), and 20 budgets on a 1e-6 grid (2.4e6); 20 budgets on a 1e-7 grid (5.5e7) and the
 redistricting data's budgets (3.8e13) go to the smoothed engine."""
 
 LATTICE_NODES_UP_TO = 10**10
-"""... and while its quadrature needs at most this many nodes N at Δ = 1e-30 (:func:`accountlib.engine.smoothed.lattice_nodes`;
+"""... and while its quadrature needs at most this many nodes N at Δ = 1e-30 (:func:`accountlib.engine.quadrature.lattice_nodes`;
 the lattice engines refuse N beyond 1.1e12): one tiny budget among coarse ones can keep the sieve's candidates few
 while N is out of reach."""
 
@@ -360,9 +362,9 @@ class Composition:
         below 1/2, or paths without it): then the untilted engine alone decides, up to its 1e-300 floor."""
         if self.smoothed is not None:
             return None
-        if not self.tails.paths.tilted or any(s2 < SMALLEST_SIGMA2 for (s2, _), _ in self.lattice.groups):
+        top = self.tails.relative_reach()  # the largest index served to a relative accuracy
+        if top is None:
             return None
-        top = math.floor(DEEP_UP_TO * math.sqrt(float(self.lattice.variance_proxy)))  # the largest index served
         # floor((ε/ρ − 1)L) + 1 ≤ top  ⟺  (ε/ρ − 1)L < top  ⟺  ε < ρ(top/L + 1)
         return self.rho * (Fraction(top) / self.lattice.scale + 1)
 
@@ -384,8 +386,8 @@ class Composition:
         """Rationals lo ≤ exp(ρ(j/L − 1)) ≤ hi, the likelihood ratio on the atom S_L = j, from an arb ball at
         200 bits (exact where the ratio is, e.g. 1 at j = L): what rounding a slope inwards needs."""
         x = self.rho * (Fraction(j) / self.lattice.scale - 1)
-        with _arb.precision(200):
-            ball = _arb.arb_fraction(x).exp()
+        with arithmetic.precision(200):
+            ball = arithmetic.arb_fraction(x).exp()
             ends = [ball.lower().man_exp(), ball.upper().man_exp()]
         return tuple(Fraction(int(m)) * Fraction(2) ** int(e) for m, e in ends)
 
@@ -428,6 +430,8 @@ class Composition:
         def delta_at(eps):
             d = self.smoothed.delta(eps, rel_tol=SMOOTHED_TRADEOFF_REL_TOL)
             return d.delta, d.error_bound
+        from .tradeoff_duality import tradeoff_from_profile  # here: only the smoothed engine's trade-off needs it
+
         lower, upper = tradeoff_from_profile(delta_at, alpha, abs_tol)
         with mpmath.workdps(30):
             target = mpmath.mpf(alpha.numerator) / alpha.denominator

@@ -31,7 +31,7 @@ import numpy as np
 
 from ..infrastructure.numbers import as_bounded_float, as_nonnegative_float, as_probability
 
-__all__ = ["minimize_on_grid", "c_t", "rdp_to_epsilon", "zcdp_epsilon", "zcdp_delta", "zcdp_epsilon_via_rdp",
+__all__ = ["minimize_on_grid", "rdp_grid", "rdp_floor", "c_t", "rdp_to_epsilon", "zcdp_epsilon", "zcdp_delta", "zcdp_epsilon_via_rdp",
            "zcdp_delta_via_rdp", "profile_to_tradeoff", "approxdp_to_tradeoff", "gaussian_delta", "gaussian_epsilon"]
 
 
@@ -71,7 +71,7 @@ def rdp_to_epsilon(rdp, delta: float, *, alpha_max: float = 1e6) -> float:
             return math.inf
         return value - (log_delta + math.log(alpha)) / (alpha - 1) + math.log((alpha - 1) / alpha)
 
-    epsilon = minimize_on_grid(objective, _rdp_grid(alpha_max))
+    epsilon = minimize_on_grid(objective, rdp_grid(alpha_max))
     if negative:
         alpha, value = negative[0]
         raise ValueError(f"rdp must return a Rényi divergence U(alpha) >= 0 (a real number; -{NEGATIVE_RDP_SLACK:g} "
@@ -85,12 +85,12 @@ def rdp_to_epsilon(rdp, delta: float, *, alpha_max: float = 1e6) -> float:
     return max(0.0, epsilon)
 
 
-def _rdp_grid(alpha_max: float):
+def rdp_grid(alpha_max: float):
     """The grid of log(α − 1) on which :func:`rdp_to_epsilon` starts its minimisation."""
     return np.linspace(math.log(1e-4), math.log(alpha_max), 200)
 
 
-def _rdp_floor(alpha: float, log_delta: float) -> float:
+def rdp_floor(alpha: float, log_delta: float) -> float:
     """The objective of :func:`rdp_to_epsilon` at α for U(α) = 0, computed as it computes it: a lower bound of the
     objective of any RDP curve (U ≥ 0)."""
     return 0.0 - (log_delta + math.log(alpha)) / (alpha - 1) + math.log((alpha - 1) / alpha)

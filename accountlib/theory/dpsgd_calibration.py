@@ -10,7 +10,7 @@ import threading
 import numpy as np
 
 from ..infrastructure.numbers import as_bounded_float, as_choice, as_probability, as_scale
-from .conversions import _rdp_floor, _rdp_grid, rdp_to_epsilon, zcdp_epsilon_via_rdp
+from .conversions import rdp_floor, rdp_grid, rdp_to_epsilon, zcdp_epsilon_via_rdp
 from .rdp import PoissonSubsampledGaussian
 
 __all__ = ["dpsgd_epsilon", "calibrate_dpsgd"]
@@ -37,15 +37,15 @@ def dpsgd_epsilon(q: float, steps: int, z: float, delta: float, notion: str = "r
     # Only those grid points are skipped (the refinement between the best point's neighbours evaluates K), so the
     # grid minimiser, and the ε returned, are those of the full evaluation; they are the small orders, K < 1e-4.
     rho = steps / (2 * z * z)
-    alphas = [1 + math.exp(float(x)) for x in _rdp_grid(alpha_max)]
-    bound = min(rho * a + _rdp_floor(a, log_delta) for a in alphas)
-    skip = {a for a in alphas if _rdp_floor(a, log_delta) > bound + 1e-9 * (1 + abs(bound))}
+    alphas = [1 + math.exp(float(x)) for x in rdp_grid(alpha_max)]
+    bound = min(rho * a + rdp_floor(a, log_delta) for a in alphas)
+    skip = {a for a in alphas if rdp_floor(a, log_delta) > bound + 1e-9 * (1 + abs(bound))}
 
     def curve(alpha):
         if alpha in skip:
             return 0.0
         # alpha − 1 = e^x > 0 is a float from rdp_to_epsilon's search: the argument checks of cgf are skipped
-        return steps * mechanism._cgf_checked(alpha - 1, 1.0) / (alpha - 1)
+        return steps * mechanism.cgf_of_checked_arguments(alpha - 1, 1.0) / (alpha - 1)
 
     return rdp_to_epsilon(curve, delta, alpha_max=alpha_max)
 

@@ -1518,9 +1518,9 @@ class PoissonSubsampledGaussian(NoiseMechanism):
         beyond it the rule misses the peak (q = 0.05, z = 1, t = 30.5 gave 373.77 for 386.009; z = 1e-3 a
         negative K), and K is a trapezoid sum in log space on the peaks' lattice (:func:`_psg_cgf_lattice`),
         else checked log-space quadrature (:func:`_psg_cgf_float`), else 30-digit mpmath quadrature."""
-        return self._cgf_checked(as_scale(t, "t"), as_shift(s))
+        return self.cgf_of_checked_arguments(as_scale(t, "t"), as_shift(s))
 
-    def _cgf_checked(self, t: float, s: float) -> float:
+    def cgf_of_checked_arguments(self, t: float, s: float) -> float:
         """:meth:`cgf` on arguments already checked (floats t > 0, s ≥ 0): the DP-SGD calibration's RDP curve calls
         it some 200 times per ε, where the checks took a sixth of the time."""
         if s == 0:

@@ -173,7 +173,7 @@ def laplace_phi1() -> dict:
     """Prop. 4.3's example, unit Laplace noise at t = 1: Φ_1 strictly convex on [0, ρ_sum] = [0, 1/2] (Figure 5's
     setting), from the curvature computed without the paper's closed form, and that closed form (Appendix C.5)
     against it, on 50 shifts r with ρ(r) ≤ 1/2."""
-    r_max = float(diagnostics._inverse_rho(Laplace(1.0), 0.5))
+    r_max = float(diagnostics.inverse_rho(Laplace(1.0), 0.5))
     rs = np.linspace(r_max / 50, r_max, 50)
     curvature = [diagnostics.laplace_phi1_curvature(r) for r in rs]
     closed = [diagnostics.laplace_phi1_curvature_closed_form(r) for r in rs]
@@ -441,7 +441,7 @@ def sieve_node_reduction() -> dict:
     largest = max(range(len(groups)), key=lambda i: groups[i][0][0])
 
     def widest_first(powers):
-        _, _, _, radii = sieve._algorithm1_filters(lattice, SIEVE_DELTA, None, 80, powers=powers)
+        _, _, _, radii = sieve.algorithm1_filters(lattice, SIEVE_DELTA, None, 80, powers=powers)
         half_widths = [r / c for c, r in radii]
         others = max(w for i, w in enumerate(half_widths) if i != largest)
         return half_widths[largest] / others, radii
@@ -555,11 +555,11 @@ def sieve_four_steps() -> dict:
     from accountlib.engine import discrete_gaussian, lattice as lattices
 
     lat = lattices.lattice_of(list(SIEVE_EXAMPLE))
-    cut, modulus, tau, radii = sieve._algorithm1_filters(lat, SIEVE_DELTA, None, 80)
+    cut, modulus, tau, radii = sieve.algorithm1_filters(lat, SIEVE_DELTA, None, 80)
     k = np.arange(1, modulus + 1, dtype=np.int64)
     for c, r in radii:
         if r < math.pi:
-            k = k[sieve._within(k, c, r, modulus)]
+            k = k[sieve.within_filter(k, c, r, modulus)]
     kept = [int(x) for x in k]
     lowest, pmf = discrete_gaussian.lattice_sum_pmf(list(lat.sigma2s), list(lat.coefficients), dps=50)
     with mpmath.workdps(50):
@@ -958,7 +958,7 @@ def student_t_shape() -> dict:
     with mpmath.workdps(40):
         for nu in (1, 3, 6.013052641, 20):
             for j in (1, 2, 3):
-                closed = diagnostics._student_t_moment(mpmath.mpf(nu), j)
+                closed = diagnostics.student_t_moment(mpmath.mpf(nu), j)
                 worst = max(worst, abs(_student_t_score_moment(nu, j) / closed - 1))
     f = _student_t_log(3)
     shifts = [mpmath.mpf("0.005"), mpmath.mpf("0.01"), mpmath.mpf("0.02")]

@@ -414,8 +414,8 @@ def test_a_budget_file_near_the_cap_is_read_in_seconds(tmp_path):
     budgets = tmp_path / "budgets.csv"
     budgets.write_text("rho\n" + "".join(f"{k % 997 + 1}/1000\n" for k in range(200_000)))
     began = time.monotonic()
-    from accountlib.cli import _budgets_file
-    rhos, _ = _budgets_file(str(budgets))
+    from accountlib.cli import read_budgets_file
+    rhos, _ = read_budgets_file(str(budgets))
     pair = Composition(rhos)
     assert len(rhos) == 200_000 and pair.rho == sum(Fraction(k % 997 + 1, 1000) for k in range(200_000)) / 2
     assert time.monotonic() - began < 30  # about 3 s on a free core
@@ -445,9 +445,35 @@ def test_messages_name_the_argument_and_the_value(args, fragment):
 
 
 def test_a_resource_variable_is_named(monkeypatch):
+    from accountlib.infrastructure.numbers import reread_resource_limits
+
     monkeypatch.setenv("ACCOUNTLIB_MAX_NODE_BITS", "1e400")
+    reread_resource_limits()  # the limits are read once: a change to the environment is read again on request
     assert_clean_error(*cli("delta", "--pair", "1", "2", "--eps", "1"),
                        "the environment variable ACCOUNTLIB_MAX_NODE_BITS must be a whole number")
+    monkeypatch.delenv("ACCOUNTLIB_MAX_NODE_BITS")
+    reread_resource_limits()
+
+
+def test_resource_limits_are_read_once_per_process(monkeypatch):
+    """A calibration builds many compositions and engines; each ACCOUNTLIB_MAX_* variable is read once (72 reads
+    in one calibrate before)."""
+    import accountlib
+    from accountlib.infrastructure import numbers
+
+    reads = []
+    read = numbers.env_limit
+    monkeypatch.setattr(numbers, "env_limit", lambda name, default: reads.append(name) or read(name, default))
+    numbers.reread_resource_limits()
+    accountlib.calibrate(["1/2", "1/3"], accountlib.ApproximateDP(1, "1e-6"))
+    assert sorted(reads) == sorted(set(reads)) and len(reads) <= 4, reads
+    monkeypatch.setenv("ACCOUNTLIB_MAX_DISTINCT_TERMS", "1")
+    accountlib.delta(["1/2", "1/3"], 1)  # read already: the change is not seen behind the caller's back
+    numbers.reread_resource_limits()
+    with pytest.raises(ValueError, match="at most 1 are accepted"):
+        accountlib.delta(["1/2", "1/3"], 1)
+    monkeypatch.delenv("ACCOUNTLIB_MAX_DISTINCT_TERMS")
+    numbers.reread_resource_limits()
 
 
 # -- issue 23: bounded by design, one-line messages ------------------------------------------------------

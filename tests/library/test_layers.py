@@ -75,3 +75,32 @@ def test_importing_the_library_loads_no_book_machinery():
                                            cwd=ROOT, timeout=120).stdout))
     heavy = {"accountbook", "papermill", "nbformat", "matplotlib", "torch", "jupytext", "IPython", "plotly"}
     assert not loaded & heavy, sorted(loaded & heavy)
+
+
+PRIVATE_IMPORT = __import__("re").compile(
+    r"^\s*(from\s+[\w.]+\s+import\s+(\([^)]*\)|.*)|import\s+[\w.]+(\s+as\s+\w+)?)", __import__("re").MULTILINE)
+
+
+def _private_imports(path: Path) -> list[str]:
+    """The import statements of ``path`` that bring in a private name (``_x``) of another module, or that import a
+    module under a private alias."""
+    import re
+
+    found = []
+    for statement in PRIVATE_IMPORT.finditer(path.read_text(encoding="utf-8")):
+        text = " ".join(statement.group(0).split())
+        if text.startswith("from __future__"):
+            continue
+        names = text.split(" import ", 1)[1] if " import " in text else text
+        if re.search(r"(?<![\w.])_[a-z]\w*", names.replace("(", " ").replace(")", " ")):
+            found.append(f"{path.relative_to(ROOT)}: {text}")
+    return found
+
+
+def test_no_module_imports_another_modules_private_names():
+    """The public/private line: no library module (nor the book's package, whose DP-SGD subpackage excepted) imports
+    a name starting with an underscore from another module, or imports one under such a name."""
+    files = sorted((ROOT / "accountlib").rglob("*.py")) + sorted(
+        p for p in (ROOT / "book" / "accountbook").rglob("*.py") if "dpsgd" not in p.parts)
+    found = [line for path in files for line in _private_imports(path)]
+    assert not found, "\n".join(found)

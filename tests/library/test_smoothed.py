@@ -15,7 +15,8 @@ import pytest
 
 from accountlib import Composition
 from accountlib.applications.census import pair_rhos
-from accountlib.engine.smoothed import SmoothedProfile, lattice_candidates
+from accountlib.engine.quadrature import lattice_candidates
+from accountlib.engine.smoothed import SmoothedProfile
 from accountlib.engine.results import ResourceLimitError
 
 

@@ -11,7 +11,7 @@ from flint import arb, fmpq
 from accountlib.applications import census
 from accountlib.theory import conversions, profiles
 from accountlib.engine import lattice, front as tails, tilted
-from accountlib.engine import _arb, _dd
+from accountlib.engine import arithmetic
 from accountlib.engine.results import EvaluationPaths
 from test_tails import brute_tails
 
@@ -98,14 +98,14 @@ def test_deep_levels_of_delta_agree_with_the_untilted_engine():
 
 def test_double_double_sines_are_within_their_stated_error():
     n = 1_000_003
-    table = _dd.SineTable(n)
+    table = arithmetic.SineTable(n)
     m = np.array([0, 1, 2, n - 1, n, n + 1, 2 * n - 1, 777_777, 1_234_567, 1_999_999], dtype=np.int64)
     hi, lo = table.sin(m)
-    with _arb.precision(200):
+    with arithmetic.precision(200):
         for mi, h, l in zip(m.tolist(), hi.tolist(), lo.tolist()):
             exact = arb.sin_pi_fmpq(fmpq(mi, n))
             difference = abs(exact - arb(h) - arb(l))
-            assert float(difference.upper()) <= _dd.SineTable.ERROR
+            assert float(difference.upper()) <= arithmetic.SineTable.ERROR
 
 
 def test_double_double_threshold_sums_agree_with_arb():
@@ -127,8 +127,8 @@ def test_double_double_threshold_sums_agree_with_arb():
 def test_double_double_primitives_are_error_free_or_bounded():
     rng = np.random.default_rng(1)
     a, b = rng.normal(size=1000) * 10.0 ** rng.integers(-20, 20, 1000), rng.normal(size=1000)
-    s, e = _dd.two_sum(a, b)
-    p, f = _dd.two_prod(a, b)
+    s, e = arithmetic.two_sum(a, b)
+    p, f = arithmetic.two_prod(a, b)
     for x, y, s1, e1, p1, f1 in zip(a[:50], b[:50], s[:50], e[:50], p[:50], f[:50]):
         assert Fraction(s1) + Fraction(e1) == Fraction(x) + Fraction(y)
         assert Fraction(p1) + Fraction(f1) == Fraction(x) * Fraction(y)

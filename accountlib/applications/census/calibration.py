@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ...theory.calibration import Calibration, _decide, _level_targets, _levels_of, _round_step, _zcdp_scale, calibrate
+from ...theory.calibration import Calibration, decide, level_targets, levels_of, round_step, zcdp_scale, calibrate
 from ...theory.composition import Composition
 from .allocations import TOTAL_RHO, all_pairs, pair_rhos
 
@@ -45,10 +45,10 @@ def calibrate_census(target, *, resolution=1e-3, rel_tol: float = 1e-6, pairs=No
     pairs = list(all_pairs()) if pairs is None else [tuple(sorted(p)) for p in pairs]
     if not pairs:
         raise ValueError("pairs must hold at least one DHC pair")
-    levels = _levels_of(target)
-    checked = _level_targets(target)
-    reference = _zcdp_scale(target, TOTAL_RHO) or Fraction(1)  # every pair's ρ' = Σ ρ_i/2 is TOTAL_RHO
-    step = _round_step(reference * Fraction(resolution))
+    levels = levels_of(target)
+    checked = level_targets(target)
+    reference = zcdp_scale(target, TOTAL_RHO) or Fraction(1)  # every pair's ρ' = Σ ρ_i/2 is TOTAL_RHO
+    step = round_step(reference * Fraction(resolution))
     first = levels[0].epsilon
     # rank by δ at the first level at the reference scale: the likeliest binding pair first
     compositions = {p: Composition(pair_rhos(*p)) for p in pairs}  # each rescaled (its lattice reused) at each scale
@@ -66,7 +66,7 @@ def calibrate_census(target, *, resolution=1e-3, rel_tol: float = 1e-6, pairs=No
         scale = best[1].scale
         at_answer = []
         for n, p in enumerate(ranked, 1):  # every pair at the current scale
-            checks = _decide(compositions[p].rescaled(scale), target, checked, rel_tol)
+            checks = decide(compositions[p].rescaled(scale), target, checked, rel_tol)
             at_answer.append(checks[0].point.delta)
             if not all(k.status == "holds" for k in checks):
                 todo.append(p)

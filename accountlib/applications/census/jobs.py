@@ -45,7 +45,7 @@ from ...infrastructure.executor import SweepError, run_jobs, sweep_lock
 from ...theory.conversions import zcdp_epsilon
 from ...theory.composition import Composition
 from .allocations import TOTAL_RHO, all_pairs, delta_levels, pair_rhos
-from .pair_files import (EPS_DELTA_HEADER, JOB_DEFAULTS, TRADEOFF_HEADER, _decimal, certified_decimal, inward_slope,
+from .pair_files import (EPS_DELTA_HEADER, JOB_DEFAULTS, TRADEOFF_HEADER, certified_decimal, epsilon_text, inward_slope,
                          manifest_path, pair_paths, pair_status)
 
 __all__ = ["pair_job", "run_dhc_sweep", "tradeoff_indices", "allocation_weight", "order_by_cost"]
@@ -117,7 +117,7 @@ def _pair_job(k, l, out_dir, *, smallest_delta_exponent, rel_tol, abs_tol, point
     epsilons = [Fraction(repr(zcdp_epsilon(base_rho, d))) for d in levels]
     # the front door (engine.front.CertifiedTails) chooses the engines; half the tolerance: storing only the certified digits widens each bound a little (certified_decimal)
     points = pair.delta(epsilons, rel_tol=rel_tol / 2)
-    eps_rows = [(f"{d:.0e}", _decimal(Fraction(e)), *certified_decimal(p.delta, p.error_bound))
+    eps_rows = [(f"{d:.0e}", epsilon_text(Fraction(e)), *certified_decimal(p.delta, p.error_bound))
                 for d, e, p in zip(levels, epsilons, points)]
     engine = pair.tails.absolute_engine(abs_tol)  # the engine that serves the trade-off vertices to abs_tol
     indices = tradeoff_indices(pair, points_per_side, abs_tol, engine.cut, bend_points)

@@ -39,7 +39,7 @@ from ...theory.conversions import zcdp_epsilon
 from .allocations import TOTAL_RHO, delta_levels
 
 __all__ = ["pair_paths", "manifest_path", "check_pair_files", "pair_status", "EPS_DELTA_HEADER", "TRADEOFF_HEADER",
-           "JOB_DEFAULTS", "certified_decimal", "inward_slope"]
+           "JOB_DEFAULTS", "certified_decimal", "inward_slope", "epsilon_text"]
 
 DIGITS = 30
 SLOPE_DIGITS = 10
@@ -47,7 +47,8 @@ EPS_DELTA_HEADER = ("delta_zcdp", "epsilon", "delta", "error_bound")
 TRADEOFF_HEADER = ("alpha", "beta", "error_bound", "slope_left", "slope_right")
 
 
-def _decimal(value) -> str:
+def epsilon_text(value) -> str:
+    """An ε of the sweep's grid as it is stored: its decimal value to :data:`DIGITS` significant digits."""
     return decimal_string(value, DIGITS)
 
 
@@ -109,7 +110,7 @@ def check_pair_files(out_dir, k: int, l: int, *, smallest_delta_exponent: int | 
         if [r[0] for r in rows] != levels:
             raise ValueError(f"{eps_path}: expected {len(levels)} rows on the δ_zCDP grid 5e-01 … "
                              f"1e-{smallest_delta_exponent:02d}; found {len(rows)} rows that do not match it")
-        grid = [_decimal(Fraction(repr(zcdp_epsilon(TOTAL_RHO, d))))
+        grid = [epsilon_text(Fraction(repr(zcdp_epsilon(TOTAL_RHO, d))))
                 for d in delta_levels(smallest_delta_exponent)]
         for n, (row, epsilon) in enumerate(zip(rows, grid), start=2):
             if row[1] != epsilon:
