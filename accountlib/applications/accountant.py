@@ -35,7 +35,7 @@ except ImportError as error:  # pragma: no cover - the extra is missing
     raise ImportError(f"accountlib.applications.accountant needs dp_accounting: pip install "
                       f"'accountlib[accountant]' ({error})", name=error.name) from error
 
-from ..infrastructure.numbers import as_bounded_float, as_probability
+from ..infrastructure.numbers import as_bounded_float, as_fraction, as_probability
 from ..theory.calibration import epsilon as certified_epsilon
 from ..theory.composition import Composition
 
@@ -63,7 +63,7 @@ def exact_budget(sigma) -> Fraction:
         raise ValueError(f"sigma must be a number; got {sigma!r}")
     if not (math.isfinite(sigma) and sigma > 0):
         raise ValueError(f"sigma must be a finite number > 0; got {sigma!r}")
-    return 1 / Fraction(sigma) ** 2
+    return 1 / as_fraction(sigma, "sigma", floats="binary") ** 2
 
 
 def _round_up(x) -> float:
@@ -153,5 +153,5 @@ class CertifiedDiscreteGaussianAccountant(PrivacyAccountant):
         interval = certified_epsilon(pair, Fraction(target_delta), abs_tol=self._epsilon_tol)
         upper = interval.upper
         value = float(upper)
-        return value if Fraction(value) >= upper else math.nextafter(value, math.inf)
+        return value if as_fraction(value, "epsilon", floats="binary") >= upper else math.nextafter(value, math.inf)
 

@@ -22,7 +22,7 @@ column: mechanism i then compares N_Z(0, 1/ρ_i) with N_Z(s_i, 1/ρ_i), s_i a wh
 of allocations K and L together (``census.pair_rhos``). Exactly one of the three.
 
 The arguments (ε, α) are printed with 30 significant digits; each δ or β with the digits its certified bound
-supports (:func:`~accountlib.infrastructure.certified_numbers.certified_decimal`: one decade below the bound, the
+supports (:func:`~accountlib.infrastructure.numbers.certified_decimal`: one decade below the bound, the
 rounding added to the bound), and the bound rounded up to two digits (a bound of 1e-845 is printed, never a
 false 0). The β of ``tradeoff`` is the exact f(α) at the α asked, not read off stored vertices. Every error — bad input, a request beyond a documented limit, a
 tolerance that could not be certified — is one line on stderr and exit status 2;
@@ -48,8 +48,8 @@ from fractions import Fraction
 import mpmath
 
 from ..engine.results import check_distinct_terms
-from ..infrastructure.certified_numbers import certified_decimal
-from ..infrastructure.numbers import SMALLEST_ABS_TOL, SMALLEST_REL_TOL, as_abs_tol, as_fraction, as_rel_tol, decimal_string
+from ..infrastructure.numbers import (SMALLEST_ABS_TOL, SMALLEST_REL_TOL, as_abs_tol, as_fraction, as_rel_tol,
+                                     certified_decimal, decimal_string, fraction_to_mpf)
 from ..theory.composition import MAX_EPSILON, MAX_SENSITIVITY, Composition, check_budget
 
 __all__ = ["main", "build_parser", "COMMANDS", "RELEASES", "DIGITS", "CommandLineError", "Listing", "Parser", "Once",
@@ -121,7 +121,7 @@ def number(name: str):
     """An argparse ``type`` reading an exact number (:func:`~accountlib.infrastructure.numbers.as_fraction`)."""
     def parse(text: str) -> Fraction:
         try:
-            return as_fraction(text, name)
+            return as_fraction(text, name, floats="decimal")
         except ValueError as error:
             raise argparse.ArgumentTypeError(str(error)) from None
 
@@ -187,7 +187,7 @@ def _allocation(text: str) -> int:
 
 def _budget(text: str) -> Fraction:
     try:
-        rho = as_fraction(text, "--rho")
+        rho = as_fraction(text, "--rho", floats="decimal")
     except ValueError as error:
         shown = text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"
         raise argparse.ArgumentTypeError(str(error).replace(text, shown)) from None
@@ -236,11 +236,11 @@ def read_budgets_file(path: str) -> tuple[list[Fraction], list[int] | None]:
         where = f"--budgets {path} line {line}"
         rho = parsed.get(row[0])
         if rho is None:
-            rho = parsed[row[0]] = as_fraction(row[0], f"{where} rho")
+            rho = parsed[row[0]] = as_fraction(row[0], f"{where} rho", floats="decimal")
         if rho <= 0:
             fail(f"{where}: rho must be > 0 (drop unused mechanisms); got {row[0].strip()!r}")
         if len(row) == 2:
-            shift = as_fraction(row[1], f"{where} sensitivity")
+            shift = as_fraction(row[1], f"{where} sensitivity", floats="decimal")
             if shift.denominator != 1 or not 1 <= shift <= MAX_SENSITIVITY:
                 fail(f"{where}: sensitivity must be a whole number in 1..{MAX_SENSITIVITY} (the noise lives on the "
                      f"integers, so a query moves by a whole number); got {row[1].strip()!r}")
@@ -322,7 +322,8 @@ def tolerance(value: Fraction, option: str) -> float:
 def exact_tolerance(number: float, like):
     """A tolerance as the number it prints as: a Fraction next to the printed (exact) values, an mpf next to the
     engine's results."""
-    return Fraction(repr(number)) if isinstance(like, Fraction) else mpmath.mpf(repr(number))
+    exact = as_fraction(number, "tolerance", floats="decimal")
+    return exact if isinstance(like, Fraction) else fraction_to_mpf(exact)
 
 
 def certified_rows(points, keys: tuple[str, ...], certified, explain, coarsest) -> list[dict]:

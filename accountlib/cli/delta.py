@@ -10,8 +10,7 @@ from fractions import Fraction
 
 import mpmath
 
-from ..infrastructure.certified_numbers import exact_rational
-from ..infrastructure.numbers import SMALLEST_REL_TOL, decimal_string
+from ..infrastructure.numbers import SMALLEST_REL_TOL, decimal_string, exact_rational
 from ..theory.composition import MAX_EPSILON
 from . import (Once, add_composition_arguments, certified_rows, emit_rows, exact_tolerance, fail, number, composition,
                tolerance)

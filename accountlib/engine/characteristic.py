@@ -46,7 +46,7 @@ _CF_FORMS = ("auto", "direct", "dual")
 
 def as_sigma2(sigma2) -> Fraction:
     """A noise variance σ² > 0 as an exact ``Fraction`` (``ValueError`` naming ``sigma2`` otherwise)."""
-    return as_positive_fraction(sigma2, "sigma2")
+    return as_positive_fraction(sigma2, "sigma2", floats="decimal")
 
 
 # -- mpmath and float64 (any θ) ------------------------------------------------------------------------
@@ -116,7 +116,7 @@ def cf(theta, sigma2, *, form: str = "auto", dps: int = 30):
     if form == "auto":
         form = "direct" if terms["direct"] <= terms["dual"] else "dual"
     with mpmath.workdps(dps + GUARD_DIGITS):
-        th = theta if isinstance(theta, mpmath.mpf) else fraction_to_mpf(as_fraction(theta, "theta"))
+        th = theta if isinstance(theta, mpmath.mpf) else fraction_to_mpf(as_fraction(theta, "theta", floats="decimal"))
         s = fraction_to_mpf(s2)
         value = _cf_direct(th, s, terms["direct"]) if form == "direct" else _cf_dual(th, s, terms["dual"])
     return +value

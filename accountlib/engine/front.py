@@ -291,7 +291,7 @@ def tail_probabilities(mechanisms, thresholds, *, abs_tol: float | None = None, 
     """
     if isinstance(thresholds, (str, bytes)) or not hasattr(thresholds, "__iter__"):
         raise ValueError(f"thresholds must be a list of numbers; got {thresholds!r}")
-    ts = [as_fraction(t, "thresholds") for t in thresholds]
+    ts = [as_fraction(t, "thresholds", floats="decimal") for t in thresholds]
     if abs_tol is not None and rel_tol is not None:
         raise ValueError("give abs_tol or rel_tol, not both")
     min_accuracy = as_tolerance(min_accuracy, "min_accuracy", smallest=SMALLEST_ACCURACY, largest=0.5)

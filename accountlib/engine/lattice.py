@@ -73,8 +73,8 @@ def as_mechanisms(mechanisms) -> list[WeightedDiscreteGaussian]:
             rho, weight = item
         except (TypeError, ValueError):
             raise ValueError(f"mechanisms[{index}] must be a (rho, weight) pair; got {item!r}") from None
-        rho = as_positive_fraction(rho, f"mechanisms[{index}].rho")
-        weight = as_fraction(weight, f"mechanisms[{index}].weight")
+        rho = as_positive_fraction(rho, f"mechanisms[{index}].rho", floats="decimal")
+        weight = as_fraction(weight, f"mechanisms[{index}].weight", floats="decimal")
         if weight == 0:
             raise ValueError(f"mechanisms[{index}].weight must be nonzero")
         built = WeightedDiscreteGaussian(rho, weight)
@@ -171,4 +171,4 @@ def threshold_index(t, scale) -> int:
     >>> threshold_index(Fraction(1, 2), 6), threshold_index(Fraction(1, 3), 6)
     (4, 3)
     """
-    return math.floor(as_fraction(t, "t") * scale) + 1
+    return math.floor(as_fraction(t, "t", floats="decimal") * scale) + 1

@@ -60,7 +60,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from ..infrastructure.numbers import resource_limit
+from ..infrastructure.numbers import as_fraction, resource_limit
 from . import arithmetic
 from .arithmetic import two_prod
 from .characteristic import factor_bound_constant, image_sum, log_bound_at_distance, log_cf_tilted, log_mgf
@@ -288,7 +288,7 @@ class SmoothedProfile:
         p = max(4, math.ceil(math.log(4 / share) / tau_f) if share < 1 else 4)
         while True:
             theta2 = tau + Fraction(p) / Fraction(self.variance).limit_denominator(1 << 20)
-            theta2 = Fraction(float(theta2)).limit_denominator(1 << 20)
+            theta2 = as_fraction(float(theta2), "theta2", floats="binary").limit_denominator(1 << 20)
             q = math.exp(-float(theta2 - tau) * p)
             if q < 0.5:  # q = e^{−(θ₂ − τ)P} shrinks as P grows: enlarge P until the images are small
                 log_up = self.log_mgf(theta2) - arithmetic.arb_fraction(theta2 * s0)

@@ -319,4 +319,4 @@ class TailEngine:
 
     def tail(self, t) -> TailResult:
         """P(S > t) for a real threshold t (given exactly: int, Fraction, decimal string)."""
-        return self.tail_index(threshold_index(as_fraction(t, "t"), self.lattice.scale))
+        return self.tail_index(threshold_index(as_fraction(t, "t", floats="decimal"), self.lattice.scale))

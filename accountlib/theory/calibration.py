@@ -44,7 +44,7 @@ _MARGIN = mpmath.mpf(10) ** -45  # relative slack that keeps a level's rounding 
 
 
 def _fraction(value, name: str) -> Fraction:
-    return as_positive_fraction(value, name)
+    return as_positive_fraction(value, name, floats="decimal")
 
 
 SMALLEST_DELTA = Fraction(1, 10**300)
@@ -668,7 +668,7 @@ def _group_factors(groups, factors, count: int) -> tuple:
         if label not in known:
             raise ValueError(f"factors: {label!r} is not one of the groups ({', '.join(sorted(map(repr, known)))})")
         try:
-            f = as_fraction(value, f"factors[{label!r}]")
+            f = as_fraction(value, f"factors[{label!r}]", floats="decimal")
         except ValueError:
             raise ValueError(f"factors[{label!r}] must be a number >= 0 (0 holds the group's noise fixed); got "
                              f"{value!r}") from None

@@ -138,7 +138,7 @@ def _sensitivities(values, count: int) -> list[int]:
     out = []
     for i, value in enumerate(values):
         try:
-            s = as_fraction(value, f"sensitivities[{i}]")
+            s = as_fraction(value, f"sensitivities[{i}]", floats="decimal")
         except ValueError:
             raise ValueError(f"sensitivities[{i}] must be a positive integer; got {value!r}") from None
         if s.denominator != 1 or not 1 <= s <= MAX_SENSITIVITY:
@@ -188,7 +188,7 @@ class Composition:
             raise ValueError(f"paths must be an EvaluationPaths (accountlib.engine.results); got {paths!r}")
         if isinstance(rhos, (str, bytes)) or not hasattr(rhos, "__iter__"):
             raise ValueError(f"rhos must be a list of budgets; got {type(rhos).__name__} {rhos!r}")
-        budgets = [as_positive_fraction(r, f"rhos[{i}]") for i, r in enumerate(rhos)]
+        budgets = [as_positive_fraction(r, f"rhos[{i}]", floats="decimal") for i, r in enumerate(rhos)]
         if not budgets:
             raise ValueError("rhos must hold at least one budget")
         self._build(budgets, _sensitivities(sensitivities, len(budgets)), paths, engine)
@@ -265,7 +265,7 @@ class Composition:
         >>> noisier.rhos, noisier.sensitivities, noisier.engine_kind, noisier.rho == pair.rho / 4
         ([Fraction(1, 8), Fraction(1, 12)], [1, 2], 'lattice', True)
         """
-        v = as_positive_fraction(multiplier, "multiplier")
+        v = as_positive_fraction(multiplier, "multiplier", floats="decimal")
         new = object.__new__(Composition)
         if factors:
             if len(factors) != len(self.rhos):
@@ -336,7 +336,7 @@ class Composition:
         """
         if isinstance(epsilons, (str, bytes)) or not hasattr(epsilons, "__iter__"):
             raise ValueError(f"epsilons must be a list of numbers; got {epsilons!r}")
-        eps = [as_positive_fraction(e, "epsilons") for e in epsilons]
+        eps = [as_positive_fraction(e, "epsilons", floats="decimal") for e in epsilons]
         for e in eps:
             if e > MAX_EPSILON:
                 raise ValueError(f"epsilons must be at most {MAX_EPSILON} (the largest ε supported); got {decimal_string(e, 6)}")
@@ -414,7 +414,7 @@ class Composition:
         The engines and their refinement are the front door's (:meth:`~accountlib.engine.front.CertifiedTails.absolute_batch`)."""
         if isinstance(alphas, (str, bytes)) or not hasattr(alphas, "__iter__"):
             raise ValueError(f"alphas must be a list of numbers; got {alphas!r}")
-        values = [as_fraction(a, "alphas") for a in alphas]
+        values = [as_fraction(a, "alphas", floats="decimal") for a in alphas]
         for a in values:
             if not 0 <= a <= 1:
                 raise ValueError(f"alphas must lie in [0, 1]; got {decimal_string(a, 6)}")

@@ -23,6 +23,7 @@ import mpmath
 import numpy as np
 
 from ..engine import discrete_gaussian as dg
+from ..infrastructure.numbers import as_fraction
 
 __all__ = ["exact_sum_pmf", "edgeworth_local", "normal_local", "remainders",
            "oscillation", "gdp_delta", "gdp_epsilon_for_delta", "discrete_continuous_gap", "composition_vs_gdp",
@@ -138,12 +139,10 @@ def composition_vs_gdp(rhos, epsilon, *, rel_tol: float = 1e-9) -> dict:
     """Exact δ(ε) of the composition of N_Z(0, 1/ρ_i) mechanisms (sensitivity 1) against μ-GDP with
     μ² = Σρ_i, the same composition of continuous Gaussians; ``relative`` = |exact − GDP| / exact.
     The exact δ is certified to ``rel_tol`` (:class:`accountlib.theory.composition.Composition`)."""
-    from fractions import Fraction
-
     from .composition import Composition
 
-    rhos = [Fraction(r) if not isinstance(r, float) else Fraction(repr(r)) for r in rhos]
-    eps = Fraction(str(epsilon)) if not isinstance(epsilon, Fraction) else epsilon
+    rhos = [as_fraction(r, "rhos", floats="decimal") for r in rhos]
+    eps = as_fraction(epsilon, "epsilon", floats="decimal")
     point = Composition(rhos).delta([eps], rel_tol=rel_tol)[0]
     exact = float(point.delta)
     continuous = gdp_delta(float(eps), math.sqrt(float(sum(rhos))))
@@ -161,15 +160,10 @@ def discrete_continuous_gap(sigma2_values, m_values, target_delta: float = 1e-6,
             if int(m) != m or m < 1:
                 raise ValueError(f"m_values must be positive integers; got {m!r}")
             eps = gdp_epsilon_for_delta(target_delta, math.sqrt(m / float(s2)))
-            exact = float(composition_vs_gdp([1 / _fraction(s2)] * int(m), repr(eps), rel_tol=rel_tol)["exact"])
+            exact = float(composition_vs_gdp([1 / as_fraction(s2, "sigma2", floats="decimal")] * int(m), repr(eps),
+                                             rel_tol=rel_tol)["exact"])
             gap[i, j] = abs(exact - target_delta) / exact
     return gap
-
-
-def _fraction(value):
-    from fractions import Fraction
-
-    return Fraction(repr(value)) if isinstance(value, float) else Fraction(str(value))
 
 
 RULE_OF_THUMB_CONSTANT = 3.0

@@ -37,7 +37,7 @@ from ..infrastructure.numbers import as_scale, as_shift, float_or_precise
 
 __all__ = [
     "NoiseMechanism", "Gaussian", "Laplace", "GaussianMixture", "StudentT", "GeneralizedGaussian",
-    "DiscreteLaplace", "DiscreteGaussian", "PoissonSubsampledGaussian", "Composition",
+    "DiscreteLaplace", "DiscreteGaussian", "PoissonSubsampledGaussian", "MechanismComposition",
     "sampled_gaussian_cgf", "sampled_gaussian_cgf_reference", "QuadratureError", "GH_NODES",
 ]
 
@@ -1617,8 +1617,9 @@ def sampled_gaussian_cgf(q: float, z: float, t: int, s: float = 1.0) -> float:
 
 
 @dataclass(frozen=True)
-class Composition:
-    """Independent composition of (mechanism, shift) pairs: K and Γ add (§3.3)."""
+class MechanismComposition:
+    """Independent composition of (mechanism, shift) pairs: K and Γ add (§3.3). (Not the composition of discrete
+    Gaussian mechanisms with an exact privacy curve, :class:`accountlib.theory.composition.Composition`.)"""
 
     parts: tuple
 

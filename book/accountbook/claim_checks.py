@@ -29,7 +29,7 @@ from accountlib.applications import census
 from accountlib.engine import quadrature, sieve
 from accountlib.theory.conversions import approxdp_to_tradeoff, zcdp_epsilon
 from accountlib.theory.composition import Composition
-from accountlib.theory.rdp import (Composition, GaussianMixture, GeneralizedGaussian, Laplace, StudentT,
+from accountlib.theory.rdp import (GaussianMixture, GeneralizedGaussian, Laplace, MechanismComposition, StudentT,
                                    sampled_gaussian_cgf_reference)
 
 from . import diagnostics, ledger
@@ -111,7 +111,7 @@ def rho_star_below_rho_sum() -> dict:
     """ρ⋆ = sup_t ΣK_i(t)/(t(t+1)) ≤ ρ_sum = Σρ_i (unifying paper §3.3) for unit Laplace noise at shift 1 composed
     with the Gaussian mixture (m = 1) at shift 1: the two suprema sit at different orders (t → 0 for Laplace), so
     the inequality is strict and a computation that got either wrong could break it."""
-    composition = Composition(((Laplace(1.0), 1.0), (GaussianMixture(1.0), 1.0)))
+    composition = MechanismComposition(((Laplace(1.0), 1.0), (GaussianMixture(1.0), 1.0)))
     star, total = composition.rho(), composition.rho_sum()
     return {"unifying.3.3.rho_star_le_rho_sum": {"ours": f"{star:.10g}", "paper": f"≤{total:.10g}"}}
 

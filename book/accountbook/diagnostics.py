@@ -9,7 +9,7 @@ import numpy as np
 from scipy import optimize
 
 from accountlib.infrastructure.numbers import as_bounded_float, as_count, as_scale, as_shift
-from accountlib.theory.rdp import GH_NODES, Composition, GaussianMixture, Laplace, NoiseMechanism, PoissonSubsampledGaussian, StudentT
+from accountlib.theory.rdp import GH_NODES, GaussianMixture, MechanismComposition, Laplace, NoiseMechanism, PoissonSubsampledGaussian, StudentT
 
 __all__ = ["allocation_path", "allocation_gap", "allocation_phi", "allocation_curvature", "student_t_leading_coefficient",
            "student_t_coefficient_argmax", "argmax_gap_in_nu", "subsampled_node_discrepancy",
@@ -167,7 +167,7 @@ def composition_gap_discrepancy(qs, z: float, t: float, n: int, s: float = 1.0) 
     worst = 0.0
     for q in qs:
         m = PoissonSubsampledGaussian(float(q), z)
-        composed = Composition(((m, s),) * int(n))
+        composed = MechanismComposition(((m, s),) * int(n))
         total = composed.rho_sum() * t * (t + 1) - composed.cgf(t)
         single = m.rho(s) * t * (t + 1) - m.cgf(t, s)  # Γ(t) by the same subtraction: Thm 3.3 is additivity
         worst = max(worst, abs(total - n * single))

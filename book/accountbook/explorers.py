@@ -42,6 +42,7 @@ from accountlib.applications import census
 from accountlib.engine import discrete_gaussian as dg, lattice, quadrature
 from .notebook_sweep import BATCH_EXECUTION
 from accountlib.theory import edgeworth, rdp
+from accountlib.infrastructure.numbers import as_fraction
 from accountlib.theory.conversions import zcdp_delta
 from accountlib.theory.composition import Composition
 
@@ -135,7 +136,7 @@ def _exact(value, name: str) -> Fraction:
     """A float parameter as the exact rational it prints as (0.1 -> 1/10), for the exact engines."""
     if isinstance(value, bool) or not isinstance(value, (int, float, Fraction, np.integer, np.floating)):
         raise ValueError(f"{name} must be a number > 0; got {value!r}")
-    exact = Fraction(value) if isinstance(value, Fraction) else Fraction(repr(float(value)))
+    exact = as_fraction(value if isinstance(value, Fraction) else float(value), name, floats="decimal")
     if not exact > 0 or not math.isfinite(float(exact)):
         raise ValueError(f"{name} must be a finite number > 0; got {value!r}")
     return exact
@@ -186,7 +187,8 @@ def discrete_continuous_series(sigma2: float, ms=(1, 4, 16), *, smallest_delta: 
         mu = math.sqrt(m / float(s2))
         top = edgeworth.gdp_epsilon_for_delta(smallest_delta, mu)
         eps = np.linspace(top / 40, top, points)
-        exact = Composition([1 / s2] * m).delta([Fraction(repr(float(e))) for e in eps], rel_tol=rel_tol)
+        exact = Composition([1 / s2] * m).delta([as_fraction(float(e), "eps", floats="decimal") for e in eps],
+                                                 rel_tol=rel_tol)
         series.append(Series(f"discrete, m = {m}", eps, np.array([float(p.delta) for p in exact]), color=i))
         series.append(Series(f"continuous, m = {m}", eps, np.array([edgeworth.gdp_delta(e, mu) for e in eps]),
                              color=i, dash="dot"))
@@ -253,7 +255,8 @@ def census_series(k: int, l: int, *, out_dir=None, variance_scale: float | None 
         c = _exact(variance_scale, "variance_scale")
         rho = float(census.TOTAL_RHO / c)
         eps = np.asarray(_grid(epsilons if epsilons is not None else np.linspace(2, 40, 12), "epsilons"), dtype=float)
-        points = [census.scaled_delta(k, l, c, Fraction(repr(float(e))), rel_tol=rel_tol) for e in eps]
+        points = [census.scaled_delta(k, l, c, as_fraction(float(e), "eps", floats="decimal"), rel_tol=rel_tol)
+                  for e in eps]
         delta = np.array([float(p.delta) for p in points])
         error = np.array([float(p.error_bound) for p in points])
         zcdp = np.array([zcdp_delta(e, rho) for e in eps])

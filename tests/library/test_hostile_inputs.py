@@ -543,7 +543,7 @@ def test_delta_of_nearly_a_million_decades_prints_at_once():
 
 
 def test_certified_decimal_scaled_path_matches_the_exact_one(monkeypatch):
-    from accountlib.infrastructure import certified_numbers
+    from accountlib.infrastructure import numbers as certified_numbers
 
     cases = [("4.016345123456e-1500", "4.1e-1506"), ("0", "4.1e-1506"), ("1e-1200", "1e-1210"),
              ("9.99999999e-1100", "1e-1100"), ("3e-1001", "5e-1001"), ("0.5", "1e-1500")]

@@ -49,7 +49,7 @@ def test_gap_is_nonnegative_everywhere_sampled(mechanism, s):
 
 def test_composition_adds_cgfs_and_gaps():
     parts = ((rdp.Laplace(), 0.4), (rdp.GaussianMixture(1.0), 0.5), (rdp.Gaussian(), 0.3))
-    composed = rdp.Composition(parts)
+    composed = rdp.MechanismComposition(parts)
     for t in (0.3, 1.0, 2.0):
         assert composed.cgf(t) == pytest.approx(sum(m.cgf(t, s) for m, s in parts), rel=1e-14)
         assert composed.gap(t) == pytest.approx(sum(m.gap(t, s) for m, s in parts), rel=1e-12)

@@ -42,6 +42,7 @@ from pathlib import Path
 
 from ...infrastructure.atomic import append_line, sha256_of, write_csv_atomically, write_text_atomically
 from ...infrastructure.executor import SweepError, run_jobs, sweep_lock
+from ...infrastructure.numbers import as_fraction
 from ...theory.conversions import zcdp_epsilon
 from ...theory.composition import Composition
 from .allocations import TOTAL_RHO, all_pairs, delta_levels, pair_rhos
@@ -114,7 +115,7 @@ def _pair_job(k, l, out_dir, *, smallest_delta_exponent, rel_tol, abs_tol, point
     pair = Composition(rhos)
     base_rho = TOTAL_RHO  # ρ = (Σρ_i)/2 of every unscaled pair
     levels = delta_levels(smallest_delta_exponent)
-    epsilons = [Fraction(repr(zcdp_epsilon(base_rho, d))) for d in levels]
+    epsilons = [as_fraction(zcdp_epsilon(base_rho, d), "epsilon", floats="decimal") for d in levels]
     # the front door (engine.front.CertifiedTails) chooses the engines; half the tolerance: storing only the certified digits widens each bound a little (certified_decimal)
     points = pair.delta(epsilons, rel_tol=rel_tol / 2)
     eps_rows = [(f"{d:.0e}", epsilon_text(Fraction(e)), *certified_decimal(p.delta, p.error_bound))

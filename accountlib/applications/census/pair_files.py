@@ -33,7 +33,7 @@ from pathlib import Path
 import mpmath
 
 from ...infrastructure.atomic import finite_decimal, read_csv, sha256_of
-from ...infrastructure.certified_numbers import as_string, certified_decimal, exact_rational
+from ...infrastructure.numbers import as_fraction, as_string, certified_decimal, exact_rational
 from ...infrastructure.numbers import decimal_string
 from ...theory.conversions import zcdp_epsilon
 from .allocations import TOTAL_RHO, delta_levels
@@ -110,7 +110,7 @@ def check_pair_files(out_dir, k: int, l: int, *, smallest_delta_exponent: int | 
         if [r[0] for r in rows] != levels:
             raise ValueError(f"{eps_path}: expected {len(levels)} rows on the δ_zCDP grid 5e-01 … "
                              f"1e-{smallest_delta_exponent:02d}; found {len(rows)} rows that do not match it")
-        grid = [epsilon_text(Fraction(repr(zcdp_epsilon(TOTAL_RHO, d))))
+        grid = [epsilon_text(as_fraction(zcdp_epsilon(TOTAL_RHO, d), "epsilon", floats="decimal"))
                 for d in delta_levels(smallest_delta_exponent)]
         for n, (row, epsilon) in enumerate(zip(rows, grid), start=2):
             if row[1] != epsilon:

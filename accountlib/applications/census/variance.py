@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ...infrastructure.atomic import write_csv_atomically
 from ...infrastructure.executor import run_jobs
-from ...infrastructure.numbers import as_positive_fraction
+from ...infrastructure.numbers import as_fraction, as_positive_fraction
 from ...theory.conversions import zcdp_epsilon
 from ...theory.composition import Composition
 from .allocations import TOTAL_RHO, check_allocation, pair_rhos
@@ -34,7 +34,7 @@ VARIANCE_LEVELS = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-8, 1e-10, 1e-12, 1e-15
 def scaled_delta(k: int, l: int, c, epsilon, *, rel_tol: float = 1e-6):
     """Exact δ(ε) of pair (k, l) with every noise variance multiplied by c (ρ_i → ρ_i/c)."""
 
-    c = as_positive_fraction(c, "c")
+    c = as_positive_fraction(c, "c", floats="decimal")
     # the front door (engine.front.CertifiedTails) chooses the engines and the tilted contour
     return Composition([r / c for r in pair_rhos(k, l)]).delta([epsilon], rel_tol=rel_tol)[0]
 
@@ -51,7 +51,7 @@ def smallest_variance_scale(pairs, delta_target: float, *, resolution: int = 10_
     binding pair.
     """
 
-    epsilon = Fraction(repr(zcdp_epsilon(TOTAL_RHO, delta_target)))
+    epsilon = as_fraction(zcdp_epsilon(TOTAL_RHO, delta_target), "epsilon", floats="decimal")
     order = list(pairs)
 
     def worst(j):
@@ -99,8 +99,8 @@ def delta_at_reduction(reduction, pairs, *, low: float = 1e-30, high: float = 0.
     import math
 
 
-    c = 1 - Fraction(str(reduction))
-    as_positive_fraction(c, "1 - reduction")
+    c = 1 - as_fraction(reduction, "reduction", floats="decimal")
+    as_positive_fraction(c, "1 - reduction", floats="decimal")
     if not 0 < low < high < 1:
         raise ValueError(f"low and high must satisfy 0 < low < high < 1; got low={low!r}, high={high!r}")
     pairs = [tuple(p) for p in pairs]
@@ -108,7 +108,7 @@ def delta_at_reduction(reduction, pairs, *, low: float = 1e-30, high: float = 0.
         raise ValueError("pairs must name at least one allocation pair (k, l)")
 
     def worst(delta):
-        epsilon = Fraction(repr(zcdp_epsilon(TOTAL_RHO, delta)))
+        epsilon = as_fraction(zcdp_epsilon(TOTAL_RHO, delta), "epsilon", floats="decimal")
         uppers = {}
         for k, l in pairs:
             point = scaled_delta(k, l, c, epsilon, rel_tol=rel_tol)
@@ -129,7 +129,7 @@ def delta_at_reduction(reduction, pairs, *, low: float = 1e-30, high: float = 0.
             high = middle
         else:
             low, pair = middle, binding
-    return {"reduction": float(Fraction(str(reduction))), "c": c, "delta": math.sqrt(low * high),
+    return {"reduction": float(as_fraction(reduction, "reduction", floats="decimal")), "c": c, "delta": math.sqrt(low * high),
             "bracket": (low, high), "pair": pair}
 
 
@@ -171,7 +171,7 @@ def _check_pair_job(k: int, l: int, checks: list) -> tuple:
 
     uppers = []
     for level, c in checks:
-        epsilon = Fraction(repr(zcdp_epsilon(TOTAL_RHO, level)))
+        epsilon = as_fraction(zcdp_epsilon(TOTAL_RHO, level), "epsilon", floats="decimal")
         point = scaled_delta(k, l, Fraction(c), epsilon)
         uppers.append(float(point.delta + point.error_bound))
     return (k, l), uppers
@@ -318,7 +318,7 @@ def reduction_bracket(reductions, reduction) -> tuple[float, float] | None:
     >>> reduction_bracket(rows, "0.1508"), reduction_bracket(rows, "0.3")
     ((1e-06, 0.001), None)
     """
-    target = float(Fraction(str(reduction)) * 100)  # compared in percent, as the chapter prints the table
+    target = float(as_fraction(reduction, "reduction", floats="decimal") * 100)  # compared in percent, as the chapter prints the table
     by_level = sorted((r["delta"], 100 * r["reduction"]) for r in reductions if r["reduction"] is not None)
     for (d1, v1), (d2, v2) in zip(by_level, by_level[1:]):
         if v1 <= target <= v2:
@@ -383,7 +383,7 @@ def level_variance_reductions(k, l, delta, *, conversion: str = "bun-steinke", r
     by_level = level_budgets(k, l)
     everything = [rho for budgets in by_level.values() for rho in budgets]
     labels = [level for level, budgets in by_level.items() for _ in budgets]
-    whole = Fraction(repr(conversions[conversion](sum(everything) / 2, float(delta))))
+    whole = as_fraction(conversions[conversion](sum(everything) / 2, float(delta)), "epsilon", floats="decimal")
     wanted = set(GEOGRAPHIC_LEVELS if levels is None else levels)
     unknown = wanted - set(GEOGRAPHIC_LEVELS)
     if unknown:
@@ -393,13 +393,13 @@ def level_variance_reductions(k, l, delta, *, conversion: str = "bun-steinke", r
         if not budgets or level not in wanted:
             continue
         rho = sum(budgets) / 2
-        step = Fraction(str(resolution))
+        step = as_fraction(resolution, "resolution", floats="decimal")
         if within_pair:
             epsilon = whole
             result = calibrate(everything, ApproximateDP(epsilon, delta_text), rel_tol=rel_tol, step=step,
                                groups=labels, factors={other: 0 for other in by_level if other != level})
         else:
-            epsilon = Fraction(repr(conversions[conversion](rho, float(delta))))
+            epsilon = as_fraction(conversions[conversion](rho, float(delta)), "epsilon", floats="decimal")
             result = calibrate(budgets, ApproximateDP(epsilon, delta_text), rel_tol=rel_tol, step=step)
         out[level] = {"rho": rho, "epsilon": float(epsilon), "c": result.scale, "reduction": float(1 - result.scale),
                       "proven_smallest": result.proven_smallest}
