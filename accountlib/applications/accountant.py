@@ -36,7 +36,7 @@ except ImportError as error:  # pragma: no cover - the extra is missing
                       f"'accountlib[accountant]' ({error})", name=error.name) from error
 
 from ..infrastructure.numbers import as_bounded_float, as_fraction, as_probability
-from ..theory.calibration import epsilon as certified_epsilon
+from ..theory.accounting import epsilon as certified_epsilon
 from ..theory.composition import Composition
 
 __all__ = ["CertifiedDiscreteGaussianAccountant", "DiscreteGaussianDpEvent", "exact_budget"]

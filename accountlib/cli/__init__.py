@@ -91,6 +91,8 @@ class Parser(argparse.ArgumentParser):
     """argparse, but every error is one line (no usage block) and exit status 2."""
 
     def error(self, message):
+        """Raise :class:`CommandLineError` with argparse's message (one line, exit status 2) instead of printing
+        usage."""
         raise CommandLineError(f"{self.prog}: {message}")
 
     def parse_args(self, args=None, namespace=None):
@@ -402,7 +404,7 @@ def add_target_arguments(parser) -> None:
 def target(args):
     """The target the user named (:class:`~accountlib.theory.calibration.ApproximateDP`, a list of them, or
     :class:`~accountlib.theory.calibration.GaussianDP`)."""
-    from ..theory.calibration import ApproximateDP, GaussianDP
+    from ..theory.targets import ApproximateDP, GaussianDP
 
     if args.target_mu is not None:
         if args.target_eps or args.target_delta:

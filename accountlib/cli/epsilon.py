@@ -31,7 +31,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     """The ε interval of each ``--delta``."""
-    from ..theory.calibration import epsilon
+    from ..theory.accounting import epsilon
 
     pair = composition(args)
     rows = []

@@ -30,13 +30,14 @@ __all__ = ["WeightedDiscreteGaussian", "Lattice", "as_mechanisms", "lattice_of",
 class WeightedDiscreteGaussian:
     """One term a·X of the weighted sum S = Σ a_i X_i, X ~ N_Z(0, σ² = 1/ρ) (exact ρ and weight a).
 
-    Not a privacy mechanism object with a CGF (those are :class:`accountlib.theory.rdp.NoiseMechanism`)."""
+    Not a privacy mechanism object with a CGF (those are :class:`accountlib.theory.mechanisms.base.NoiseMechanism`)."""
 
     rho: Fraction
     weight: Fraction
 
     @property
     def sigma2(self) -> Fraction:
+        """The noise variance σ² = 1/ρ (exact)."""
         return 1 / self.rho
 
 

@@ -31,14 +31,13 @@ Symmetry (φ_S even) folds k and N − k together: only k ∈ [0, (N−1)/2] are
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass, field
-from fractions import Fraction
 
 import numpy as np
 
 from ..infrastructure.numbers import ResourceLimitError, resource_limit
+from ..infrastructure.search import bisect
 from .characteristic import factor_bound_constant, log_bound_at_distance, log_factor_bound
 
 __all__ = ["SieveResult", "sieve_nodes", "factor_bound_constant", "scan_nodes", "log_factor_bound", "algorithm1_count",
@@ -251,10 +250,8 @@ def algorithm1_filters(lattice, accuracy: float, modulus, dps: int, *, powers: b
             excess = lambda r: power * mpmath.log(cf(r, sigma2, dps=dps)) - log_tau
             if excess(mpmath.pi) >= 0:
                 return math.pi
-            low, high = mpmath.mpf(0), mpmath.pi  # φ decreases on (0, π)
-            for _ in range(64):
-                middle = (low + high) / 2
-                low, high = (middle, high) if excess(middle) > 0 else (low, middle)
+            # φ decreases on (0, π): the radius where the factor falls to τ, by 64 halvings
+            _, high = bisect(lambda r: not excess(r) > 0, mpmath.mpf(0), mpmath.pi, steps=64)
             return float(high)
 
     return cut, modulus, tau, [(int(c), radius(s2, n if powers else 1)) for (s2, c), n in lattice.groups]

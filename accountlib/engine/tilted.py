@@ -49,7 +49,7 @@ from fractions import Fraction
 
 import mpmath
 import numpy as np
-from flint import arb, fmpq
+from flint import arb
 
 from . import arithmetic
 from .characteristic import SMALLEST_SIGMA2, image_sum, log_cf_tilted, log_mgf  # the same domain as the float path: the dual form's images decay fast
@@ -145,6 +145,7 @@ class TiltedTailEngine:
 
     @property
     def node_summary(self) -> dict:
+        """The contour's sizes, for reports: U, the node count N, τ, the nodes kept and each factor's count."""
         return {"U": self.cut, "N": self.modulus, "tau": self.tau, "nodes": int(self.nodes.size),
                 "per_factor_nodes": self.sieve.per_factor_count}
 

@@ -30,6 +30,8 @@ import mpmath
 import numpy as np
 
 from ..infrastructure.numbers import as_bounded_float, as_nonnegative_float, as_probability
+from .gaussian_dp import GAUSSIAN_DPS, gaussian_profile
+from .gaussian_dp import gaussian_epsilon as gaussian_epsilon_of_mu
 
 __all__ = ["minimize_on_grid", "rdp_grid", "rdp_floor", "c_t", "rdp_to_epsilon", "zcdp_epsilon", "zcdp_delta", "zcdp_epsilon_via_rdp",
            "zcdp_delta_via_rdp", "profile_to_tradeoff", "approxdp_to_tradeoff", "gaussian_delta", "gaussian_epsilon"]
@@ -208,14 +210,6 @@ def zcdp_delta_via_rdp(epsilon, rho) -> float:
     return float(min(1.0, math.exp(result.fun)))
 
 
-_GAUSSIAN_DPS = 30
-
-
-def _gaussian_profile_mp(epsilon, mu):
-    """Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) at the working precision (mpf arguments)."""
-    return mpmath.ncdf(-epsilon / mu + mu / 2) - mpmath.exp(epsilon) * mpmath.ncdf(-epsilon / mu - mu / 2)
-
-
 def gaussian_delta(epsilon, rho) -> float:
     """δ(ε) of the *continuous* Gaussian mechanism whose zCDP ρ is ``rho``: μ-GDP with μ = √(2ρ),
     δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) (Balle & Wang 2018, Thm 8), computed with 30 digits (the two
@@ -230,15 +224,15 @@ def gaussian_delta(epsilon, rho) -> float:
     rho = as_nonnegative_float(rho, "rho")
     if rho == 0:
         return 0.0
-    with mpmath.workdps(_GAUSSIAN_DPS):
-        value = _gaussian_profile_mp(mpmath.mpf(epsilon), mpmath.sqrt(2 * mpmath.mpf(rho)))
+    with mpmath.workdps(GAUSSIAN_DPS):
+        value = gaussian_profile(mpmath.sqrt(2 * mpmath.mpf(rho)), mpmath.mpf(epsilon))
         return float(max(value, mpmath.mpf(0)))
 
 
 def gaussian_epsilon(rho, delta) -> float:
     """The ε at which :func:`gaussian_delta` equals ``delta``: the continuous Gaussian mechanism of zCDP ρ
-    (μ = √(2ρ)) is (ε, δ)-DP exactly for ε at least this (δ(ε) decreases in ε). Solved in 30-digit arithmetic
-    by bisection to a relative 1e-15.
+    (μ = √(2ρ)) is (ε, δ)-DP exactly for ε at least this (δ(ε) decreases in ε):
+    :func:`accountlib.theory.gaussian_dp.gaussian_epsilon` of μ.
 
     >>> round(gaussian_epsilon(0.5, gaussian_delta(3.0, 0.5)), 12)
     3.0
@@ -247,21 +241,8 @@ def gaussian_epsilon(rho, delta) -> float:
     rho = as_nonnegative_float(rho, "rho")
     if rho == 0:
         return 0.0
-    with mpmath.workdps(_GAUSSIAN_DPS):
-        mu = mpmath.sqrt(2 * mpmath.mpf(rho))
-        target = mpmath.mpf(delta)
-        if _gaussian_profile_mp(mpmath.mpf(0), mu) <= target:
-            return 0.0
-        low, high = mpmath.mpf(0), mpmath.mpf(1)
-        while _gaussian_profile_mp(high, mu) > target:
-            low, high = high, 2 * high
-        while high - low > mpmath.mpf(10) ** -16 * high:
-            middle = (low + high) / 2
-            if _gaussian_profile_mp(middle, mu) > target:
-                low = middle
-            else:
-                high = middle
-        return float(high)
+    with mpmath.workdps(GAUSSIAN_DPS):
+        return gaussian_epsilon_of_mu(mpmath.sqrt(2 * mpmath.mpf(rho)), delta)
 
 
 def profile_to_tradeoff(epsilons, deltas, alphas) -> np.ndarray:

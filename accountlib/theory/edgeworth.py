@@ -24,6 +24,7 @@ import numpy as np
 
 from ..engine import discrete_gaussian as dg
 from ..infrastructure.numbers import as_fraction
+from .gaussian_dp import gaussian_epsilon, gaussian_profile
 
 __all__ = ["exact_sum_pmf", "edgeworth_local", "normal_local", "remainders",
            "oscillation", "gdp_delta", "gdp_epsilon_for_delta", "discrete_continuous_gap", "composition_vs_gdp",
@@ -115,24 +116,15 @@ def oscillation(sigma2, m: int, *, y_max: float = 3.5, dps: int | None = None) -
 
 
 def gdp_delta(epsilon: float, mu: float) -> float:
-    """δ(ε) of μ-GDP (composed continuous Gaussians, μ² = Σ 1/σ_i²): Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)."""
+    """δ(ε) of μ-GDP (composed continuous Gaussians, μ² = Σ 1/σ_i²), at 40 digits, as a float
+    (:func:`accountlib.theory.gaussian_dp.gaussian_profile`)."""
     with mpmath.workdps(40):
-        eps, mu = mpmath.mpf(epsilon), mpmath.mpf(mu)
-        return float(mpmath.ncdf(-eps / mu + mu / 2) - mpmath.exp(eps) * mpmath.ncdf(-eps / mu - mu / 2))
+        return float(gaussian_profile(mpmath.mpf(mu), mpmath.mpf(epsilon)))
 
 
 def gdp_epsilon_for_delta(delta: float, mu: float) -> float:
-    """The ε at which μ-GDP has the given δ (bisection; δ(ε) is decreasing)."""
-    lo, hi = 0.0, 1.0
-    while gdp_delta(hi, mu) > delta:
-        hi *= 2
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        if gdp_delta(mid, mu) > delta:
-            lo = mid
-        else:
-            hi = mid
-    return hi
+    """The ε at which μ-GDP has the given δ (:func:`accountlib.theory.gaussian_dp.gaussian_epsilon`)."""
+    return gaussian_epsilon(mu, delta)
 
 
 def composition_vs_gdp(rhos, epsilon, *, rel_tol: float = 1e-9) -> dict:

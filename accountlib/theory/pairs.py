@@ -59,9 +59,11 @@ class LatticePair:
 
     @property
     def support(self) -> list:
+        """The outputs with positive mass under P or Q, sorted."""
         return sorted(set(self.p) | set(self.q), key=repr)
 
     def reverse(self) -> "LatticePair":
+        """The pair (Q, P)."""
         return LatticePair(self.q, self.p)
 
     def delta_at_ratio(self, r) -> Fraction:

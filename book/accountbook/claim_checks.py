@@ -29,8 +29,10 @@ from accountlib.applications import census
 from accountlib.engine import quadrature, sieve
 from accountlib.theory.conversions import approxdp_to_tradeoff, zcdp_epsilon
 from accountlib.theory.composition import Composition
-from accountlib.theory.rdp import (GaussianMixture, GeneralizedGaussian, Laplace, MechanismComposition, StudentT,
-                                   sampled_gaussian_cgf_reference)
+from accountlib.theory.mechanisms.base import MechanismComposition
+from accountlib.theory.mechanisms.continuous import GaussianMixture, Laplace
+from accountlib.theory.mechanisms.heavy_tailed import GeneralizedGaussian, StudentT
+from accountlib.theory.mechanisms.subsampled import sampled_gaussian_cgf_reference
 
 from . import diagnostics, ledger
 

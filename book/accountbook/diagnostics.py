@@ -9,7 +9,10 @@ import numpy as np
 from scipy import optimize
 
 from accountlib.infrastructure.numbers import as_bounded_float, as_count, as_scale, as_shift
-from accountlib.theory.rdp import GH_NODES, GaussianMixture, MechanismComposition, Laplace, NoiseMechanism, PoissonSubsampledGaussian, StudentT
+from accountlib.theory.mechanisms.base import GH_NODES, MechanismComposition, NoiseMechanism
+from accountlib.theory.mechanisms.continuous import GaussianMixture, Laplace
+from accountlib.theory.mechanisms.heavy_tailed import StudentT
+from accountlib.theory.mechanisms.subsampled import PoissonSubsampledGaussian
 
 __all__ = ["allocation_path", "allocation_gap", "allocation_phi", "allocation_curvature", "student_t_leading_coefficient",
            "student_t_coefficient_argmax", "argmax_gap_in_nu", "subsampled_node_discrepancy",

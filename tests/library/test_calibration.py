@@ -11,6 +11,7 @@ from accountlib.applications import census
 from accountlib.engine.results import PAPER_PATHS, EvaluationPaths
 from accountlib.theory import calibration as cal
 from accountlib.theory.composition import Composition
+from accountlib.theory.decision import check_levels
 from cli_runs import run_main
 
 
@@ -106,7 +107,7 @@ def test_a_tradeoff_target_is_checked_between_its_points():
     s0, s1 = (f[a0 + h] - f[a0 - h]) / (2 * h), (f[a1 + h] - f[a1 - h]) / (2 * h)
     points = [(0, f[a0] - s0 * a0), (a0, f[a0]), (a1, f[a1]), (a1 - f[a1] / s1, 0), (1, 0)]
     curve = cal.TradeoffCurve(points)
-    at_one = cal._check(pair, curve.levels(), 1e-9)
+    at_one = check_levels(pair, curve.levels(), 1e-9)
     assert any(k.status == "fails" for k in at_one)  # the chord between a0 and a1 is above f
     c = cal.calibrate(["1/2"], curve)
     assert c.scale > 1 and all(k.status == "holds" for k in c.checks) and c.proven_smallest

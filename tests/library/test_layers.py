@@ -104,3 +104,39 @@ def test_no_module_imports_another_modules_private_names():
         p for p in (ROOT / "book" / "accountbook").rglob("*.py") if "dpsgd" not in p.parts)
     found = [line for path in files for line in _private_imports(path)]
     assert not found, "\n".join(found)
+
+
+def test_no_library_module_is_longer_than_700_lines():
+    """One job per module: none of the library's modules grows past about 700 lines."""
+    long = {p.relative_to(ROOT).as_posix(): n for p in (ROOT / "accountlib").rglob("*.py")
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 700}
+    assert not long, long
+
+
+def test_every_public_name_of_the_library_has_a_docstring():
+    """Module-level functions and classes not starting with an underscore, and their public methods."""
+    import ast
+
+    missing = []
+    for path in sorted((ROOT / "accountlib").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not node.name.startswith("_"):
+                members = [node] + [m for m in node.body if isinstance(m, ast.FunctionDef)
+                                    and not m.name.startswith("_")] if isinstance(node, ast.ClassDef) else [node]
+                missing += [f"{path.relative_to(ROOT)}: {m.name}" for m in members if not ast.get_docstring(m)]
+    assert not missing, missing
+
+
+def test_the_command_lines_delta_on_a_release_loads_fewer_than_half_the_library():
+    """``python -m accountlib delta --release pl94-persons`` imported 36 library modules before the command line had
+    one module per command and the packages imported their modules on first use."""
+    code = ("import sys, runpy; sys.argv = ['accountlib', 'delta', '--release', 'pl94-persons', '--eps', '17.14']\n"
+            "try:\n    runpy.run_module('accountlib', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m == 'accountlib' or m.startswith('accountlib.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT,
+                         timeout=300).stdout
+    loaded = json.loads(out.strip().splitlines()[-1].replace("'", '"'))
+    assert len(loaded) <= 18, loaded
+    assert not [m for m in loaded if m.startswith(("accountlib.engine.tails", "accountlib.engine.tilted",
+                                                  "accountlib.theory.calibration", "accountlib.cli.calibrate"))]

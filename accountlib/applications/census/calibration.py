@@ -13,7 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ...theory.calibration import Calibration, decide, level_targets, levels_of, round_step, zcdp_scale, calibrate
+from ...theory.calibration import Calibration, calibrate, round_step, zcdp_scale
+from ...theory.decision import decide
+from ...theory.targets import level_targets, levels_of
 from ...theory.composition import Composition
 from .allocations import TOTAL_RHO, all_pairs, pair_rhos
 
@@ -35,6 +37,8 @@ class CensusCalibration:
 
     @property
     def variance_saved(self) -> float | None:
+        """The share of variance the census-wide calibration gives back against the zCDP rule (None where the
+        deciding pair's own calibration is not at the census scale)."""
         return self.calibration.variance_saved if self.calibration.scale == self.scale else None
 
 

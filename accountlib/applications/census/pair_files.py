@@ -77,6 +77,7 @@ def inward_slope(ratio, side: str) -> str:
 
 
 def pair_paths(out_dir, k: int, l: int) -> tuple[Path, Path]:
+    """The two result files of pair (k, l) in ``out_dir``: ``eps_delta/pair_K_L.csv`` and ``tradeoff/pair_K_L.csv``."""
     out_dir = Path(out_dir)
     name = f"pair_{k}_{l}.csv"
     return out_dir / "eps_delta" / name, out_dir / "tradeoff" / name
@@ -87,6 +88,7 @@ JOB_DEFAULTS = {"smallest_delta_exponent": 30, "rel_tol": 1e-6, "abs_tol": 1e-25
 
 
 def manifest_path(out_dir, k: int, l: int) -> Path:
+    """The manifest ``manifest/pair_K_L.json`` that records the SHA-256 of pair (k, l)'s files and the job's options."""
     return Path(out_dir) / "manifest" / f"pair_{k}_{l}.json"
 
 

@@ -383,12 +383,12 @@ def pl94_worst_epsilon(release, delta=None, *, abs_tol: float = 1e-6, rel_tol: f
                        ranked=None) -> WorstCase:
     """The certified ε of ``release`` at ``delta`` (default: the certificate's 1e-10), worst case over the pairs
     of paths. The pairs are ranked by δ at the certificate's ε; the first pair's ε interval
-    (:func:`accountlib.theory.calibration.epsilon`, width ≤ ``abs_tol``) gives the lower end (that pair is not
+    (:func:`accountlib.theory.accounting.epsilon`, width ≤ ``abs_tol``) gives the lower end (that pair is not
     (lower, δ)-DP), and every pair is then certified at the upper end (δ + bound ≤ δ); a pair that is not becomes
     the candidate and the search repeats. ``ranked``: the ranking at the certificate's ε when it is already at
     hand (what :func:`pl94_pair_deltas` returns for ``release`` at ``certificate(release)["epsilon"]`` with the
     same ``rel_tol``), so that it is not computed twice; it only orders the candidates, every pair is checked."""
-    from ...theory.calibration import epsilon as epsilon_for
+    from ...theory.accounting import epsilon as epsilon_for
     from ...theory.composition import Composition
 
     release = _check_release(release)

@@ -13,6 +13,7 @@ from pathlib import Path
 from ...infrastructure.atomic import write_csv_atomically
 from ...infrastructure.executor import run_jobs
 from ...infrastructure.numbers import as_fraction, as_positive_fraction
+from ...infrastructure.search import bisect, geometric, integer
 from ...theory.conversions import zcdp_epsilon
 from ...theory.composition import Composition
 from .allocations import TOTAL_RHO, check_allocation, pair_rhos
@@ -72,13 +73,15 @@ def smallest_variance_scale(pairs, delta_target: float, *, resolution: int = 10_
     upper_at_one, binding = worst(high)
     if upper_at_one > delta_target:
         return {"delta": delta_target, "epsilon": float(epsilon), "c": None, "reduction": None, "pair": binding}
-    while high - low > 1:
-        middle = (low + high) // 2
-        upper, pair = worst(middle)
+    def private_enough(j: int) -> bool:  # every pair's certified δ at most δ_target (the binding pair recorded)
+        nonlocal binding
+        upper, pair = worst(j)
         if upper <= delta_target:
-            high, binding = middle, pair
-        else:
-            low = middle
+            binding = pair
+            return True
+        return False
+
+    low, high = bisect(private_enough, low, high, midpoint=integer, until=lambda lo, hi: hi - lo <= 1)
     c = Fraction(high, resolution)
     return {"delta": delta_target, "epsilon": float(epsilon), "c": c, "reduction": float(1 - c), "pair": binding}
 
@@ -122,13 +125,15 @@ def delta_at_reduction(reduction, pairs, *, low: float = 1e-30, high: float = 0.
         raise ValueError(
             f"reduction {reduction!r} is not attained between delta = {low:g} and {high:g} for these pairs "
             f"(max delta_c/delta is {ratio_high:.3g} at high and {ratio_low:.3g} at low; need <= 1 at high, > 1 at low)")
-    while high / low > 1 + width:
-        middle = math.sqrt(low * high)
-        ratio, binding = worst(middle)
+    def allowed(delta: float) -> bool:  # the reduction is allowed at δ for these pairs (else: the binding pair)
+        nonlocal pair
+        ratio, binding = worst(delta)
         if ratio <= 1:
-            high = middle
-        else:
-            low, pair = middle, binding
+            return True
+        pair = binding
+        return False
+
+    low, high = bisect(allowed, low, high, midpoint=geometric, until=lambda lo, hi: not hi / lo > 1 + width)
     return {"reduction": float(as_fraction(reduction, "reduction", floats="decimal")), "c": c, "delta": math.sqrt(low * high),
             "bracket": (low, high), "pair": pair}
 
@@ -373,7 +378,8 @@ def level_variance_reductions(k, l, delta, *, conversion: str = "bun-steinke", r
 
     Returns level → ``{"rho", "epsilon", "c", "reduction", "proven_smallest"}``.
     """
-    from ...theory.calibration import ApproximateDP, calibrate
+    from ...theory.calibration import calibrate
+    from ...theory.targets import ApproximateDP
     from ...theory.conversions import zcdp_epsilon_via_rdp
 
     conversions = {"bun-steinke": zcdp_epsilon, "rdp": zcdp_epsilon_via_rdp}
