@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from . import Once, add_composition_arguments, composition, decimal, emit_rows, number
+from . import Once, add_composition_arguments, composition, decimal, emit_rows, number, tolerance
 
 __all__ = ["add_parser", "run"]
 
@@ -24,7 +24,7 @@ def add_parser(sub) -> None:
     eps.add_argument("--delta", nargs="+", action=Once, type=number("delta"), required=True, metavar="D",
                      help="target δ values in (0, 1)")
     eps.add_argument("--abs-tol", action=Once, type=number("abs-tol"), default=Fraction(1, 10**9), metavar="T",
-                     help="width of each ε interval, in [1e-30, 1] (default 1e-9)")
+                     help="width of each ε interval, in [1e-60, 0.5] (default 1e-9)")
     eps.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
     eps.set_defaults(handler=run)
 
@@ -33,10 +33,11 @@ def run(args) -> int:
     """The ε interval of each ``--delta``."""
     from ..theory.accounting import epsilon
 
+    abs_tol = tolerance(args.abs_tol, "abs-tol")  # the one validator of an absolute tolerance, as tradeoff's
     pair = composition(args)
     rows = []
     for d in args.delta:
-        e = epsilon(pair, d, abs_tol=args.abs_tol)
+        e = epsilon(pair, d, abs_tol=abs_tol)
         rows.append({"delta": decimal(d, 30), "epsilon_lower": decimal(e.lower, 15),
                      "epsilon_upper": decimal(e.upper, 15)})
     return emit_rows(args, rows, KEYS)

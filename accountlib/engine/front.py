@@ -2,7 +2,9 @@
 
 Engine layer of :mod:`accountlib`, above the two evaluators, and the one owner of accuracy. Every certified tail
 in the library — :meth:`accountlib.theory.composition.Composition.delta` and ``.tradeoff``, the census jobs (through
-Composition) and any lattice given as ``(rho, weight)`` pairs — goes through :class:`CertifiedTails`. Callers say
+Composition) and any lattice given as ``(rho, weight)`` pairs — goes through :class:`CertifiedTails`, and every δ(ε)
+of the smoothed engine (budgets whose lattice no sieve can scan, such as the redistricting data's) through
+:class:`SmoothedTails`. Callers say
 what they need, a relative (``rel_tol``) or absolute (``abs_tol``) tolerance, validated once at the public
 boundary (:func:`accountlib.infrastructure.numbers.as_rel_tol`, :func:`~accountlib.infrastructure.numbers.as_abs_tol`);
 this module decides
@@ -24,7 +26,10 @@ and is never used for Δ.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import TYPE_CHECKING
+
+import mpmath
 
 from ..infrastructure.numbers import as_abs_tol, as_fraction, as_rel_tol, as_tolerance
 from .lattice import Lattice, lattice_of, threshold_index
@@ -34,7 +39,7 @@ if TYPE_CHECKING:  # the evaluators are imported when an engine is first built (
     from .tails import TailEngine
     from .tilted import TiltedTailEngine
 
-__all__ = ["CertifiedTails", "tail_probabilities", "tail_probability", "next_accuracy", "START_ACCURACY",
+__all__ = ["CertifiedTails", "SmoothedTails", "SMOOTHING_START", "SMOOTHING_PASSES", "tail_probabilities", "tail_probability", "next_accuracy", "START_ACCURACY",
            "COARSE_START_ACCURACY", "COARSE_START_BATCH", "REBUILD_FACTOR", "REUSE_SPAN",
            "SMALLEST_RELATIVE_TOLERANCE_FOR_TILTING", "TILT_TOLERANCES", "ABSOLUTE_SHARE", "REFINEMENT_BAND",
            "TailEngine", "TailResult", "EvaluationPaths", "MAX_NODE_BITS"]
@@ -267,6 +272,115 @@ class CertifiedTails:
     def absolute_engine(self, abs_tol: float) -> TailEngine:
         """The untilted engine that serves combined quantities to ``abs_tol`` (Δ = abs_tol/:data:`ABSOLUTE_SHARE`)."""
         return self.engine(abs_tol / ABSOLUTE_SHARE)
+
+
+# -- the smoothed engine's door: δ(ε) of a composition whose lattice no sieve can scan -------------------------------
+
+SMOOTHING_START = 0.02
+"""The first smoothing η (capped at 0.4/ρ, where the smoothed bracket's constants hold): a coarse pass that gives the
+size of δ and of G, from which the next η is chosen for the accuracy asked."""
+
+SMOOTHING_PASSES = 8
+"""The most smoothings tried for one δ(ε) before the narrowest certified bound reached is returned."""
+
+
+class SmoothedTails:
+    """Certified δ(ε) of the composition with privacy loss ρ(1 + S), S = Σ a_g X_g, by the smoothed engine
+    (:class:`~accountlib.engine.smoothed.SmoothedProfile`), for budgets whose lattice no sieve can scan: this door owns
+    the accuracy schedule — which smoothing η each evaluation uses, and what a node cap or a degenerate contour
+    leaves as the answer — as :class:`CertifiedTails` owns the lattice engines'.
+
+    Parameters
+    ----------
+    groups, rho, max_nodes : as for :class:`~accountlib.engine.smoothed.SmoothedProfile` (the engine built here).
+
+    >>> from fractions import Fraction as F
+    >>> rhos = [F(1, 3), F(2, 7)]                      # ρ' = (1/3 + 2/7)/2
+    >>> rho = sum(rhos) / 2
+    >>> d = SmoothedTails([((1 / r, r / rho), 1) for r in rhos], rho).delta(F(1), rel_tol=1e-6)
+    >>> 0 < d.delta < 1 and d.error_bound <= 1e-6 * d.delta
+    True
+    """
+
+    def __init__(self, groups, rho, *, max_nodes: int | None = None):
+        from .smoothed import SmoothedProfile
+
+        self.engine = SmoothedProfile(groups, rho, max_nodes=max_nodes)
+        self._finest: dict = {}  # ε → the result at the finest η the node cap allows (computed once)
+
+    def delta(self, epsilon, *, rel_tol: float = 1e-6):
+        """δ(ε) with error_bound ≤ rel_tol·δ, or the narrowest certified bound the node cap allows (then
+        ``terms["capped"]`` is True). Where float64 cannot carry the contour's scales (δ far below 1e-280 of the
+        Chernoff bound, a huge tilt) the answer is the certified bracket [0, M(τ)e^{−τs₀}]
+        (``terms["chernoff_only"]``). A :class:`~accountlib.engine.smoothed.SmoothedDelta`.
+
+        The schedule: a first pass at η = :data:`SMOOTHING_START` gives the size of δ and of G; each next η is the
+        largest whose smoothing error (O(ρη·G), O(ρ²η²·M(τ)e^{−τs₀})) fits rel_tol·δ, halved when a pass missed;
+        the certified intervals of the passes are intersected."""
+        from .smoothed import DegenerateContour, TooManyNodes, intersect
+
+        engine = self.engine
+        epsilon = Fraction(epsilon)
+        s0, tau, prefactor, lp_rad = engine.start(epsilon)  # A ≤ prefactor and δ ≤ prefactor (k ≤ 1{x > 0} ≤ e^{τx})
+        with mpmath.workdps(40):
+            b = float(engine.rho)
+            eta_max = 0.4 / b  # c = ρη ≤ 0.4: the bracket's constants assume c ≤ 1/2
+            eta = min(eta_max, SMOOTHING_START)
+            estimate = None
+            best = None
+            for _ in range(SMOOTHING_PASSES):
+                target = rel_tol * estimate if estimate is not None else prefactor * 1e-3
+                try:
+                    result = engine.evaluate(epsilon, s0, tau, prefactor, lp_rad, eta, target / 4, b)
+                except TooManyNodes as too_fine:
+                    finest = self._finest_result(epsilon, s0, tau, prefactor, lp_rad, eta, eta_max, target / 4, b,
+                                                 too_fine.nodes)
+                    return intersect(best, finest)
+                except (DegenerateContour, OverflowError, ZeroDivisionError, FloatingPointError):
+                    return best if best is not None else engine.chernoff_only(epsilon, prefactor, lp_rad)
+                best = intersect(best, result)
+                if estimate is not None and best.error_bound <= rel_tol * best.delta:
+                    return best
+                lower = best.delta - best.error_bound
+                fresh = lower if lower > 0 else best.delta / 2
+                if fresh <= 0:
+                    fresh = prefactor * mpmath.mpf(10) ** -30
+                failed = estimate is not None
+                estimate = min(fresh, estimate) if failed else fresh
+                # the next η from this pass's G and the Chernoff bound, in mpf (δ may be far below 1e-308)
+                g = max(result.terms["G"], estimate * mpmath.mpf(10) ** -30)
+                cap1 = mpmath.sqrt(rel_tol * estimate * eta * math.sqrt(2 * math.pi) / (2 * b * g))
+                cap2 = mpmath.sqrt(rel_tol * estimate / (b * b * prefactor))
+                eta = float(min(0.7 * min(cap1, cap2), eta / 2 if failed else eta, eta_max))
+                if not eta > 1e-15:
+                    return best
+            return best
+
+    def _finest_result(self, epsilon, s0, tau, prefactor, lp_rad, eta, eta_max, budget, b, nodes):
+        """The result at the smallest η whose node count fits the cap (nodes ∝ 1/η; η ≤ ``eta_max``), remembered
+        per ε; the Chernoff bracket when even ``eta_max`` needs more nodes."""
+        from .smoothed import DegenerateContour, SmoothedDelta, TooManyNodes
+
+        if epsilon in self._finest:
+            return self._finest[epsilon]
+        engine = self.engine
+        result = None
+        for _ in range(20):
+            eta = min(eta * nodes / engine.max_nodes * 1.05, eta_max)
+            try:
+                result = engine.evaluate(epsilon, s0, tau, prefactor, lp_rad, eta, budget, b)
+                break
+            except TooManyNodes as too_fine:
+                if eta >= eta_max:
+                    break
+                nodes = too_fine.nodes
+            except (DegenerateContour, OverflowError, ZeroDivisionError, FloatingPointError):
+                break
+        if result is None:
+            result = engine.chernoff_only(epsilon, prefactor, lp_rad)
+        result = SmoothedDelta(result.epsilon, result.delta, result.error_bound, {**result.terms, "capped": True})
+        self._finest[epsilon] = result
+        return result
 
 
 def _needed_accuracy(value, bound, rel_tol: float, gain: float, current: float) -> float:

@@ -358,8 +358,19 @@ def as_rel_tol(value, name: str = "rel_tol") -> float:
 
 
 def as_abs_tol(value, name: str = "abs_tol") -> float:
-    """The one validator of an absolute tolerance: a float in [SMALLEST_ABS_TOL, LARGEST_TOL] = [1e-60, 0.5]."""
+    """The one validator of an absolute tolerance: a float in [SMALLEST_ABS_TOL, LARGEST_TOL] = [1e-60, 0.5] (an
+    error bound on a probability, or the width of a certified ε interval)."""
     return as_tolerance(value, name, smallest=SMALLEST_ABS_TOL, largest=LARGEST_TOL)
+
+
+SMALLEST_RESOLUTION = 1e-9
+"""The finest relative grid step of a calibration (``resolution``)."""
+
+
+def as_resolution(value, name: str = "resolution") -> float:
+    """The one validator of a calibration's resolution, the grid step relative to the zCDP calibration: a float in
+    [SMALLEST_RESOLUTION, LARGEST_TOL] = [1e-9, 0.5]."""
+    return as_tolerance(value, name, smallest=SMALLEST_RESOLUTION, largest=LARGEST_TOL)
 
 
 class PreciseNumber(mpmath.mpf):

@@ -14,9 +14,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ..infrastructure.numbers import as_tolerance
+from ..infrastructure.numbers import as_abs_tol, as_rel_tol
 from ..infrastructure.search import FAILS, HOLDS, arithmetic, certified_bisect
-from .composition import MAX_EPSILON, SMALLEST_REL_TOL, DeltaPoint, TradeoffPoint, as_composition
+from .composition import MAX_EPSILON, DeltaPoint, TradeoffPoint, as_composition
 from .decision import check_levels
 from .targets import ApproximateDP, Level, as_target_delta
 
@@ -93,7 +93,8 @@ class EpsilonInterval:
 
 
 def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitivities=None) -> EpsilonInterval:
-    """The certified ε for a target δ: an interval [lower, upper] of width ≤ ``abs_tol``.
+    """The certified ε for a target δ: an interval [lower, upper] of width ≤ ``abs_tol`` (in [1e-60, 0.5], the one
+    range of an absolute tolerance; ``rel_tol`` in [1e-30, 0.5]).
 
     ``composition`` is a :class:`~accountlib.theory.composition.Composition` or a list of budgets ρ_i (with optional
     ``sensitivities``). δ(ε) is decreasing in ε; the interval is found by bisection on exact rationals, each
@@ -107,8 +108,8 @@ def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitiv
     """
     pair = as_composition(composition, sensitivities)
     delta = as_target_delta(delta, "delta")
-    tol = Fraction(as_tolerance(abs_tol, "abs_tol", smallest=1e-30, largest=1.0))
-    rel_tol = as_tolerance(rel_tol, "rel_tol", smallest=SMALLEST_REL_TOL, largest=0.5)
+    tol = Fraction(as_abs_tol(abs_tol))
+    rel_tol = as_rel_tol(rel_tol)
     level = ApproximateDP(1, delta).levels()[0]
 
     def status(eps: Fraction) -> tuple[str, DeltaPoint]:

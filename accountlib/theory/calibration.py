@@ -24,10 +24,11 @@ from fractions import Fraction
 
 import mpmath
 
-from ..infrastructure.numbers import ResourceLimitError, as_fraction, as_positive_fraction, as_tolerance, fraction_to_mpf
+from ..infrastructure.numbers import (ResourceLimitError, as_fraction, as_positive_fraction, as_rel_tol, as_resolution,
+                                     as_tolerance, fraction_to_mpf)
 from ..infrastructure.search import bisect, integer, widen
 from .accounting import EpsilonInterval, epsilon  # noqa: F401  (re-exported: their former home)
-from .composition import SMALLEST_REL_TOL, Composition, as_composition
+from .composition import Composition, as_composition
 from .decision import LevelCheck, check, decide  # noqa: F401  (check, LevelCheck re-exported)
 from .gaussian_dp import gaussian_profile, gaussian_tradeoff  # noqa: F401  (re-exported)
 from .targets import (TAIL_SLACK, ApproximateDP, GaussianDP, Level, TradeoffCurve, level_targets,  # noqa: F401
@@ -201,8 +202,8 @@ def calibrate(composition, target, *, resolution=1e-3, rel_tol: float = 1e-6, se
     (Fraction(1, 50), True, True)
     """
     pair = as_composition(composition, sensitivities)
-    resolution = Fraction(as_tolerance(resolution, "resolution", smallest=1e-9, largest=0.5))
-    rel_tol = as_tolerance(rel_tol, "rel_tol", smallest=SMALLEST_REL_TOL, largest=0.5)
+    resolution = Fraction(as_resolution(resolution))
+    rel_tol = as_rel_tol(rel_tol)
     levels = level_targets(target)
     if not levels and not any(isinstance(t, GaussianDP) for t in parts(target)):
         raise ValueError("target: every mechanism meets it (a trade-off curve g ≡ 0 asks nothing); no noise is needed")

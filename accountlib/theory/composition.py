@@ -33,11 +33,11 @@ from ..infrastructure.numbers import (SMALLEST_ABS_TOL, SMALLEST_REL_TOL, ErrorB
                                      as_positive_fraction, as_rel_tol, decimal_string, error_bound)
 from ..engine import arithmetic
 from ..engine.lattice import lattice_of, threshold_index
-from ..engine.front import CertifiedTails
+from ..engine.front import CertifiedTails, SmoothedTails
 from ..engine.results import (DEFAULT_PATHS, MAX_VARIANCE_PROXY, EvaluationPaths, ResourceLimitError,
                               check_distinct_terms, check_lattice_size)
 from ..engine.quadrature import lattice_candidates, lattice_nodes
-from ..engine.smoothed import SMALLEST_SMOOTHED_SIGMA2, SmoothedProfile
+from ..engine.smoothed import SMALLEST_SMOOTHED_SIGMA2
 
 if TYPE_CHECKING:
     from ..engine.tails import TailEngine
@@ -247,7 +247,7 @@ class Composition:
             for (r, w) in weights:
                 key = (1 / r, w)
                 counts[key] = counts.get(key, 0) + 1
-            self.smoothed = SmoothedProfile(list(counts.items()), self.rho)
+            self.smoothed = SmoothedTails(list(counts.items()), self.rho)  # the front door to the smoothed engine
             self._tails = None
         else:
             check_lattice_size(self.lattice)  # refuse at once what no engine could compute

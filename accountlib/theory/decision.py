@@ -14,7 +14,7 @@ from fractions import Fraction
 
 import mpmath
 
-from ..infrastructure.numbers import as_tolerance, fraction_to_mpf
+from ..infrastructure.numbers import as_rel_tol, fraction_to_mpf
 from .composition import SMALLEST_REL_TOL, Composition, DeltaPoint, as_composition
 from .gaussian_dp import gaussian_profile
 from .targets import LEVEL_DIGITS, LEVEL_MARGIN, TAIL_SLACK, GaussianDP, Level, level_targets, parts
@@ -74,7 +74,7 @@ def check(composition, target, *, rel_tol: float = 1e-6, sensitivities=None) -> 
     >>> [c.status for c in check(["1/2"], ApproximateDP(1, "0.01"))]
     ['fails']
     """
-    rel_tol = as_tolerance(rel_tol, "rel_tol", smallest=SMALLEST_REL_TOL, largest=0.5)
+    rel_tol = as_rel_tol(rel_tol)
     return decide(as_composition(composition, sensitivities), target, level_targets(target), rel_tol)
 
 

@@ -16,7 +16,7 @@ import pytest
 from accountlib import Composition
 from accountlib.applications.census import pair_rhos
 from accountlib.engine.quadrature import lattice_candidates
-from accountlib.engine.smoothed import SmoothedProfile
+from accountlib.engine.front import SmoothedTails
 from accountlib.engine.results import ResourceLimitError
 
 
@@ -117,9 +117,9 @@ def test_engine_argument_is_validated():
 def test_node_cap_returns_the_finest_bound_it_reaches():
     rhos = [F(1, 3), F(123457, 1000003)]
     rho = sum(rhos) / 2
-    capped = SmoothedProfile([((1 / r, r / rho), 1) for r in rhos], rho, max_nodes=20_000)
+    capped = SmoothedTails([((1 / r, r / rho), 1) for r in rhos], rho, max_nodes=20_000)
     d = capped.delta(F(2), rel_tol=1e-12)
-    free = SmoothedProfile([((1 / r, r / rho), 1) for r in rhos], rho).delta(F(2), rel_tol=1e-9)
+    free = SmoothedTails([((1 / r, r / rho), 1) for r in rhos], rho).delta(F(2), rel_tol=1e-9)
     assert d.terms["scanned"] <= 20_000 and d.error_bound > 1e-12 * d.delta
     assert abs(d.delta - free.delta) <= d.error_bound + free.error_bound
 
@@ -157,3 +157,15 @@ def test_smoothed_tradeoff_agrees_with_lattice_on_grid_budgets():
     lattice, smoothed = Composition(rhos, engine="lattice"), Composition(rhos, engine="smoothed")
     for a, b in zip(lattice.tradeoff(["0.01", "0.3"], abs_tol=1e-12), smoothed.tradeoff(["0.01", "0.3"], abs_tol=1e-7)):
         assert abs(a.beta - b.beta) <= a.error_bound + b.error_bound
+
+
+def test_the_smoothed_engine_is_reached_only_through_the_front_door():
+    """The accuracy schedule of the smoothed engine (which smoothing η, what a node cap leaves) is the front door's,
+    as the lattice engines' is: no module but engine/front.py builds a SmoothedProfile."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "accountlib"
+    users = sorted(p.relative_to(root).as_posix() for p in root.rglob("*.py") if "SmoothedProfile(" in p.read_text())
+    assert users == ["engine/front.py", "engine/smoothed.py"], users  # smoothed.py: the class itself (its example)
+    pair = Composition([F(1, 3000001), F(2, 7000003)], engine="smoothed")
+    assert type(pair.smoothed).__name__ == "SmoothedTails"

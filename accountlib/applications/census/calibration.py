@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+from ...infrastructure.numbers import as_fraction, as_rel_tol, as_resolution
 from ...theory.calibration import Calibration, calibrate, round_step, zcdp_scale
 from ...theory.decision import decide
 from ...theory.targets import level_targets, levels_of
@@ -52,7 +53,9 @@ def calibrate_census(target, *, resolution=1e-3, rel_tol: float = 1e-6, pairs=No
     levels = levels_of(target)
     checked = level_targets(target)
     reference = zcdp_scale(target, TOTAL_RHO) or Fraction(1)  # every pair's ρ' = Σ ρ_i/2 is TOTAL_RHO
-    step = round_step(reference * Fraction(resolution))
+    as_resolution(resolution)
+    rel_tol = as_rel_tol(rel_tol)
+    step = round_step(reference * as_fraction(resolution, "resolution", floats="binary"))
     first = levels[0].epsilon
     # rank by δ at the first level at the reference scale: the likeliest binding pair first
     compositions = {p: Composition(pair_rhos(*p)) for p in pairs}  # each rescaled (its lattice reused) at each scale
