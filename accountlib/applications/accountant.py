@@ -9,7 +9,7 @@ Optional extra ``accountant`` (``pip install 'accountlib[accountant]'``, which i
 ``CompositionErrorDetails`` (so ``supports`` is False and ``compose`` raises its ``UnsupportedEventError``).
 ``get_delta`` returns a certified upper bound on the exact δ(ε) of the composition (the engine's value plus its
 error bound, rounded up to a float), ``get_epsilon`` the upper end of the certified ε interval
-(:func:`accountlib.theory.calibration.epsilon`, rounded up): each errs towards less privacy. It runs unchanged
+(:func:`accountlib.theory.accounting.epsilon`, rounded up): each errs towards less privacy. It runs unchanged
 inside ``dp_accounting.calibrate_dp_mechanism``.
 
 From a float σ to an exact budget: a float is an exact binary rational, so σ² and ρ = 1/σ² are exact
@@ -48,7 +48,7 @@ else:
     @attr.s(frozen=True, slots=True, auto_attribs=True)
     class DiscreteGaussianDpEvent(dp_event.DpEvent):
         """The discrete Gaussian mechanism: a query of integer sensitivity ``sensitivity`` released with noise
-        N_Z(0, σ²) (scale parameter σ² = ``sigma``²), as in the 2020 Census TopDown algorithm."""
+        N_Z(0, σ²) (σ² the square of ``sigma``), as in the 2020 Census TopDown algorithm."""
 
         sigma: float
         sensitivity: int = 1

@@ -402,8 +402,8 @@ def add_target_arguments(parser) -> None:
 
 
 def target(args):
-    """The target the user named (:class:`~accountlib.theory.calibration.ApproximateDP`, a list of them, or
-    :class:`~accountlib.theory.calibration.GaussianDP`)."""
+    """The target the user named (:class:`~accountlib.theory.targets.ApproximateDP`, a list of them, or
+    :class:`~accountlib.theory.targets.GaussianDP`)."""
     from ..theory.targets import ApproximateDP, GaussianDP
 
     if args.target_mu is not None:

@@ -2,8 +2,9 @@
 
 Engine layer of :mod:`accountlib` (its base). One noise term: the pmf, its normaliser Θ(σ²) and the shifted normaliser's gap log Θ(0) − log Θ(u),
 cumulants and λ4, tail bounds and an exact sampler. The characteristic function φ in its two equal forms, at
-every precision (mpmath, float64, arb), lives in :mod:`accountlib.engine.characteristic`; :func:`cf`,
-:func:`cf_float` and :func:`cf_terms` are re-exported here.
+every precision (mpmath, float64, arb), lives in :mod:`accountlib.engine.characteristic`; :func:`~accountlib.engine.characteristic.cf`,
+:func:`~accountlib.engine.characteristic.cf_float` and :func:`~accountlib.engine.characteristic.cf_terms` are
+re-exported here.
 
 References
 ----------

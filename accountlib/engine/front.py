@@ -13,7 +13,7 @@ this module decides
   (:data:`START_ACCURACY` for a relative request, abs_tol/:data:`ABSOLUTE_SHARE` for an absolute one), and when
   an engine already built can serve a request (:data:`REUSE_SPAN`);
 * how Δ shrinks when a request is not met yet (:func:`next_accuracy`, one policy for every caller). A relative
-  tolerance stays relative down to here; it becomes an absolute Δ only in :func:`_needed_accuracy`, from a
+  tolerance stays relative down to here; it becomes an absolute Δ only in ``_needed_accuracy``, from a
   certified lower bound on the value (value − error_bound) when the bound already gives one;
 * whether a deep upper tail goes to the tilted contour (:mod:`accountlib.engine.tilted`) and with which J
   accuracies (:data:`TILT_TOLERANCES`), following the :class:`~accountlib.engine.results.EvaluationPaths` passed in.
@@ -92,7 +92,7 @@ class CertifiedTails:
 
     Parameters
     ----------
-    mechanisms : ``(rho, weight)`` pairs (:mod:`accountlib.engine.lattice`) or a :class:`Lattice`.
+    mechanisms : ``(rho, weight)`` pairs (:mod:`accountlib.engine.lattice`) or a :class:`~accountlib.engine.lattice.Lattice`.
     paths : the evaluation paths allowed (:class:`~accountlib.engine.results.EvaluationPaths`); tests and
         benchmarks choose a path here, by argument.
     max_node_bits : the largest arb workload one engine may take (default
@@ -208,7 +208,7 @@ class CertifiedTails:
         Requests whose first index is deep go to the tilted contour first (J accuracies :data:`TILT_TOLERANCES`);
         the rest start from an engine at :data:`START_ACCURACY` (:data:`COARSE_START_ACCURACY` for a batch of at
         least :data:`COARSE_START_BATCH` requests) and are recomputed with
-        Δ ≈ rel_tol·lower/(2·gain) (:func:`_needed_accuracy`, :func:`next_accuracy`) until met or at the floor.
+        Δ ≈ rel_tol·lower/(2·gain) (``_needed_accuracy``, :func:`next_accuracy`) until met or at the floor.
         """
         requests = [tuple(int(j) for j in r) for r in requests]
         points: dict[int, object] = {}

@@ -1,6 +1,7 @@
 """What the engine returns and how it may compute it: certified results, their error budgets, the evaluation paths.
 
-(The rule that prints a certified number — :func:`certified_digits`, :func:`rounded_up`, :func:`below` — is the
+(The rule that prints a certified number — :func:`~accountlib.infrastructure.numbers.certified_digits`,
+:func:`~accountlib.infrastructure.numbers.rounded_up`, :func:`~accountlib.infrastructure.numbers.below` — is the
 library's one number policy, :mod:`accountlib.infrastructure.numbers`; it is re-exported here for the chapters.)
 
 Every tail probability the engine returns is a :class:`TailResult`: a value, a rigorous bound on its error, and
@@ -67,6 +68,8 @@ def check_lattice_size(lattice: Lattice) -> None:
 class EvaluationPaths:
     """The evaluation paths the engine may take; every path is certified, they differ in speed.
 
+    Parameters
+    ----------
     method : ``"sieve"`` (the analytic sieve with product pruning and the dual-form characteristic function where
         cheaper) or ``"paper"`` (the sieve paper's method re-implemented for the benchmarks: per-factor sieve by
         scanning all N/2 nodes, direct-sum characteristic function with 48σ²+1 terms, every node in arb).

@@ -51,7 +51,7 @@ def _max_node_bits(given) -> int:
 
 
 def truncation_tail_bound(variance_proxy, cut: int) -> ErrorBound:
-    """exp(−cut²/2V) as an :class:`ErrorBound` (never underflows), rounded up: P(S_L > cut) ≤ it."""
+    """exp(−cut²/2V) as an :class:`~accountlib.infrastructure.numbers.ErrorBound` (never underflows), rounded up: P(S_L > cut) ≤ it."""
     if cut <= 0:
         return error_bound(1)
     with mpmath.workdps(30):
@@ -68,7 +68,7 @@ class TailEngine:
 
     Parameters
     ----------
-    mechanisms : ``(rho, weight)`` pairs (see :mod:`accountlib.engine.lattice`) or a :class:`Lattice`.
+    mechanisms : ``(rho, weight)`` pairs (see :mod:`accountlib.engine.lattice`) or a :class:`~accountlib.engine.lattice.Lattice`.
     accuracy : the absolute accuracy Δ ∈ [1e-300, 1) asked of every tail probability.
     paths : the evaluation paths allowed (:class:`~accountlib.engine.results.EvaluationPaths`): the method
         (``"sieve"`` or the sieve paper's ``"paper"``), the float64 nodes and the double-double sums.

@@ -90,7 +90,7 @@ class TiltedTailEngine:
     smallest_index : the smallest threshold lo (> 0) the engine will be asked for; it fixes the
         node count N (the wrap-around e^{−θN/2} must be negligible at θ = lo/V).
     j_tol : the absolute accuracy aimed at for J (of order 0.01–0.4); the certified bound of each
-        result is computed, not assumed, and reported in :class:`~accountlib.engine.front.TailResult`.
+        result is computed, not assumed, and reported in :class:`~accountlib.engine.results.TailResult`.
     """
 
     def __init__(self, mechanisms, *, smallest_index: int, j_tol: float = 1e-12):
@@ -232,7 +232,7 @@ def tilted_tail_probabilities(mechanisms, indices, *, rel_tol: float = 1e-9,
 
     Builds a :class:`TiltedTailEngine` for the smallest index and tightens its J accuracy
     until every bound meets ``rel_tol`` (or the float64 floor is reached). Each engine built is appended to
-    ``built`` when given (:attr:`accountlib.engine.front.CertifiedTails.tilted_engines`).
+    ``built`` when given (``CertifiedTails.tilted_engines``).
     """
     indices = [int(i) for i in indices]
     if not indices or min(indices) <= 0:

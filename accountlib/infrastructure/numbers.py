@@ -2,7 +2,7 @@
 
 Infrastructure layer (no privacy knowledge). Four parts:
 
-* **Reading** — :func:`as_fraction`, the one number→``Fraction`` converter. Its rule for floats is explicit and every
+* **Reading** — :func:`as_fraction`, the one number → ``Fraction`` converter. Its rule for floats is explicit and every
   caller names it: ``floats="decimal"`` reads a float as the shortest decimal that prints as it (``0.1`` is 1/10:
   what a person who typed 0.1 meant — budgets, ε, tolerances given by a user), ``floats="binary"`` as the exact
   binary rational it holds (``0.1`` is 3602879701896397/2^55: what a computed float is — an engine's value, a
@@ -72,7 +72,8 @@ def as_fraction(value, name: str, *, floats: str, bounded: bool = True) -> Fract
     floats : the rule for floats, named by every caller. ``"decimal"``: the shortest decimal the float prints as
         (``repr``), so ``0.1`` is 1/10 — what a person who typed 0.1 meant (user input). ``"binary"``: the exact
         rational it holds, so ``0.1`` is 3602879701896397/2^55 — what a computed float is.
-    bounded : refuse magnitudes beyond 10^±``MAX_EXPONENT`` and strings of more than 4·``MAX_EXPONENT`` characters
+    bounded : refuse magnitudes beyond 10 to the power ``MAX_EXPONENT`` (or below its inverse) and strings of more than
+        4 × ``MAX_EXPONENT`` characters
         (a user's ``1e999999999`` would build a billion-digit integer); False for computed values (an mpf δ of
         1e-545925 is read as it is).
 

@@ -12,9 +12,9 @@ returns a bracket [low, high] with ``low`` on the low side and ``high`` on the h
   (the low end following it, or staying).
 * :func:`certified_bisect` — the certified search: the question has three answers, ``"holds"``, ``"fails"`` and
   ``"undecided"`` (a certified bound too wide to decide), each carried with its certificate; only decided points move
-  the bracket's ends, and what an undecided midpoint does is the caller's rule (:func:`accountlib.theory.calibration.
-  calibrate` counts it as a failure on its grid; :func:`accountlib.theory.accounting.epsilon` looks for decided points
-  on each side).
+  the bracket's ends, and what an undecided midpoint does is the caller's rule
+  (:func:`~accountlib.theory.calibration.calibrate` counts it as a failure on its grid;
+  :func:`~accountlib.theory.accounting.epsilon` looks for decided points on each side).
 
 Each function evaluates exactly the points its loop names, in order, so a search written with it visits the same
 points as the loop it replaced.

@@ -11,5 +11,5 @@
   :mod:`.tradeoff_band` — trade-off curves from profiles and certified bands; :mod:`.edgeworth` — the lattice
   Edgeworth expansion.
 
-:mod:`.profiles` and :mod:`.rdp` re-export names from their former homes.
+``theory.profiles`` and ``theory.rdp`` re-export names from where they now live, for code written against them.
 """

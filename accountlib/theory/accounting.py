@@ -1,6 +1,6 @@
 """The three questions asked of one composition: δ at an ε, β = f(α) at an α, and the ε of a δ.
 
-These are the front door's :func:`accountlib.delta`, :func:`accountlib.tradeoff` and :func:`accountlib.epsilon`. Each takes the composition as a
+These are the front door's :func:`~accountlib.theory.accounting.delta`, :func:`~accountlib.theory.accounting.tradeoff` and :func:`~accountlib.theory.accounting.epsilon`. Each takes the composition as a
 :class:`~accountlib.theory.composition.Composition` or as its budgets ρ_i (with optional sensitivities), and one point
 or a list of points: one point gives one result, a list gives a list. The numbers are the composition's exact
 privacy profile and trade-off function (sieve paper §2, Prop. 2.1; unifying paper §2), each with a rigorous error

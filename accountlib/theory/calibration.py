@@ -179,13 +179,13 @@ def calibrate(composition, target, *, resolution=1e-3, rel_tol: float = 1e-6, se
     ratios are kept, and one variance multiplier v scales every σ_i² = 1/ρ_i to v/ρ_i. Per-group factors:
     ``groups`` gives each budget a label and ``factors`` maps a label to f_g ≥ 0 (default 1); then σ_i² becomes
     f_g·v/ρ_i, and f_g = 0 holds a group's noise fixed (``Calibration.multipliers`` lists each budget's factor). ``target``: an
-    :class:`ApproximateDP`, :class:`GaussianDP` or :class:`TradeoffCurve`, or a list of them (all must hold).
+    :class:`~accountlib.theory.targets.ApproximateDP`, :class:`~accountlib.theory.targets.GaussianDP` or :class:`~accountlib.theory.targets.TradeoffCurve`, or a list of them (all must hold).
     ``resolution``: the grid step of v relative to the zCDP calibration of the target (or to 1 where zCDP has
     none), or ``step``, the grid step itself (an exact rational, for several compositions on one grid).
     ``progress``: called with a line of text after each step, for long runs.
 
-    A μ-GDP target (:class:`GaussianDP`) is decided on an ε grid refined where the profile comes close to
-    G_μ's (:meth:`GaussianDP.decide`); ``proven_smallest`` is False only where the refinement's point budget runs
+    A μ-GDP target (:class:`~accountlib.theory.targets.GaussianDP`) is decided on an ε grid refined where the profile comes close to
+    G_μ's (:func:`~accountlib.theory.decision.decide_gaussian_dp`); ``proven_smallest`` is False only where the refinement's point budget runs
     out first (the exact curve touching G_μ).
 
     >>> c = calibrate(["1/2", "1/3"], ApproximateDP(1, "1e-6"))
@@ -302,7 +302,7 @@ def allocate(weights, target, *, sensitivities=None, resolution=1e-3, rel_tol: f
     """Budgets ρ_i minimising Σ w_i σ_i² (σ_i² = 1/ρ_i) subject to the exact, certified ``target``.
 
     Starts from the zCDP optimum ρ_i ∝ √w_i / s_i (minimising Σ w_i/ρ_i at fixed Σ ρ_i s_i²), snapped down to
-    multiples of max/2^``bits``, calibrated exactly (:func:`calibrate`); then tries the shapes ρ_i ∝ w_i^γ for
+    multiples of max/2^(``bits``), calibrated exactly (:func:`calibrate`); then tries the shapes ρ_i ∝ w_i^γ for
     the other ``exponents`` (where queries with small σ² gain more from the exact curve than zCDP credits) and
     keeps the one with the least loss. The loss is compared with the zCDP-optimal allocation calibrated by the
     zCDP rule (for (ε, δ) and GDP targets).

@@ -301,7 +301,7 @@ class Composition:
     # -- engines, shared across calls (the front door's reuse policy) --------------------------
 
     def engine(self, accuracy: float) -> TailEngine:
-        """An untilted :class:`TailEngine` with absolute accuracy at least ``accuracy`` (Δ), built once, then reused."""
+        """An untilted :class:`~accountlib.engine.tails.TailEngine` with absolute accuracy at least ``accuracy`` (Δ), built once, then reused."""
         return self.tails.engine(accuracy)
 
     @property
@@ -438,7 +438,7 @@ class Composition:
             return TradeoffPoint(target, (lower + upper) / 2, error_bound((upper - lower) / 2 * (1 + mpmath.mpf(10) ** -12)))
 
     def _tradeoff_batch(self, engine: TailEngine, alphas: list[Fraction]) -> list[TradeoffPoint]:
-        """:meth:`_tradeoff_at` for many α at once: the bisections for all brackets advance together, one batch
+        """``_tradeoff_at`` for many α at once: the bisections for all brackets advance together, one batch
         of tails per step (the engine's float64 part is vectorised over thresholds)."""
         with mpmath.workdps(int(engine.bits * 0.30103) + 10):
             targets = [mpmath.mpf(a.numerator) / a.denominator for a in alphas]

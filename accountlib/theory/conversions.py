@@ -1,6 +1,6 @@
 """Conversions between Rényi/zCDP guarantees and (ε, δ) or trade-off guarantees: each formula once.
 
-Used by the census chapters (the zCDP-implied curves and the sweep's ε grid), by :mod:`accountlib.theory.rdp`,
+Used by the census chapters (the zCDP-implied curves and the sweep's ε grid), by :mod:`accountlib.theory.mechanisms`,
 :mod:`accountlib.applications.acs` and DP-SGD (unifying paper §3.2 and §5; book, Derivations §8).
 
 * :func:`rdp_to_epsilon` — C_δ[U] = inf_{α>1} {U(α) − (log δ + log α)/(α−1) + log((α−1)/α)} for an RDP
@@ -138,7 +138,7 @@ def zcdp_epsilon(rho, delta) -> float:
     """ε_zCDP(δ) = ρ + 2·sqrt(ρ log(1/δ)): the classical (ε, δ) implied by ρ-zCDP (Bun & Steinke 2016,
     Prop. 1.3), the Census Bureau's conversion and the ε grid of the DHC sweep.
 
-    ``rho`` ≥ 0 and ``delta`` ∈ (0, 1) may be ints, floats, ``Fraction``s, ``Decimal``s, mpf or strings
+    ``rho`` ≥ 0 and ``delta`` ∈ (0, 1) may be ints, floats, ``Fraction`` or ``Decimal`` values, mpf or strings
     (:func:`accountlib.infrastructure.numbers.as_float`); a ρ whose ε overflows a float raises ValueError.
     :func:`zcdp_epsilon_via_rdp` is the tighter conversion of the same guarantee.
 

@@ -57,7 +57,7 @@ def check_levels(pair: Composition, levels: list[Level], rel_tol: float) -> list
 
 def decide(pair: Composition, target, levels: list[Level], rel_tol: float) -> list[LevelCheck]:
     """Every part of ``target`` decided for ``pair``: a μ-GDP part on its own refined ε grid
-    (:func:`decide_gaussian_dp`), the others through their levels (``levels``: :func:`level_targets` of ``target``,
+    (:func:`decide_gaussian_dp`), the others through their levels (``levels``: :func:`~accountlib.theory.targets.level_targets` of ``target``,
     computed once by the caller)."""
     checks = check_levels(pair, levels, rel_tol) if levels else []
     for t in parts(target):

@@ -46,8 +46,8 @@ def gaussian_tradeoff(mu, alpha) -> mpmath.mpf:
 
 def gaussian_epsilon(mu, delta) -> float:
     """The ε with δ_μ(ε) = ``delta``: μ-GDP is (ε, δ)-DP exactly for ε at least this (δ_μ decreases in ε); 0 when
-    δ_μ(0) ≤ δ already. Found in :data:`GAUSSIAN_DPS`-digit arithmetic by bisection (:func:`accountlib.
-    infrastructure.search.bisect`) to a relative 1e-16, the upper end returned as a float.
+    δ_μ(0) ≤ δ already. Found in :data:`GAUSSIAN_DPS`-digit arithmetic by bisection
+    (:func:`~accountlib.infrastructure.search.bisect`) to a relative 1e-16, the upper end returned as a float.
 
     ``mu`` > 0 and ``delta`` in (0, 1) are taken as they are (the callers check them)."""
     with mpmath.workdps(GAUSSIAN_DPS):

@@ -38,7 +38,7 @@ def _fraction(value, name: str) -> Fraction:
 
 
 SMALLEST_DELTA = Fraction(1, 10**300)
-"""The smallest δ a target or :func:`epsilon` accepts (1e-300: its logarithm and float estimates stay finite)."""
+"""The smallest δ a target or :func:`~accountlib.theory.accounting.epsilon` accepts (1e-300: its logarithm and float estimates stay finite)."""
 
 
 def as_target_delta(value, name: str) -> Fraction:

@@ -146,7 +146,7 @@ def lower_convex_envelope(xs, ys) -> list[int]:
     chain; ties in x ordered by y, equal points kept in their given order).
 
     The arithmetic is that of the coordinates themselves — ``Fraction`` exactly, ``Decimal`` in the current
-    decimal context (the census-wide trade-off curve, :func:`accountlib.applications.census.census_tradeoff`), floats in
+    decimal context (the census-wide trade-off curve, :func:`accountlib.applications.census.census_wide.census_tradeoff`), floats in
     float64 — so the caller chooses exact or rounded orientation tests. A point on a hull edge is dropped.
 
     >>> lower_convex_envelope([0, 1, 2, 3], [3, 1, 2, 0])

@@ -4,7 +4,7 @@ Application layer of :mod:`accountlib`. Modules, each importing only those liste
 
 * :mod:`.allocations` — the 43 budget allocations (exact rationals) and their pairs;
 * :mod:`.pair_files` — the sweep's per-pair result files and their integrity checks;
-* :mod:`.jobs` — one job per pair for the generic executor, and :func:`run_dhc_sweep`;
+* :mod:`.jobs` — one job per pair for the generic executor, and :func:`~accountlib.applications.census.jobs.run_dhc_sweep`;
 * :mod:`.census_wide` — census-wide (ε, δ) and trade-off curves from the pair files;
 * :mod:`.variance` — the certified variance reduction at the zCDP levels (sieve paper §5.3);
 * :mod:`.calibration` — the smallest noise meeting a target census-wide (the worst pair deciding);

@@ -2,7 +2,7 @@
 the 946 DHC pairs deciding (:func:`accountlib.theory.calibration.calibrate` on each pair that binds).
 
 The census-wide guarantee is the worst pair's (sieve paper §5): a scale meets a target census-wide when every
-pair meets it there. Every pair's total zCDP ρ is the same (:data:`~.allocations.TOTAL_RHO`), so all pairs share
+pair meets it there. Every pair's total zCDP ρ is the same (:data:`~accountlib.applications.census.allocations.TOTAL_RHO`), so all pairs share
 one grid of scales. The pair with the largest δ at the target's first level is calibrated first; every pair is
 then checked at that scale, any pair that does not hold is calibrated in turn (the scale only grows), and the
 answer is certified by all 946 pairs holding at the scale and the deciding pair failing one step below.

@@ -165,7 +165,7 @@ def _short(x, *, rounding: str = "nearest") -> str:
 def write_census_results(out_dir) -> dict:
     """Write ``census_eps_delta.csv`` and ``census_tradeoff.csv`` from every pair present in ``out_dir``.
 
-    Every pair's files are checked first (:func:`accountlib.applications.census.check_pair_files`: header, finite
+    Every pair's files are checked first (:func:`accountlib.applications.census.pair_files.check_pair_files`: header, finite
     decimals, δ in [0, 1] non-increasing, a monotone trade-off curve, one common δ_zCDP grid); a file that
     fails raises ``ValueError`` naming it, before anything is written.
     """

@@ -17,11 +17,11 @@ Per DHC pair (k ≤ l) the sweep writes
   exact slopes on both sides of each vertex (rounded inwards), so that the curve is certified between
   its vertices too (:mod:`accountlib.theory.tradeoff_band`).
 
-Certified numbers are stored with the digits their bounds support (:func:`.pair_files.certified_decimal`).
+Certified numbers are stored with the digits their bounds support (:func:`~accountlib.infrastructure.numbers.certified_decimal`).
 
 Integrity (book/running.md, "Reliability"): after both files of a pair are in place, a manifest
 ``manifest/pair_K_L.json`` records their SHA-256 and the job's options. On resume a pair counts as done
-only when its manifest matches the files *and* the files pass :func:`check_pair_files` (header, row
+only when its manifest matches the files *and* the files pass :func:`~accountlib.applications.census.pair_files.check_pair_files` (header, row
 count, the expected ε grid, finite decimals, δ ∈ [0, 1] non-increasing, bounds within tolerance, a
 monotone trade-off curve); anything else is reported and recomputed. ``out_dir`` is made absolute before
 jobs leave the client (it must be on a filesystem every worker shares); a lock file refuses a second
@@ -163,7 +163,7 @@ def run_dhc_sweep(out_dir="results/dhc", pairs=None, *, scheduler=None, workers=
 
     ``out_dir`` is resolved to an absolute path before any job is sent (with a Dask scheduler it must be
     on a filesystem every worker shares). Duplicate pairs (in either order) are computed once. A pair whose
-    files are present but fail :func:`pair_status` (no manifest, hash mismatch, bad content) is reported
+    files are present but fail :func:`~accountlib.applications.census.pair_files.pair_status` (no manifest, hash mismatch, bad content) is reported
     through ``report`` (default: a line on stderr) and recomputed. The folder is locked for the run.
     Returns the summaries of the pairs computed in this run.
     """

@@ -7,13 +7,13 @@ Per DHC pair (k ≤ l) the sweep (:mod:`.jobs`) writes
   exact δ(ε), certified to ``error_bound ≤ rel_tol·δ``;
 * ``tradeoff/pair_K_L.csv`` — columns ``alpha,beta,error_bound,slope_left,slope_right``: vertices of
   the exact trade-off curve (α_j, β_j), log-uniform in α from both ends and dense where the curve bends
-  (:func:`~accountlib.applications.census.tradeoff_indices`), certified to ``abs_tol``, with the exact curve's slopes on
+  (:func:`~accountlib.applications.census.jobs.tradeoff_indices`), certified to ``abs_tol``, with the exact curve's slopes on
   the segments just left and right of each vertex (minus the likelihood ratios of the two adjacent atoms),
   rounded inwards to :data:`SLOPE_DIGITS` digits. They make the curve certified *between* its vertices too
   (:mod:`accountlib.theory.tradeoff_band`);
 * ``manifest/pair_K_L.json`` — the SHA-256 of both files and the job's options, written last.
 
-Every certified number is stored with the digits its bound supports (:func:`certified_decimal`): the value is
+Every certified number is stored with the digits its bound supports (:func:`~accountlib.infrastructure.numbers.certified_decimal`): the value is
 rounded one decade below its bound, the rounding is added to the bound, probabilities are clamped into
 [0, 1], and the bound is rounded up to two digits. So two machines whose floating-point kernels differ in the
 last bits store intervals that overlap, usually the same strings. The ε grid is stored with 30 digits
@@ -42,9 +42,13 @@ __all__ = ["pair_paths", "manifest_path", "check_pair_files", "pair_status", "EP
            "JOB_DEFAULTS", "certified_decimal", "inward_slope", "epsilon_text"]
 
 DIGITS = 30
+"""Significant digits of each stored ε of the grid."""
 SLOPE_DIGITS = 10
+"""Significant digits of each stored slope (rounded inwards)."""
 EPS_DELTA_HEADER = ("delta_zcdp", "epsilon", "delta", "error_bound")
+"""The header of a pair's (ε, δ) file."""
 TRADEOFF_HEADER = ("alpha", "beta", "error_bound", "slope_left", "slope_right")
+"""The header of a pair's trade-off file."""
 
 
 def epsilon_text(value) -> str:
@@ -53,7 +57,7 @@ def epsilon_text(value) -> str:
 
 
 def inward_slope(ratio, side: str) -> str:
-    """The slope −``ratio`` of the exact trade-off curve on one side of a vertex, rounded to SLOPE_DIGITS digits
+    """The slope −(``ratio``) of the exact trade-off curve on one side of a vertex, rounded to SLOPE_DIGITS digits
     *inwards*: the left slope no steeper (|slope| rounded down), the right slope no shallower (rounded up), so
     the supporting lines built from them stay below the curve (:mod:`accountlib.theory.tradeoff_band`). ``ratio`` is a
     rigorous lower bound on the exact ratio for the left side and an upper bound for the right side
@@ -85,6 +89,7 @@ def pair_paths(out_dir, k: int, l: int) -> tuple[Path, Path]:
 
 JOB_DEFAULTS = {"smallest_delta_exponent": 30, "rel_tol": 1e-6, "abs_tol": 1e-25, "points_per_side": 200,
                 "bend_points": 250, "variance_scale": 1}
+"""The options of a pair's job (recorded in its manifest; a file computed with others is recomputed)."""
 
 
 def manifest_path(out_dir, k: int, l: int) -> Path:

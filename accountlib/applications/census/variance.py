@@ -239,7 +239,7 @@ VARIANCE_REDUCTION_HEADER = ("delta", "epsilon", "c", "reduction", "pair", "pair
 def largest_delta_pairs(curves: dict, level: float, *, top: int = 3, candidates=None) -> list[tuple[int, int]]:
     """The ``top`` pairs with the largest exact δ at the zCDP level nearest ``level``, largest first.
 
-    ``curves`` maps (k, l) to :func:`read_pair_curves` output (all on the same grid of δ_zCDP levels);
+    ``curves`` maps (k, l) to :func:`~accountlib.applications.census.census_wide.read_pair_curves` output (all on the same grid of δ_zCDP levels);
     the exact δ compared is each pair's δ at ε_zCDP(δ_zCDP) for the grid level nearest ``level``
     (sieve paper §5.2: the pairs' curves differ only a little, so the pair that binds the census curve
     changes with δ). ``candidates`` restricts the ranking to some of the pairs (default: all of
@@ -338,7 +338,7 @@ def reduction_bracket(reductions, reduction) -> tuple[float, float] | None:
 
 def level_budgets(k, l) -> dict[str, list[Fraction]]:
     """The budgets of pair (k, l) by geographic level: level name → the nonzero ρ_i of allocation k at that level
-    followed by those of l (the mechanisms of :func:`pair_rhos`, grouped by the column they come from).
+    followed by those of l (the mechanisms of :func:`~accountlib.applications.census.allocations.pair_rhos`, grouped by the column they come from).
 
     >>> by_level = level_budgets(13, 13)
     >>> len(by_level["US"]), sum(by_level["State"]) / 2    # ten queries twice; the level's zCDP ρ

@@ -125,11 +125,11 @@ class DiscreteLaplace(NoiseMechanism):
     def _rho_mp(self, r: int):
         """ρ(r) as an mpf: a·tanh(a/2) at r = 1 (the KL endpoint is the supremum there); otherwise the largest of
         the KL endpoint and K(t)/(t(t+1)) on a log grid of t in [1e-8, 1e4] (8 points a decade), refined by golden
-        section between the best point's neighbours, all at :meth:`_digits` digits."""
+        section between the best point's neighbours, all at ``_digits`` digits."""
         return _discrete_laplace_rho(self.a, r, self._digits())
 
     def rho(self, s):
-        """ρ(s) = sup_t K(t)/(t(t+1)), computed in mpmath (:meth:`_rho_mp`), as a float (or a
+        """ρ(s) = sup_t K(t)/(t(t+1)), computed in mpmath (``_rho_mp``), as a float (or a
         :class:`~accountlib.infrastructure.numbers.PreciseNumber` beyond float64's range)."""
         r = self._integer_shift(s)
         if r == 0:

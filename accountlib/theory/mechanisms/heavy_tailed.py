@@ -40,7 +40,7 @@ class QuadratureNoise(NoiseMechanism):
     generalized Gaussian); shifting by its maximum c keeps every exponent ≤ 0, so nothing overflows. The
     integral is split at 0, s, the peak x* and x* ± 3, 10, 30 local widths, and QUADPACK's error estimate
     is checked (relative 1e-9); if it fails, the same integral is done by mpmath's tanh-sinh quadrature
-    at 30 digits with its error estimate checked, and if that fails too, :class:`QuadratureError` is raised.
+    at 30 digits with its error estimate checked, and if that fails too, :class:`~accountlib.theory.mechanisms.base.QuadratureError` is raised.
     ``cgf_check`` reports the difference between the float64 and the 30-digit mpmath evaluations.
     """
 
@@ -187,7 +187,7 @@ class QuadratureNoise(NoiseMechanism):
 
         since ρt(t+1) = t(t+1)∫p(Δ + e^{−Δ} − 1) and ∫p e^{−Δ} = ∫q = 1. h is O(Δ³) pointwise (its series is summed
         for small Δ, so the integrand has full relative precision) and I − log1p I ≥ 0, so ρt(t+1) and K are never
-        subtracted. Checked quadrature at relative 1e-13; raises :class:`QuadratureError` if it is not met."""
+        subtracted. Checked quadrature at relative 1e-13; raises :class:`~accountlib.theory.mechanisms.base.QuadratureError` if it is not met."""
         ell, tt = self._ell, t * (t + 1)
         coefficients = [((t * t * (-1) ** k - t**k) / math.factorial(k), (t * t + t**k) / math.factorial(k))
                         for k in range(3, 40)]  # (c_k, a bound on |c_k|: some c_k are 0, as at t = 1)
@@ -230,7 +230,7 @@ class QuadratureNoise(NoiseMechanism):
         return _quadrature_endpoint_is_sup(self, s)
 
     def _rho_mp(self, s, dps: int):
-        """ρ(s) as an mpf at ``dps`` digits: E_P L if :meth:`_endpoint_is_sup`, else the larger of E_P L and the
+        """ρ(s) as an mpf at ``dps`` digits: E_P L if ``_endpoint_is_sup``, else the larger of E_P L and the
         interior maximum of K(t)/(t(t+1)), located by Newton's method on its derivative from the float search's
         maximiser, K, K' and K'' by mpmath quadrature (R is stationary there, so an error δ in t is δ² in ρ)."""
         return _quadrature_rho_mp(self, s, dps)
@@ -266,10 +266,10 @@ class QuadratureNoise(NoiseMechanism):
     def gap(self, t, s):
         """Γ(t) = ρt(t+1) − K(t) ≥ 0 without the cancellation of the two (the float search gives ρ to ~1e-9 only).
 
-        Where ρ is the t ↓ 0 endpoint E_P L (:meth:`_endpoint_is_sup`), Γ = A + (I − log1p I), two checked float
-        quadratures at relative 1e-13 of integrands without cancellation (:meth:`_gap_integrals_float`); where Γ is
+        Where ρ is the t ↓ 0 endpoint E_P L (``_endpoint_is_sup``), Γ = A + (I − log1p I), two checked float
+        quadratures at relative 1e-13 of integrands without cancellation (``_gap_integrals_float``); where Γ is
         most of ρt(t+1) (large t) the subtraction of a 1e-13 K from a 1e-13 E_P L is kept. Otherwise (an interior
-        supremum, or a float check failing) ρ and K in mpmath (:meth:`_rho_mp`), at a precision raised until Γ has
+        supremum, or a float check failing) ρ and K in mpmath (``_rho_mp``), at a precision raised until Γ has
         ~15 correct digits. A positive Γ is never returned as 0 or negative; ∞ for β > 2 (not zCDP)."""
         t, s = as_scale(t, "t"), as_shift(s)
         if s == 0:
@@ -369,7 +369,7 @@ class StudentT(QuadratureNoise):
     """Student-t_ν noise, density f_ν(x) = Γ((ν+1)/2)/(√(νπ)Γ(ν/2))·(1 + x²/ν)^{−(ν+1)/2}, ν ≥ 1 (§4.4).
 
     The privacy loss is bounded (|Δ| ≤ s·B_ν), so ρ is finite; for small shifts it is the t ↓ 0 endpoint,
-    the mean privacy loss (§4.4). :func:`student_t_leading_coefficient` gives the leading coefficient
+    the mean privacy loss (§4.4). ``accountbook.diagnostics.student_t_leading_coefficient`` (the book's) gives the leading coefficient
     −κ4(S_ν)/24 of Γ(t)/([t(t+1)]²s⁴) (Appendix C.6).
 
     >>> t = StudentT(3.0)

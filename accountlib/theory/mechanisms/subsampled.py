@@ -74,7 +74,7 @@ def _psg_breaks(centres):
 def _psg_cgf_float(q: float, u: float, t: float) -> float:
     """K(t) = log E_{y~N(0,1)}[r(y)^α], r = 1 − q + q·e^{uy − u²/2}, α = t + 1, u = s/z, by checked quadrature.
 
-    E_Q[r − 1] = 0, so E r^α − 1 = E[r^α − 1 − α(r − 1)], an integrand ≥ 0 (:func:`_weighted_pow1p_excess`):
+    E_Q[r − 1] = 0, so E r^α − 1 = E[r^α − 1 − α(r − 1)], an integrand ≥ 0 (``_weighted_pow1p_excess``):
     K = log1p of it keeps its relative precision for small K. The integrand has up to two peaks, at y ≈ 0 and
     y ≈ αu (the tilted Gaussian term, of height e^F, F = α log q + α(α−1)u²/2); for F > 0 it is scaled by e^{−F}
     (nothing overflows). Raises :class:`QuadratureError` when the error estimate is not met."""
@@ -176,11 +176,11 @@ at y ≈ c."""
 
 _SMALL_K = 1e-4
 """Below this K the rule's ~1e-16 absolute error in E_Q[r^α] ≈ 1 + K is no longer negligible relative to K; the
-non-negative excess r^α − 1 − α(r − 1) is integrated instead (:func:`_psg_excess_nodes`)."""
+non-negative excess r^α − 1 − α(r − 1) is integrated instead (``_psg_excess_nodes``)."""
 
 
 _GH_EXCESS_SHIFT = 3.0
-"""Largest u = s/z at which the excess of :func:`_psg_excess_nodes` is integrated on the Gauss–Hermite nodes
+"""Largest u = s/z at which the excess of ``_psg_excess_nodes`` is integrated on the Gauss–Hermite nodes
 (measured against checked quadrature: ≤ 1e-12 relative up to u = 3, 5e-11 at u = 4, 2e-8 at u = 7; the branch
 points of r^α at distance π/u from the real axis slow the rule's convergence for large u)."""
 
@@ -225,7 +225,7 @@ def _log1p_excess_array(x):
 
 def _psg_excess_nodes(q: float, u: float, t: float, y, log_w, scale: float = 0.0) -> float:
     """Σ_i w_i (r(y_i)^α − 1 − α(r(y_i) − 1)) ≥ 0, r = 1 − q + q·e^{uy − u²/2}, α = t + 1: the vectorised
-    :func:`_weighted_pow1p_excess` (two non-negative terms, no cancellation however small K is). With weights of
+    ``_weighted_pow1p_excess`` (two non-negative terms, no cancellation however small K is). With weights of
     a rule exact for E_Q[r − 1] = 0, log1p of it is K. Given a rough ``scale`` > 0 of the sum, the nodes whose
     term is provably below e^{−45}·scale are skipped (the excess is ≤ α·e^{α·max(0, log r)})."""
     alpha = t + 1
@@ -262,8 +262,8 @@ def _psg_cgf_lattice(q: float, u: float, t: float, excess_scale: float = 0.0) ->
     clipped to where the α log 2 excess there could matter at all. Near the tilted peak the exponent is written
     in w = y − αu: α log q + α t u²/2 − w²/2 + α log1p((1 − q)/q·e^{−a}), no large cancelling terms.
 
-    With ``excess_scale`` > 0 (a rough value of E_Q[r^α] − 1, for K below :data:`_SMALL_K`) the lattice sums the
-    non-negative excess r^α − 1 − α(r − 1) instead (:func:`_psg_excess_nodes`), analytic in the same strip and
+    With ``excess_scale`` > 0 (a rough value of E_Q[r^α] − 1, for K below ``_SMALL_K``) the lattice sums the
+    non-negative excess r^α − 1 − α(r − 1) instead (``_psg_excess_nodes``), analytic in the same strip and
     bounded there by e^{d²/2}φ(x)(r^α + 1 + α(r + 1)), whose integral is ≤ e^{d²/2}(3 + 2α + E r^α): the step and
     the windows are shrunk and widened by E = log(1/excess_scale) more in the exponent, so the error stays below
     e^{−45} of the excess itself."""
@@ -390,11 +390,11 @@ class PoissonSubsampledGaussian(NoiseMechanism):
     def cgf(self, t, s=1.0):
         """K(t): the exact binomial sum at integer t < 400; otherwise Gauss–Hermite (:meth:`cgf_with_nodes`)
         where the tilted peak y ≈ (t + 1)s/z of the integrand lies within the rule's exact range
-        (:data:`_GH_EXACT_TILT`), with the non-negative excess integrated on the same nodes when K < 1e-4
-        (:func:`_psg_excess_nodes`: the rule's 1e-16 absolute error would otherwise be a large relative one);
+        (``_GH_EXACT_TILT``), with the non-negative excess integrated on the same nodes when K < 1e-4
+        (``_psg_excess_nodes``: the rule's 1e-16 absolute error would otherwise be a large relative one);
         beyond it the rule misses the peak (q = 0.05, z = 1, t = 30.5 gave 373.77 for 386.009; z = 1e-3 a
-        negative K), and K is a trapezoid sum in log space on the peaks' lattice (:func:`_psg_cgf_lattice`),
-        else checked log-space quadrature (:func:`_psg_cgf_float`), else 30-digit mpmath quadrature."""
+        negative K), and K is a trapezoid sum in log space on the peaks' lattice (``_psg_cgf_lattice``),
+        else checked log-space quadrature (``_psg_cgf_float``), else 30-digit mpmath quadrature."""
         return self.cgf_of_checked_arguments(as_scale(t, "t"), as_shift(s))
 
     def cgf_of_checked_arguments(self, t: float, s: float) -> float:
@@ -451,7 +451,7 @@ class PoissonSubsampledGaussian(NoiseMechanism):
         return abs(self.cgf(t, s) - float(reference))
 
     def gap(self, t, s=1.0):
-        """Γ(t) = ρt(t+1) − K(t) ≥ 0 without subtracting K from ρt(t+1) (:func:`_psg_gap_float`: Γ = −log J, J an
+        """Γ(t) = ρt(t+1) − K(t) ≥ 0 without subtracting K from ρt(t+1) (``_psg_gap_float``: Γ = −log J, J an
         integral ≤ 1); at integer t by the exact binomial sum for J in mpmath; mpmath quadrature if the float
         quadrature fails its check. The precision is raised until Γ has ~15 correct digits, so a positive Γ is
         never 0 (exactly 0 at q = 1, where P is Gaussian)."""
