@@ -24,13 +24,13 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 MEASURED = {
-    "results_engine.json": ("accountlib.applications.census.allocations", "accountlib.theory.profiles",
+    "results_engine.json": ("accountlib.applications.census.allocations", "accountlib.theory.composition",
                             "accountlib.theory.conversions", "accountlib.engine.front"),
     "results_sweep.json": ("accountlib.applications.census",),
     "results_dpsgd.json": ("accountbook.dpsgd",),
     "results_dpsgd_batched.json": ("accountbook.dpsgd",),
     "results_calibration.json": ("accountlib.theory.calibration", "accountlib.applications.census", "accountlib.cli"),
-    "results_pl94.json": ("accountlib.applications.census", "accountlib.theory.profiles", "accountlib.engine.smoothed"),
+    "results_pl94.json": ("accountlib.applications.census", "accountlib.theory.composition", "accountlib.engine.smoothed"),
 }
 """For each results file, the modules its benchmark calls (their imports are followed)."""
 

@@ -21,7 +21,7 @@ from accountlib.engine import discrete_gaussian as dg, sieve
 from accountlib.theory import edgeworth
 from accountlib.theory.conversions import rdp_to_epsilon, zcdp_epsilon, zcdp_epsilon_via_rdp
 from accountlib.engine.quadrature import node_count, truncation_point
-from accountlib.theory.profiles import ShiftPair
+from accountlib.theory.composition import Composition
 
 ROOT = Path(__file__).resolve().parents[2]
 EPS_ZCDP_1E10 = Fraction("26.340588852722324353781974500154992685015224391761")
@@ -104,7 +104,7 @@ def test_pair_sizes_and_variance_range():
 def test_lattice_scales_of_the_pairs():
     """"($L$ in the tens of thousands to millions)": the smallest and largest lattice scale over the pairs."""
     claim("notebooks/06_edgeworth.py", r"\(\$L\$ in the tens of thousands to millions\)")
-    scales = [int(ShiftPair(census.pair_rhos(k, l)).lattice.scale) for k, l in census.all_pairs()]
+    scales = [int(Composition(census.pair_rhos(k, l)).lattice.scale) for k, l in census.all_pairs()]
     assert 10_000 <= min(scales) < 100_000 and 1_000_000 <= max(scales) < 10_000_000
 
 
@@ -229,8 +229,8 @@ def test_tradeoff_parametrisation_matches_shiftpair_vertex():
     text = "book/derivations.md"
     claim(text, r"\$\\beta\(\\zeta\) = \\Pr\(S \\ge -\\zeta \+ \\tfrac12\\sum a_i\)\$")
     m = claim(text, r"at \$\\zeta = 1\$ this gives \$\\alpha = \\Pr\(X \\ge 2\) = ([\d.]+)\$ and "
-              r"\$\\beta = \\Pr\(X \\ge 0\) = ([\d.]+)\$, the vertex `ShiftPair.vertex` returns")
-    pair = ShiftPair([Fraction(1)])  # one N_Z(0, 1) against N_Z(1, 1): a_1 = 2, S = 2X, S_L = X
+              r"\$\\beta = \\Pr\(X \\ge 0\) = ([\d.]+)\$, the vertex `Composition.vertex` returns")
+    pair = Composition([Fraction(1)])  # one N_Z(0, 1) against N_Z(1, 1): a_1 = 2, S = 2X, S_L = X
     engine = pair.engine(1e-20)
     alpha, beta = pair.vertex(engine, 2)  # reject when S_L >= 2, i.e. S > 2 = zeta + 1 at zeta = 1
     assert round(float(alpha.value), 3) == number(m[1]) and round(float(beta.value), 2) == number(m[2])
@@ -241,7 +241,7 @@ def test_tradeoff_parametrisation_matches_shiftpair_vertex():
 
 def engine_bits(pair, accuracy) -> int:
     """The working precision of the untilted engine (``TailEngine.bits``) without building its nodes."""
-    lattice = ShiftPair(census.pair_rhos(*pair)).lattice
+    lattice = Composition(census.pair_rhos(*pair)).lattice
     modulus = node_count(truncation_point(lattice.variance_proxy, accuracy))
     return int(math.ceil(-math.log2(accuracy) + math.log2(modulus))) + 64
 
@@ -260,7 +260,7 @@ def test_precision_rule_and_bits():
         assert "230 bits" not in source(path), path
     # the engine really uses these bits (the formula above is TailEngine's)
     from accountlib.engine.tails import TailEngine
-    assert TailEngine(ShiftPair(census.pair_rhos(13, 13)).lattice, 1e-35).bits == engine_bits((13, 13), 1e-35)
+    assert TailEngine(Composition(census.pair_rhos(13, 13)).lattice, 1e-35).bits == engine_bits((13, 13), 1e-35)
 
 
 @pytest.mark.slow
@@ -288,7 +288,7 @@ def test_sieve_count_like_for_like():
     m = claim("notebooks/04_sieve.py", r"The paper ties \$\|\\mathcal C\| = (\d+)\$ to its \$\\Delta = 10\^\{-35\}\$; "
               r"counted like for like at that \$\\Delta\$ we get (\d+), not \d+\. The same count gives exactly (\d+) at "
               r"\$\\Delta = 10\^\{-25\}\$")
-    lattice = ShiftPair(census.pair_rhos(13, 13)).lattice
+    lattice = Composition(census.pair_rhos(13, 13)).lattice
     assert sieve.algorithm1_count(lattice, 1e-35)["count"] == int(m[2])
     assert sieve.algorithm1_count(lattice, 1e-25)["count"] == int(m[3]) == int(m[1])
 
@@ -319,7 +319,7 @@ def test_ratio_at_the_illustrative_level():
     m = claim("notebooks/05_census_dhc.py", r"the file is about (\d+) times more private in \$\\delta\$ than reported "
               r"\(worst pair \((\d+), (\d+)\)\)")
     pair = (int(m[2]), int(m[3]))
-    exact = float(ShiftPair(census.pair_rhos(*pair)).delta([EPS_ZCDP_1E10], rel_tol=1e-9)[0].delta)
+    exact = float(Composition(census.pair_rhos(*pair)).delta([EPS_ZCDP_1E10], rel_tol=1e-9)[0].delta)
     assert round(1e-10 / exact) == int(m[1])
 
 

@@ -233,9 +233,9 @@ def test_readme_shows_the_two_commands_and_ci_runs_the_test_one():
 
 
 def _commands() -> list[str]:
-    from accountlib.cli import _parser
+    from accountlib.cli import build_parser
 
-    parser = _parser()
+    parser = build_parser()
     (sub,) = [a for a in parser._actions if a.choices and a.dest == "command"]
     return sorted(sub.choices)
 
