@@ -1,0 +1,625 @@
+"""Certified accounting for DP-SGD: δ(ε), ε(δ), f(α) and the smallest noise multiplier of a Poisson-subsampled
+Gaussian run, under add/remove-one neighbours.
+
+Theory layer of :mod:`accountlib`. A run is a schedule of groups (q_g, z_g, T_g): T_g steps at sampling rate q_g with
+noise multiplier z_g (sensitivity 1, the clipping norm). Each step is dominated by the pair (P, Q) with
+P = (1 − q)N(0, z²) + qN(1, z²) and Q = N(0, z²) (Koskela, Jälkö & Honkela 2020; Zhu, Dong & Wang 2022, Prop. 30):
+removing an example compares P with Q, adding one compares Q with P, and a neighbouring pair of datasets stays in
+one direction for the whole run. So the run is (ε, δ)-DP for
+
+    δ(ε) = max(δ_remove(ε), δ_add(ε)),
+
+each direction's profile composed over all steps. Every number here is certified by
+:mod:`accountlib.engine.subsampled_gaussian` (a Laplace inversion of the composed moment-generating function, every
+error term bounded), and every result states the relation: add or remove one example, the worse direction.
+
+* :meth:`DPSGDComposition.delta` — δ(ε) with ``error_bound ≤ rel_tol·δ``;
+* :meth:`DPSGDComposition.epsilon` — the certified interval [lower, upper] for ε(δ): (upper, δ)-DP holds, and
+  (lower, δ)-DP certainly fails; δ(ε) decreases strictly where it is positive, so the interval is found by bisection
+  on one contour;
+* :meth:`DPSGDComposition.tradeoff` — f(α), the symmetric trade-off function of the run (the largest trade-off
+  function below both directions' curves), from the profile by the duality
+  f(α) = sup_{ε ≥ 0} max(1 − δ(ε) − e^ε α, e^{−ε}(1 − δ(ε) − α)) (Dong, Roth & Su 2022, Prop. 2.12, for the
+  symmetrised curve), bracketed by concavity in t = e^ε;
+* :func:`calibrate_noise_multiplier` — the smallest z on a grid of relative step 1e-5 at which every target holds,
+  with a certified failure one step below. Adding noise is a post-processing of both laws of the pair, so δ(ε)
+  decreases as z grows (data processing) and the bisection's answer is the smallest on the grid, not only a local
+  one.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+
+import mpmath
+
+from ..engine.subsampled_gaussian import (Q_RANGE, STEPS_RANGE, Z_RANGE, OneStepIntegral, ProfileBound, StepGroup,
+                                          certified_profile, integrals_for, loss_supremum, one_step_profile, saddle)
+from ..infrastructure.numbers import ResourceLimitError, as_fraction, as_tolerance, error_bound
+from .calibration import ApproximateDP, EpsilonInterval, GaussianDP, Level, LevelCheck
+from .profiles import DeltaPoint, TradeoffPoint
+
+__all__ = ["DPSGDComposition", "DPSGDDeltaPoint", "DPSGDEpsilonInterval", "DPSGDTradeoffPoint", "DPSGDCalibration",
+           "calibrate_noise_multiplier", "RELATION", "MAX_DPSGD_EPSILON", "MAX_GROUPS"]
+
+RELATION = "add or remove one example (the worse of the two directions)"
+"""The neighbouring relation every DP-SGD result here is stated for."""
+
+MAX_DPSGD_EPSILON = 200
+"""The largest ε :meth:`DPSGDComposition.delta` accepts."""
+
+MAX_GROUPS = 1000
+"""The most distinct (q, z) groups a schedule may have (the cost grows with their number)."""
+
+_DIRECTIONS = ("remove", "add")
+
+
+# -- results ---------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class DPSGDDeltaPoint(DeltaPoint):
+    """δ(ε) of a DP-SGD run: the true δ lies within ``error_bound`` of ``delta``, for the relation ``relation``.
+    ``dominant`` names the direction whose δ is the larger ("remove", "add", or "both" when their intervals
+    overlap); ``remove`` and ``add`` are the two directions' certified intervals (lower, upper).
+
+    >>> p = DPSGDComposition(0.01, 1.0, 1000).delta(2.0)
+    >>> p.dominant, p.relation == RELATION, p.error_bound <= 1e-6 * p.delta
+    ('remove', True, True)
+    """
+
+    relation: str = RELATION
+    dominant: str = "remove"
+    remove: tuple = ()
+    add: tuple = ()
+
+
+@dataclass(frozen=True)
+class DPSGDEpsilonInterval(EpsilonInterval):
+    """ε(δ) of a DP-SGD run: (``upper``, δ)-DP holds and (``lower``, δ)-DP certainly fails, for ``relation``."""
+
+    relation: str = RELATION
+    dominant: str = "remove"
+
+
+@dataclass(frozen=True)
+class DPSGDTradeoffPoint(TradeoffPoint):
+    """β = f(α) of a DP-SGD run's symmetric trade-off function, within ``error_bound``, for ``relation``."""
+
+    relation: str = RELATION
+
+
+@dataclass(frozen=True)
+class DPSGDCalibration:
+    """The smallest noise multiplier on the grid ``step``·ℤ meeting every target, for ``relation``.
+
+    At ``noise_multiplier`` every target holds (``checks``, each "holds"); one grid step below, ``failure`` is a
+    target that certainly fails (None if no failure could be certified: then ``proven_smallest`` is False).
+    Because δ(ε) decreases as the noise grows, a failure one step below proves that no smaller multiplier on
+    the grid meets the targets. ``schedule`` gives each group's (q, z, steps) at the answer."""
+
+    noise_multiplier: Fraction
+    step: Fraction
+    schedule: tuple
+    targets: tuple
+    checks: tuple
+    failure: LevelCheck | None
+    evaluations: int
+    relation: str = RELATION
+
+    @property
+    def proven_smallest(self) -> bool:
+        return self.failure is not None
+
+
+# -- argument checks -------------------------------------------------------------------------------------------
+
+def _float_in(value, name: str, low: float, high: float, what: str) -> float:
+    if isinstance(value, bool) or value is None:
+        raise ValueError(f"{name} ({what}) must be a number in [{low:g}, {high:g}]; got {value!r}")
+    try:
+        result = float(as_fraction(value, name))
+    except (ValueError, OverflowError):
+        raise ValueError(f"{name} ({what}) must be a finite number in [{low:g}, {high:g}]; got {value!r}") from None
+    if not low <= result <= high:
+        raise ValueError(f"{name} ({what}) must be in [{low:g}, {high:g}]; got {value!r}")
+    return result
+
+
+def _steps(value, name: str = "steps") -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float, Fraction)) and not hasattr(value, "__index__"):
+        raise ValueError(f"{name} must be a whole number in [1, {STEPS_RANGE[1]:g}]; got {value!r}")
+    try:
+        as_int = int(value)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{name} must be a whole number in [1, {STEPS_RANGE[1]:g}]; got {value!r}") from None
+    if as_int != value or not STEPS_RANGE[0] <= as_int <= STEPS_RANGE[1]:
+        raise ValueError(f"{name} must be a whole number in [1, {STEPS_RANGE[1]:g}]; got {value!r}")
+    return as_int
+
+
+def _group(q, z, steps, where: str = "") -> StepGroup:
+    return StepGroup(_float_in(q, f"q{where}", *Q_RANGE, "the sampling rate"),
+                     _float_in(z, f"noise_multiplier{where}", *Z_RANGE, "z, the noise multiplier"),
+                     _steps(steps, f"steps{where}"))
+
+
+def _schedule(schedule) -> tuple[StepGroup, ...]:
+    if isinstance(schedule, (str, bytes, Mapping)) or not hasattr(schedule, "__iter__"):
+        raise ValueError(f"schedule must be a list of (q, noise_multiplier, steps) triples; got {schedule!r}")
+    merged: dict = {}
+    for i, item in enumerate(schedule):
+        if isinstance(item, Mapping):
+            keys = {"q", "noise_multiplier", "steps"}
+            if set(item) != keys:
+                raise ValueError(f"schedule[{i}] must have the keys q, noise_multiplier, steps; got {sorted(item)}")
+            item = (item["q"], item["noise_multiplier"], item["steps"])
+        if isinstance(item, (str, bytes)) or not hasattr(item, "__len__") or len(item) != 3:
+            raise ValueError(f"schedule[{i}] must be a (q, noise_multiplier, steps) triple; got {item!r}")
+        g = _group(*item, where=f" (schedule[{i}])")
+        merged[(g.q, g.z)] = merged.get((g.q, g.z), 0) + g.steps
+        if len(merged) > MAX_GROUPS:
+            raise ResourceLimitError(f"schedule has more than {MAX_GROUPS} distinct (q, noise_multiplier) groups; "
+                                     "merge or round them")
+    if not merged:
+        raise ValueError("schedule must hold at least one (q, noise_multiplier, steps) triple; got an empty list")
+    total = sum(merged.values())
+    if total > STEPS_RANGE[1]:
+        raise ValueError(f"schedule has {total:,} steps in all; at most {STEPS_RANGE[1]:g} are accepted")
+    return tuple(StepGroup(q, z, n) for (q, z), n in merged.items())
+
+
+def _points(values, name: str) -> tuple[list, bool]:
+    if isinstance(values, Mapping):
+        raise ValueError(f"{name} must be a number or a list of numbers; got a {type(values).__name__}")
+    if getattr(values, "ndim", None) == 0:
+        return [values.item()], True
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        return [values], True
+    values = list(values)
+    if not values:
+        raise ValueError(f"{name} must be a number or a non-empty list of numbers; got an empty list")
+    return values, False
+
+
+def _epsilon(value, name: str = "epsilon") -> float:
+    """A privacy ε ∈ [0, MAX_DPSGD_EPSILON], as the float it is computed at (an exact decimal that is not a float is
+    rounded to the nearest float: the result states the ε it was computed for)."""
+    return _float_in(value, name, 0.0, MAX_DPSGD_EPSILON, "the privacy parameter")
+
+
+def _delta_target(value, name: str = "delta") -> Fraction:
+    try:
+        d = as_fraction(value, name) if not isinstance(value, bool) else None
+    except ValueError:
+        d = None
+    if d is None or not Fraction(1, 10**300) <= d < 1:
+        raise ValueError(f"{name} must be a number in [1e-300, 1); got {value!r}")
+    return d
+
+
+# -- the composition -------------------------------------------------------------------------------------------
+
+class DPSGDComposition:
+    """A DP-SGD run: the Poisson-subsampled Gaussian (sensitivity 1) composed over its steps, add/remove-one.
+
+    Either ``DPSGDComposition(q, noise_multiplier, steps)`` or ``DPSGDComposition(schedule=[(q, z, steps), ...])``
+    (groups with the same q and z are merged). q and the noise multiplier are used as the float64 numbers they
+    are: the accounting is exact for exactly that mechanism.
+
+    >>> run = DPSGDComposition(0.01, 1.0, 1000)
+    >>> e = run.epsilon(1e-5, abs_tol=1e-6)
+    >>> 1.82 < e.lower < e.upper < 1.84 and e.width <= 1e-6
+    True
+    """
+
+    def __init__(self, q=None, noise_multiplier=None, steps=None, *, schedule=None):
+        if schedule is not None:
+            if q is not None or noise_multiplier is not None or steps is not None:
+                raise ValueError("give either q, noise_multiplier and steps, or schedule, not both")
+            self.groups = _schedule(schedule)
+        else:
+            if q is None or noise_multiplier is None or steps is None:
+                raise ValueError("q, noise_multiplier and steps are all needed (or a schedule of (q, noise_multiplier,"
+                                 " steps) triples)")
+            self.groups = (_group(q, noise_multiplier, steps),)
+        self.relation = RELATION
+        self._integrals: dict = {}
+        self._contours: dict = {}
+
+    def __repr__(self) -> str:
+        parts = ", ".join(f"(q={g.q:g}, z={g.z:g}, steps={g.steps})" for g in self.groups)
+        return f"DPSGDComposition([{parts}])"
+
+    @property
+    def steps(self) -> int:
+        return sum(g.steps for g in self.groups)
+
+    @property
+    def schedule(self) -> tuple:
+        return tuple((g.q, g.z, g.steps) for g in self.groups)
+
+    def scaled(self, factor: float) -> "DPSGDComposition":
+        """The same schedule with every noise multiplier multiplied by ``factor``."""
+        return DPSGDComposition(schedule=[(g.q, g.z * factor, g.steps) for g in self.groups])
+
+    # -- one direction ------------------------------------------------------------------------------------------
+    def _direction(self, direction: str, epsilon: float, rel_tol: float) -> ProfileBound:
+        if len(self.groups) == 1 and self.groups[0].steps == 1:
+            g = self.groups[0]
+            return one_step_profile(g.q, g.z, epsilon, direction)
+        key = (direction, rel_tol)
+        built_at, contour = self._contours.get(key, (math.inf, None))
+        if contour is not None and abs(built_at - epsilon) <= 0.05 * (1 + abs(epsilon)):
+            bound = contour.delta(epsilon)  # a nearby ε: the same nodes, if they are accurate enough there
+            if bound.upper == 0 or bound.error_bound <= rel_tol * bound.value:
+                return bound
+        bound, contour = certified_profile(self.groups, direction, epsilon, rel_tol, self._integrals)
+        if contour is not None:
+            self._contours[key] = (epsilon, contour)
+        return bound
+
+    def _add_upper_bound(self, epsilon: float) -> float:
+        """A cheap certified upper bound on the add direction's δ(ε): the Chernoff bound C_λ M_A(λ) e^{−λε} at a few λ
+        (log, −inf when the add loss cannot exceed ε)."""
+        if epsilon >= loss_supremum(self.groups, "add") * (1 + 1e-12):
+            return -math.inf
+        best = 0.0
+        for lam in (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0):
+            try:
+                log_m = math.fsum(g.steps * self._integral(g).log_real(-lam)[2] for g in self.groups)
+            except (ArithmeticError, OverflowError):
+                continue
+            best = min(best, lam * math.log(lam) - (1 + lam) * math.log1p(lam) + log_m - lam * epsilon)
+        return best
+
+    def _integral(self, g: StepGroup) -> OneStepIntegral:
+        if (g.q, g.z) not in self._integrals:
+            self._integrals[(g.q, g.z)] = OneStepIntegral(g.q, g.z)
+        return self._integrals[(g.q, g.z)]
+
+    def _point(self, epsilon: float, rel_tol: float) -> DPSGDDeltaPoint:
+        remove = self._direction("remove", epsilon, rel_tol)
+        with mpmath.workdps(40):
+            add_cap = self._add_upper_bound(epsilon)
+            if add_cap == -math.inf or mpmath.exp(add_cap) <= remove.lower and remove.lower > 0:
+                add = None  # the add direction is certainly below the remove direction's lower end
+            else:
+                add = self._direction("add", epsilon, rel_tol)
+            if add is None:
+                lower, upper, dominant = remove.lower, remove.upper, "remove"
+                add_interval = (mpmath.mpf(0), mpmath.exp(add_cap) if add_cap > -math.inf else mpmath.mpf(0))
+            else:
+                lower, upper = max(remove.lower, add.lower), max(remove.upper, add.upper)
+                dominant = ("remove" if remove.lower > add.upper else "add" if add.lower > remove.upper else "both")
+                add_interval = (add.lower, add.upper)
+            value = (lower + upper) / 2
+            bound = (upper - lower) / 2 * (1 + mpmath.mpf(10) ** -20) + abs(value) * mpmath.mpf(10) ** -38
+        return DPSGDDeltaPoint(mpmath.mpf(epsilon), value, error_bound(bound), RELATION, dominant,
+                               (remove.lower, remove.upper), add_interval)
+
+    # -- δ(ε) ---------------------------------------------------------------------------------------------------
+    def delta(self, epsilon, *, rel_tol: float = 1e-6):
+        """δ(ε) of the run at ``epsilon`` (a number or a list), each with ``error_bound ≤ rel_tol·δ``; the relation is
+        add/remove-one, the worse direction (``RELATION``). ε is computed at its float64 value.
+
+        >>> run = DPSGDComposition(0.01, 1.0, 1000)
+        >>> near, far = run.delta([1.0, 2.0])
+        >>> far.delta + far.error_bound < near.delta - near.error_bound
+        True
+        """
+        rel_tol = as_tolerance(rel_tol, "rel_tol", smallest=1e-12, largest=0.5)
+        points, single = _points(epsilon, "epsilon")
+        results = []
+        for e in points:
+            eps = _epsilon(e)
+            point = self._point(eps, rel_tol / 2)
+            if point.delta > 0 and point.error_bound > rel_tol * point.delta:
+                raise ArithmeticError(f"could not certify δ({eps:g}) to rel_tol = {rel_tol:g} for {self!r}: the bound "
+                                      f"reached {float(point.error_bound / point.delta):.2g} relative")
+            results.append(point)
+        return results[0] if single else results
+
+    # -- ε(δ) ---------------------------------------------------------------------------------------------------
+    def _direction_epsilon(self, direction: str, delta: mpmath.mpf, tol: float):
+        """(lower, upper, at_lower, at_upper) for one direction: δ_d(upper) ≤ δ certified, δ_d(lower) > δ certified
+        (lower = 0 with at_lower None when δ_d(ε) ≤ δ already at ε = 0)."""
+        fine = 1e-10
+        sup = loss_supremum(self.groups, direction)
+
+        def evaluate(eps: float, contour=None) -> ProfileBound:
+            if len(self.groups) == 1 and self.groups[0].steps == 1:
+                g = self.groups[0]
+                return one_step_profile(g.q, g.z, eps, direction)
+            if eps >= sup * (1 + 1e-12):
+                zero = mpmath.mpf(0)
+                return ProfileBound(eps, direction, zero, zero, None, 0)
+            if contour is not None:
+                return contour.delta(eps)
+            bound, _ = certified_profile(self.groups, direction, eps, fine, self._integrals)
+            return bound
+
+        at_zero = evaluate(0.0)
+        if at_zero.upper <= delta:
+            return Fraction(0), Fraction(0), None, at_zero
+        single = len(self.groups) == 1 and self.groups[0].steps == 1
+        # a first guess from the saddle-point approximation (no nodes), then Newton steps on log δ with one contour
+        guess = self._saddle_epsilon(direction, float(delta), sup)
+        contour = None
+        for _ in range(12):
+            if contour is None and not single:
+                _, contour = certified_profile(self.groups, direction, guess, fine, self._integrals)
+                built_at = guess
+            bound = evaluate(guess, contour)
+            value = bound.value
+            slope = contour.c if contour is not None else 5.0
+            if value <= 0:
+                guess = guess / 2
+                contour = None
+                continue
+            step = float(mpmath.log(value / delta)) / max(slope, 1e-3)
+            step = max(min(step, 1.0 + guess), -0.5 * guess)
+            guess = guess + step
+            if math.isfinite(sup):
+                guess = min(guess, sup * (1 - 1e-9))
+            if contour is not None and abs(guess - built_at) > 0.05 * (1 + guess):
+                contour = None  # moved far: a contour for the new guess
+            if abs(step) < tol / 4:
+                break
+        if contour is None and not single:
+            _, contour = certified_profile(self.groups, direction, guess, fine, self._integrals)
+
+        def status(eps: float):
+            b = evaluate(eps, contour)
+            if b.upper <= delta:
+                return "holds", b
+            if b.lower > delta:
+                return "fails", b
+            return "undecided", b
+
+        width = max(tol, 1e-9)
+        lower = upper = None
+        at_lower = at_upper = None
+        span = width / 2
+        for _ in range(80):
+            lo_e, hi_e = max(guess - span, 0.0), guess + span
+            if upper is None:
+                st, b = status(hi_e)
+                if st == "holds":
+                    upper, at_upper = hi_e, b
+            if lower is None:
+                if lo_e <= 0:
+                    st, b = status(0.0)
+                    if st == "holds":
+                        return Fraction(0), Fraction(0), None, b
+                    lower, at_lower = (0.0, b) if st == "fails" else (None, None)
+                else:
+                    st, b = status(lo_e)
+                    if st == "fails":
+                        lower, at_lower = lo_e, b
+            if lower is not None and upper is not None:
+                break
+            span *= 2
+        if lower is None or upper is None:
+            raise ArithmeticError(f"could not bracket ε(δ = {float(delta):g}) for the {direction} direction")
+        while upper - lower > width:
+            mid = (lower + upper) / 2
+            st, b = status(mid)
+            if st == "holds":
+                upper, at_upper = mid, b
+                continue
+            if st == "fails":
+                lower, at_lower = mid, b
+                continue
+            # δ(mid) lies within its bound of the target: step to each side by a quarter of the bracket
+            quarter = (upper - lower) / 4
+            st_hi, b_hi = status(mid + quarter)
+            st_lo, b_lo = status(mid - quarter)
+            if st_hi == "holds":
+                upper, at_upper = mid + quarter, b_hi
+            if st_lo == "fails":
+                lower, at_lower = mid - quarter, b_lo
+            if st_hi != "holds" and st_lo != "fails":
+                raise ArithmeticError(f"the certified bounds cannot decide δ(ε) against δ = {float(delta):g} "
+                                      f"({direction}) near ε = {mid:.12g}: ε(δ) lies in [{lower:.12g}, {upper:.12g}]")
+        return Fraction(lower), Fraction(upper), at_lower, at_upper
+
+    def _saddle_epsilon(self, direction: str, delta: float, sup: float) -> float:
+        """A starting ε: the root of the saddle-point estimate log δ(ε) ≈ −cε + log M(c) − log(c(c+1)√(2πK''(c))) =
+        log δ (secant steps; nothing here is certified)."""
+        integrals = integrals_for(self.groups, self._integrals)
+
+        def log_estimate(eps):
+            c, log_j, _ = saddle(self.groups, direction, eps, integrals)
+            return log_j + math.fsum(g.steps * integrals[(g.q, g.z)].log_real(c + 1 if direction == "remove" else -c)[0]
+                                     for g in self.groups) - c * eps, c
+
+        target = math.log(delta)
+        eps = 1.0 if not math.isfinite(sup) else min(1.0, sup / 2)
+        for _ in range(20):
+            value, c = log_estimate(eps)
+            step = (value - target) / max(c, 1e-3)
+            step = max(min(step, 2.0 + eps), -0.5 * eps)
+            eps += step
+            if math.isfinite(sup):
+                eps = min(eps, sup * (1 - 1e-9))
+            if abs(step) < 1e-4:
+                break
+        return max(eps, 1e-6)
+
+    def epsilon(self, delta, *, abs_tol=1e-9) -> DPSGDEpsilonInterval:
+        """The certified ε for δ: an interval [lower, upper] of width ≤ ``abs_tol`` with (upper, δ)-DP certified and
+        (lower, δ)-DP certainly failing, add/remove-one (both directions: ε(δ) is the larger of theirs).
+
+        >>> e = DPSGDComposition(0.01, 1.0, 1000).epsilon("1e-12", abs_tol=1e-6)
+        >>> 3.9 < e.lower and e.width <= 1e-6
+        True
+        """
+        delta = _delta_target(delta)
+        tol = as_tolerance(abs_tol, "abs_tol", smallest=1e-12, largest=1.0)
+        with mpmath.workdps(40):
+            d = mpmath.mpf(delta.numerator) / delta.denominator
+        lo_r, hi_r, at_lo_r, at_hi_r = self._direction_epsilon("remove", d, tol)
+        # the add direction: nothing to do when it certainly holds at the remove direction's upper end
+        add_cap = self._add_upper_bound(float(hi_r))
+        with mpmath.workdps(40):
+            add_holds = add_cap == -math.inf or mpmath.exp(add_cap) <= d
+        if not add_holds:
+            b = self._direction("add", float(hi_r), 1e-10)
+            add_holds = b.upper <= d
+        if add_holds:
+            lower, upper, at_lower, at_upper, dominant = lo_r, hi_r, at_lo_r, at_hi_r, "remove"
+        else:
+            lo_a, hi_a, at_lo_a, at_hi_a = self._direction_epsilon("add", d, tol)
+            if hi_a >= hi_r:
+                upper, at_upper = hi_a, at_hi_a
+            else:
+                upper, at_upper = hi_r, at_hi_r
+            if lo_a >= lo_r:
+                lower, at_lower = lo_a, at_lo_a
+            else:
+                lower, at_lower = lo_r, at_lo_r
+            dominant = "add" if lo_a > hi_r else "remove" if lo_r > hi_a else "both"
+        to_point = (lambda b: None if b is None else
+                    DeltaPoint(mpmath.mpf(b.epsilon), b.value, error_bound(b.error_bound)))
+        return DPSGDEpsilonInterval(delta, lower, upper, to_point(at_lower), to_point(at_upper), RELATION, dominant)
+
+
+# -- calibration -----------------------------------------------------------------------------------------------
+
+def _targets(target) -> tuple:
+    items = list(target) if isinstance(target, (list, tuple)) and not (
+        len(target) == 2 and not isinstance(target[0], (list, tuple, ApproximateDP, GaussianDP))) else [target]
+    out = []
+    for t in items:
+        if isinstance(t, ApproximateDP):
+            out.append(t)
+        elif isinstance(t, GaussianDP):
+            raise ValueError("target: μ-GDP targets are not supported for DP-SGD calibration here; give (ε, δ) "
+                             "targets (ApproximateDP or (epsilon, delta) pairs)")
+        elif isinstance(t, (tuple, list)) and len(t) == 2:
+            eps = _epsilon(t[0], "target epsilon")
+            if eps <= 0:
+                raise ValueError(f"target epsilon must be > 0; got {t[0]!r}")
+            out.append(ApproximateDP(Fraction(eps), _delta_target(t[1], "target delta")))
+        else:
+            raise ValueError(f"target must be an ApproximateDP, an (epsilon, delta) pair or a list of them; got {t!r}")
+    if not out:
+        raise ValueError("target must hold at least one (epsilon, delta) target")
+    return tuple(out)
+
+
+def _grid_step(reference: float, resolution: float) -> Fraction:
+    """reference·resolution rounded down to two significant digits (a short decimal step)."""
+    value = Fraction(reference) * Fraction(resolution)
+    exponent = math.floor(math.log10(float(value))) - 1
+    unit = Fraction(10) ** exponent
+    return max(unit, math.floor(value / unit) * unit)
+
+
+def calibrate_noise_multiplier(q=None, steps=None, target=None, *, schedule=None, resolution=1e-5,
+                               rel_tol: float = 1e-9, progress=None) -> DPSGDCalibration:
+    """The smallest noise multiplier z on the grid (relative step ``resolution``, default 1e-5) at which every
+    (ε, δ) target holds for DP-SGD, add/remove-one, with a certified failure one grid step below.
+
+    Homogeneous: ``calibrate_noise_multiplier(q, steps, (epsilon, delta))``. Heterogeneous: ``schedule`` is a list
+    of (q, factor, steps) triples; group g then runs with noise multiplier factor_g·z. ``target`` is one (ε, δ)
+    pair, an :class:`~accountlib.theory.calibration.ApproximateDP`, or a list of them (all must hold).
+
+    >>> c = calibrate_noise_multiplier(0.01, 1000, (2.0, 1e-5), resolution=1e-3)
+    >>> c.proven_smallest and 0.9 < c.noise_multiplier < 1.0
+    True
+    """
+    if schedule is not None:
+        if q is not None or steps is not None:
+            raise ValueError("give either q and steps, or schedule, not both")
+        base = _schedule(schedule)  # (q, factor, steps): the factor sits in the z slot (checked as a multiplier)
+    else:
+        if q is None or steps is None:
+            raise ValueError("q and steps are both needed (or a schedule of (q, factor, steps) triples)")
+        base = (_group(q, 1.0, steps),)
+    if target is None:
+        raise ValueError("target is needed: an (epsilon, delta) pair or a list of them")
+    targets = _targets(target)
+    resolution = as_tolerance(resolution, "resolution", smallest=1e-9, largest=0.1)
+    rel_tol = as_tolerance(rel_tol, "rel_tol", smallest=1e-12, largest=1e-3)
+    # the RDP calibration is a certified upper bound on the answer and a good reference for the grid
+    from .dpsgd_calibration import calibrate_dpsgd
+
+    reference = 0.0
+    for t in targets:
+        for g in base:
+            try:
+                z = calibrate_dpsgd(g.q, sum(h.steps for h in base), float(t.epsilon), float(t.delta), "rdp",
+                                    tolerance=1e-6) / g.z
+            except ValueError:
+                z = 1.0
+            reference = max(reference, z)
+    memo: dict = {}
+    evaluations = 0
+
+    def schedule_at(z: Fraction):
+        return [(g.q, g.z * float(z), g.steps) for g in base]
+
+    def at(z: Fraction):
+        """The checks of every target at noise multiplier z (an exact grid point), memoised."""
+        nonlocal evaluations
+        if z not in memo:
+            if z <= 0:
+                raise ValueError("target: met by no noise multiplier on this grid")
+            zs = [g.z * float(z) for g in base]
+            if not (Z_RANGE[0] <= min(zs) and max(zs) <= Z_RANGE[1]):
+                raise ValueError(f"the calibration left the accepted noise multipliers [{Z_RANGE[0]:g}, "
+                                 f"{Z_RANGE[1]:g}] (at z = {float(z):g}): the target is out of reach")
+            run = DPSGDComposition(schedule=schedule_at(z))
+            checks = []
+            for t in targets:
+                point = run._point(float(t.epsilon), rel_tol)
+                with mpmath.workdps(40):
+                    allowed = mpmath.mpf(t.delta.numerator) / t.delta.denominator
+                    status = ("holds" if point.delta + point.error_bound <= allowed else
+                              "fails" if point.delta - point.error_bound > allowed else "undecided")
+                checks.append(LevelCheck(Level(t.epsilon, allowed, allowed), point, status))
+            evaluations += 1
+            state = ("holds" if all(c.status == "holds" for c in checks) else
+                     "fails" if any(c.status == "fails" for c in checks) else "undecided")
+            memo[z] = (state, checks)
+            if progress is not None:
+                progress(f"z = {float(z):.8g}: {state}")
+        return memo[z]
+
+    def smallest_on(step: Fraction, hi: int, lo: int) -> tuple[int, int]:
+        """(hi, lo) on the grid step·ℤ with the targets holding at hi·step and not at lo·step, hi − lo = 1; the
+        starting hi must hold (it is raised until it does) and lo must not (it is lowered until it does not)."""
+        while at(hi * step)[0] != "holds":
+            hi = max(hi + 1, math.ceil(hi * 1.1))
+            if hi * step > 10 * Fraction(reference):
+                raise ArithmeticError("could not certify the targets at any noise multiplier up to ten times the "
+                                      "RDP calibration's")
+        lo = min(lo, hi - 1)
+        while lo >= 1 and at(lo * step)[0] == "holds":
+            hi, lo = lo, math.floor(lo * 0.9)
+        while hi - lo > 1:
+            mid = (hi + lo) // 2
+            if at(mid * step)[0] == "holds":
+                hi = mid
+            else:
+                lo = mid
+        return hi, lo
+
+    # a coarse grid first (relative step 1e-3 of the RDP calibration), then the fine grid, whose step is
+    # ``resolution`` times the coarse answer's lower end (so it is at most resolution times the answer)
+    coarse = _grid_step(reference, max(resolution, 1e-3))
+    hi, lo = smallest_on(coarse, math.ceil(Fraction(reference) / coarse), math.floor(Fraction(reference) * 9 / 10 / coarse))
+    step = coarse
+    if resolution < 1e-3:
+        step = _grid_step(float(max(lo, 1) * coarse), resolution)
+        fine_hi = math.ceil(hi * coarse / step)
+        hi, lo = smallest_on(step, fine_hi, math.floor(lo * coarse / step))
+    failure = None
+    if lo >= 1:
+        failure = next((c for c in at(lo * step)[1] if c.status == "fails"), None)
+    z = hi * step
+    return DPSGDCalibration(z, step, tuple(schedule_at(z)), targets, tuple(at(z)[1]), failure, evaluations)
