@@ -251,14 +251,16 @@ class DPSGDComposition:
             g = self.groups[0]
             return one_step_profile(g.q, g.z, epsilon, direction)
         key = (direction, rel_tol)
-        built_at, contour = self._contours.get(key, (math.inf, None))
-        if contour is not None and abs(built_at - epsilon) <= 0.05 * (1 + abs(epsilon)):
+        built_at, contour, achieved = self._contours.get(key, (math.inf, None, 0.0))
+        if contour is not None and abs(built_at - epsilon) <= 0.5 * (1 + abs(epsilon)):
             bound = contour.delta(epsilon)  # a nearby ε: the same nodes, if they are accurate enough there
-            if bound.upper == 0 or bound.error_bound <= rel_tol * bound.value:
+            if bound.upper == 0 or bound.error_bound <= max(rel_tol, 2 * achieved) * bound.value:
                 return bound
         bound, contour = certified_profile(self.groups, direction, epsilon, rel_tol, self._integrals)
-        if contour is not None:
-            self._contours[key] = (epsilon, contour)
+        if contour is not None and bound.upper > 0:
+            with mpmath.workdps(30):  # what this contour reached where it was built (float64's floor, if above rel_tol)
+                achieved = float(bound.error_bound / bound.value) if bound.value > 0 else 0.0
+            self._contours[key] = (epsilon, contour, achieved)
         return bound
 
     def _add_upper_bound(self, epsilon: float) -> float:
@@ -321,6 +323,114 @@ class DPSGDComposition:
                                       f"reached {float(point.error_bound / point.delta):.2g} relative")
             results.append(point)
         return results[0] if single else results
+
+    # -- f(α) ---------------------------------------------------------------------------------------------------
+    def tradeoff(self, alpha, *, abs_tol: float = 1e-9):
+        """β = f(α) of the run's symmetric trade-off function at ``alpha`` in [0, 1] (a number or a list), each with
+        ``error_bound ≤ abs_tol``, add/remove-one.
+
+        f(α) = sup_{ε ≥ 0} max(1 − δ(ε) − e^ε α, e^{−ε}(1 − δ(ε) − α)) with δ the worse direction's profile
+        (module docstring). Each branch is the supremum of a concave function (δ is convex in t = e^ε, and
+        e^{−ε}δ(ε) in u = e^{−ε}); certified values at a few points near the maximiser bound it from below, and
+        the chords through them, extended, from above (a concave function lies below the extensions of its chords).
+
+        >>> run = DPSGDComposition(0.01, 1.0, 1000)
+        >>> p = run.tradeoff(0.1, abs_tol=1e-7)
+        >>> 0.5 < p.beta < 0.9 and p.error_bound <= 1e-7
+        True
+        """
+        abs_tol = as_tolerance(abs_tol, "abs_tol", smallest=1e-12, largest=0.5)
+        points, single = _points(alpha, "alpha")
+        results = []
+        for a in points:
+            a = _float_in(a, "alpha", 0.0, 1.0, "the type I error")
+            results.append(self._tradeoff_point(a, abs_tol))
+        return results[0] if single else results
+
+    def _profile_interval(self, epsilon: float) -> tuple:
+        p = self._point(epsilon, 1e-9)
+        with mpmath.workdps(40):
+            return p.delta - p.error_bound, p.delta + p.error_bound
+
+    def _tradeoff_point(self, alpha: float, abs_tol: float) -> DPSGDTradeoffPoint:
+        with mpmath.workdps(40):
+            if alpha == 0:
+                lo = hi = mpmath.mpf(1)  # no loss is infinite: f(0) = 1 − lim δ = 1
+            elif alpha == 1:
+                lo = hi = mpmath.mpf(0)
+            else:
+                a = mpmath.mpf(alpha)
+                lo_a, hi_a = self._branch_sup(alpha, abs_tol, "t")
+                lo_b, hi_b = self._branch_sup(alpha, abs_tol, "u", below=lo_a)
+                lo = max(lo_a, lo_b, mpmath.mpf(0))
+                hi = min(max(hi_a, hi_b, mpmath.mpf(0)), 1 - a)
+                if hi - lo > abs_tol:
+                    raise ArithmeticError(f"could not certify f({alpha:g}) to abs_tol = {abs_tol:g} for {self!r}: it "
+                                          f"lies in [{mpmath.nstr(lo, 12)}, {mpmath.nstr(hi, 12)}]")
+            value = (lo + hi) / 2
+            bound = (hi - lo) / 2 + abs(value) * mpmath.mpf(10) ** -38
+        return DPSGDTradeoffPoint(mpmath.mpf(alpha), value, error_bound(bound), RELATION)
+
+    def _delta_estimate(self, eps: float) -> float:
+        """The saddle-point estimate of δ(ε) (the larger direction; no nodes, nothing certified): for searching."""
+        integrals = integrals_for(self.groups, self._integrals)
+        best = 0.0
+        for direction in _DIRECTIONS:
+            if eps >= loss_supremum(self.groups, direction):
+                continue
+            try:
+                c, log_j, _ = saddle(self.groups, direction, eps, integrals)
+                a = c + 1 if direction == "remove" else -c
+                log_d = log_j - c * eps + math.fsum(g.steps * integrals[(g.q, g.z)].log_real(a)[0] for g in self.groups)
+                best = max(best, math.exp(min(log_d, 0.0)))
+            except (ArithmeticError, OverflowError):
+                continue
+        return best
+
+    def _branch_sup(self, alpha: float, abs_tol: float, variable: str, below=None) -> tuple:
+        """[lower, upper] for the supremum over ε ≥ 0 of one branch: h(t) = 1 − δ(log t) − tα on t ≥ 1 ("t") or
+        k(u) = u(1 − α − δ(−log u)) on 0 < u ≤ 1 ("u"), both concave. Grid points around the estimated maximiser;
+        the bound from above takes, on each cell, the least of the extended chords of its neighbours and the box
+        bound from monotonicity, and beyond the outer points the chords' certified signs."""
+        with mpmath.workdps(40):
+            a = mpmath.mpf(alpha)
+
+            def value(eps: float) -> tuple:
+                d_lo, d_hi = self._profile_interval(eps)
+                if variable == "t":
+                    t = mpmath.exp(eps)
+                    return 1 - d_hi - t * a, 1 - d_lo - t * a
+                u = mpmath.exp(-eps)
+                return u * (1 - a - d_hi), u * (1 - a - d_lo)
+
+            def estimate(eps: float) -> float:
+                d = self._delta_estimate(eps)
+                return 1 - d - math.exp(eps) * alpha if variable == "t" else math.exp(-eps) * (1 - alpha - d)
+
+            # a starting point: the Gaussian-DP approximation μ² ≈ Σ T q²(e^{1/z²} − 1) (its supporting line at α
+            # has slope −e^ε with ε = μΦ⁻¹(1 − α) − μ²/2); then a walking grid that keeps the best point inside
+            mu = math.sqrt(math.fsum(g.steps * g.q * g.q * math.expm1(min(1 / (g.z * g.z), 700.0)) for g in self.groups))
+            quantile = float(mpmath.sqrt(2) * mpmath.erfinv(1 - 2 * min(alpha, 1 - alpha)))
+            guess = mu * quantile - mu * mu / 2
+            centre = min(max(guess, 0.0), float(MAX_DPSGD_EPSILON) - 1)
+            spread = 0.05 * (1 + centre)
+            lower = upper = None
+            for _ in range(40):
+                eps_points = sorted({min(max(0.0, centre + k * spread), float(MAX_DPSGD_EPSILON)) for k in range(-3, 4)})
+                vals = [value(e) for e in eps_points]
+                coords = [mpmath.exp(e) if variable == "t" else mpmath.exp(-e) for e in eps_points]
+                pts = sorted(zip(coords, vals), key=lambda p: p[0])
+                lower = max(v[0] for v in vals)
+                upper = _concave_sup_upper(pts, variable)
+                if upper - lower <= abs_tol / 2 or below is not None and upper <= below:
+                    return lower, upper
+                best = max(range(len(vals)), key=lambda i: vals[i][0] + vals[i][1])
+                inner = 0 < best < len(vals) - 1 or eps_points[best] == 0.0
+                centre = eps_points[best]
+                if inner:
+                    spread /= 4
+            return lower, upper
+
 
     # -- ε(δ) ---------------------------------------------------------------------------------------------------
     def _direction_epsilon(self, direction: str, delta: mpmath.mpf, tol: float):
@@ -485,6 +595,55 @@ class DPSGDComposition:
         to_point = (lambda b: None if b is None else
                     DeltaPoint(mpmath.mpf(b.epsilon), b.value, error_bound(b.error_bound)))
         return DPSGDEpsilonInterval(delta, lower, upper, to_point(at_lower), to_point(at_upper), RELATION, dominant)
+
+
+def _concave_sup_upper(pts, variable: str) -> mpmath.mpf:
+    """An upper bound on sup of a concave function over its domain (t ≥ 1, or 0 < u ≤ 1) from certified values
+    ``pts`` = [(coordinate, (lower, upper))] sorted by coordinate: per cell the least of the neighbours' extended
+    chords; beyond the outer points, the outer chord when its slope is certified to point down (else +inf)."""
+    inf = mpmath.inf
+    n = len(pts)
+    xs = [p[0] for p in pts]
+    lo = [p[1][0] for p in pts]
+    hi = [p[1][1] for p in pts]
+
+    def slope_up(i, j):
+        return (hi[j] - lo[i]) / (xs[j] - xs[i])
+
+    def slope_low(i, j):
+        return (lo[j] - hi[i]) / (xs[j] - xs[i])
+
+    best = max(hi)
+    for i in range(n - 1):
+        lines = []  # (anchor x, anchor value, slope) upper bounds valid on [x_i, x_{i+1}]
+        if i >= 1:
+            lines.append((xs[i], hi[i], slope_up(i - 1, i)))
+        if i + 2 < n:
+            lines.append((xs[i + 1], hi[i + 1], slope_low(i + 1, i + 2)))
+        if not lines:
+            return inf
+        candidates = []
+        for x in (xs[i], xs[i + 1]):
+            candidates.append(min(v + s * (x - x0) for x0, v, s in lines))
+        if len(lines) == 2:
+            (x0, v0, s0), (x1, v1, s1) = lines
+            if s0 != s1:
+                x = (v1 - v0 + s0 * x0 - s1 * x1) / (s0 - s1)
+                if xs[i] <= x <= xs[i + 1]:
+                    candidates.append(v0 + s0 * (x - x0))
+        best = max(best, max(candidates))
+    # beyond the outer points: the outer chords must point away from the maximum
+    left_domain_edge = mpmath.mpf(1) if variable == "t" else mpmath.mpf(0)
+    if xs[0] > left_domain_edge:
+        s = slope_low(0, 1)
+        if s < 0:
+            return inf
+    right_domain_edge = mpmath.inf if variable == "t" else mpmath.mpf(1)
+    if xs[-1] < right_domain_edge:
+        s = slope_up(n - 2, n - 1)
+        if s > 0:
+            return inf
+    return best
 
 
 # -- calibration -----------------------------------------------------------------------------------------------

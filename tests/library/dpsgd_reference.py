@@ -110,3 +110,27 @@ def gaussian_delta(mu, eps, dps=40):
     with mpmath.workdps(dps):
         mu, eps = mpmath.mpf(mu), mpmath.mpf(eps)
         return +(mpmath.ncdf(-eps / mu + mu / 2) - mpmath.exp(eps) * mpmath.ncdf(-eps / mu - mu / 2))
+
+
+def one_step_tradeoffs(q, z, alpha, dps=40):
+    """(T_remove(α), T_add(α)) for one step by Neyman–Pearson: the loss is monotone in x, so the most powerful tests
+    are half-lines. Remove (P against Q): reject P when x < t, α = P(x < t), β = Q(x ≥ t). Add (Q against P): reject
+    Q when x > t, α = Q(x > t), β = P(x ≤ t)."""
+    with mpmath.workdps(dps):
+        q, z, alpha = mpmath.mpf(q), mpmath.mpf(z), mpmath.mpf(alpha)
+
+        def p_below(t):
+            return (1 - q) * mpmath.ncdf(t / z) + q * mpmath.ncdf((t - 1) / z)
+
+        t_remove = mpmath.findroot(lambda t: p_below(t) - alpha, 0)
+        remove = 1 - mpmath.ncdf(t_remove / z)
+        t_add = z * mpmath.sqrt(2) * mpmath.erfinv(1 - 2 * alpha)  # Q(x > t) = α
+        add = p_below(t_add)
+        return +remove, +add
+
+
+def gaussian_tradeoff(mu, alpha, dps=40):
+    """G_μ(α) = Φ(Φ⁻¹(1 − α) − μ)."""
+    with mpmath.workdps(dps):
+        mu, alpha = mpmath.mpf(mu), mpmath.mpf(alpha)
+        return +mpmath.ncdf(mpmath.sqrt(2) * mpmath.erfinv(1 - 2 * alpha) - mu)
