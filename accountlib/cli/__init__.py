@@ -213,7 +213,7 @@ class _Parser(argparse.ArgumentParser):
 
 #: The subcommands defined in this package (the parser of ``sweep`` lists installed targets, which takes a
 #: scan of the installed packages' entry points: done only when ``sweep`` or the top-level help is asked for).
-COMMANDS = ("delta", "tradeoff", "epsilon", "calibrate", "allocate")
+COMMANDS = ("delta", "tradeoff", "epsilon", "calibrate", "allocate", "dpsgd")
 
 
 def _parser(argv=None) -> argparse.ArgumentParser:
@@ -253,6 +253,9 @@ def _parser(argv=None) -> argparse.ArgumentParser:
     from .calibrate import add_calibration_parsers
 
     add_calibration_parsers(sub)
+    from .dpsgd import add_dpsgd_parser
+
+    add_dpsgd_parser(sub)
     if argv and argv[0] in COMMANDS:  # another command: sweep is only listed, not built
         sub.add_parser("sweep", help="run the DHC pairs (or another installed target) on a process pool or a "
                        "Dask cluster")

@@ -116,27 +116,36 @@ class DPSGDCalibration:
 
 # -- argument checks -------------------------------------------------------------------------------------------
 
+def _shown(value) -> str:
+    """A value as a message shows it: an exact fraction as the decimal it is close to, anything else by repr."""
+    if isinstance(value, Fraction):
+        return f"{float(value):.17g}"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _float_in(value, name: str, low: float, high: float, what: str) -> float:
     if isinstance(value, bool) or value is None:
-        raise ValueError(f"{name} ({what}) must be a number in [{low:g}, {high:g}]; got {value!r}")
+        raise ValueError(f"{name} ({what}) must be a number in [{low:g}, {high:g}]; got {_shown(value)}")
     try:
         result = float(as_fraction(value, name))
     except (ValueError, OverflowError):
-        raise ValueError(f"{name} ({what}) must be a finite number in [{low:g}, {high:g}]; got {value!r}") from None
+        raise ValueError(f"{name} ({what}) must be a finite number in [{low:g}, {high:g}]; got {_shown(value)}") \
+            from None
     if not low <= result <= high:
-        raise ValueError(f"{name} ({what}) must be in [{low:g}, {high:g}]; got {value!r}")
+        raise ValueError(f"{name} ({what}) must be in [{low:g}, {high:g}]; got {_shown(value)}")
     return result
 
 
 def _steps(value, name: str = "steps") -> int:
     if isinstance(value, bool) or not isinstance(value, (int, float, Fraction)) and not hasattr(value, "__index__"):
-        raise ValueError(f"{name} must be a whole number in [1, {STEPS_RANGE[1]:g}]; got {value!r}")
+        raise ValueError(f"{name} must be a whole number in [1, {STEPS_RANGE[1]:g}]; got {_shown(value)}")
     try:
         as_int = int(value)
     except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{name} must be a whole number in [1, {STEPS_RANGE[1]:g}]; got {value!r}") from None
+        raise ValueError(f"{name} must be a whole number in [1, {STEPS_RANGE[1]:g}]; got {_shown(value)}") from None
     if as_int != value or not STEPS_RANGE[0] <= as_int <= STEPS_RANGE[1]:
-        raise ValueError(f"{name} must be a whole number in [1, {STEPS_RANGE[1]:g}]; got {value!r}")
+        raise ValueError(f"{name} must be a whole number in [1, {STEPS_RANGE[1]:g}]; got {_shown(value)}")
     return as_int
 
 
@@ -184,10 +193,11 @@ def _points(values, name: str) -> tuple[list, bool]:
     return values, False
 
 
-def _epsilon(value, name: str = "epsilon") -> float:
-    """A privacy ε ∈ [0, MAX_DPSGD_EPSILON], as the float it is computed at (an exact decimal that is not a float is
-    rounded to the nearest float: the result states the ε it was computed for)."""
-    return _float_in(value, name, 0.0, MAX_DPSGD_EPSILON, "the privacy parameter")
+def _epsilon(value, name: str = "epsilon") -> Fraction:
+    """A privacy ε ∈ [0, MAX_DPSGD_EPSILON], exactly (a decimal such as 0.1 is the rational 1/10; δ there is
+    bracketed by its values at the two floats around it)."""
+    _float_in(value, name, 0.0, MAX_DPSGD_EPSILON, "the privacy parameter")
+    return as_fraction(value, name)
 
 
 def _delta_target(value, name: str = "delta") -> Fraction:
@@ -196,7 +206,7 @@ def _delta_target(value, name: str = "delta") -> Fraction:
     except ValueError:
         d = None
     if d is None or not Fraction(1, 10**300) <= d < 1:
-        raise ValueError(f"{name} must be a number in [1e-300, 1); got {value!r}")
+        raise ValueError(f"{name} must be a number in [1e-300, 1); got {_shown(value)}")
     return d
 
 
@@ -282,14 +292,27 @@ class DPSGDComposition:
             self._integrals[(g.q, g.z)] = OneStepIntegral(g.q, g.z)
         return self._integrals[(g.q, g.z)]
 
-    def _point(self, epsilon: float, rel_tol: float) -> DPSGDDeltaPoint:
-        remove = self._direction("remove", epsilon, rel_tol)
+    def _direction_exact(self, direction: str, epsilon, rel_tol: float) -> ProfileBound:
+        """One direction's δ at an exact ε (a float, or a Fraction that may lie between two floats ε⁻ < ε < ε⁺: δ is
+        decreasing, so δ(ε) ∈ [lower at ε⁺, upper at ε⁻])."""
+        as_float = float(epsilon)
+        if Fraction(as_float) == Fraction(epsilon):
+            return self._direction(direction, as_float, rel_tol)
+        below = as_float if Fraction(as_float) < Fraction(epsilon) else math.nextafter(as_float, -math.inf)
+        above = math.nextafter(below, math.inf)
+        lo_bound = self._direction(direction, above, rel_tol)
+        hi_bound = self._direction(direction, below, rel_tol)
+        return ProfileBound(as_float, direction, lo_bound.lower, hi_bound.upper, hi_bound.budget, hi_bound.nodes)
+
+    def _point(self, epsilon, rel_tol: float) -> DPSGDDeltaPoint:
+        """δ(ε) for both directions, the worse one stated (ε a float or an exact Fraction)."""
+        remove = self._direction_exact("remove", epsilon, rel_tol)
         with mpmath.workdps(40):
-            add_cap = self._add_upper_bound(epsilon)
+            add_cap = self._add_upper_bound(float(epsilon) * (1 - 1e-15))
             if add_cap == -math.inf or mpmath.exp(add_cap) <= remove.lower and remove.lower > 0:
                 add = None  # the add direction is certainly below the remove direction's lower end
             else:
-                add = self._direction("add", epsilon, rel_tol)
+                add = self._direction_exact("add", epsilon, rel_tol)
             if add is None:
                 lower, upper, dominant = remove.lower, remove.upper, "remove"
                 add_interval = (mpmath.mpf(0), mpmath.exp(add_cap) if add_cap > -math.inf else mpmath.mpf(0))
@@ -299,7 +322,9 @@ class DPSGDComposition:
                 add_interval = (add.lower, add.upper)
             value = (lower + upper) / 2
             bound = (upper - lower) / 2 * (1 + mpmath.mpf(10) ** -20) + abs(value) * mpmath.mpf(10) ** -38
-        return DPSGDDeltaPoint(mpmath.mpf(epsilon), value, error_bound(bound), RELATION, dominant,
+            eps = Fraction(epsilon)
+            shown = mpmath.mpf(eps.numerator) / eps.denominator
+        return DPSGDDeltaPoint(shown, value, error_bound(bound), RELATION, dominant,
                                (remove.lower, remove.upper), add_interval)
 
     # -- δ(ε) ---------------------------------------------------------------------------------------------------
@@ -343,8 +368,8 @@ class DPSGDComposition:
         points, single = _points(alpha, "alpha")
         results = []
         for a in points:
-            a = _float_in(a, "alpha", 0.0, 1.0, "the type I error")
-            results.append(self._tradeoff_point(a, abs_tol))
+            _float_in(a, "alpha", 0.0, 1.0, "the type I error")
+            results.append(self._tradeoff_point(as_fraction(a, "alpha"), abs_tol))
         return results[0] if single else results
 
     def _profile_interval(self, epsilon: float) -> tuple:
@@ -352,14 +377,15 @@ class DPSGDComposition:
         with mpmath.workdps(40):
             return p.delta - p.error_bound, p.delta + p.error_bound
 
-    def _tradeoff_point(self, alpha: float, abs_tol: float) -> DPSGDTradeoffPoint:
+    def _tradeoff_point(self, alpha: Fraction, abs_tol: float) -> DPSGDTradeoffPoint:
         with mpmath.workdps(40):
+            exact = mpmath.mpf(alpha.numerator) / alpha.denominator
             if alpha == 0:
                 lo = hi = mpmath.mpf(1)  # no loss is infinite: f(0) = 1 − lim δ = 1
             elif alpha == 1:
                 lo = hi = mpmath.mpf(0)
             else:
-                a = mpmath.mpf(alpha)
+                a = exact
                 lo_a, hi_a = self._branch_sup(alpha, abs_tol, "t")
                 lo_b, hi_b = self._branch_sup(alpha, abs_tol, "u", below=lo_a)
                 lo = max(lo_a, lo_b, mpmath.mpf(0))
@@ -369,7 +395,7 @@ class DPSGDComposition:
                                           f"lies in [{mpmath.nstr(lo, 12)}, {mpmath.nstr(hi, 12)}]")
             value = (lo + hi) / 2
             bound = (hi - lo) / 2 + abs(value) * mpmath.mpf(10) ** -38
-        return DPSGDTradeoffPoint(mpmath.mpf(alpha), value, error_bound(bound), RELATION)
+        return DPSGDTradeoffPoint(exact, value, error_bound(bound), RELATION)
 
     def _delta_estimate(self, eps: float) -> float:
         """The saddle-point estimate of δ(ε) (the larger direction; no nodes, nothing certified): for searching."""
@@ -387,13 +413,14 @@ class DPSGDComposition:
                 continue
         return best
 
-    def _branch_sup(self, alpha: float, abs_tol: float, variable: str, below=None) -> tuple:
+    def _branch_sup(self, alpha: Fraction, abs_tol: float, variable: str, below=None) -> tuple:
         """[lower, upper] for the supremum over ε ≥ 0 of one branch: h(t) = 1 − δ(log t) − tα on t ≥ 1 ("t") or
         k(u) = u(1 − α − δ(−log u)) on 0 < u ≤ 1 ("u"), both concave. Grid points around the estimated maximiser;
         the bound from above takes, on each cell, the least of the extended chords of its neighbours and the box
         bound from monotonicity, and beyond the outer points the chords' certified signs."""
         with mpmath.workdps(40):
-            a = mpmath.mpf(alpha)
+            a = mpmath.mpf(alpha.numerator) / alpha.denominator
+            alpha = float(alpha)  # for choosing points only
 
             def value(eps: float) -> tuple:
                 d_lo, d_hi = self._profile_interval(eps)
@@ -662,7 +689,7 @@ def _targets(target) -> tuple:
             eps = _epsilon(t[0], "target epsilon")
             if eps <= 0:
                 raise ValueError(f"target epsilon must be > 0; got {t[0]!r}")
-            out.append(ApproximateDP(Fraction(eps), _delta_target(t[1], "target delta")))
+            out.append(ApproximateDP(eps, _delta_target(t[1], "target delta")))
         else:
             raise ValueError(f"target must be an ApproximateDP, an (epsilon, delta) pair or a list of them; got {t!r}")
     if not out:
@@ -735,7 +762,7 @@ def calibrate_noise_multiplier(q=None, steps=None, target=None, *, schedule=None
             run = DPSGDComposition(schedule=schedule_at(z))
             checks = []
             for t in targets:
-                point = run._point(float(t.epsilon), rel_tol)
+                point = run._point(t.epsilon, rel_tol)
                 with mpmath.workdps(40):
                     allowed = mpmath.mpf(t.delta.numerator) / t.delta.denominator
                     status = ("holds" if point.delta + point.error_bound <= allowed else

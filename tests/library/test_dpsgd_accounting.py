@@ -329,3 +329,53 @@ def test_intervals_agree_on_a_baseline_cpu():
     lower, upper = (Fraction(x) for x in json.loads(out.stdout))
     ours = STANDARD.epsilon("1e-5", abs_tol=1e-6)
     assert lower <= ours.upper and ours.lower <= upper
+
+
+# -- the command line ----------------------------------------------------------------------------------------------
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "accountlib", "dpsgd", *args], capture_output=True, text=True,
+                          timeout=600)
+
+
+def test_cli_epsilon_and_delta_json():
+    out = _cli("epsilon", "--q", "0.01", "--noise-multiplier", "1", "--steps", "1000", "--delta", "1e-5",
+               "--abs-tol", "1e-6", "--json")
+    assert out.returncode == 0, out.stderr
+    (row,) = json.loads(out.stdout)
+    assert set(row) == {"delta", "epsilon_lower", "epsilon_upper", "relation", "dominant"}
+    assert row["relation"] == RELATION
+    lower, upper = Fraction(row["epsilon_lower"]), Fraction(row["epsilon_upper"])
+    assert 0 < upper - lower <= Fraction(1, 10**6)
+    out = _cli("delta", "--schedule", "0.01:1:600", "0.02:1.5:400", "--eps", "1", "0.1", "--json")
+    assert out.returncode == 0, out.stderr
+    rows = json.loads(out.stdout)
+    assert [r["epsilon"] for r in rows] == ["1.00000000000000000000000000000", "0.100000000000000000000000000000"]
+    for r in rows:
+        assert Fraction(r["error_bound"]) <= Fraction(1, 10**6) * Fraction(r["delta"])
+
+
+def test_cli_calibrate_json():
+    out = _cli("calibrate", "--q", "0.01", "--steps", "1000", "--target-eps", "2", "--target-delta", "1e-5",
+               "--resolution", "1e-3", "--json")
+    assert out.returncode == 0, out.stderr
+    row = json.loads(out.stdout)
+    assert row["proven_smallest"] is True and row["relation"] == RELATION
+    assert row["checks"][0]["status"] == "holds" and row["failure_one_step_below"]["status"] == "fails"
+    assert Fraction(row["noise_multiplier"]) < Fraction(row["rdp_noise_multiplier"])
+
+
+@pytest.mark.parametrize("args,named", [
+    (["delta", "--q", "0", "--noise-multiplier", "1", "--steps", "10", "--eps", "1"], "q (the sampling rate)"),
+    (["delta", "--q", "0.1", "--steps", "10", "--eps", "1"], "--noise-multiplier"),
+    (["delta", "--q", "0.1", "--noise-multiplier", "1", "--steps", "1.5", "--eps", "1"], "--steps"),
+    (["epsilon", "--schedule", "0.1:1", "--delta", "1e-5"], "--schedule"),
+    (["epsilon", "--q", "0.1", "--noise-multiplier", "1", "--steps", "10", "--delta", "2"], "delta"),
+    (["calibrate", "--q", "0.01", "--steps", "100", "--target-eps", "1", "2", "--target-delta", "1", "2", "3"],
+     "--target-delta"),
+])
+def test_cli_refuses_bad_input_in_one_line(args, named):
+    out = _cli(*args)
+    assert out.returncode == 2 and out.stdout == ""
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:") and named in lines[0]
