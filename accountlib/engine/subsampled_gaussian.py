@@ -306,27 +306,30 @@ class OneStepIntegral:
         alpha = float(alpha)
         upper_bound = self._log_prior_upper(alpha)
         scale = upper_bound
-        for _ in range(4):
+        for _ in range(8):
             grid = self._grid(alpha, scale, log_tol, shifted=False, log_upper=upper_bound)
             x = grid.points
-            terms = np.exp(self._log_integrand_real(x, alpha) - scale)
-            total = float(np.sum(terms)) * grid.h
-            exponent_error = KAPPA * _U * (x * x / self._z2 + 2 + abs(scale)
+            log_terms = self._log_integrand_real(x, alpha)
+            peak = float(log_terms.max())
+            terms = np.exp(log_terms - peak)
+            total = float(np.sum(terms)) * grid.h  # the sum is e^peak · total
+            estimate = peak + math.log(total)
+            exponent_error = KAPPA * _U * (x * x / self._z2 + 2 + abs(peak)
                                            + abs(alpha) * (3 + (np.abs(x) + 1) / self._z2))
             rounding = grid.h * float(np.sum(terms * np.expm1(exponent_error + KAPPA * _U))) \
                 + (x.size + 2) * _U * total * 1.01
-            error = (grid.tails + rounding + grid.discretisation) * (1 + 1e-9)  # relative to e^scale
-            if total > 2 * error:
-                estimate = math.log(total) + scale
-                upper_bound = min(upper_bound, math.log(total + error) + scale + 1e-15 * abs(scale))
-                if abs(estimate - scale) < 1e-2:  # the grid was targeted at this value: done
-                    lower = math.log(total - error) + scale - 1e-15 * abs(scale)
-                    result = (estimate, lower, upper_bound)
-                    self._real_cache[key] = result
-                    return result
-                scale = estimate
-            else:
-                scale -= 30  # the value lies far below the a-priori bound: aim lower
+            # |sum − G| ≤ e^scale (tails + discretisation) + e^peak rounding: everything relative to e^estimate
+            shift = scale - estimate
+            relative = ((grid.tails + grid.discretisation) * math.exp(min(shift, 700.0))
+                        + rounding / total) * (1 + 1e-9)
+            if relative < 0.5:
+                upper_bound = min(upper_bound, estimate + math.log1p(relative) + 1e-15 * abs(estimate))
+            if abs(shift) < 1e-2 and relative < 1e-6:  # the grid was aimed at this value: done
+                lower = estimate + math.log1p(-relative) - 1e-15 * abs(estimate)
+                result = (estimate, lower, upper_bound)
+                self._real_cache[key] = result
+                return result
+            scale = estimate
         raise ArithmeticError(f"could not certify the one-step integral G({alpha:g}) for q = {self.q:g}, "
                               f"z = {self.z:g}")
 
