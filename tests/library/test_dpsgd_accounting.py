@@ -146,10 +146,11 @@ def test_delta_is_monotone_in_epsilon_and_in_the_noise():
 
 def test_a_single_step_uses_the_closed_form_and_matches_the_reference():
     run = DPSGDComposition(0.1, 1.0, 1)
-    point = run.delta(0.4, rel_tol=1e-12)
-    with mpmath.workdps(60):
-        reference = max(one_step_delta(0.1, 1.0, 0.4, "remove"), one_step_delta(0.1, 1.0, 0.4, "add"))
-    assert abs(point.delta - reference) <= point.error_bound
+    point = run.delta("0.4", rel_tol=1e-12)  # ε = 2/5 exactly (not a float)
+    with mpmath.workdps(80):
+        eps = mpmath.mpf(2) / 5
+        reference = max(one_step_delta(0.1, 1.0, eps, "remove"), one_step_delta(0.1, 1.0, eps, "add"))
+        assert abs(point.delta - reference) <= point.error_bound
 
 
 def test_epsilon_interval_is_certified_by_recomputation():
