@@ -28,7 +28,8 @@ vertical line, with every error term bounded.
 
    so that |r^{α+iβ}| = |r|^α e^{−β arg r} ≤ |r|^α for β ≥ 0: on and above the real line the oscillation of
    r^{iβ} only damps the integrand. The N-point trapezoidal rule on the line Im x = a (nodes x_j = jh + ia) is
-   then analytic in the strip 0 < Im x < 2a (a ≤ πz²/4), bounded there by
+   then analytic in the strip 0 < Im x < 2a (a ≤ πz²/4, and a ≤ √2·z so that the factor e^{a²/2z²} the shift puts on
+   every node, and with it the rounding, stays below e), bounded there by
    M ≤ e^{2a²/z²}·cos(a/z²)^{min(α,0)}·G(α) whatever β is, and its error is at most 2M/(e^{2πa/h} − 1)
    (Trefethen & Weideman 2014, Thm 5.1): the step h does not shrink as β grows. The nodes outside [X_L, X_R] are
    bounded by Gaussian tails: r ≤ 1 left of x = 1/2; r^α ≤ (1 − q) + q e^{α(2x−1)/2z²} for α ≥ 1 (convexity);
@@ -453,7 +454,8 @@ class InversionBudget:
 
     * ``aliasing`` — the images of the trapezoidal rule on the vertical line (one-sided: they only add);
     * ``truncation`` — the nodes beyond the last one computed, bounded by the modulus bound B;
-    * ``quadrature`` — the one-step integrals' discretisation and tails, propagated through the powers T_g;
+    * ``quadrature`` — the one-step integrals' discretisation, tails and float64 sums, propagated through the powers
+      T_g (this term sets the floor of the relative accuracy, about T·1e-13);
     * ``rounding`` — float64 rounding of every node, power, phase and sum (the rounding model, module docstring §5).
     """
 
