@@ -565,17 +565,26 @@ class DPSGDComposition:
             if st == "fails":
                 lower, at_lower = mid, b
                 continue
-            # δ(mid) lies within its bound of the target: step to each side by a quarter of the bracket
-            quarter = (upper - lower) / 4
-            st_hi, b_hi = status(mid + quarter)
-            st_lo, b_lo = status(mid - quarter)
-            if st_hi == "holds":
-                upper, at_upper = mid + quarter, b_hi
-            if st_lo == "fails":
-                lower, at_lower = mid - quarter, b_lo
-            if st_hi != "holds" and st_lo != "fails":
+            # δ(mid) lies within its bound of the target: walk out from mid in steps of width/16 until each side is
+            # decided (the undecided band is float64's floor, about T·1e-13 relative in δ)
+            step = width / 16
+            moved = False
+            for k in range(1, 9):
+                if mid + k * step < upper:
+                    st_hi, b_hi = status(mid + k * step)
+                    if st_hi == "holds":
+                        upper, at_upper, moved = mid + k * step, b_hi, True
+                        break
+            for k in range(1, 9):
+                if mid - k * step > lower:
+                    st_lo, b_lo = status(mid - k * step)
+                    if st_lo == "fails":
+                        lower, at_lower, moved = mid - k * step, b_lo, True
+                        break
+            if not moved:
                 raise ArithmeticError(f"the certified bounds cannot decide δ(ε) against δ = {float(delta):g} "
-                                      f"({direction}) near ε = {mid:.12g}: ε(δ) lies in [{lower:.12g}, {upper:.12g}]")
+                                      f"({direction}) near ε = {mid:.12g}: ε(δ) lies in [{lower:.12g}, {upper:.12g}]; "
+                                      f"loosen abs_tol (float64 certifies δ to about T·1e-13 relative)")
         return Fraction(lower), Fraction(upper), at_lower, at_upper
 
     def _saddle_epsilon(self, direction: str, delta: float, sup: float) -> float:
