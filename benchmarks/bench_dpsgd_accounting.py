@@ -143,6 +143,8 @@ def verdict(value, lower, upper, kind: str) -> str:
     lower bound above our upper end, is a false guarantee."""
     if value is None:
         return "no answer"
+    if value == float("inf"):
+        return "no finite bound"
     if kind == "upper" and value < lower:
         return f"**false**: {lower - value:.2e} below the certified ε"
     if kind == "lower" and value > upper:
