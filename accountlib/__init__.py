@@ -69,6 +69,8 @@ _EXPORTS = {
     "TailResult": ("accountlib.engine.results", "TailResult"),
     "zcdp_epsilon": ("accountlib.theory.conversions", "zcdp_epsilon"),
     "zcdp_delta": ("accountlib.theory.conversions", "zcdp_delta"),
+    "DPSGDComposition": ("accountlib.theory.dpsgd_accounting", "DPSGDComposition"),
+    "calibrate_noise_multiplier": ("accountlib.theory.dpsgd_accounting", "calibrate_noise_multiplier"),
 }
 
 __all__ = list(_EXPORTS)
@@ -80,6 +82,7 @@ if TYPE_CHECKING:  # what static tools (and readers) see: the same names, import
     from .theory.calibration import (Allocation, ApproximateDP, Calibration, EpsilonInterval, GaussianDP,
                                      TradeoffCurve, allocate, calibrate, check, epsilon)
     from .theory.conversions import zcdp_delta, zcdp_epsilon
+    from .theory.dpsgd_accounting import DPSGDComposition, calibrate_noise_multiplier
     from .theory.profiles import MAX_EPSILON, DeltaPoint, ShiftPair, TradeoffPoint
     from .theory.profiles import ShiftPair as Composition
 

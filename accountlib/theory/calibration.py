@@ -33,6 +33,7 @@ from fractions import Fraction
 import mpmath
 
 from ..infrastructure.numbers import ResourceLimitError, as_fraction, as_positive_fraction, as_tolerance
+from .accounting import accounts_itself
 from .accounting import as_composition as _as_pair
 from .profiles import MAX_EPSILON, SMALLEST_REL_TOL, DeltaPoint, ShiftPair
 
@@ -506,6 +507,8 @@ def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitiv
     >>> e.width <= Fraction(1, 10**6) and e.at_upper.delta + e.at_upper.error_bound <= 1e-6
     True
     """
+    if accounts_itself(composition, sensitivities):  # a DP-SGD run: its own certified interval, add/remove-one
+        return composition.epsilon(delta, abs_tol=abs_tol)
     pair = _as_pair(composition, sensitivities)
     delta = _probability(delta, "delta")
     tol = Fraction(as_tolerance(abs_tol, "abs_tol", smallest=1e-30, largest=1.0))
@@ -719,6 +722,8 @@ def calibrate(composition, target, *, resolution=1e-3, rel_tol: float = 1e-6, se
     >>> g.rhos[0], g.multipliers[1] == 2 * g.multipliers[2], g.proven_smallest
     (Fraction(1, 50), True, True)
     """
+    if accounts_itself(composition, sensitivities):  # a DP-SGD run: the smallest noise multiplier, certified
+        return composition.calibrate(target, resolution=resolution)
     pair = _as_pair(composition, sensitivities)
     resolution = Fraction(as_tolerance(resolution, "resolution", smallest=1e-9, largest=0.5))
     rel_tol = as_tolerance(rel_tol, "rel_tol", smallest=SMALLEST_REL_TOL, largest=0.5)

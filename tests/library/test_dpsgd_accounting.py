@@ -380,3 +380,21 @@ def test_cli_refuses_bad_input_in_one_line(args, named):
     assert out.returncode == 2 and out.stdout == ""
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error:") and named in lines[0]
+
+
+# -- the front door ------------------------------------------------------------------------------------------------
+
+def test_the_front_door_accepts_a_dpsgd_composition():
+    import accountlib
+
+    run = accountlib.DPSGDComposition(0.01, 1.0, 1000)
+    point = accountlib.delta(run, 2.0)
+    assert isinstance(point, DPSGDDeltaPoint) and point.error_bound <= 1e-6 * point.delta
+    e = accountlib.epsilon(run, "1e-5", abs_tol=1e-7)
+    assert e.relation == RELATION and e.width <= Fraction(1, 10**7)
+    beta = accountlib.tradeoff(run, 0.1)
+    assert beta.error_bound <= 1e-9 and beta.relation == RELATION
+    c = accountlib.calibrate(run, accountlib.ApproximateDP(2, "1e-5"), resolution=1e-3)
+    assert c.proven_smallest and accountlib.calibrate_noise_multiplier is calibrate_noise_multiplier
+    with pytest.raises(ValueError, match="sensitivities"):
+        accountlib.delta(run, 1.0, sensitivities=[2])
