@@ -1,7 +1,7 @@
 """A certified drop-in for Google's ``dp_accounting``: a ``PrivacyAccountant`` for DP-SGD events.
 
 Optional extra ``accountant`` (``pip install 'accountlib[accountant]'``, which installs ``dp-accounting``). The
-discrete-Gaussian accountant is :mod:`accountlib.applications.accountant`; this one accepts the events of DP-SGD:
+discrete-Gaussian accountant is its sibling module `accountant`; this one accepts the events of DP-SGD:
 
 * ``PoissonSampledDpEvent(q, GaussianDpEvent(z))`` — one step at rate q with noise multiplier z;
 * ``GaussianDpEvent(z)`` — the same with q = 1;
@@ -16,7 +16,7 @@ both run unchanged inside ``dp_accounting.mechanism_calibration.calibrate_dp_mec
 
 Events outside the accepted ranges are accounted by a valid upper bound: a noise multiplier below 0.05 gives
 ε = inf (δ = 1), one above 1000 counts as 1000, a rate below 1e-8 as 1e-8, a rate of 0 as no step
-(:mod:`accountlib.applications.opacus_accountant` gives the reasons).
+(the Opacus drop-in's module docstring gives the reasons: more noise, and a lower rate, are post-processings).
 """
 
 from __future__ import annotations
