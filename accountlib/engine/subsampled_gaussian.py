@@ -97,6 +97,10 @@ result on its float inputs with an absolute error at most κu times the magnitud
 MAX_NODES = 400_000
 """The most nodes k of one inversion; a request that would need more is refused (``ResourceLimitError``)."""
 
+MAX_GRID_POINTS = 200_000
+"""The most points x_j of one one-step integral (its step shrinks as z², its range grows with the order α); a grid
+that would need more is refused (``ResourceLimitError``), so memory stays bounded (a few MB per row)."""
+
 Q_RANGE = (1e-8, 1.0)
 """The sampling rates q accepted: 1e-8 ≤ q ≤ 1."""
 Z_RANGE = (0.05, 1000.0)
@@ -289,6 +293,10 @@ class OneStepIntegral:
             raise ArithmeticError("could not bound the one-step integral's tails")
         lo = math.floor(x_left / h)
         hi = math.ceil(x_right / h)
+        if hi - lo + 1 > MAX_GRID_POINTS:
+            raise ResourceLimitError(f"the one-step integral G({alpha:.4g}) for z = {self.z:g} would need "
+                                     f"{hi - lo + 1:,} points (at most {MAX_GRID_POINTS:,}): the noise multiplier is "
+                                     "very small or the privacy level very deep for it")
         # the nodes left out are x_j ≤ (lo − 1)h and x_j ≥ (hi + 1)h; for a bounding function f increasing on
         # (−∞, lo·h], h·f(x_j) ≤ ∫_{x_j}^{x_j+h} f, so their sum is at most ∫_{−∞}^{lo·h} f (and on the right
         # ∫_{hi·h}^{∞} f); lo·h ≤ x_left and hi·h ≥ x_right keep both inside the monotone ranges
@@ -372,7 +380,7 @@ class OneStepIntegral:
                                    + abs(alpha) * (3 + (np.abs(x) + grid.a + 0.5) / self._z2 + abs_ell))
         values = np.empty(betas.size, dtype=complex)
         errors = np.empty(betas.size)
-        chunk = max(1, 2_000_000 // max(1, x.size))
+        chunk = max(1, 1_000_000 // max(1, x.size))
         n = x.size
         gamma = (n + 2) * _U / (1 - (n + 2) * _U)
         for start in range(0, betas.size, chunk):
@@ -432,7 +440,7 @@ class OneStepIntegral:
                 e = q * np.exp(np.minimum((2 * xs - 1) / (2 * z2), 700.0))
                 re = (1 - q) + e * math.cos(theta)
                 im = e * math.sin(theta)
-                return 0.5 * np.log(re * re + im * im), np.arctan2(im, re)
+                return np.log(np.hypot(re, im)), np.arctan2(im, re)  # hypot: no overflow of re² + im²
 
             log_r_a, arg_a = r_at(a_)
             log_r = r_at(b_)[0] if alpha >= 0 else log_r_a
@@ -523,7 +531,7 @@ class DirectionContour:
             raise ValueError(f"direction must be 'remove' or 'add'; got {direction!r}")
         if count + 1 > MAX_NODES:
             raise ResourceLimitError(f"this inversion needs {count + 1:,} nodes; at most {MAX_NODES:,} are allowed "
-                                     "(very few steps with a tight tolerance: loosen rel_tol)")
+                                     "(very few steps at a tight tolerance, or q, z or ε far from the usual range)")
         self.groups = tuple(groups)
         self.direction = direction
         self.c = float(c)
@@ -647,7 +655,7 @@ def saddle(groups, direction: str, epsilon: float, integrals: dict) -> tuple[flo
         c = math.exp(log_c)
         try:
             return _log_mgf(groups, direction, c, integrals) - c * epsilon - math.log(c * (c + 1))
-        except (ArithmeticError, OverflowError):
+        except (ArithmeticError, OverflowError, ResourceLimitError):
             return math.inf
 
     grid = [math.log(0.01) + k * (math.log(2000.0) - math.log(0.01)) / 16 for k in range(17)]
@@ -655,7 +663,7 @@ def saddle(groups, direction: str, epsilon: float, integrals: dict) -> tuple[flo
     for lc in grid:
         try:
             values.append(objective(lc))
-        except (ArithmeticError, OverflowError):
+        except (ArithmeticError, OverflowError, ResourceLimitError):
             values.append(math.inf)
     i = int(np.argmin(values))
     lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
@@ -709,7 +717,7 @@ def build_contour(groups, direction: str, epsilon: float, rel_tol: float, integr
             try:
                 log_right = (_chernoff_log_constant(lam) + _log_mgf(groups, direction, lam, integrals) - lam * epsilon
                              - (lam - c) * period)
-            except (ArithmeticError, OverflowError):
+            except (ArithmeticError, OverflowError, ResourceLimitError):
                 continue
             if log_right - log_c_scale <= math.log(eta) + log_j:
                 ok = True
@@ -730,8 +738,8 @@ def build_contour(groups, direction: str, epsilon: float, rel_tol: float, integr
             break
         count = math.ceil(count * 1.5)
         if count > MAX_NODES:
-            raise ResourceLimitError(f"this inversion would need more than {MAX_NODES:,} nodes (very few steps "
-                                     f"with a tight tolerance): loosen rel_tol (asked {rel_tol:g})")
+            raise ResourceLimitError(f"this inversion would need more than {MAX_NODES:,} nodes (very few steps at a "
+                                     f"tight tolerance, or q, z or ε far from the usual range; rel_tol {rel_tol:g})")
     count = math.ceil(count * (1 + 0.5 * widen))
     # one-step tolerance: the node errors add up over ~count nodes, each amplified by T
     total_steps = sum(g.steps for g in groups)

@@ -295,7 +295,7 @@ class DPSGDComposition:
         for lam in (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0):
             try:
                 log_m = math.fsum(g.steps * self._integral(g).log_real(-lam)[2] for g in self.groups)
-            except (ArithmeticError, OverflowError):
+            except (ArithmeticError, OverflowError, ResourceLimitError):
                 continue
             best = min(best, lam * math.log(lam) - (1 + lam) * math.log1p(lam) + log_m - lam * epsilon)
         return best
@@ -424,7 +424,7 @@ class DPSGDComposition:
                 a = c + 1 if direction == "remove" else -c
                 log_d = log_j - c * eps + math.fsum(g.steps * integrals[(g.q, g.z)].log_real(a)[0] for g in self.groups)
                 best = max(best, math.exp(min(log_d, 0.0)))
-            except (ArithmeticError, OverflowError):
+            except (ArithmeticError, OverflowError, ResourceLimitError):
                 continue
         return best
 
