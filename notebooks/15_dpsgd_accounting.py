@@ -103,8 +103,8 @@ warnings.filterwarnings("ignore", category=UserWarning)
 # and absent from the other at every step. So each direction is composed on its own, $T$ times, and the run is
 # $(\varepsilon, \delta)$-DP for
 #
-# $$\delta(\varepsilon) = \max\bigl(\delta_{P^{\otimes T}\|Q^{\otimes T}}(\varepsilon),\;
-#   \delta_{Q^{\otimes T}\|P^{\otimes T}}(\varepsilon)\bigr).$$
+# $$\delta(\varepsilon) = \max\bigl(\delta_{P^{\otimes T}\Vert Q^{\otimes T}}(\varepsilon),\;
+#   \delta_{Q^{\otimes T}\Vert P^{\otimes T}}(\varepsilon)\bigr).$$
 #
 # Every result of `accountlib` for DP-SGD states this relation and which direction was the larger. For a single
 # step the privacy loss $\ell(x) = \log r(x)$ is increasing in $x$, so $\{\ell > \varepsilon\}$ is a half-line
