@@ -78,6 +78,9 @@ _EXPORTS = {
     "DiscreteLaplace": ("accountlib.theory.mechanisms.discrete", "DiscreteLaplace"),
     "DiscreteGaussian": ("accountlib.theory.mechanisms.discrete", "DiscreteGaussian"),
     "PoissonSubsampledGaussian": ("accountlib.theory.mechanisms.subsampled", "PoissonSubsampledGaussian"),
+    # certified accounting of a DP-SGD run (the Poisson-subsampled Gaussian composed over its steps)
+    "DPSGDComposition": ("accountlib.theory.dpsgd_accounting", "DPSGDComposition"),
+    "calibrate_noise_multiplier": ("accountlib.theory.dpsgd_accounting", "calibrate_noise_multiplier"),
 }
 
 __all__ = list(_EXPORTS)
@@ -94,6 +97,7 @@ if TYPE_CHECKING:  # what static tools (and readers) see: the same names, import
     from .theory.mechanisms.discrete import DiscreteGaussian, DiscreteLaplace
     from .theory.mechanisms.heavy_tailed import GeneralizedGaussian, StudentT
     from .theory.mechanisms.subsampled import PoissonSubsampledGaussian
+    from .theory.dpsgd_accounting import DPSGDComposition, calibrate_noise_multiplier
     from .theory.composition import MAX_EPSILON, Composition, DeltaPoint, TradeoffPoint
     from .theory.composition import Composition as ShiftPair
 

@@ -67,6 +67,7 @@ COMMANDS = {
     "epsilon": "the certified ε for a δ of a DHC pair or of your own budgets",
     "calibrate": "the smallest noise meeting a target, certified on both sides",
     "allocate": "per-query budgets minimising Σ w_i σ_i² under an exact target",
+    "dpsgd": "certified accounting for DP-SGD (the Poisson-subsampled Gaussian): delta, epsilon, tradeoff, calibrate",
     "sweep": "run the DHC pairs (or another installed target, such as the book's DP-SGD and chapter sweeps) on a "
              "process pool or a Dask cluster",
 }

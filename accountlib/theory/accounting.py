@@ -16,11 +16,23 @@ from fractions import Fraction
 
 from ..infrastructure.numbers import as_abs_tol, as_rel_tol
 from ..infrastructure.search import FAILS, HOLDS, arithmetic, certified_bisect
-from .composition import MAX_EPSILON, DeltaPoint, TradeoffPoint, as_composition
+from .composition import MAX_EPSILON, Composition, DeltaPoint, TradeoffPoint, as_composition
 from .decision import check_levels
 from .targets import ApproximateDP, Level, as_target_delta
 
 __all__ = ["delta", "tradeoff", "epsilon", "EpsilonInterval"]
+
+
+def accounts_itself(composition, sensitivities=None) -> bool:
+    """Whether ``composition`` is a composition object that computes its own curves, the DP-SGD composition
+    (:class:`accountlib.theory.dpsgd_accounting.DPSGDComposition`): it states its neighbouring ``relation`` and has
+    ``delta``, ``tradeoff``, ``epsilon`` and ``calibrate``. Recognised by that interface, not imported (its module
+    imports this one's dependents). Its sensitivity is fixed (1, the clipping norm): ``sensitivities`` is refused."""
+    own = (not isinstance(composition, Composition) and isinstance(getattr(composition, "relation", None), str)
+           and all(callable(getattr(composition, name, None)) for name in ("delta", "tradeoff", "epsilon", "calibrate")))
+    if own and sensitivities is not None:
+        raise ValueError("sensitivities: a DP-SGD composition has sensitivity 1 (the clipping norm); give none")
+    return own
 
 
 def _points(values, name: str) -> tuple[list, bool]:
@@ -48,24 +60,29 @@ def delta(composition, epsilon, *, rel_tol: float = 1e-6, sensitivities=None) ->
     >>> at_2.delta + at_2.error_bound < at_1.delta - at_1.error_bound
     True
     """
+    if accounts_itself(composition, sensitivities):  # a DP-SGD run: its own certified δ(ε), add/remove-one
+        return composition.delta(epsilon, rel_tol=rel_tol)
     pair = as_composition(composition, sensitivities)
     points, single = _points(epsilon, "epsilon")
     result = pair.delta(points, rel_tol=rel_tol)
     return result[0] if single else result
 
 
-def tradeoff(composition, alpha, *, abs_tol: float = 1e-12, sensitivities=None) -> TradeoffPoint | list[TradeoffPoint]:
+def tradeoff(composition, alpha, *, abs_tol: float | None = None, sensitivities=None) -> TradeoffPoint | list[TradeoffPoint]:
     """β = f(α) of ``composition`` at ``alpha`` in [0, 1] (a number or a list), each with
     ``error_bound ≤ abs_tol``: the smallest type II error of a test of type I error α between the two
-    distributions (unifying paper §2; the exact trade-off function, not read off a grid).
+    distributions (unifying paper §2; the exact trade-off function, not read off a grid). ``abs_tol`` defaults to
+    1e-12 (1e-9 for a DP-SGD run, whose float64 evaluation certifies about that).
 
     >>> point = tradeoff(["1/2"], "0.05", abs_tol=1e-15)
     >>> 0 < point.beta < 0.95 and point.error_bound <= 1e-15
     True
     """
+    if accounts_itself(composition, sensitivities):
+        return composition.tradeoff(alpha, abs_tol=1e-9 if abs_tol is None else abs_tol)
     pair = as_composition(composition, sensitivities)
     points, single = _points(alpha, "alpha")
-    result = pair.tradeoff(points, abs_tol=abs_tol)
+    result = pair.tradeoff(points, abs_tol=1e-12 if abs_tol is None else abs_tol)
     return result[0] if single else result
 
 
@@ -106,6 +123,8 @@ def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitiv
     >>> e.width <= Fraction(1, 10**6) and e.at_upper.delta + e.at_upper.error_bound <= 1e-6
     True
     """
+    if accounts_itself(composition, sensitivities):  # a DP-SGD run: its own certified interval, add/remove-one
+        return composition.epsilon(delta, abs_tol=abs_tol)
     pair = as_composition(composition, sensitivities)
     delta = as_target_delta(delta, "delta")
     tol = Fraction(as_abs_tol(abs_tol))

@@ -27,7 +27,7 @@ import mpmath
 from ..infrastructure.numbers import (ResourceLimitError, as_fraction, as_positive_fraction, as_rel_tol, as_resolution,
                                      as_tolerance, fraction_to_mpf)
 from ..infrastructure.search import bisect, integer, widen
-from .accounting import EpsilonInterval, epsilon  # noqa: F401  (re-exported: their former home)
+from .accounting import EpsilonInterval, accounts_itself, epsilon  # noqa: F401  (EpsilonInterval, epsilon re-exported: their former home)
 from .composition import Composition, as_composition
 from .decision import LevelCheck, check, decide  # noqa: F401  (check, LevelCheck re-exported)
 from .gaussian_dp import gaussian_profile, gaussian_tradeoff  # noqa: F401  (re-exported)
@@ -201,6 +201,8 @@ def calibrate(composition, target, *, resolution=1e-3, rel_tol: float = 1e-6, se
     >>> g.rhos[0], g.multipliers[1] == 2 * g.multipliers[2], g.proven_smallest
     (Fraction(1, 50), True, True)
     """
+    if accounts_itself(composition, sensitivities):  # a DP-SGD run: the smallest noise multiplier, certified
+        return composition.calibrate(target, resolution=resolution)
     pair = as_composition(composition, sensitivities)
     resolution = Fraction(as_resolution(resolution))
     rel_tol = as_rel_tol(rel_tol)
