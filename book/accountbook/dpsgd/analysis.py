@@ -240,8 +240,9 @@ def agreement_summary(entries: list[dict]) -> list[str]:
         e = by_id.get(ident)
         if e and e["verdict"] in ("pass", "fail"):
             half = str(e["tolerance"]).split()[-1].removeprefix("abs:")  # stored as "absolute 2.25"
+            places = len(half.partition(".")[2])  # ours at the digits of its half-width
             lines.append(f"The paired accuracy gain Acc_R − Acc_Z at the headline setting and ({eps}, 1e-5): ours "
-                         f"{e['ours']} ± {half} points, the paper's {e['paper']} "
+                         f"{float(e['ours']):.{places}f} ± {half} points, the paper's {e['paper']} "
                          + ("inside our 95% interval." if e["verdict"] == "pass" else "outside our 95% interval."))
     for eps in (3, 5):
         e = by_id.get(f"unifying.D4.eps={eps}.rdp_vs_clip_only")
