@@ -36,14 +36,18 @@ lock: $(STAMP)
 
 # ACCOUNTLIB_BATCH_EXECUTION=1: the chapters' live ipywidgets controls (explorers.live) are not built in a
 # batch run, where nbclient can deadlock on them; the pages show the precomputed explorers instead.
+# ACCOUNTLIB_RESULTS: the builds execute the chapters at their default parameters and so record the reproduction
+# ledger, results/ledger.json (accountbook.ledger); no other execution of a chapter (make lab, papermill, an
+# exercise's change) writes it.
+RECORD := ACCOUNTLIB_RESULTS=$(CURDIR)/results
 book: $(STAMP)
-	ACCOUNTLIB_BATCH_EXECUTION=1 $(BIN)/jupyter-book build . -W -n --keep-going
+	$(RECORD) ACCOUNTLIB_BATCH_EXECUTION=1 $(BIN)/jupyter-book build . -W -n --keep-going
 
 # The instructor edition: the same pages with the instructor-only solutions present (book/_ext/instructor.py),
 # into _build/instructor/_build/html. It reuses the execution cache of `make book` (_build/.jupyter_cache), so
 # after `make book` no chapter is executed again. Not for publication.
 book-instructor: $(STAMP)
-	BOOK_EDITION=instructor ACCOUNTLIB_BATCH_EXECUTION=1 $(BIN)/jupyter-book build . -W -n --keep-going \
+	$(RECORD) BOOK_EDITION=instructor ACCOUNTLIB_BATCH_EXECUTION=1 $(BIN)/jupyter-book build . -W -n --keep-going \
 	    --path-output _build/instructor
 	@echo "The instructor edition: _build/instructor/_build/html/index.html"
 
@@ -51,7 +55,7 @@ book-instructor: $(STAMP)
 # by headless Chromium (Debian's chromium, no network), then checked to open and to hold every chapter's
 # title (tests/book_pdf.py, with pypdf).
 pdf: $(STAMP)
-	ACCOUNTLIB_BATCH_EXECUTION=1 $(BIN)/jupyter-book build . -W -n --keep-going --builder singlehtml
+	$(RECORD) ACCOUNTLIB_BATCH_EXECUTION=1 $(BIN)/jupyter-book build . -W -n --keep-going --builder singlehtml
 	$(BIN)/python tests/book_pdf.py _build/singlehtml/index.html _build/pdf/book.pdf
 
 # The README's test command, the one CI runs: both tiers (tests/library, tests/book) and the doctests.
