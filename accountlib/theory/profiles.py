@@ -1,7 +1,8 @@
 """Privacy curves of a fixed pair of composed discrete Gaussian mechanisms.
 
 Theory layer of :mod:`accountlib`. The pair is the one of the 2020 Census (sieve
-paper §3, Props. 3.3–3.4; book, Derivations §2): mechanism i releases a count plus
+paper §3.2, Prop. 3.3 for δ(ε) and Prop. 3.4 for the trade-off curve; book, Derivations §2): mechanism i releases
+a count plus
 N_Z(0, σ_i² = 1/ρ_i), and neighbouring data shift every count by 1. With
 ρ = (Σρ_i)/2, a_i = ρ_i/ρ (so Σa_i = 2) and S = Σ a_i X_i, the privacy loss is
 ρ(1 − S) under the first hypothesis, and
@@ -156,7 +157,7 @@ class ShiftPair:
     Mechanism i adds discrete Gaussian noise of variance 1/ρ_i to a query that neighbouring data move by the
     integer s_i (its sensitivity). The privacy loss is ρ'(1 − S) with ρ' = Σ ρ_i s_i²/2 (the pair's zCDP ρ) and
     S = Σ (ρ_i s_i/ρ') X_i, so δ(ε) = P(S > ε/ρ' − 1) − e^ε P(S > ε/ρ' + 1), and S under the second
-    distribution is S + 2 (sieve paper §2; the book's chapter "Fourier inversion on a lattice").
+    distribution is S + 2 (sieve paper §3.2, Prop. 3.3; the book's chapter "Fourier inversion on a lattice").
 
     Parameters
     ----------
