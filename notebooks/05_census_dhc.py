@@ -79,7 +79,7 @@ quick_pairs = [(13, 13), (2, 13), (8, 13), (13, 16), (1, 13), (3, 13), (5, 13), 
                (2, 8), (1, 2)]
 variance_levels_quick = [1e-1, 1e-2, 1e-5, 1e-10]
 top_pairs_for_variance = 3  # the c search runs over the pairs with the largest δ at each level
-reduction_width = 1e-3  # the δ at which the paper's percentages are given back: found to this relative width
+find_paper_range = True  # search the δ at which the paper's percentages are given back (minutes; False: say so)
 workers = 2
 my_budgets = ["1/2", "1/4", "1/4", "1/10", "1/10", "3/10"]  # "Try your own allocation": your ρ per count, one path
 give_back_level = 1e-10  # the level of the variance table that the exercise on giving back variance takes
@@ -508,9 +508,10 @@ ends = {}
 for name in ("min", "max"):
     paper = paper_range[name]  # the paper's 15.08 and 24.82
     bracket = census.reduction_bracket(reductions, F(paper) / 100)
-    if bracket:
-        ends[name] = census.delta_at_reduction(F(paper) / 100, binding, low=bracket[0], high=bracket[1],
-                                               width=reduction_width)
+    if not find_paper_range:
+        print(f"{paper}%: not searched (find_paper_range = False)")
+    elif bracket:
+        ends[name] = census.delta_at_reduction(F(paper) / 100, binding, low=bracket[0], high=bracket[1])
         # δ* lies in the bracket: its certified digits are those every point of the bracket rounds to
         bracket_low, bracket_high = ends[name]["bracket"]
         spread = max(ends[name]["delta"] - bracket_low, bracket_high - ends[name]["delta"])
