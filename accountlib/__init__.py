@@ -24,9 +24,9 @@ the README, "Layout"):
 * :mod:`accountlib.cli` — ``python -m accountlib ...`` (top);
 * :mod:`accountlib.applications` — the 2020 Census DHC (:mod:`accountlib.applications.census`) and
   ACS-sized releases (:mod:`accountlib.applications.acs`);
-* :mod:`accountlib.theory` — privacy curves of a composition (:mod:`~accountlib.theory.profiles`,
-  :mod:`~accountlib.theory.pairs`, :mod:`~accountlib.theory.tradeoff_band`), conversions, RDP/zCDP and the gap Γ
-  (:mod:`~accountlib.theory.rdp`), the Edgeworth expansion;
+* :mod:`accountlib.theory` — the composition and its exact curves (:mod:`~accountlib.theory.composition`,
+  :mod:`~accountlib.theory.accounting`), targets, their decision and calibration, the mechanisms' CGFs, RDP/zCDP and
+  the gap Γ (:mod:`~accountlib.theory.mechanisms`), general pairs, conversions, the Edgeworth expansion;
 * :mod:`accountlib.engine` — certified tail probabilities of weighted sums of discrete Gaussians: the noise term,
   the lattice, quadrature, the sieve and the evaluators, behind one front door (:mod:`accountlib.engine.front`);
 * :mod:`accountlib.infrastructure` — numbers and validation, certified decimals, atomic files, the generic
@@ -46,29 +46,41 @@ __version__ = "0.1.0"
 # The front door, name by name: each public name and the module that defines it. The modules are imported when a
 # name is first used (PEP 562), so ``import accountlib`` -- and the command line's start -- costs only what is used.
 _EXPORTS = {
-    "Composition": ("accountlib.theory.profiles", "ShiftPair"),  # the composition's name at the front door
-    "ShiftPair": ("accountlib.theory.profiles", "ShiftPair"),    # ... and inside the library
+    "Composition": ("accountlib.theory.composition", "Composition"),
+    "ShiftPair": ("accountlib.theory.composition", "Composition"),  # the former name (deprecated): the same class
     "delta": ("accountlib.theory.accounting", "delta"),
     "tradeoff": ("accountlib.theory.accounting", "tradeoff"),
-    "epsilon": ("accountlib.theory.calibration", "epsilon"),
+    "epsilon": ("accountlib.theory.accounting", "epsilon"),
     "calibrate": ("accountlib.theory.calibration", "calibrate"),
     "allocate": ("accountlib.theory.calibration", "allocate"),
-    "check": ("accountlib.theory.calibration", "check"),
-    "ApproximateDP": ("accountlib.theory.calibration", "ApproximateDP"),
-    "GaussianDP": ("accountlib.theory.calibration", "GaussianDP"),
-    "TradeoffCurve": ("accountlib.theory.calibration", "TradeoffCurve"),
-    "EpsilonInterval": ("accountlib.theory.calibration", "EpsilonInterval"),
+    "check": ("accountlib.theory.decision", "check"),
+    "ApproximateDP": ("accountlib.theory.targets", "ApproximateDP"),
+    "GaussianDP": ("accountlib.theory.targets", "GaussianDP"),
+    "TradeoffCurve": ("accountlib.theory.targets", "TradeoffCurve"),
+    "EpsilonInterval": ("accountlib.theory.accounting", "EpsilonInterval"),
     "Calibration": ("accountlib.theory.calibration", "Calibration"),
     "Allocation": ("accountlib.theory.calibration", "Allocation"),
-    "DeltaPoint": ("accountlib.theory.profiles", "DeltaPoint"),
-    "TradeoffPoint": ("accountlib.theory.profiles", "TradeoffPoint"),
-    "MAX_EPSILON": ("accountlib.theory.profiles", "MAX_EPSILON"),
+    "DeltaPoint": ("accountlib.theory.composition", "DeltaPoint"),
+    "TradeoffPoint": ("accountlib.theory.composition", "TradeoffPoint"),
+    "MAX_EPSILON": ("accountlib.theory.composition", "MAX_EPSILON"),
     "CertifiedTails": ("accountlib.engine.front", "CertifiedTails"),
     "tail_probabilities": ("accountlib.engine.front", "tail_probabilities"),
     "tail_probability": ("accountlib.engine.front", "tail_probability"),
     "TailResult": ("accountlib.engine.results", "TailResult"),
     "zcdp_epsilon": ("accountlib.theory.conversions", "zcdp_epsilon"),
     "zcdp_delta": ("accountlib.theory.conversions", "zcdp_delta"),
+    # the mechanisms, each with .cgf(t, s), .rho(s), .gap(t, s) (accountlib.theory.mechanisms, one module per family)
+    "Gaussian": ("accountlib.theory.mechanisms.continuous", "Gaussian"),
+    "Laplace": ("accountlib.theory.mechanisms.continuous", "Laplace"),
+    "GaussianMixture": ("accountlib.theory.mechanisms.continuous", "GaussianMixture"),
+    "StudentT": ("accountlib.theory.mechanisms.heavy_tailed", "StudentT"),
+    "GeneralizedGaussian": ("accountlib.theory.mechanisms.heavy_tailed", "GeneralizedGaussian"),
+    "DiscreteLaplace": ("accountlib.theory.mechanisms.discrete", "DiscreteLaplace"),
+    "DiscreteGaussian": ("accountlib.theory.mechanisms.discrete", "DiscreteGaussian"),
+    "PoissonSubsampledGaussian": ("accountlib.theory.mechanisms.subsampled", "PoissonSubsampledGaussian"),
+    # certified accounting of a DP-SGD run (the Poisson-subsampled Gaussian composed over its steps)
+    "DPSGDComposition": ("accountlib.theory.dpsgd_accounting", "DPSGDComposition"),
+    "calibrate_noise_multiplier": ("accountlib.theory.dpsgd_accounting", "calibrate_noise_multiplier"),
 }
 
 __all__ = list(_EXPORTS)
@@ -76,12 +88,18 @@ __all__ = list(_EXPORTS)
 if TYPE_CHECKING:  # what static tools (and readers) see: the same names, imported eagerly
     from .engine.front import CertifiedTails, tail_probabilities, tail_probability
     from .engine.results import TailResult
-    from .theory.accounting import delta, tradeoff
-    from .theory.calibration import (Allocation, ApproximateDP, Calibration, EpsilonInterval, GaussianDP,
-                                     TradeoffCurve, allocate, calibrate, check, epsilon)
+    from .theory.accounting import EpsilonInterval, delta, epsilon, tradeoff
+    from .theory.calibration import Allocation, Calibration, allocate, calibrate
+    from .theory.decision import check
+    from .theory.targets import ApproximateDP, GaussianDP, TradeoffCurve
     from .theory.conversions import zcdp_delta, zcdp_epsilon
-    from .theory.profiles import MAX_EPSILON, DeltaPoint, ShiftPair, TradeoffPoint
-    from .theory.profiles import ShiftPair as Composition
+    from .theory.mechanisms.continuous import Gaussian, GaussianMixture, Laplace
+    from .theory.mechanisms.discrete import DiscreteGaussian, DiscreteLaplace
+    from .theory.mechanisms.heavy_tailed import GeneralizedGaussian, StudentT
+    from .theory.mechanisms.subsampled import PoissonSubsampledGaussian
+    from .theory.dpsgd_accounting import DPSGDComposition, calibrate_noise_multiplier
+    from .theory.composition import MAX_EPSILON, Composition, DeltaPoint, TradeoffPoint
+    from .theory.composition import Composition as ShiftPair
 
 
 def __getattr__(name: str):

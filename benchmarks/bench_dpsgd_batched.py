@@ -6,10 +6,13 @@ The sweep trains five runs per setting and seed — clipping-only and the RDP- a
 ε = 3 and ε = 5 (δ = 1e-5), with the noise multipliers the chapter calibrates for the paper's horizon n = 500
 — on Fashion-MNIST. For each setting (q, steps) this script measures, in one process:
 
-* ``single``: the five runs one after another with ``accountbook.dpsgd.train_run`` (one run's path: its own
-  Poisson loader, noise and optimiser; ``model(x_test)`` at once for the test metrics);
+* ``single, NCHW``: the five runs one after another with ``accountbook.dpsgd.train_run(...,
+  memory_format="contiguous")``, one run's path as it was before the runs were batched (its own Poisson loader,
+  noise and optimiser; PyTorch's default NCHW layout; ``model(x_test)`` at once for the test metrics);
+* ``single``: the same with ``train_run``'s default, channels-last activations;
 * ``together``: the same five runs with ``accountbook.dpsgd.train_runs_together`` (what ``sweep dpsgd`` runs:
-  one loader and one noise draw for all, test metrics in cache-sized chunks with pooling before the ReLU);
+  one loader and one noise draw for all, channels-last activations, test metrics in cache-sized chunks with
+  pooling before the ReLU);
 
 as CPU seconds (``time.process_time``) per run, and checks that both give the same histories to float32
 rounding. Test metrics every 25 steps as in the paper, so a run of ``steps`` steps has the proportions of
@@ -74,8 +77,8 @@ def stacked_convolutions(repeats: int = 5) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--settings", nargs="+", default=["0.005,100", "0.02,100"],
-                        help="Q,STEPS pairs (default 0.005,100 0.02,100)")
+    parser.add_argument("--settings", nargs="+", default=["0.005,100", "0.02,100", "0.05,50"],
+                        help="Q,STEPS pairs (default 0.005,100 0.02,100 0.05,50)")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--quick", action="store_true", help="a smoke run: 0.005,25 only")
     args = parser.parse_args()
@@ -92,17 +95,25 @@ def main() -> None:
         zs = multipliers(q)
         together_cpu, together = cpu(lambda: dpsgd.train_runs_together(data, q=q, steps=steps, noise_multipliers=zs,
                                                                       seed=0))
-        single_cpu, single = 0.0, []
-        for z in zs:
-            seconds, run = cpu(lambda: dpsgd.train_run(data, q=q, steps=steps, noise_multiplier=z, seed=0))
-            single_cpu += seconds
-            single.append(run)
-        worst_loss = max(abs(a["cross_entropy"] / b["cross_entropy"] - 1) for ra, rb in zip(together, single)
+        single_cpu, single = {}, {}
+        for layout in ("contiguous", "channels_last"):
+            single_cpu[layout], single[layout] = 0.0, []
+            for z in zs:
+                seconds, run = cpu(lambda: dpsgd.train_run(data, q=q, steps=steps, noise_multiplier=z, seed=0,
+                                                           memory_format=layout))
+                single_cpu[layout] += seconds
+                single[layout].append(run)
+        compared = single["channels_last"] + single["contiguous"]
+        worst_loss = max(abs(a["cross_entropy"] / b["cross_entropy"] - 1) for ra, rb in zip(together * 2, compared)
                          for a, b in zip(ra["history"], rb["history"]))
-        worst_accuracy = max(abs(a["accuracy"] - b["accuracy"]) for ra, rb in zip(together, single)
+        worst_accuracy = max(abs(a["accuracy"] - b["accuracy"]) for ra, rb in zip(together * 2, compared)
                              for a, b in zip(ra["history"], rb["history"]))
-        rows.append({"q": q, "steps": steps, "runs": len(zs), "single_cpu_per_run": single_cpu / len(zs),
-                     "together_cpu_per_run": together_cpu / len(zs), "ratio": together_cpu / single_cpu,
+        rows.append({"q": q, "steps": steps, "runs": len(zs),
+                     "single_nchw_cpu_per_run": single_cpu["contiguous"] / len(zs),
+                     "single_cpu_per_run": single_cpu["channels_last"] / len(zs),
+                     "together_cpu_per_run": together_cpu / len(zs),
+                     "ratio_to_nchw": together_cpu / single_cpu["contiguous"],
+                     "ratio": together_cpu / single_cpu["channels_last"],
                      "largest_relative_loss_difference": worst_loss, "largest_accuracy_difference": worst_accuracy,
                      "noise_multipliers": zs})
     convolutions = stacked_convolutions()
@@ -118,18 +129,25 @@ def main() -> None:
         provenance.describe(machine) + " CPU time is less sensitive to a busy machine than wall time; the ratio of "
         "the two ways within one run is what to read.",
         "",
-        "| q | steps | expected batch | one by one (CPU s per run) | together (CPU s per run) | together ÷ one by one "
-        "| largest difference in the histories |",
-        "|---|---|---|---|---|---|---|",
+        "| q | steps | expected batch | one by one, NCHW | one by one | together | together ÷ one by one, NCHW "
+        "| together ÷ one by one | largest difference in the histories |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
-        lines.append(f"| {r['q']:g} | {r['steps']} | {r['q'] * len(data.y_train):.0f} | {r['single_cpu_per_run']:.1f} | "
-                     f"{r['together_cpu_per_run']:.1f} | **{r['ratio']:.2f}** | cross-entropy {r['largest_relative_loss_difference']:.1e} "
+        lines.append(f"| {r['q']:g} | {r['steps']} | {r['q'] * len(data.y_train):.0f} | {r['single_nchw_cpu_per_run']:.1f} | "
+                     f"{r['single_cpu_per_run']:.1f} | {r['together_cpu_per_run']:.1f} | **{r['ratio_to_nchw']:.2f}** | "
+                     f"{r['ratio']:.2f} | cross-entropy {r['largest_relative_loss_difference']:.1e} "
                      f"relative, accuracy {r['largest_accuracy_difference']:.4f} |")
     lines += [
         "",
-        "A whole run of the paper's n steps costs about n/steps times the CPU seconds shown: both ways evaluate "
-        "every 25 steps, so training and evaluation keep their proportions.",
+        "CPU seconds per run. A whole run of the paper's n steps costs about n/steps times the CPU seconds shown: "
+        "every way evaluates every 25 steps, so training and evaluation keep their proportions. The first column "
+        "is one run's path before the runs were batched (PyTorch's default NCHW layout); the bold ratio is the "
+        "saving of what the sweep runs now against it.",
+        "",
+        "Laid out channels-last, PyTorch's CPU convolutions and max-pooling (with the indices its backward needs) "
+        "take about half the time they take on NCHW tensors of these shapes; the values agree to float32 rounding "
+        "(a different convolution algorithm), so a tie in a max-pooling window can go the other way.",
         "",
         "Trained together, the runs share the Poisson minibatches (drawn and collated once), the standard-normal "
         "noise (drawn once per parameter and scaled by each run's z·C) and the evaluation's data; each run's "
@@ -137,7 +155,7 @@ def main() -> None:
         "`model(x_test)` on 10,000 images at once overflows the CPU's caches and PyTorch's pooling kernel with "
         "indices is slow on such tensors, while 250 images at a time, pooling before the ReLU by four strided "
         "maxima (`accountbook.dpsgd.pooling`, the same values), costs a fraction. The differences in the last "
-        "column are float32 rounding: the two ways take the same steps.",
+        "column are float32 rounding: the three ways take the same steps.",
         "",
         "Stacking the runs' parameters into one model was measured first and rejected: on this CPU PyTorch's "
         "convolutions do not get cheaper per run when run together (CPU seconds, one minibatch of 300 images, best of 5):",

@@ -9,7 +9,7 @@ Everything is measured in one run on the same machine, so the ratios are what ma
 the machine (CPU model, cores, date) and the SHA-256 of the library code (``benchmarks/provenance.py``);
 a test fails when the library has changed since.
 
-(i)   ours: ``ShiftPair.delta`` on 42 δ levels (our grid, ``census.delta_levels(21)``), relative accuracy 1e-6, from scratch
+(i)   ours: ``Composition.delta`` on 42 δ levels (our grid, ``census.delta_levels(21)``), relative accuracy 1e-6, from scratch
       (sieve, φ evaluations, thresholds, and the rebuild with a smaller Δ where 1e-6 needs it).
 (ii)  the paper's method, re-implemented faithfully (the pieces of ``TailEngine(paths=PAPER_PATHS)``):
       fixed Δ = 1e-35, the per-factor sieve found by scanning every node, and the integrand
@@ -36,9 +36,9 @@ import numpy as np
 
 from accountlib.applications import census
 from accountlib.engine import front as tails
-from accountlib.engine._arb import precision
+from accountlib.engine.arithmetic import precision
 from accountlib.theory.conversions import zcdp_epsilon
-from accountlib.theory.profiles import ShiftPair
+from accountlib.theory.composition import Composition
 from accountlib.engine.sieve import scan_nodes
 
 HERE = Path(__file__).resolve().parent
@@ -50,13 +50,13 @@ PAPER_DELTA = 1e-35
 PAPER_SAMPLE_NODES = 6
 
 
-def _epsilons(pair: ShiftPair) -> list[Fraction]:
+def _epsilons(pair: Composition) -> list[Fraction]:
     return [Fraction(repr(zcdp_epsilon(pair.rho, d))) for d in LEVELS]
 
 
 def bench_ours(k: int, l: int) -> dict:
     started = time.perf_counter()
-    pair = ShiftPair(census.pair_rhos(k, l))
+    pair = Composition(census.pair_rhos(k, l))
     points = pair.delta(_epsilons(pair), rel_tol=1e-6)
     seconds = time.perf_counter() - started
     engine = min(pair.engines, key=lambda e: e.accuracy)
@@ -75,7 +75,7 @@ def bench_ours(k: int, l: int) -> dict:
     }
 
 
-def _fixed_delta_summary(pair: ShiftPair) -> dict:
+def _fixed_delta_summary(pair: Composition) -> dict:
     """N and node counts of the engine at the paper's fixed Δ = 1e-35 (what the sieve chapter prints)."""
     summary = tails.TailEngine(pair.lattice, PAPER_DELTA).node_summary
     return {"Delta": PAPER_DELTA, "N": summary["N"], "per_factor_nodes": summary["per_factor_nodes"],
@@ -83,7 +83,7 @@ def _fixed_delta_summary(pair: ShiftPair) -> dict:
 
 
 def bench_paper(k: int, l: int) -> dict:
-    pair = ShiftPair(census.pair_rhos(k, l))
+    pair = Composition(census.pair_rhos(k, l))
     engine = tails.TailEngine.__new__(tails.TailEngine)  # pieces only: we time the paper's steps one by one
     engine.lattice, engine.method = pair.lattice, "paper"
     from accountlib.engine.quadrature import node_count, truncation_point

@@ -8,7 +8,7 @@ Writes ``benchmarks/RESULTS_pl94.md`` (included by the book's benchmarks page) a
 * Ours: the certified δ at the certificate's ε = 17849145/1041158 (≈ 17.14) of the persons composition
   (``census.pl94_rhos("pl94-persons")``: 130 budgets, 33 distinct, denominators near 1e12; the smoothed engine
   ``accountlib.engine.smoothed``) and of the worst pair of paths (the first of ``census.pl94_pair_deltas``),
-  at relative accuracy 1e-6: the median time of a few repeats (a fresh ``ShiftPair`` each) and the bound.
+  at relative accuracy 1e-6: the median time of a few repeats (a fresh ``Composition`` each) and the bound.
 * dp_accounting's PLD accountant (``privacy_loss_distribution.from_discrete_gaussian_mechanism``, the discrete
   Gaussian with σ² = 1/ρ_i and sensitivity 1: our convention) on the same compositions at three
   ``value_discretization_interval`` values, identical budgets self-composed and distinct ones composed, both its
@@ -66,7 +66,7 @@ def median_time(call, repeats: int):
 def certified(rhos, eps, engine="auto"):
     import accountlib
 
-    pair = accountlib.ShiftPair(rhos, engine=engine)
+    pair = accountlib.Composition(rhos, engine=engine)
     (point,) = pair.delta([eps], rel_tol=1e-6)
     return pair.engine_kind, point
 
@@ -318,7 +318,7 @@ def main() -> None:
         f"(`census.pl94_rhos(\"pl94-persons\")`, both blocks on the plain geographic path; budgets with "
         f"denominators near 10¹²) and the worst pair of paths ({worst[0]} / {worst[1]}, the first of "
         f"`census.pl94_pair_deltas`, which ranked all {len(ranked)} pairs in {rank_s:.1f} s). Ours is certified "
-        f"at 1e-6 relative; times are medians of {args.repeats} runs, a fresh `ShiftPair` each.",
+        f"at 1e-6 relative; times are medians of {args.repeats} runs, a fresh `Composition` each.",
         "",
         "## Ours, certified",
         "",
@@ -351,7 +351,7 @@ def main() -> None:
     lines += [
         "## The lattice engine",
         "",
-        f"`ShiftPair(rhos, engine=\"lattice\")` on the persons composition refuses at once: "
+        f"`Composition(rhos, engine=\"lattice\")` on the persons composition refuses at once: "
         + (f"“{refusal['message']}”" if refusal["message"] else "it ran (no refusal)") + ".",
         "Where the lattice is coarse it runs; the same composition on the smoothed engine (medians of "
         f"{args.repeats} runs; the certified intervals overlap, asserted):",

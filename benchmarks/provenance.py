@@ -24,13 +24,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 MEASURED = {
-    "results_engine.json": ("accountlib.applications.census.allocations", "accountlib.theory.profiles",
+    "results_engine.json": ("accountlib.applications.census.allocations", "accountlib.theory.composition",
                             "accountlib.theory.conversions", "accountlib.engine.front"),
     "results_sweep.json": ("accountlib.applications.census",),
     "results_dpsgd.json": ("accountbook.dpsgd",),
     "results_dpsgd_batched.json": ("accountbook.dpsgd",),
     "results_calibration.json": ("accountlib.theory.calibration", "accountlib.applications.census", "accountlib.cli"),
-    "results_pl94.json": ("accountlib.applications.census", "accountlib.theory.profiles", "accountlib.engine.smoothed"),
+    "results_pl94.json": ("accountlib.applications.census", "accountlib.theory.composition", "accountlib.engine.smoothed"),
+    "results_dpsgd_accounting.json": ("accountlib.theory.dpsgd_accounting",),
 }
 """For each results file, the modules its benchmark calls (their imports are followed)."""
 
@@ -41,6 +42,7 @@ SCRIPTS = {
     "results_dpsgd_batched.json": "bench_dpsgd_batched.py",
     "results_calibration.json": "bench_calibration.py",
     "results_pl94.json": "bench_pl94.py",
+    "results_dpsgd_accounting.json": "bench_dpsgd_accounting.py",
 }
 """For each results file, the script in ``benchmarks/`` that writes it (and its ``RESULTS*.md`` table)."""
 

@@ -9,7 +9,7 @@ Optional extra ``accountant`` (``pip install 'accountlib[accountant]'``, which i
 ``CompositionErrorDetails`` (so ``supports`` is False and ``compose`` raises its ``UnsupportedEventError``).
 ``get_delta`` returns a certified upper bound on the exact δ(ε) of the composition (the engine's value plus its
 error bound, rounded up to a float), ``get_epsilon`` the upper end of the certified ε interval
-(:func:`accountlib.theory.calibration.epsilon`, rounded up): each errs towards less privacy. It runs unchanged
+(:func:`accountlib.theory.accounting.epsilon`, rounded up): each errs towards less privacy. It runs unchanged
 inside ``dp_accounting.calibrate_dp_mechanism``.
 
 From a float σ to an exact budget: a float is an exact binary rational, so σ² and ρ = 1/σ² are exact
@@ -35,9 +35,9 @@ except ImportError as error:  # pragma: no cover - the extra is missing
     raise ImportError(f"accountlib.applications.accountant needs dp_accounting: pip install "
                       f"'accountlib[accountant]' ({error})", name=error.name) from error
 
-from ..infrastructure.numbers import as_bounded_float, as_probability
-from ..theory.calibration import epsilon as certified_epsilon
-from ..theory.profiles import ShiftPair
+from ..infrastructure.numbers import as_bounded_float, as_fraction, as_probability
+from ..theory.accounting import epsilon as certified_epsilon
+from ..theory.composition import Composition
 
 __all__ = ["CertifiedDiscreteGaussianAccountant", "DiscreteGaussianDpEvent", "exact_budget"]
 
@@ -48,7 +48,7 @@ else:
     @attr.s(frozen=True, slots=True, auto_attribs=True)
     class DiscreteGaussianDpEvent(dp_event.DpEvent):
         """The discrete Gaussian mechanism: a query of integer sensitivity ``sensitivity`` released with noise
-        N_Z(0, σ²) (scale parameter σ² = ``sigma``²), as in the 2020 Census TopDown algorithm."""
+        N_Z(0, σ²) (σ² the square of ``sigma``), as in the 2020 Census TopDown algorithm."""
 
         sigma: float
         sensitivity: int = 1
@@ -63,7 +63,7 @@ def exact_budget(sigma) -> Fraction:
         raise ValueError(f"sigma must be a number; got {sigma!r}")
     if not (math.isfinite(sigma) and sigma > 0):
         raise ValueError(f"sigma must be a finite number > 0; got {sigma!r}")
-    return 1 / Fraction(sigma) ** 2
+    return 1 / as_fraction(sigma, "sigma", floats="binary") ** 2
 
 
 def _round_up(x) -> float:
@@ -122,7 +122,7 @@ class CertifiedDiscreteGaussianAccountant(PrivacyAccountant):
             invalid_event=event, error_message=f"{type(event).__name__} is not supported: this accountant "
             "accounts exactly for discrete Gaussian events (DiscreteGaussianDpEvent), composed or self-composed")
 
-    def _composition(self) -> ShiftPair | None:
+    def _composition(self) -> Composition | None:
         if not self._terms:
             return None
         if self._pair is None:
@@ -130,7 +130,7 @@ class CertifiedDiscreteGaussianAccountant(PrivacyAccountant):
             for (rho, s), n in self._terms.items():  # n copies (a sum of discrete Gaussians is not one)
                 rhos += [rho] * n
                 shifts += [s] * n
-            self._pair = ShiftPair(rhos, sensitivities=shifts)
+            self._pair = Composition(rhos, sensitivities=shifts)
         return self._pair
 
     def get_delta(self, target_epsilon: float) -> float:
@@ -153,5 +153,5 @@ class CertifiedDiscreteGaussianAccountant(PrivacyAccountant):
         interval = certified_epsilon(pair, Fraction(target_delta), abs_tol=self._epsilon_tol)
         upper = interval.upper
         value = float(upper)
-        return value if Fraction(value) >= upper else math.nextafter(value, math.inf)
+        return value if as_fraction(value, "epsilon", floats="binary") >= upper else math.nextafter(value, math.inf)
 

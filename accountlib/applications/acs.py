@@ -25,7 +25,7 @@ from scipy import optimize
 
 from ..infrastructure.numbers import as_probability
 from ..theory.conversions import rdp_to_epsilon
-from ..theory.rdp import Gaussian, GaussianMixture, Laplace
+from ..theory.mechanisms.continuous import Gaussian, GaussianMixture, Laplace
 
 __all__ = ["FAMILIES", "SHIFT", "load_workloads", "calibrate_shift", "noise_scale", "variance_ratio", "delta_mse",
            "monte_carlo_delta_mse"]

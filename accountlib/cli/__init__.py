@@ -1,5 +1,9 @@
 """Command line: ``python -m accountlib ...`` (the public surface listed in the README).
 
+This module is the command line's common part — :func:`main`, the parser, the arguments that name a composition,
+one-line errors, printing — and each command is a module of its own (:mod:`.delta`, :mod:`.tradeoff`,
+:mod:`.epsilon`, :mod:`.calibrate`, :mod:`.allocate`, :mod:`.sweep`): a run imports the one it uses.
+
 Subcommands
 -----------
 ``delta (--pair K L | --rho R [R ...] | --budgets FILE.csv) --eps E [E ...] [--rel-tol R] [--json]``
@@ -14,17 +18,17 @@ Subcommands
 ``--rho`` takes exact rationals (decimals or fractions such as 11/10000), each > 0, any number of them;
 ``--budgets`` a CSV file with a ``rho`` column (one budget per line) and optionally a ``sensitivity``
 column: mechanism i then compares N_Z(0, 1/ρ_i) with N_Z(s_i, 1/ρ_i), s_i a whole number
-(``ShiftPair(rhos, sensitivities=...)``). ``--pair K L`` is the budgets
+(``Composition(rhos, sensitivities=...)``). ``--pair K L`` is the budgets
 of allocations K and L together (``census.pair_rhos``). Exactly one of the three.
 
 The arguments (ε, α) are printed with 30 significant digits; each δ or β with the digits its certified bound
-supports (:func:`~accountlib.infrastructure.certified_numbers.certified_decimal`: one decade below the bound, the
+supports (:func:`~accountlib.infrastructure.numbers.certified_decimal`: one decade below the bound, the
 rounding added to the bound), and the bound rounded up to two digits (a bound of 1e-845 is printed, never a
 false 0). The β of ``tradeoff`` is the exact f(α) at the α asked, not read off stored vertices. Every error — bad input, a request beyond a documented limit, a
 tolerance that could not be certified — is one line on stderr and exit status 2;
 never a traceback, and never a NaN or infinite number on stdout.
 
-Limits (see book/running.md, "Reliability"): 0 < ε ≤ profiles.MAX_EPSILON (5000);
+Limits (see book/running.md, "Reliability"): 0 < ε ≤ composition.MAX_EPSILON (5000);
 --rel-tol in [1e-30, 0.5]; --abs-tol in [1e-60, 0.5]; numbers with exponents
 beyond ±1000 are refused at once; an engine needing more than
 tails.MAX_NODE_BITS node-bits (environment variable ACCOUNTLIB_MAX_NODE_BITS)
@@ -36,144 +40,73 @@ it is read (repeated lines are merged, so a file at the size cap of repeated bud
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 from fractions import Fraction
+
+import mpmath
+
+from ..engine.results import check_distinct_terms
+from ..infrastructure.numbers import (SMALLEST_ABS_TOL, SMALLEST_REL_TOL, as_abs_tol, as_fraction, as_rel_tol,
+                                     certified_decimal, decimal_string, fraction_to_mpf)
+from ..theory.composition import MAX_EPSILON, MAX_SENSITIVITY, Composition, check_budget
+
+__all__ = ["main", "build_parser", "COMMANDS", "RELEASES", "DIGITS", "CommandLineError", "Listing", "Parser", "Once",
+           "number", "fail", "one_line", "unavailable", "add_composition_arguments", "composition", "read_budgets_file",
+           "tolerance", "certified_rows", "print_table", "emit_rows", "emit_row", "add_target_arguments", "target",
+           "certificate", "decimal", "EXTRA_OF_MODULE", "MAX_BUDGET_FILE_BYTES"]
 
 RELEASES = ("pl94-persons", "pl94-units", "pl94-persons-pr", "pl94-units-pr")
 """The names ``--release`` takes (accountlib.applications.census.pl94.PL94_RELEASES; listed here so that the
 command line's start does not import the census application)."""
 
-import mpmath
-
-from ..engine.results import check_distinct_terms
-from ..infrastructure.certified_numbers import certified_decimal, exact_rational
-from ..infrastructure.numbers import (SMALLEST_ABS_TOL, SMALLEST_REL_TOL, as_abs_tol, as_fraction, as_rel_tol,
-                                     decimal_string)
-from ..theory.profiles import MAX_EPSILON, MAX_SENSITIVITY, ShiftPair, check_budget
+COMMANDS = {
+    "delta": "exact δ(ε) of a DHC pair or of your own budgets",
+    "tradeoff": "exact trade-off curve β = f(α) of a DHC pair or of your own budgets",
+    "epsilon": "the certified ε for a δ of a DHC pair or of your own budgets",
+    "calibrate": "the smallest noise meeting a target, certified on both sides",
+    "allocate": "per-query budgets minimising Σ w_i σ_i² under an exact target",
+    "dpsgd": "certified accounting for DP-SGD (the Poisson-subsampled Gaussian): delta, epsilon, tradeoff, calibrate",
+    "sweep": "run the DHC pairs (or another installed target, such as the book's DP-SGD and chapter sweeps) on a "
+             "process pool or a Dask cluster",
+}
+"""The subcommands, each a module of this package (``accountlib.cli.<name>``, with ``add_parser`` and ``run``), and
+the line ``--help`` lists for it."""
 
 DIGITS = 30
+"""Significant digits of the arguments (ε, α) as the command line prints them."""
 
 
-def _decimal(value) -> str:
-    return decimal_string(value, DIGITS)
+# -- the parser: one-line errors, options given once ---------------------------------------------------------------
+
+class CommandLineError(Exception):
+    """An error reported to the user as one line on stderr, exit status 2."""
 
 
-def _number(name: str):
-    def parse(text: str) -> Fraction:
-        try:
-            return as_fraction(text, name)
-        except ValueError as error:
-            raise argparse.ArgumentTypeError(str(error)) from None
-
-    parse.__name__ = name  # argparse shows it in "invalid <name> value"
-    return parse
+class Listing(Exception):
+    """A listing the user asked for (``--paths list list``): printed on stdout, exit status 0."""
 
 
-def _allocation(text: str) -> int:
-    try:
-        from ..applications.census import check_allocation  # here: delta --rho needs no census
+class Parser(argparse.ArgumentParser):
+    """argparse, but every error is one line (no usage block) and exit status 2."""
 
-        return check_allocation(text, "each number")
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
+    def error(self, message):
+        """Raise :class:`CommandLineError` with argparse's message (one line, exit status 2) instead of printing
+        usage."""
+        raise CommandLineError(f"{self.prog}: {message}")
 
-
-def _budget(text: str) -> Fraction:
-    try:
-        rho = as_fraction(text, "--rho")
-    except ValueError as error:
-        shown = text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"
-        raise argparse.ArgumentTypeError(str(error).replace(text, shown)) from None
-    if rho <= 0:
-        raise argparse.ArgumentTypeError(f"--rho budgets must be > 0; got {text!r}")
-    try:
-        check_budget(rho, "--rho")
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-    return rho
+    def parse_args(self, args=None, namespace=None):
+        """As argparse, but an option another subcommand takes names the subcommand's help."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            command = " ".join(w for w in (getattr(parsed, "command", None), getattr(parsed, "target", None)) if w)
+            self.error(f"unrecognized arguments: {' '.join(extras)} (see {self.prog} {command} --help)"
+                       if command else f"unrecognized arguments: {' '.join(extras)}")
+        return parsed
 
 
-MAX_BUDGET_FILE_BYTES = 10**7
-
-
-def _budgets_file(path: str) -> tuple[list[Fraction], list[int] | None]:
-    """The budgets (and sensitivities, when the file has that column) of a CSV file with header ``rho`` or
-    ``rho,sensitivity``: each budget > 0, each sensitivity a positive integer."""
-    import csv
-    import io
-    from pathlib import Path
-
-    from ..infrastructure.atomic import read_capped  # here: only --budgets reads a file
-
-    try:
-        data = read_capped(Path(path), MAX_BUDGET_FILE_BYTES)
-        text = data.decode("utf-8-sig")
-    except ValueError as error:
-        _fail(f"--budgets {path}: {error}")
-    except (OSError, UnicodeDecodeError) as error:
-        _fail(f"--budgets {path}: cannot be read ({type(error).__name__}: {getattr(error, 'strerror', None) or error})")
-    try:  # universal newlines: CR-only files read as lines; a field past csv's limit is a malformed file
-        rows = [row for row in csv.reader(io.StringIO(text, newline=None)) if any(cell.strip() for cell in row)]
-    except csv.Error as error:
-        _fail(f"--budgets {path}: not a CSV file of one budget per line ({error})")
-    header = [cell.strip().lower() for cell in rows[0]] if rows else []
-    if header not in (["rho"], ["rho", "sensitivity"]):
-        _fail(f"--budgets {path}: the first line must be the header rho (or rho,sensitivity); got "
-              f"{','.join(rows[0]) if rows else 'an empty file'!r}")
-    budgets, shifts = [], []
-    parsed: dict[str, Fraction] = {}  # each distinct text is read once (a file at the cap repeats its values)
-    for line, row in enumerate(rows[1:], start=2):
-        if len(row) != len(header):
-            _fail(f"--budgets {path}: line {line} has {len(row)} fields, expected {len(header)}")
-        where = f"--budgets {path} line {line}"
-        rho = parsed.get(row[0])
-        if rho is None:
-            rho = parsed[row[0]] = as_fraction(row[0], f"{where} rho")
-        if rho <= 0:
-            _fail(f"{where}: rho must be > 0 (drop unused mechanisms); got {row[0].strip()!r}")
-        if len(row) == 2:
-            shift = as_fraction(row[1], f"{where} sensitivity")
-            if shift.denominator != 1 or not 1 <= shift <= MAX_SENSITIVITY:
-                _fail(f"{where}: sensitivity must be a whole number in 1..{MAX_SENSITIVITY} (the noise lives on the "
-                      f"integers, so a query moves by a whole number); got {row[1].strip()!r}")
-            shifts.append(int(shift))
-        budgets.append(rho)
-    if not budgets:
-        _fail(f"--budgets {path}: no budgets below the header")
-    distinct = len({(r.numerator, r.denominator, s) for r, s in zip(budgets, shifts or [1] * len(budgets))})
-    try:  # refused here, in seconds, before the lattice and the engine are built
-        check_distinct_terms(distinct, f"--budgets {path}")
-    except ValueError as error:
-        _fail(str(error))
-    return budgets, (shifts if len(header) == 2 else None)
-
-
-def _add_pair_argument(parser, group=None) -> None:
-    which = parser.add_mutually_exclusive_group(required=True) if group is None else group
-    which.add_argument("--pair", nargs=2, action=_Once, type=_allocation, metavar=("K", "L"),
-                       help="DHC allocation numbers, 1..43 (the budgets of allocations K and L together)")
-    which.add_argument("--rho", nargs="+", action=_Once, type=_budget, metavar="R",
-                       help="your own composition: the budgets ρ_i > 0 of mechanisms N_Z(0, 1/ρ_i) against "
-                       "N_Z(1, 1/ρ_i), exact decimals or fractions, e.g. 0.05 11/10000")
-    which.add_argument("--budgets", action=_Once, metavar="FILE.csv",
-                       help="the budgets from a CSV file: a header line rho (or rho,sensitivity) and one mechanism "
-                       "per line; mechanism i compares N_Z(0, 1/ρ_i) with N_Z(s_i, 1/ρ_i), s_i its sensitivity "
-                       "(a whole number, default 1)")
-    which.add_argument("--release", action=_Once, choices=RELEASES, metavar="NAME",
-                       help="a published release's budgets: pl94-persons, pl94-units (the 2020 redistricting data, "
-                       "US), pl94-persons-pr, pl94-units-pr (Puerto Rico), derived from the Census Bureau's "
-                       "production code (accountlib.applications.census.pl94). One modified record moves a cell in "
-                       "every measurement of its old block's path and of its new block's: --paths P Q names the two "
-                       "(default: plain plain, the geographic levels with their configured shares; the others are "
-                       "'absorbed-...' paths, where the spine optimisation moved a one-child level's share up; list "
-                       "them with --paths list). The worst pair is found in the book's chapter on the release "
-                       "(census.pl94_worst_epsilon)")
-    parser.add_argument("--paths", nargs=2, action=_Once, metavar=("P", "Q"),
-                        help="with --release: the old and the new block's paths (default: plain plain)")
-
-
-class _Once(argparse.Action):
+class Once(argparse.Action):
     """Store an option's value(s), refusing the option when it is given a second time (argparse would silently
     keep the last: ``--eps 1 --eps 2`` would compute δ(2) only)."""
 
@@ -187,79 +120,43 @@ class _Once(argparse.Action):
         setattr(namespace, self.dest, values)
 
 
-class CommandLineError(Exception):
-    """An error reported to the user as one line on stderr, exit status 2."""
+def number(name: str):
+    """An argparse ``type`` reading an exact number (:func:`~accountlib.infrastructure.numbers.as_fraction`)."""
+    def parse(text: str) -> Fraction:
+        try:
+            return as_fraction(text, name, floats="decimal")
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+
+    parse.__name__ = name  # argparse shows it in "invalid <name> value"
+    return parse
 
 
-class Listing(Exception):
-    """A listing the user asked for (``--paths list list``): printed on stdout, exit status 0."""
+def fail(message: str):
+    """Stop the command with ``message`` as its one-line error (exit status 2)."""
+    raise CommandLineError(message)
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse, but every error is one line (no usage block) and exit status 2."""
-
-    def error(self, message):
-        raise CommandLineError(f"{self.prog}: {message}")
-
-    def parse_args(self, args=None, namespace=None):
-        """As argparse, but an option another subcommand takes names the subcommand's help."""
-        parsed, extras = self.parse_known_args(args, namespace)
-        if extras:
-            command = " ".join(w for w in (getattr(parsed, "command", None), getattr(parsed, "target", None)) if w)
-            self.error(f"unrecognized arguments: {' '.join(extras)} (see {self.prog} {command} --help)"
-                       if command else f"unrecognized arguments: {' '.join(extras)}")
-        return parsed
+def one_line(error: BaseException) -> str:
+    """An error's message on one line."""
+    return " ".join(str(error).split()) or type(error).__name__
 
 
-#: The subcommands defined in this package (the parser of ``sweep`` lists installed targets, which takes a
-#: scan of the installed packages' entry points: done only when ``sweep`` or the top-level help is asked for).
-COMMANDS = ("delta", "tradeoff", "epsilon", "calibrate", "allocate")
-
-
-def _parser(argv=None) -> argparse.ArgumentParser:
-    parser = _Parser(
+def build_parser(argv=None) -> argparse.ArgumentParser:
+    """The command line's parser. Only the command named first in ``argv`` is imported and built in full; the others
+    are listed with their help line (all are built when no command is named, for ``--help``)."""
+    parser = Parser(
         prog="python -m accountlib",
         description="Exact, certified privacy accounting for the 2020 Census DHC allocations and any composition "
                     "of discrete Gaussian mechanisms.",
     )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
-
-    delta = sub.add_parser("delta", help="exact δ(ε) of a DHC pair or of your own budgets", description=
-                           "The exact δ(ε) of DHC pair (K, L), or of the composition with budgets --rho / "
-                           "--budgets, each value with a certified error bound "
-                           "no larger than R·δ. If that bound cannot be certified the command fails (exit 2) "
-                           "rather than print a looser one.")
-    _add_pair_argument(delta)
-    delta.add_argument("--eps", nargs="+", action=_Once, type=_number("eps"), required=True, metavar="E",
-                       help=f"ε values in (0, {MAX_EPSILON}], decimals or fractions, e.g. 26.34 or 1317/50")
-    delta.add_argument("--rel-tol", action=_Once, type=_number("rel-tol"), default=Fraction(1, 10**6), metavar="R",
-                       help=f"relative accuracy, in [{SMALLEST_REL_TOL:g}, 0.5] (default 1e-6); an unmet "
-                       "tolerance is an error (exit 2)")
-    delta.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
-
-    trade = sub.add_parser("tradeoff", help="exact trade-off curve β = f(α) of a DHC pair or of your own budgets",
-                           description="β = f(α) of DHC pair (K, L) or of the composition with budgets --rho / "
-                           "--budgets (the optimal type II error at type I error α), "
-                           "each with a certified absolute error bound no larger than T. If that bound "
-                           "cannot be certified the command fails (exit 2).")
-    _add_pair_argument(trade)
-    trade.add_argument("--alpha", nargs="+", action=_Once, type=_number("alpha"), required=True, metavar="A",
-                       help="type I errors in [0, 1]")
-    trade.add_argument("--abs-tol", action=_Once, type=_number("abs-tol"), default=Fraction(1, 10**25), metavar="T",
-                       help=f"absolute accuracy, in [{SMALLEST_ABS_TOL:g}, 0.5] (default 1e-25); an unmet "
-                       "tolerance is an error (exit 2)")
-    trade.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
-
-    from .calibrate import add_calibration_parsers
-
-    add_calibration_parsers(sub)
-    if argv and argv[0] in COMMANDS:  # another command: sweep is only listed, not built
-        sub.add_parser("sweep", help="run the DHC pairs (or another installed target) on a process pool or a "
-                       "Dask cluster")
-    else:
-        from .sweep import add_sweep_parser  # here, not at the top: the other commands do not need it
-
-        add_sweep_parser(sub)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
+    named = argv[0] if argv and argv[0] in COMMANDS else None
+    for name, help_line in COMMANDS.items():
+        if named is None or name == named:
+            importlib.import_module(f"{__name__}.{name}").add_parser(sub)
+        else:
+            sub.add_parser(name, help=help_line)
     return parser
 
 
@@ -269,7 +166,7 @@ EXTRA_OF_MODULE = {"torch": ("accountbook", "dpsgd"), "opacus": ("accountbook", 
                    "distributed": ("accountlib", "dist")}
 
 
-def _unavailable(command: str, error: ImportError) -> str:
+def unavailable(command: str, error: ImportError) -> str:
     """Why ``command`` cannot run, and what to install."""
     module = (error.name or "").split(".")[0]
     if module in EXTRA_OF_MODULE:
@@ -277,21 +174,121 @@ def _unavailable(command: str, error: ImportError) -> str:
         fix = f"install the '{extra}' extra: pip install '{package}[{extra}]'"
     else:
         fix = "reinstall the package that provides it"
-    return f"the {command} command is unavailable: importing it failed ({_one_line(error)}); {fix}"
+    return f"the {command} command is unavailable: importing it failed ({one_line(error)}); {fix}"
 
 
-def _pair(k: int, l: int) -> ShiftPair:
-    k, l = min(k, l), max(k, l)
-    from ..applications.census import pair_rhos
+# -- the composition a command is about: --pair, --rho, --budgets or --release -----------------------------------
 
-    return ShiftPair(pair_rhos(k, l))
+def _allocation(text: str) -> int:
+    try:
+        from ..applications.census.allocations import check_allocation  # here: delta --rho needs no census
+
+        return check_allocation(text, "each number")
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
-def _composition(args) -> ShiftPair:
-    """The pair the user named: ``--pair K L``, ``--rho R ...``, ``--budgets FILE.csv`` or ``--release NAME``."""
+def _budget(text: str) -> Fraction:
+    try:
+        rho = as_fraction(text, "--rho", floats="decimal")
+    except ValueError as error:
+        shown = text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"
+        raise argparse.ArgumentTypeError(str(error).replace(text, shown)) from None
+    if rho <= 0:
+        raise argparse.ArgumentTypeError(f"--rho budgets must be > 0; got {text!r}")
+    try:
+        check_budget(rho, "--rho")
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return rho
+
+
+MAX_BUDGET_FILE_BYTES = 10**7
+"""The largest ``--budgets`` file read (bytes actually read, devices and pipes included)."""
+
+
+def read_budgets_file(path: str) -> tuple[list[Fraction], list[int] | None]:
+    """The budgets (and sensitivities, when the file has that column) of a CSV file with header ``rho`` or
+    ``rho,sensitivity``: each budget > 0, each sensitivity a positive integer."""
+    import csv
+    import io
+    from pathlib import Path
+
+    from ..infrastructure.atomic import read_capped  # here: only --budgets reads a file
+
+    try:
+        data = read_capped(Path(path), MAX_BUDGET_FILE_BYTES)
+        text = data.decode("utf-8-sig")
+    except ValueError as error:
+        fail(f"--budgets {path}: {error}")
+    except (OSError, UnicodeDecodeError) as error:
+        fail(f"--budgets {path}: cannot be read ({type(error).__name__}: {getattr(error, 'strerror', None) or error})")
+    try:  # universal newlines: CR-only files read as lines; a field past csv's limit is a malformed file
+        rows = [row for row in csv.reader(io.StringIO(text, newline=None)) if any(cell.strip() for cell in row)]
+    except csv.Error as error:
+        fail(f"--budgets {path}: not a CSV file of one budget per line ({error})")
+    header = [cell.strip().lower() for cell in rows[0]] if rows else []
+    if header not in (["rho"], ["rho", "sensitivity"]):
+        fail(f"--budgets {path}: the first line must be the header rho (or rho,sensitivity); got "
+             f"{','.join(rows[0]) if rows else 'an empty file'!r}")
+    budgets, shifts = [], []
+    parsed: dict[str, Fraction] = {}  # each distinct text is read once (a file at the cap repeats its values)
+    for line, row in enumerate(rows[1:], start=2):
+        if len(row) != len(header):
+            fail(f"--budgets {path}: line {line} has {len(row)} fields, expected {len(header)}")
+        where = f"--budgets {path} line {line}"
+        rho = parsed.get(row[0])
+        if rho is None:
+            rho = parsed[row[0]] = as_fraction(row[0], f"{where} rho", floats="decimal")
+        if rho <= 0:
+            fail(f"{where}: rho must be > 0 (drop unused mechanisms); got {row[0].strip()!r}")
+        if len(row) == 2:
+            shift = as_fraction(row[1], f"{where} sensitivity", floats="decimal")
+            if shift.denominator != 1 or not 1 <= shift <= MAX_SENSITIVITY:
+                fail(f"{where}: sensitivity must be a whole number in 1..{MAX_SENSITIVITY} (the noise lives on the "
+                     f"integers, so a query moves by a whole number); got {row[1].strip()!r}")
+            shifts.append(int(shift))
+        budgets.append(rho)
+    if not budgets:
+        fail(f"--budgets {path}: no budgets below the header")
+    distinct = len({(r.numerator, r.denominator, s) for r, s in zip(budgets, shifts or [1] * len(budgets))})
+    try:  # refused here, in seconds, before the lattice and the engine are built
+        check_distinct_terms(distinct, f"--budgets {path}")
+    except ValueError as error:
+        fail(str(error))
+    return budgets, (shifts if len(header) == 2 else None)
+
+
+def add_composition_arguments(parser, group=None) -> None:
+    """The options naming the composition (exactly one of --pair, --rho, --budgets, --release; --paths)."""
+    which = parser.add_mutually_exclusive_group(required=True) if group is None else group
+    which.add_argument("--pair", nargs=2, action=Once, type=_allocation, metavar=("K", "L"),
+                       help="DHC allocation numbers, 1..43 (the budgets of allocations K and L together)")
+    which.add_argument("--rho", nargs="+", action=Once, type=_budget, metavar="R",
+                       help="your own composition: the budgets ρ_i > 0 of mechanisms N_Z(0, 1/ρ_i) against "
+                       "N_Z(1, 1/ρ_i), exact decimals or fractions, e.g. 0.05 11/10000")
+    which.add_argument("--budgets", action=Once, metavar="FILE.csv",
+                       help="the budgets from a CSV file: a header line rho (or rho,sensitivity) and one mechanism "
+                       "per line; mechanism i compares N_Z(0, 1/ρ_i) with N_Z(s_i, 1/ρ_i), s_i its sensitivity "
+                       "(a whole number, default 1)")
+    which.add_argument("--release", action=Once, choices=RELEASES, metavar="NAME",
+                       help="a published release's budgets: pl94-persons, pl94-units (the 2020 redistricting data, "
+                       "US), pl94-persons-pr, pl94-units-pr (Puerto Rico), derived from the Census Bureau's "
+                       "production code (accountlib.applications.census.pl94). One modified record moves a cell in "
+                       "every measurement of its old block's path and of its new block's: --paths P Q names the two "
+                       "(default: plain plain, the geographic levels with their configured shares; the others are "
+                       "'absorbed-...' paths, where the spine optimisation moved a one-child level's share up; list "
+                       "them with --paths list). The worst pair is found in the book's chapter on the release "
+                       "(census.pl94_worst_epsilon)")
+    parser.add_argument("--paths", nargs=2, action=Once, metavar=("P", "Q"),
+                        help="with --release: the old and the new block's paths (default: plain plain)")
+
+
+def composition(args) -> Composition:
+    """The composition the user named: ``--pair K L``, ``--rho R ...``, ``--budgets FILE.csv`` or ``--release NAME``."""
     paths = getattr(args, "paths", None)
     if paths is not None and getattr(args, "release", None) is None:
-        _fail("--paths goes with --release (the two paths of a published release's modified record)")
+        fail("--paths goes with --release (the two paths of a published release's modified record)")
     if getattr(args, "release", None) is not None:
         from ..applications.census import pl94
 
@@ -299,23 +296,152 @@ def _composition(args) -> ShiftPair:
         if paths == ["list", "list"] or "list" in paths:
             raise Listing(f"the paths of {args.release}: {', '.join(pl94.pl94_paths(args.release))}")
         try:
-            return ShiftPair(pl94.pl94_rhos(args.release, paths[0], paths[1]))
+            return Composition(pl94.pl94_rhos(args.release, paths[0], paths[1]))
         except ValueError as error:
-            _fail(f"--paths: {error}")
+            fail(f"--paths: {error}")
     if args.pair is not None:
-        return _pair(*args.pair)
+        from ..applications.census.allocations import pair_rhos
+
+        k, l = args.pair
+        return Composition(pair_rhos(min(k, l), max(k, l)))
     if args.rho is not None:
-        return ShiftPair(args.rho)
-    budgets, shifts = _budgets_file(args.budgets)
-    return ShiftPair(budgets, sensitivities=shifts)
+        return Composition(args.rho)
+    budgets, shifts = read_budgets_file(args.budgets)
+    return Composition(budgets, sensitivities=shifts)
 
 
-def _print_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
+# -- tolerances and certified output --------------------------------------------------------------------------------
+
+def tolerance(value: Fraction, option: str) -> float:
+    """A --rel-tol or --abs-tol value, as a float, checked by the library's one validator of its kind
+    (:func:`~accountlib.infrastructure.numbers.as_rel_tol`, :func:`~accountlib.infrastructure.numbers.as_abs_tol`)."""
+    check, smallest = (as_rel_tol, SMALLEST_REL_TOL) if option == "rel-tol" else (as_abs_tol, SMALLEST_ABS_TOL)
+    try:
+        return check(value, f"--{option}")
+    except ValueError:
+        fail(f"--{option} must be in [{smallest:g}, 0.5]; got {decimal_string(value, 6)}")
+
+
+def exact_tolerance(number: float, like):
+    """A tolerance as the number it prints as: a Fraction next to the printed (exact) values, an mpf next to the
+    engine's results."""
+    exact = as_fraction(number, "tolerance", floats="decimal")
+    return exact if isinstance(like, Fraction) else fraction_to_mpf(exact)
+
+
+def certified_rows(points, keys: tuple[str, ...], certified, explain, coarsest) -> list[dict]:
+    """The points as rows of decimal strings; the first point whose printed bound misses the tolerance fails the
+    command. The argument (ε or α) is printed as given (30 digits), the result and its bound with the digits the
+    bound supports (the engine is asked for half the tolerance, so that the widened printed bound still meets it).
+    A bound below ``coarsest(value)`` (15 decades finer than the finest tolerance accepted) is printed as that
+    (still a certified bound): a δ of 1 − 1e-15200 certified to 1e-15200 prints with 46 digits, not 15,200."""
+    rows = []
+    for p in points:
+        result, bound = getattr(p, keys[1]), getattr(p, keys[2])
+        with mpmath.workdps(40):
+            widest = coarsest(mpmath.mpf(result))
+            if widest > bound:
+                bound = widest
+            if not certified(mpmath.mpf(result), mpmath.mpf(bound)):  # fails before any exact decimal arithmetic
+                fail(explain(p))
+        value, bound = certified_decimal(result, bound)
+        if not certified(Fraction(value), Fraction(bound)):
+            fail(explain(p))
+        rows.append({keys[0]: decimal_string(getattr(p, keys[0]), DIGITS), keys[1]: value, keys[2]: bound})
+    return rows
+
+
+def print_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
+    """Rows under a header, right-aligned columns."""
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
     print("  ".join(h.rjust(w) for h, w in zip(header, widths)))
     for row in rows:
         print("  ".join(cell.rjust(w) for cell, w in zip(row, widths)))
 
+
+def emit_rows(args, rows: list[dict], keys: tuple[str, ...]) -> int:
+    """Rows as a JSON list (``--json``) or a table."""
+    if args.json:
+        json.dump(rows, sys.stdout, indent=1)
+        print()
+    else:
+        print_table(keys, [tuple(str(r[k]) for k in keys) for r in rows])
+    return 0
+
+
+def emit_row(args, row: dict) -> int:
+    """One result as a JSON object (``--json``) or as aligned "key  value" lines."""
+    if args.json:
+        json.dump(row, sys.stdout, indent=1)
+        print()
+    else:
+        for key, value in row.items():
+            print(f"{key:>32}  {value}")
+    return 0
+
+
+def decimal(x, digits: int = 12) -> str:
+    """An exact number as a decimal string of ``digits`` significant digits."""
+    return decimal_string(Fraction(x), digits)
+
+
+# -- targets (calibrate, allocate) ----------------------------------------------------------------------------------
+
+def add_target_arguments(parser) -> None:
+    """The options naming a privacy target (--target-eps with --target-delta, or --target-mu), --resolution, --json."""
+    group = parser.add_argument_group("target (one (ε, δ) pair or more, or a μ-GDP target)")
+    group.add_argument("--target-eps", nargs="+", action=Once, type=number("target-eps"), metavar="E",
+                       help="ε of each (ε, δ) target")
+    group.add_argument("--target-delta", nargs="+", action=Once, type=number("target-delta"), metavar="D",
+                       help="δ of each (ε, δ) target, one per --target-eps (or one for all)")
+    group.add_argument("--target-mu", action=Once, type=number("target-mu"), metavar="MU",
+                       help="a μ-GDP target: the trade-off curve must lie above G_μ everywhere")
+    parser.add_argument("--resolution", action=Once, type=number("resolution"), default=Fraction(1, 1000),
+                        metavar="R", help="grid step of the variance multiplier, relative to the zCDP calibration "
+                        "(default 1e-3)")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+
+def target(args):
+    """The target the user named (:class:`~accountlib.theory.targets.ApproximateDP`, a list of them, or
+    :class:`~accountlib.theory.targets.GaussianDP`)."""
+    from ..theory.targets import ApproximateDP, GaussianDP
+
+    if args.target_mu is not None:
+        if args.target_eps or args.target_delta:
+            fail("give either --target-mu or --target-eps with --target-delta, not both")
+        return GaussianDP(args.target_mu)
+    if not args.target_eps or not args.target_delta:
+        fail("a target is needed: --target-eps E --target-delta D (or --target-mu MU)")
+    eps, deltas = args.target_eps, args.target_delta
+    if len(deltas) == 1:
+        deltas = deltas * len(eps)
+    if len(deltas) != len(eps):
+        fail(f"--target-delta takes one value or one per --target-eps ({len(eps)}); got {len(deltas)}")
+    targets = [ApproximateDP(e, d) for e, d in zip(eps, deltas)]
+    return targets[0] if len(targets) == 1 else targets
+
+
+def certificate(c) -> dict:
+    """A calibration's certificate as printed: the scale, the binding level and the failure one step below."""
+    row = {"scale": decimal(c.scale), "step": decimal(c.step), "proven_smallest": c.proven_smallest,
+           "zcdp_scale": None if c.zcdp_scale is None else decimal(c.zcdp_scale),
+           "variance_saved": None if c.variance_saved is None else round(c.variance_saved, 6)}
+    # the check with the least room, relative to what it allows (a μ-GDP target's tail allows 1e-30 and uses a
+    # thousandth of it: not binding)
+    binding = min(c.checks, key=lambda k: float((k.level.allowed - k.point.delta - k.point.error_bound)
+                                                / max(k.level.allowed, 1e-300)))
+    row["binding_epsilon"] = decimal(binding.level.epsilon, 10)
+    row["binding_delta"] = f"{float(binding.point.delta):.6e} ± {float(binding.point.error_bound):.1e}"
+    row["allowed_delta"] = f"{float(binding.level.allowed):.6e}"
+    if c.failure is not None:
+        row["fails_one_step_below_at_epsilon"] = decimal(c.failure.level.epsilon, 10)
+        row["delta_one_step_below"] = (f"{float(c.failure.point.delta):.6e} ± "
+                                       f"{float(c.failure.point.error_bound):.1e}")
+    return row
+
+
+# -- main ------------------------------------------------------------------------------------------------------------
 
 def main(argv=None) -> int:
     """Run the command line; every error is one line on stderr and exit status 2."""
@@ -325,25 +451,17 @@ def main(argv=None) -> int:
         print(listing)
         return 0
     except CommandLineError as error:
-        print(f"error: {_one_line(error)}", file=sys.stderr)
+        print(f"error: {one_line(error)}", file=sys.stderr)
     except (ValueError, ArithmeticError) as error:  # bad input, resource limits, uncertifiable results
-        print(f"error: {_one_line(error)}", file=sys.stderr)
+        print(f"error: {one_line(error)}", file=sys.stderr)
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130
     except MemoryError:
         print("error: out of memory; loosen the tolerance (see ACCOUNTLIB_MAX_NODE_BITS)", file=sys.stderr)
     except Exception as error:  # noqa: BLE001 - a bug still gets one line, not a traceback
-        print(f"error: internal error ({type(error).__name__}): {_one_line(error)}", file=sys.stderr)
+        print(f"error: internal error ({type(error).__name__}): {one_line(error)}", file=sys.stderr)
     return 2
-
-
-def _one_line(error: BaseException) -> str:
-    return " ".join(str(error).split()) or type(error).__name__
-
-
-def _fail(message: str):
-    raise CommandLineError(message)
 
 
 _NEGATIVE_VALUE_MESSAGES = {
@@ -361,7 +479,7 @@ def _looks_negative(token: str) -> bool:
     return token.startswith("-") and (rest[:1].isdigit() or rest[:1] == "." or rest in ("inf", "infinity", "nan"))
 
 
-def _refuse_negative_budgets(argv: list[str]) -> None:
+def _refuse_negative_values(argv: list[str]) -> None:
     """argparse reads ``--eps -1/2`` or ``--rho -1/10`` as an unknown option ("expected at least one argument");
     name the real problem instead: the option, the value and what it accepts."""
     option = None
@@ -369,97 +487,13 @@ def _refuse_negative_budgets(argv: list[str]) -> None:
         if token in _NEGATIVE_VALUE_MESSAGES:
             option = token
         elif option is not None and _looks_negative(token):
-            _fail(f"{_NEGATIVE_VALUE_MESSAGES[option]}; got {token!r}")
+            fail(f"{_NEGATIVE_VALUE_MESSAGES[option]}; got {token!r}")
         elif token.startswith("-"):
             option = None
 
 
-def _tolerance(value: Fraction, option: str) -> float:
-    """A --rel-tol or --abs-tol value, as a float, checked by the library's one validator of its kind
-    (:func:`~accountlib.infrastructure.numbers.as_rel_tol`, :func:`~accountlib.infrastructure.numbers.as_abs_tol`)."""
-    check, smallest = (as_rel_tol, SMALLEST_REL_TOL) if option == "rel-tol" else (as_abs_tol, SMALLEST_ABS_TOL)
-    try:
-        return check(value, f"--{option}")
-    except ValueError:
-        _fail(f"--{option} must be in [{smallest:g}, 0.5]; got {decimal_string(value, 6)}")
-
-
-def _exact(number: float, like):
-    """A tolerance as the number it prints as: a Fraction next to the printed (exact) values, an mpf next to the
-    engine's results."""
-    return Fraction(repr(number)) if isinstance(like, Fraction) else mpmath.mpf(repr(number))
-
-
-def _uncertified_delta(pair, point, rel_tol: float) -> str:
-    """The one-line error of a δ(ε) whose bound misses --rel-tol: the certified upper bound, and where the ε of
-    these budgets is certified to a relative accuracy."""
-    where = f"could not certify --rel-tol {rel_tol:g} at ε = {decimal_string(point.epsilon, 10)}"
-    if point.delta > point.error_bound:
-        return (f"{where}: the best certified bound is {decimal_string(point.error_bound, 3)} on δ = "
-                f"{decimal_string(point.delta, 6)}; loosen --rel-tol")
-    with mpmath.workdps(30):
-        upper = mpmath.nstr(mpmath.mpf(point.delta) + point.error_bound, 3, min_fixed=-4, max_fixed=6)
-    limit = pair.relative_epsilon_limit()
-    if limit is None or exact_rational(point.epsilon) < limit:
-        return f"{where}: only the certified upper bound δ ≤ {upper} was reached; loosen --rel-tol"
-    return (f"{where}: only the certified upper bound δ ≤ {upper} (the rigorous sub-Gaussian tail bound); --eps "
-            f"below {decimal_string(limit, 10)} is certified to a relative accuracy for these budgets")
-
-
-def _certified_rows(points, keys: tuple[str, ...], certified, explain, coarsest) -> list[dict]:
-    """The points as rows of decimal strings; the first point whose printed bound misses the tolerance fails the
-    command. The argument (ε or α) is printed as given (30 digits), the result and its bound with the digits the
-    bound supports (the engine is asked for half the tolerance, so that the widened printed bound still meets it).
-    A bound below ``coarsest(value)`` (15 decades finer than the finest tolerance accepted) is printed as that
-    (still a certified bound): a δ of 1 − 1e-15200 certified to 1e-15200 prints with 46 digits, not 15,200."""
-    rows = []
-    for p in points:
-        result, bound = getattr(p, keys[1]), getattr(p, keys[2])
-        with mpmath.workdps(40):
-            widest = coarsest(mpmath.mpf(result))
-            if widest > bound:
-                bound = widest
-            if not certified(mpmath.mpf(result), mpmath.mpf(bound)):  # fails before any exact decimal arithmetic
-                _fail(explain(p))
-        value, bound = certified_decimal(result, bound)
-        if not certified(Fraction(value), Fraction(bound)):
-            _fail(explain(p))
-        rows.append({keys[0]: _decimal(getattr(p, keys[0])), keys[1]: value, keys[2]: bound})
-    return rows
-
-
 def _main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    _refuse_negative_budgets(argv)
-    parser = _parser(argv)
-    args = parser.parse_args(argv)
-    if args.command == "delta":
-        bad = [decimal_string(e, 6) for e in args.eps if e <= 0 or e > MAX_EPSILON]
-        if bad:
-            _fail(f"--eps values must be > 0 and at most {MAX_EPSILON} (the largest supported ε); got {', '.join(bad)}")
-        rel_tol = _tolerance(args.rel_tol, "rel-tol")
-        pair = _composition(args)
-        points = pair.delta(args.eps, rel_tol=max(rel_tol / 2, SMALLEST_REL_TOL))
-        keys = ("epsilon", "delta", "error_bound")
-        rows = _certified_rows(points, keys, lambda value, bound: bound <= _exact(rel_tol, value) * value,
-                               lambda p: _uncertified_delta(pair, p, rel_tol),
-                               lambda value: abs(value) * mpmath.mpf("1e-45"))
-    elif args.command == "tradeoff":
-        bad = [decimal_string(a, 6) for a in args.alpha if not 0 <= a <= 1]
-        if bad:
-            _fail(f"--alpha values must lie in [0, 1]; got {', '.join(bad)}")
-        abs_tol = _tolerance(args.abs_tol, "abs-tol")
-        points = _composition(args).tradeoff(args.alpha, abs_tol=max(abs_tol / 2, SMALLEST_ABS_TOL))
-        keys = ("alpha", "beta", "error_bound")
-        rows = _certified_rows(points, keys, lambda value, bound: bound <= _exact(abs_tol, bound),
-                               lambda p: f"could not certify --abs-tol {abs_tol:g} at α = {decimal_string(p.alpha, 10)}: "
-                               f"the best certified bound is {decimal_string(p.error_bound, 3)}; loosen --abs-tol",
-                               lambda value: mpmath.mpf("1e-75"))
-    else:  # pragma: no cover - subcommands registered by other modules
-        return args.handler(args)
-    if args.json:
-        json.dump(rows, sys.stdout, indent=1)
-        print()
-    else:
-        _print_table(keys, [tuple(r[k] for k in keys) for r in rows])
-    return 0
+    _refuse_negative_values(argv)
+    args = build_parser(argv).parse_args(argv)
+    return args.handler(args)

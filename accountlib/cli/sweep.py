@@ -18,7 +18,7 @@ from pathlib import Path
 from ..applications import census
 from ..applications.census import pair_status, run_dhc_sweep
 from ..infrastructure.executor import SweepError, check_scheduler_address, sweep_lock
-from . import _Once, _Parser, _unavailable
+from . import Once, Parser, unavailable
 
 
 MAX_WORKERS = max(64, 4 * (os.cpu_count() or 1))
@@ -31,19 +31,17 @@ fork for minutes."""
 #: usually :func:`sweep_handler` around its own function.
 TARGETS_GROUP = "accountlib.sweep_targets"
 
-__all__ = ["add_sweep_parser", "common_options", "sweep_handler", "TARGETS_GROUP", "MAX_WORKERS", "Once"]
-
-Once = _Once  # for sweep targets defined elsewhere: an option refused when it is given twice
+__all__ = ["add_parser", "add_sweep_parser", "common_options", "sweep_handler", "TARGETS_GROUP", "MAX_WORKERS", "Once"]
 
 
 def common_options() -> argparse.ArgumentParser:
     """The options every sweep target takes (a parent parser): --out, --workers, --scheduler, --no-progress."""
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--out", default=None, action=_Once, help="output folder (default results/TARGET; required "
+    common.add_argument("--out", default=None, action=Once, help="output folder (default results/TARGET; required "
                         "for notebook); made absolute before jobs are sent, and with --scheduler it must be on a "
                         "filesystem every worker shares. One sweep at a time per folder (a lock file refuses a second)")
-    common.add_argument("--workers", type=int, action=_Once, default=None, help="local processes (default: all cores)")
-    common.add_argument("--scheduler", default=None, action=_Once, metavar="ADDRESS",
+    common.add_argument("--workers", type=int, action=Once, default=None, help="local processes (default: all cores)")
+    common.add_argument("--scheduler", default=None, action=Once, metavar="ADDRESS",
                         help="run on the Dask distributed scheduler at ADDRESS (e.g. tcp://127.0.0.1:8786)")
     common.add_argument("--no-progress", action="store_true", help="no progress bar")
     return common
@@ -69,18 +67,19 @@ def sweep_handler(run):
     return handler
 
 
-def add_sweep_parser(subparsers) -> None:
+def add_parser(subparsers) -> None:
+    """The ``sweep`` subcommand's parser: the ``dhc`` target and those other installed packages add."""
     sweep = subparsers.add_parser("sweep", help="run the DHC pairs (or another installed target, such as the book's "
                                   "DP-SGD and chapter sweeps) on a process pool or a Dask cluster",
                                   description="Long jobs, one file per job, written atomically; re-running skips "
                                   "finished work. dhc: the exact (ε, δ) and trade-off curves of DHC pairs. Other "
                                   "targets come from installed packages (the book's package adds dpsgd and notebook).")
-    targets = sweep.add_subparsers(dest="target", required=True, metavar="TARGET", parser_class=_Parser)
+    targets = sweep.add_subparsers(dest="target", required=True, metavar="TARGET", parser_class=Parser)
     common = common_options()
     dhc = targets.add_parser("dhc", parents=[common], help="the 946 DHC allocation pairs, one file per pair",
                              description="The exact (ε, δ) and trade-off curves of DHC pairs, one file per pair "
                              "(default folder results/dhc).")
-    dhc.add_argument("--pairs", nargs="+", action=_Once, type=int, metavar="K L",
+    dhc.add_argument("--pairs", nargs="+", action=Once, type=int, metavar="K L",
                      help="these pairs, as a flat list K1 L1 K2 L2 ... (default: all 946)")
     dhc.add_argument("--summarise", action="store_true",
                      help="after the pairs, write the census-wide curves and the certified variance give-back table "
@@ -94,7 +93,7 @@ def add_sweep_parser(subparsers) -> None:
                                         help="unavailable: run it to see why")
             broken.add_argument("rest", nargs=argparse.REMAINDER)
             broken.set_defaults(handler=lambda args, error=error, name=point.name:
-                                _error(_unavailable(f"sweep {name}", error)))
+                                _error(unavailable(f"sweep {name}", error)))
         else:
             add(targets, common)
 
@@ -135,3 +134,6 @@ def _dhc_sweep(args) -> int:
                                                    scheduler=args.scheduler, progress=not args.no_progress)
         print(f"census-wide curves and the variance give-back at {len(rows)} levels written to {out}")
     return 0
+
+
+add_sweep_parser = add_parser  # the former name

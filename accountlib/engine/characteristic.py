@@ -14,7 +14,10 @@ each at the precisions the library needs:
   rigorous error bound, the untilted engine's float path);
 * arb balls at lattice nodes θ = 2π·r/N: :func:`cf_lattice` (certified, exact angle reduction) and
   :func:`cf_direct_paper` (the sieve paper's direct sum, for the ``method="paper"`` benchmark);
-* complex float64 on the tilted contour: :func:`log_cf_tilted` (the tilted engine).
+* complex float64 on the tilted contour: :func:`log_cf_tilted` (the tilted engine);
+* the rigorous bound on |φ_σ| that every sieve uses (:func:`log_factor_bound`, :func:`log_bound_at_distance`,
+  :func:`factor_bound_constant`), and the moment generating function E e^{θS} of a weighted sum as an arb ball with
+  the images of the dual form it neglects (:func:`log_mgf`, :func:`image_sum`), for the tilted contours.
 
 Moving code here changed no arithmetic: each function is the one its caller used before.
 """
@@ -30,27 +33,30 @@ import numpy as np
 from flint import arb, ctx, fmpq
 
 from ..infrastructure.numbers import as_dps, as_fraction, as_positive_fraction, fraction_to_mpf
-from . import _arb
+from . import arithmetic
 
 __all__ = ["cf", "cf_terms", "cf_float", "log_cf", "cf_lattice", "cf_direct_paper", "log_cf_tilted",
-           "SMALLEST_SIGMA2"]
+           "SMALLEST_SIGMA2", "factor_bound_constant", "log_bound_at_distance", "log_factor_bound", "image_sum", "log_mgf",
+           "GUARD_DIGITS", "as_sigma2", "direct_cutoff", "dual_cutoff"]
 
-_GUARD = 10  # guard digits used inside every mpmath computation (discrete_gaussian uses the same)
+GUARD_DIGITS = 10
+"""Guard digits used inside every mpmath computation of φ and of the pmf (:mod:`accountlib.engine.discrete_gaussian`)."""
 _CF_FORMS = ("auto", "direct", "dual")
 
 
-def _sigma2(sigma2) -> Fraction:
-    return as_positive_fraction(sigma2, "sigma2")
+def as_sigma2(sigma2) -> Fraction:
+    """A noise variance σ² > 0 as an exact ``Fraction`` (``ValueError`` naming ``sigma2`` otherwise)."""
+    return as_positive_fraction(sigma2, "sigma2", floats="decimal")
 
 
 # -- mpmath and float64 (any θ) ------------------------------------------------------------------------
 
-def _direct_cutoff(s2: float, digits: int) -> int:
+def direct_cutoff(s2: float, digits: int) -> int:
     """Smallest X with exp(-x²/2σ²) < 10^-digits for all |x| > X (and a margin of one)."""
     return int(math.ceil(math.sqrt(2.0 * s2 * digits * math.log(10.0)))) + 1
 
 
-def _dual_cutoff(s2: float, digits: int) -> int:
+def dual_cutoff(s2: float, digits: int) -> int:
     """Largest |u| needed in the dual sum for θ in [-π, π] at 10^-digits relative accuracy."""
     reach = math.sqrt(2.0 * digits * math.log(10.0) / s2)  # |θ - 2πu| beyond this is negligible
     return int(math.ceil((reach + math.pi) / (2.0 * math.pi)))
@@ -65,9 +71,9 @@ def cf_terms(sigma2, *, dps: int = 30) -> dict:
     >>> cf_terms(909, dps=50)["dual"] <= 2
     True
     """
-    s2 = float(_sigma2(sigma2))
-    digits = as_dps(dps) + _GUARD
-    return {"direct": _direct_cutoff(s2, digits), "dual": _dual_cutoff(s2, digits)}
+    s2 = float(as_sigma2(sigma2))
+    digits = as_dps(dps) + GUARD_DIGITS
+    return {"direct": direct_cutoff(s2, digits), "dual": dual_cutoff(s2, digits)}
 
 
 def _cf_direct(theta, s, cutoff: int):
@@ -104,13 +110,13 @@ def cf(theta, sigma2, *, form: str = "auto", dps: int = 30):
     """
     if form not in _CF_FORMS:
         raise ValueError(f"form must be one of {_CF_FORMS}; got {form!r}")
-    s2 = _sigma2(sigma2)
+    s2 = as_sigma2(sigma2)
     dps = as_dps(dps)
     terms = cf_terms(s2, dps=dps)
     if form == "auto":
         form = "direct" if terms["direct"] <= terms["dual"] else "dual"
-    with mpmath.workdps(dps + _GUARD):
-        th = theta if isinstance(theta, mpmath.mpf) else fraction_to_mpf(as_fraction(theta, "theta"))
+    with mpmath.workdps(dps + GUARD_DIGITS):
+        th = theta if isinstance(theta, mpmath.mpf) else fraction_to_mpf(as_fraction(theta, "theta", floats="decimal"))
         s = fraction_to_mpf(s2)
         value = _cf_direct(th, s, terms["direct"]) if form == "direct" else _cf_dual(th, s, terms["dual"])
     return +value
@@ -122,9 +128,9 @@ def cf_float(theta, sigma2) -> np.ndarray:
     Chooses the direct or dual form like :func:`cf`; underflows to 0 where
     φ < 1e-308.
     """
-    s2 = float(_sigma2(sigma2))
+    s2 = float(as_sigma2(sigma2))
     theta = np.asarray(theta, dtype=float)
-    direct, dual = _direct_cutoff(s2, 17), _dual_cutoff(s2, 17)
+    direct, dual = direct_cutoff(s2, 17), dual_cutoff(s2, 17)
     if direct <= dual:
         xs = np.arange(1, direct + 1, dtype=float)
         weights = np.exp(-xs * xs / (2.0 * s2))
@@ -176,13 +182,13 @@ def _dual_constants(numerator: int, denominator: int, bits: int) -> tuple[int, a
         digits = bits * 0.30103 + 5
         a = 2 * math.pi**2 * float(sigma2)
         reach = int(math.ceil(math.sqrt(digits * math.log(10) / a))) + 1  # |u| ≤ reach
-        two_pi2_s2 = 2 * arb.pi() ** 2 * _arb.arb_fraction(sigma2)
+        two_pi2_s2 = 2 * arb.pi() ** 2 * arithmetic.arb_fraction(sigma2)
         total = arb(1)
         for u in range(1, reach + 1):
             total += 2 * (-(two_pi2_s2 * u * u)).exp()
         # neglected |u| > reach: (|u| - 1/2)² ≥ (reach + 1/2)², geometric ratio ≤ exp(-2a(reach+1))
         tail = 2 * math.exp(-a * (reach + 0.5) ** 2) / (1 - math.exp(-2 * a * (reach + 1)))
-        return reach, two_pi2_s2, _arb._add_error(total, tail), tail
+        return reach, two_pi2_s2, arithmetic.add_error(total, tail), tail
     finally:
         ctx.prec = saved
 
@@ -208,18 +214,18 @@ def cf_lattice(residue: int, modulus: int, sigma2: Fraction, *, terms: dict | No
         numerator = arb(0)
         for u in range(-reach, reach + 1):
             numerator += (-(two_pi2_s2 * arb(x - u) ** 2)).exp()
-        return _arb._add_error(numerator, tail) / denominator
+        return arithmetic.add_error(numerator, tail) / denominator
     # direct: (1 + 2 Σ_{y≥1} e^{-y²/2σ²} cos(2π y x)) / (1 + 2 Σ_{y≥1} e^{-y²/2σ²})
     reach = int(math.ceil(math.sqrt(2 * s2 * digits * math.log(10)))) + 1
     numerator, denominator = _direct_sums(x, sigma2, reach)
     # neglected y > reach: Σ e^{-y²/2σ²} ≤ e^{-(reach+1)²/2σ²} / (1 - e^{-(reach+1)/σ²})
     tail = 2 * math.exp(-((reach + 1) ** 2) / (2 * s2)) / (1 - math.exp(-(reach + 1) / s2))
-    return _arb._add_error(numerator, tail) / _arb._add_error(denominator, tail)
+    return arithmetic.add_error(numerator, tail) / arithmetic.add_error(denominator, tail)
 
 
 def _direct_sums(x, sigma2: Fraction, reach: int) -> tuple[arb, arb]:
     """1 + 2 Σ_{y=1..reach} e^{-y²/2σ²} cos(2π y x) and 1 + 2 Σ_{y=1..reach} e^{-y²/2σ²}, in arb (no tail)."""
-    inv_two_s2 = _arb.arb_fraction(1 / (2 * sigma2))
+    inv_two_s2 = arithmetic.arb_fraction(1 / (2 * sigma2))
     numerator, denominator = arb(1), arb(1)
     for y in range(1, reach + 1):
         weight = 2 * (-(inv_two_s2 * y * y)).exp()
@@ -238,7 +244,7 @@ def cf_direct_paper(residue: int, modulus: int, sigma2: Fraction) -> arb:
     reach = int(math.ceil(24 * sigma2))
     numerator, denominator = _direct_sums(fmpq(residue % modulus, modulus), sigma2, reach)
     tail = 2 * math.exp(-((reach + 1) ** 2) / (2 * float(sigma2))) * 2
-    return _arb._add_error(numerator, tail) / _arb._add_error(denominator, tail)
+    return arithmetic.add_error(numerator, tail) / arithmetic.add_error(denominator, tail)
 
 
 # -- complex float64 on the tilted contour --------------------------------------------------------------
@@ -254,3 +260,78 @@ def log_cf_tilted(s2: float, a: float, xi: np.ndarray, mu: float, size: int) -> 
         w += np.exp(-a * u * u + 2 * math.pi * s2 * u * xi) * np.exp(-2j * math.pi * u * mu)
     d = 1 + sum(2 * math.exp(-a * u * u) * math.cos(2 * math.pi * u * mu) for u in (1, 2))
     return -s2 * xi**2 / 2 + 1j * mu * xi + np.log(w) - math.log(d)
+
+
+# -- bounds on |φ| (the sieve's) and the moment generating function (the tilted contours') --------------------------
+
+@functools.lru_cache(maxsize=4096)
+def factor_bound_constant(sigma2: Fraction) -> float:
+    """Σ_{u≥2} e^{−2π²σ²u(u−1)} + Σ_{u≥1} e^{−2π²σ²u²}, rounded up (the d-independent part of M_σ − 1).
+
+    Remembered: a pure function of σ², summed term by term (up to 10⁴ terms for small σ²) and asked for
+    again by every sieve of every engine on the same variances."""
+    a = 2 * math.pi**2 * float(sigma2)
+    total, u = 0.0, 1
+    while True:
+        term = math.exp(-a * u * u) + (math.exp(-a * (u + 1) * u))
+        total += term
+        # term == 0: every later term underflows too (a large σ² used to run all 10⁴ terms, since
+        # 1e-30·1e-300 is 0.0 in float64: seconds per distinct budget for a file of many budgets)
+        if term == 0.0 or term < 1e-30 * max(total, 1e-300):
+            break
+        if u >= 10_000:  # the rest, Σ_{u'>u} (e^{−au'²} + e^{−au'(u'+1)}) ≤ 2∫_u^∞ e^{−ax²}dx = √(π/a)·erfc(u√a)
+            total += math.sqrt(math.pi / a) * math.erfc(u * math.sqrt(a)) * 1.01
+            break
+        u += 1
+    return total * (1 + 1e-12) + 1e-300
+
+
+def log_bound_at_distance(sigma2: float, extra: float, distance: np.ndarray) -> np.ndarray:
+    """log min(1, M_σ(d) e^{−σ²d²/2}) elementwise, d the distance of θ to 2πℤ and ``extra`` =
+    :func:`factor_bound_constant` of σ² (float64, then nudged upward for safety): the sieve's bound on |φ_σ(θ)|."""
+    m = 1.0 + np.exp(-2 * math.pi * sigma2 * (math.pi - distance)) + extra
+    return np.minimum(0.0, np.log(m) - sigma2 * distance**2 / 2 + 1e-9)
+
+
+def log_factor_bound(sigma2, c: int, multiplicity: int, zeta) -> np.ndarray:
+    """log of the rigorous bound on |φ_σ(cζ)|^n used by the sieve, on an array of ζ (float64)."""
+    zeta = np.asarray(zeta, dtype=float)
+    distance = np.abs(np.remainder(c * zeta + np.pi, 2 * np.pi) - np.pi)
+    return multiplicity * log_bound_at_distance(float(sigma2), factor_bound_constant(Fraction(sigma2)), distance)
+
+
+def image_sum(sigma2: float, start: int) -> float:
+    """Σ_{u ≥ start} e^{−2π²σ²u²}, rounded up: the images of the dual form beyond ``start`` (float64)."""
+    a = 2 * math.pi**2 * sigma2
+    total, u = 0.0, start
+    while True:
+        term = math.exp(-a * u * u)
+        total += term
+        if term <= 1e-30 * total or term == 0.0:
+            break
+        u += 1
+    return total * (1 + 1e-12)
+
+
+def log_mgf(groups, theta: Fraction) -> arb:
+    """log E e^{θS} = Σ_g n_g [σ²t²/2 + log(D(σ²t)/D(0))], t = θ·w_g, for S = Σ_g w_g X_g (n_g copies, X_g ~
+    N_Z(0, σ_g²), σ_g² ≥ 1/2), as an arb ball at 160 bits. ``groups`` holds ``((sigma2, w), n)`` with exact σ² and
+    weight w (a lattice integer c or any rational); θ is an exact rational. E e^{tX} = e^{σ²t²/2} D(μ)/D(0) with
+    μ = σ²t and D the dual form's denominator (see the module docstring)."""
+    with arithmetic.precision(160):
+        total = arb(0)
+        for (s2, w), mult in groups:
+            t = theta * w
+            mu = s2 * t
+            a = 2 * arb.pi() ** 2 * arithmetic.arb_fraction(s2)
+            reach = int(math.ceil(math.sqrt(60 / float(a)))) + 2
+            num, den = arb(1), arb(1)
+            for u in range(1, reach + 1):
+                weight = 2 * (-(a * u * u)).exp()
+                num += weight * arb.cos_pi_fmpq(fmpq(2 * u * mu.numerator, mu.denominator))
+                den += weight
+            rest = 2 * image_sum(float(s2), reach + 1)
+            num = arithmetic.add_error(num, rest)
+            den = arithmetic.add_error(den, rest)
+            total += mult * (arithmetic.arb_fraction(s2 * t * t / 2) + (num / den).log())
+        return total

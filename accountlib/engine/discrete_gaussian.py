@@ -1,9 +1,10 @@
 """The discrete Gaussian distribution N_Z(0, σ²) on the integers.
 
-Engine layer of :mod:`accountlib` (its base). One noise term: the pmf and its normaliser Θ(σ²),
+Engine layer of :mod:`accountlib` (its base). One noise term: the pmf, its normaliser Θ(σ²) and the shifted normaliser's gap log Θ(0) − log Θ(u),
 cumulants and λ4, tail bounds and an exact sampler. The characteristic function φ in its two equal forms, at
-every precision (mpmath, float64, arb), lives in :mod:`accountlib.engine.characteristic`; :func:`cf`,
-:func:`cf_float` and :func:`cf_terms` are re-exported here.
+every precision (mpmath, float64, arb), lives in :mod:`accountlib.engine.characteristic`; :func:`~accountlib.engine.characteristic.cf`,
+:func:`~accountlib.engine.characteristic.cf_float` and :func:`~accountlib.engine.characteristic.cf_terms` are
+re-exported here.
 
 References
 ----------
@@ -30,7 +31,7 @@ mpmath ``mpf``; σ² ≤ 0, NaN, infinities and other types raise ``ValueError``
 from __future__ import annotations
 
 import math
-import random as _random
+import random
 from fractions import Fraction
 from math import comb, isqrt
 
@@ -38,10 +39,11 @@ import mpmath
 import numpy as np
 
 from ..infrastructure.numbers import as_dps, as_int, fraction_to_mpf
-from .characteristic import _GUARD, _direct_cutoff, _dual_cutoff, _sigma2, cf, cf_float, cf_terms  # noqa: F401
+from .characteristic import GUARD_DIGITS, as_sigma2, cf, cf_float, cf_terms, direct_cutoff, dual_cutoff  # noqa: F401  (cf, cf_float, cf_terms: re-exported)
 
 __all__ = [
     "log_normalizer",
+    "log_theta_gap",
     "pmf",
     "pmf_float",
     "cf",
@@ -66,10 +68,10 @@ def log_normalizer(sigma2, *, dps: int = 30):
     >>> float(log_normalizer(1))  # log sqrt(2π) + log(1 + 2e^{-2π²} + ...)
     0.918938...
     """
-    s2 = _sigma2(sigma2)
+    s2 = as_sigma2(sigma2)
     dps = as_dps(dps)
     terms = cf_terms(s2, dps=dps)
-    with mpmath.workdps(dps + _GUARD):
+    with mpmath.workdps(dps + GUARD_DIGITS):
         s = fraction_to_mpf(s2)
         if terms["direct"] <= terms["dual"]:
             total = 1 + 2 * mpmath.fsum(mpmath.exp(-mpmath.mpf(x * x) / (2 * s)) for x in range(1, terms["direct"] + 1))
@@ -81,18 +83,57 @@ def log_normalizer(sigma2, *, dps: int = 30):
     return +result
 
 
+def log_theta_gap(u: Fraction, sigma) -> mpmath.mpf:
+    """log Θ(0) − log Θ(u) for u in (0, 1) (an exact rational), Θ(u) = Σ_x e^{−(x−u)²/2σ²} the normaliser shifted by
+    u, as an mpf without cancellation; σ = ``sigma`` (a float or an mpf: σ² is formed in mpmath at each precision).
+    The gap Γ of the discrete Gaussian mechanism (:class:`accountlib.theory.mechanisms.discrete.DiscreteGaussian`).
+
+    σ² ≥ 1/(2π): by Poisson summation Θ(0) − Θ(u) ∝ 4Σ_k e^{−2π²σ²k²} sin²(πku), a sum of positive terms, so the gap
+    log1p(that / Θ(u)) has full relative precision however small (σ = 10 gives about 1e-857). σ² < 1/(2π): the
+    direct sums Σ_x e^{−(x−u)²/2σ²}, at a precision raised until their difference has 20 correct digits (u near 0 or
+    1 makes them cancel).
+
+    >>> float(log_theta_gap(Fraction(1, 2), 1.0)) > 0
+    True
+    """
+    dps = 30
+    while True:
+        with mpmath.workdps(dps):
+            s2 = mpmath.mpf(sigma) ** 2
+            um = mpmath.mpf(u.numerator) / u.denominator
+            if s2 >= 1 / (2 * mpmath.pi):
+                q = mpmath.exp(-2 * mpmath.pi**2 * s2)
+                positive, theta_u, k = mpmath.mpf(0), mpmath.mpf(1), 1
+                while True:
+                    term = q ** (k * k)
+                    positive += 4 * term * mpmath.sin(mpmath.pi * k * um) ** 2
+                    theta_u += 2 * term * mpmath.cos(2 * mpmath.pi * k * um)
+                    if k > 1 and term < mpmath.mpf(10) ** (-dps) * q:
+                        break
+                    k += 1
+                return +mpmath.log1p(positive / theta_u)
+            width = int(mpmath.sqrt(2 * s2 * dps * mpmath.log(10))) + 3
+            xs = range(-width, width + 2)
+            theta_0 = mpmath.fsum(mpmath.exp(-mpmath.mpf(x) ** 2 / (2 * s2)) for x in xs)
+            theta_u = mpmath.fsum(mpmath.exp(-(x - um) ** 2 / (2 * s2)) for x in xs)
+            difference = theta_0 - theta_u
+            if difference > 0 and mpmath.mag(difference) - mpmath.mag(theta_0) > -3.32 * (dps - 25) or dps > 3000:
+                return +mpmath.log1p(difference / theta_u)
+            dps = 2 * dps
+
+
 def pmf(x, sigma2, *, dps: int = 30):
     """P(X = x) for X ~ N_Z(0, σ²), an mpmath ``mpf`` at ``dps`` digits."""
     x = as_int(x, "x")
-    s2 = _sigma2(sigma2)
-    with mpmath.workdps(as_dps(dps) + _GUARD):
-        value = mpmath.exp(-mpmath.mpf(x * x) / (2 * fraction_to_mpf(s2)) - log_normalizer(s2, dps=dps + _GUARD))
+    s2 = as_sigma2(sigma2)
+    with mpmath.workdps(as_dps(dps) + GUARD_DIGITS):
+        value = mpmath.exp(-mpmath.mpf(x * x) / (2 * fraction_to_mpf(s2)) - log_normalizer(s2, dps=dps + GUARD_DIGITS))
     return +value
 
 
 def pmf_float(xs, sigma2) -> np.ndarray:
     """Float64 pmf on an integer array ``xs`` (fast path for plots)."""
-    s2 = float(_sigma2(sigma2))
+    s2 = float(as_sigma2(sigma2))
     xs = np.asarray(xs, dtype=float)
     log_theta = float(log_normalizer(s2, dps=20))
     return np.exp(-xs * xs / (2.0 * s2) - log_theta)
@@ -126,13 +167,13 @@ def cumulants(sigma2, order: int = 4, *, dps: int = 30):
     order = as_int(order, "order")
     if order < 1:
         raise ValueError(f"order must be >= 1; got {order}")
-    s2 = _sigma2(sigma2)
+    s2 = as_sigma2(sigma2)
     dps = as_dps(dps)
-    digits = dps + 2 * _GUARD
+    digits = dps + 2 * GUARD_DIGITS
     with mpmath.workdps(digits):
         s = fraction_to_mpf(s2)
         if s2 < Fraction(1, 2):
-            cutoff = _direct_cutoff(float(s2), digits)
+            cutoff = direct_cutoff(float(s2), digits)
             weights = [mpmath.exp(-mpmath.mpf(x * x) / (2 * s)) for x in range(1, cutoff + 1)]
             theta = 1 + 2 * mpmath.fsum(weights)
             moments = [
@@ -144,7 +185,7 @@ def cumulants(sigma2, order: int = 4, *, dps: int = 30):
             q = mpmath.exp(-2 * mpmath.pi**2 * s)
             omega = 2 * mpmath.pi * s
             # q^{u²} (ωu)^n grows like u^n before the Gaussian decay wins: reach further than the cf cutoff.
-            cutoff = _dual_cutoff(float(s2), digits) + order + 2
+            cutoff = dual_cutoff(float(s2), digits) + order + 2
             b0 = 1 + 2 * mpmath.fsum(q ** (u * u) for u in range(1, cutoff + 1))
             moments = [
                 0 if n % 2 else (-1) ** (n // 2) * 2 * mpmath.fsum(q ** (u * u) * (omega * u) ** n for u in range(1, cutoff + 1)) / b0
@@ -175,7 +216,7 @@ def lambda4(sigma2, *, dps: int = 30):
     '8.34e-06'
     """
     kappas = cumulants(sigma2, 4, dps=dps)
-    with mpmath.workdps(as_dps(dps) + _GUARD):
+    with mpmath.workdps(as_dps(dps) + GUARD_DIGITS):
         value = kappas[3] / kappas[1] ** 2
     return +value
 
@@ -183,21 +224,21 @@ def lambda4(sigma2, *, dps: int = 30):
 def tail(k, sigma2, *, dps: int = 30):
     """Exact upper tail P(X ≥ k) of N_Z(0, σ²) (an ``mpf``), for an integer k."""
     k = as_int(k, "k")
-    s2 = _sigma2(sigma2)
+    s2 = as_sigma2(sigma2)
     dps = as_dps(dps)
     if k <= 0:  # use symmetry: P(X >= k) = 1 - P(X >= 1 - k)
-        with mpmath.workdps(dps + _GUARD):
-            return +(1 - tail(1 - k, s2, dps=dps + _GUARD))
-    with mpmath.workdps(dps + _GUARD):
+        with mpmath.workdps(dps + GUARD_DIGITS):
+            return +(1 - tail(1 - k, s2, dps=dps + GUARD_DIGITS))
+    with mpmath.workdps(dps + GUARD_DIGITS):
         s = fraction_to_mpf(s2)
-        log_theta = log_normalizer(s2, dps=dps + _GUARD)
+        log_theta = log_normalizer(s2, dps=dps + GUARD_DIGITS)
         # terms decay at least geometrically with ratio exp(-(2x+1)/2σ²) beyond k: stop 10^-(dps+10) below the first term
         first = -mpmath.mpf(k * k) / (2 * s)
         total, x = mpmath.mpf(0), k
         while True:
             exponent = -mpmath.mpf(x * x) / (2 * s)
             total += mpmath.exp(exponent - log_theta)
-            if exponent - first < -(dps + _GUARD) * math.log(10) and x > k:
+            if exponent - first < -(dps + GUARD_DIGITS) * math.log(10) and x > k:
                 break
             x += 1
     return +total
@@ -209,7 +250,7 @@ def subgaussian_tail_bound(k, sigma2) -> float:
     From E e^{tX} ≤ e^{t²σ²/2} (Canonne, Kamath & Steinke 2020, Cor. 9; sieve
     paper Prop. A.1) and Chernoff's inequality at t = k/σ².
     """
-    s2 = _sigma2(sigma2)
+    s2 = as_sigma2(sigma2)
     if k < 0:
         raise ValueError(f"k must be >= 0 for the sub-Gaussian bound; got {k!r}")
     return math.exp(-float(k) ** 2 / (2.0 * float(s2)))
@@ -220,11 +261,11 @@ def subgaussian_tail_bound(k, sigma2) -> float:
 # --------------------------------------------------------------------------------------------
 
 
-def _bernoulli(p: Fraction, rng: _random.Random) -> bool:
+def _bernoulli(p: Fraction, rng: random.Random) -> bool:
     return rng.randrange(p.denominator) < p.numerator
 
 
-def _bernoulli_exp(gamma: Fraction, rng: _random.Random) -> bool:
+def _bernoulli_exp(gamma: Fraction, rng: random.Random) -> bool:
     """A Bernoulli(exp(-γ)) draw for rational γ ≥ 0 (CKS Algorithm 1)."""
     while gamma > 1:
         if not _bernoulli_exp(Fraction(1), rng):
@@ -236,7 +277,7 @@ def _bernoulli_exp(gamma: Fraction, rng: _random.Random) -> bool:
     return k % 2 == 1
 
 
-def _discrete_laplace(t: int, rng: _random.Random) -> int:
+def _discrete_laplace(t: int, rng: random.Random) -> int:
     """A draw from P(Y = y) ∝ exp(-|y|/t) for an integer t ≥ 1 (CKS Algorithm 2)."""
     while True:
         u = rng.randrange(t)
@@ -252,7 +293,7 @@ def _discrete_laplace(t: int, rng: _random.Random) -> int:
         return -magnitude if negative else magnitude
 
 
-def _discrete_gaussian(s2: Fraction, rng: _random.Random) -> int:
+def _discrete_gaussian(s2: Fraction, rng: random.Random) -> int:
     """One draw from N_Z(0, σ²) for rational σ² (CKS Algorithm 3)."""
     t = isqrt(s2.numerator * s2.denominator) // s2.denominator + 1  # floor(σ) + 1
     while True:
@@ -274,10 +315,10 @@ def sample(sigma2, size: int | None = None, *, rng=None):
     >>> all(isinstance(d, int) for d in draws), abs(sum(draws) / 1000) < 0.2
     (True, True)
     """
-    s2 = _sigma2(sigma2)
+    s2 = as_sigma2(sigma2)
     if rng is None or isinstance(rng, int) and not isinstance(rng, bool):
-        rng = _random.Random(rng)
-    elif not isinstance(rng, _random.Random):
+        rng = random.Random(rng)
+    elif not isinstance(rng, random.Random):
         raise ValueError(f"rng must be None, an int seed or a random.Random; got {type(rng).__name__}")
     if size is None:
         return _discrete_gaussian(s2, rng)
@@ -309,7 +350,7 @@ def lattice_sum_pmf(sigma2s, coefficients=None, *, dps: int | None = None):
     >>> lowest, round(float(sum(values)), 12)
     (-20, 1.0)
     """
-    s2s = [_sigma2(s) for s in sigma2s]
+    s2s = [as_sigma2(s) for s in sigma2s]
     if not s2s:
         raise ValueError("sigma2s must hold at least one variance")
     if coefficients is None:
@@ -317,10 +358,10 @@ def lattice_sum_pmf(sigma2s, coefficients=None, *, dps: int | None = None):
     coefficients = [as_int(c, "coefficients") for c in coefficients]
     if len(coefficients) != len(s2s) or 0 in coefficients:
         raise ValueError("coefficients must be nonzero integers, one per variance")
-    digits = 17 if dps is None else as_dps(dps) + _GUARD
+    digits = 17 if dps is None else as_dps(dps) + GUARD_DIGITS
     lowest, total = 0, None
     for s2, c in zip(s2s, coefficients):
-        cutoff = _direct_cutoff(float(s2), digits)
+        cutoff = direct_cutoff(float(s2), digits)
         support = range(-cutoff, cutoff + 1)
         if dps is None:
             factor = np.zeros(2 * cutoff * abs(c) + 1)

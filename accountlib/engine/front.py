@@ -1,8 +1,10 @@
 """The front door to the engine: certified tail probabilities to the accuracy asked for.
 
 Engine layer of :mod:`accountlib`, above the two evaluators, and the one owner of accuracy. Every certified tail
-in the library — :meth:`accountlib.theory.profiles.ShiftPair.delta` and ``.tradeoff``, the census jobs (through
-ShiftPair) and any lattice given as ``(rho, weight)`` pairs — goes through :class:`CertifiedTails`. Callers say
+in the library — :meth:`accountlib.theory.composition.Composition.delta` and ``.tradeoff``, the census jobs (through
+Composition) and any lattice given as ``(rho, weight)`` pairs — goes through :class:`CertifiedTails`, and every δ(ε)
+of the smoothed engine (budgets whose lattice no sieve can scan, such as the redistricting data's) through
+:class:`SmoothedTails`. Callers say
 what they need, a relative (``rel_tol``) or absolute (``abs_tol``) tolerance, validated once at the public
 boundary (:func:`accountlib.infrastructure.numbers.as_rel_tol`, :func:`~accountlib.infrastructure.numbers.as_abs_tol`);
 this module decides
@@ -11,7 +13,7 @@ this module decides
   (:data:`START_ACCURACY` for a relative request, abs_tol/:data:`ABSOLUTE_SHARE` for an absolute one), and when
   an engine already built can serve a request (:data:`REUSE_SPAN`);
 * how Δ shrinks when a request is not met yet (:func:`next_accuracy`, one policy for every caller). A relative
-  tolerance stays relative down to here; it becomes an absolute Δ only in :func:`_needed_accuracy`, from a
+  tolerance stays relative down to here; it becomes an absolute Δ only in ``_needed_accuracy``, from a
   certified lower bound on the value (value − error_bound) when the bound already gives one;
 * whether a deep upper tail goes to the tilted contour (:mod:`accountlib.engine.tilted`) and with which J
   accuracies (:data:`TILT_TOLERANCES`), following the :class:`~accountlib.engine.results.EvaluationPaths` passed in.
@@ -23,13 +25,21 @@ and is never used for Δ.
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+import mpmath
+
 from ..infrastructure.numbers import as_abs_tol, as_fraction, as_rel_tol, as_tolerance
 from .lattice import Lattice, lattice_of, threshold_index
 from .results import DEFAULT_PATHS, SMALLEST_ACCURACY, EvaluationPaths, TailResult, check_lattice_size
-from .tails import MAX_NODE_BITS, TailEngine  # noqa: F401  (re-exported: accountlib.engine.front names this module)
-from .tilted import TiltedTailEngine, is_deep, tilted_tail_probabilities
 
-__all__ = ["CertifiedTails", "tail_probabilities", "tail_probability", "next_accuracy", "START_ACCURACY",
+if TYPE_CHECKING:  # the evaluators are imported when an engine is first built (a smoothed-only run never needs them)
+    from .tails import TailEngine
+    from .tilted import TiltedTailEngine
+
+__all__ = ["CertifiedTails", "SmoothedTails", "SMOOTHING_START", "SMOOTHING_PASSES", "tail_probabilities", "tail_probability", "next_accuracy", "START_ACCURACY",
            "COARSE_START_ACCURACY", "COARSE_START_BATCH", "REBUILD_FACTOR", "REUSE_SPAN",
            "SMALLEST_RELATIVE_TOLERANCE_FOR_TILTING", "TILT_TOLERANCES", "ABSOLUTE_SHARE", "REFINEMENT_BAND",
            "TailEngine", "TailResult", "EvaluationPaths", "MAX_NODE_BITS"]
@@ -72,7 +82,7 @@ def next_accuracy(current: float, needed: float, floor: float = SMALLEST_ACCURAC
     """The Δ of the next engine when one built for ``current`` did not meet a request that needs ``needed``.
 
     max(min(needed, REBUILD_FACTOR·current), floor): at least a factor 1/REBUILD_FACTOR finer, never finer than
-    ``floor``. The one rebuild policy of the library (tails, ShiftPair.delta, ShiftPair.tradeoff).
+    ``floor``. The one rebuild policy of the library (tails, Composition.delta, Composition.tradeoff).
     """
     return max(min(needed, current * REBUILD_FACTOR), floor)
 
@@ -82,7 +92,7 @@ class CertifiedTails:
 
     Parameters
     ----------
-    mechanisms : ``(rho, weight)`` pairs (:mod:`accountlib.engine.lattice`) or a :class:`Lattice`.
+    mechanisms : ``(rho, weight)`` pairs (:mod:`accountlib.engine.lattice`) or a :class:`~accountlib.engine.lattice.Lattice`.
     paths : the evaluation paths allowed (:class:`~accountlib.engine.results.EvaluationPaths`); tests and
         benchmarks choose a path here, by argument.
     max_node_bits : the largest arb workload one engine may take (default
@@ -116,19 +126,39 @@ class CertifiedTails:
         usable = [e for e in self.engines if number and accuracy / REUSE_SPAN <= e.accuracy <= accuracy]
         if usable:
             return max(usable, key=lambda e: e.accuracy)
+        from .tails import TailEngine
+
         engine = TailEngine(self.lattice, accuracy, paths=self.paths, max_node_bits=self.max_node_bits)
         self.engines.append(engine)
         return engine
 
     def tilted_engine(self, smallest_index: int, j_tol: float) -> TiltedTailEngine:
         """A tilted-contour engine for thresholds ≥ ``smallest_index`` (kept in ``tilted_engines``)."""
+        from .tilted import TiltedTailEngine
+
         engine = TiltedTailEngine(self.lattice, smallest_index=smallest_index, j_tol=j_tol)
         self.tilted_engines.append(engine)
         return engine
 
     def is_deep(self, index: int) -> bool:
         """Whether P(S_L ≥ index) goes to the tilted contour under these paths."""
-        return self.paths.tilted and is_deep(self.lattice, index, self.paths.deep_from)
+        if not self.paths.tilted:
+            return False
+        from .tilted import is_deep
+
+        return is_deep(self.lattice, index, self.paths.deep_from)
+
+    def relative_reach(self) -> int | None:
+        """The largest lattice index whose upper tail is computed to a relative accuracy: the tilted contour's reach,
+        ⌊DEEP_UP_TO·√V⌋ (:data:`accountlib.engine.tilted.DEEP_UP_TO`); beyond it an engine returns 0 with its
+        rigorous sub-Gaussian upper bound. None when the tilted contour does not apply (a σ² below 1/2, or paths
+        without it): then the untilted engine alone decides, down to its floor Δ = 1e-300."""
+        from .characteristic import SMALLEST_SIGMA2
+        from .tilted import DEEP_UP_TO
+
+        if not self.paths.tilted or any(s2 < SMALLEST_SIGMA2 for (s2, _), _ in self.lattice.groups):
+            return None
+        return math.floor(DEEP_UP_TO * math.sqrt(float(self.lattice.variance_proxy)))
 
     # -- requests ------------------------------------------------------------------------------------
 
@@ -148,6 +178,8 @@ class CertifiedTails:
         done: dict[int, TailResult] = {}
         deep = sorted({j for j in indices if self.is_deep(j)}) if rel_tol >= SMALLEST_RELATIVE_TOLERANCE_FOR_TILTING else []
         if deep:
+            from .tilted import tilted_tail_probabilities
+
             for j, r in zip(deep, tilted_tail_probabilities(self.lattice, deep, rel_tol=rel_tol,
                                                                   built=self.tilted_engines)):
                 if r.error_bound <= rel_tol * r.value:
@@ -167,7 +199,7 @@ class CertifiedTails:
             accuracy = next_accuracy(engine.accuracy, needed, floor)
 
     def relative_combined(self, requests, combine, rel_tol: float, *, gains) -> list:
-        """Combined quantities certified to ``rel_tol``: the schedule of ShiftPair.delta.
+        """Combined quantities certified to ``rel_tol``: the schedule of Composition.delta.
 
         ``requests[i]`` is a tuple of lattice indices; ``combine(digits, i, tails)`` turns their tail results into a
         ``(point, value, error_bound)`` at ``digits`` decimal digits (e.g. δ = P(S_L ≥ j₁) − e^ε P(S_L ≥ j₂)).
@@ -176,7 +208,7 @@ class CertifiedTails:
         Requests whose first index is deep go to the tilted contour first (J accuracies :data:`TILT_TOLERANCES`);
         the rest start from an engine at :data:`START_ACCURACY` (:data:`COARSE_START_ACCURACY` for a batch of at
         least :data:`COARSE_START_BATCH` requests) and are recomputed with
-        Δ ≈ rel_tol·lower/(2·gain) (:func:`_needed_accuracy`, :func:`next_accuracy`) until met or at the floor.
+        Δ ≈ rel_tol·lower/(2·gain) (``_needed_accuracy``, :func:`next_accuracy`) until met or at the floor.
         """
         requests = [tuple(int(j) for j in r) for r in requests]
         points: dict[int, object] = {}
@@ -217,7 +249,7 @@ class CertifiedTails:
         return [points[i] for i in range(len(requests))]
 
     def absolute_batch(self, evaluate, count: int, abs_tol: float) -> list:
-        """``count`` quantities certified to ``abs_tol``: the schedule of ShiftPair.tradeoff.
+        """``count`` quantities certified to ``abs_tol``: the schedule of Composition.tradeoff.
 
         ``evaluate(engine, todo)`` gives the points for the positions ``todo`` from one untilted engine, each with an
         ``error_bound``. The first engine is built for Δ = abs_tol/:data:`ABSOLUTE_SHARE` (reused when one this
@@ -242,6 +274,115 @@ class CertifiedTails:
         return self.engine(abs_tol / ABSOLUTE_SHARE)
 
 
+# -- the smoothed engine's door: δ(ε) of a composition whose lattice no sieve can scan -------------------------------
+
+SMOOTHING_START = 0.02
+"""The first smoothing η (capped at 0.4/ρ, where the smoothed bracket's constants hold): a coarse pass that gives the
+size of δ and of G, from which the next η is chosen for the accuracy asked."""
+
+SMOOTHING_PASSES = 8
+"""The most smoothings tried for one δ(ε) before the narrowest certified bound reached is returned."""
+
+
+class SmoothedTails:
+    """Certified δ(ε) of the composition with privacy loss ρ(1 + S), S = Σ a_g X_g, by the smoothed engine
+    (:class:`~accountlib.engine.smoothed.SmoothedProfile`), for budgets whose lattice no sieve can scan: this door owns
+    the accuracy schedule — which smoothing η each evaluation uses, and what a node cap or a degenerate contour
+    leaves as the answer — as :class:`CertifiedTails` owns the lattice engines'.
+
+    Parameters
+    ----------
+    groups, rho, max_nodes : as for :class:`~accountlib.engine.smoothed.SmoothedProfile` (the engine built here).
+
+    >>> from fractions import Fraction as F
+    >>> rhos = [F(1, 3), F(2, 7)]                      # ρ' = (1/3 + 2/7)/2
+    >>> rho = sum(rhos) / 2
+    >>> d = SmoothedTails([((1 / r, r / rho), 1) for r in rhos], rho).delta(F(1), rel_tol=1e-6)
+    >>> 0 < d.delta < 1 and d.error_bound <= 1e-6 * d.delta
+    True
+    """
+
+    def __init__(self, groups, rho, *, max_nodes: int | None = None):
+        from .smoothed import SmoothedProfile
+
+        self.engine = SmoothedProfile(groups, rho, max_nodes=max_nodes)
+        self._finest: dict = {}  # ε → the result at the finest η the node cap allows (computed once)
+
+    def delta(self, epsilon, *, rel_tol: float = 1e-6):
+        """δ(ε) with error_bound ≤ rel_tol·δ, or the narrowest certified bound the node cap allows (then
+        ``terms["capped"]`` is True). Where float64 cannot carry the contour's scales (δ far below 1e-280 of the
+        Chernoff bound, a huge tilt) the answer is the certified bracket [0, M(τ)e^{−τs₀}]
+        (``terms["chernoff_only"]``). A :class:`~accountlib.engine.smoothed.SmoothedDelta`.
+
+        The schedule: a first pass at η = :data:`SMOOTHING_START` gives the size of δ and of G; each next η is the
+        largest whose smoothing error (O(ρη·G), O(ρ²η²·M(τ)e^{−τs₀})) fits rel_tol·δ, halved when a pass missed;
+        the certified intervals of the passes are intersected."""
+        from .smoothed import DegenerateContour, TooManyNodes, intersect
+
+        engine = self.engine
+        epsilon = Fraction(epsilon)
+        s0, tau, prefactor, lp_rad = engine.start(epsilon)  # A ≤ prefactor and δ ≤ prefactor (k ≤ 1{x > 0} ≤ e^{τx})
+        with mpmath.workdps(40):
+            b = float(engine.rho)
+            eta_max = 0.4 / b  # c = ρη ≤ 0.4: the bracket's constants assume c ≤ 1/2
+            eta = min(eta_max, SMOOTHING_START)
+            estimate = None
+            best = None
+            for _ in range(SMOOTHING_PASSES):
+                target = rel_tol * estimate if estimate is not None else prefactor * 1e-3
+                try:
+                    result = engine.evaluate(epsilon, s0, tau, prefactor, lp_rad, eta, target / 4, b)
+                except TooManyNodes as too_fine:
+                    finest = self._finest_result(epsilon, s0, tau, prefactor, lp_rad, eta, eta_max, target / 4, b,
+                                                 too_fine.nodes)
+                    return intersect(best, finest)
+                except (DegenerateContour, OverflowError, ZeroDivisionError, FloatingPointError):
+                    return best if best is not None else engine.chernoff_only(epsilon, prefactor, lp_rad)
+                best = intersect(best, result)
+                if estimate is not None and best.error_bound <= rel_tol * best.delta:
+                    return best
+                lower = best.delta - best.error_bound
+                fresh = lower if lower > 0 else best.delta / 2
+                if fresh <= 0:
+                    fresh = prefactor * mpmath.mpf(10) ** -30
+                failed = estimate is not None
+                estimate = min(fresh, estimate) if failed else fresh
+                # the next η from this pass's G and the Chernoff bound, in mpf (δ may be far below 1e-308)
+                g = max(result.terms["G"], estimate * mpmath.mpf(10) ** -30)
+                cap1 = mpmath.sqrt(rel_tol * estimate * eta * math.sqrt(2 * math.pi) / (2 * b * g))
+                cap2 = mpmath.sqrt(rel_tol * estimate / (b * b * prefactor))
+                eta = float(min(0.7 * min(cap1, cap2), eta / 2 if failed else eta, eta_max))
+                if not eta > 1e-15:
+                    return best
+            return best
+
+    def _finest_result(self, epsilon, s0, tau, prefactor, lp_rad, eta, eta_max, budget, b, nodes):
+        """The result at the smallest η whose node count fits the cap (nodes ∝ 1/η; η ≤ ``eta_max``), remembered
+        per ε; the Chernoff bracket when even ``eta_max`` needs more nodes."""
+        from .smoothed import DegenerateContour, SmoothedDelta, TooManyNodes
+
+        if epsilon in self._finest:
+            return self._finest[epsilon]
+        engine = self.engine
+        result = None
+        for _ in range(20):
+            eta = min(eta * nodes / engine.max_nodes * 1.05, eta_max)
+            try:
+                result = engine.evaluate(epsilon, s0, tau, prefactor, lp_rad, eta, budget, b)
+                break
+            except TooManyNodes as too_fine:
+                if eta >= eta_max:
+                    break
+                nodes = too_fine.nodes
+            except (DegenerateContour, OverflowError, ZeroDivisionError, FloatingPointError):
+                break
+        if result is None:
+            result = engine.chernoff_only(epsilon, prefactor, lp_rad)
+        result = SmoothedDelta(result.epsilon, result.delta, result.error_bound, {**result.terms, "capped": True})
+        self._finest[epsilon] = result
+        return result
+
+
 def _needed_accuracy(value, bound, rel_tol: float, gain: float, current: float) -> float:
     """The absolute Δ that meets ``rel_tol`` on a combined value whose bound is ``gain``·Δ: where relative becomes
     absolute. From the certified lower bound value − bound when positive, else from the value itself (an estimate:
@@ -264,7 +405,7 @@ def tail_probabilities(mechanisms, thresholds, *, abs_tol: float | None = None, 
     """
     if isinstance(thresholds, (str, bytes)) or not hasattr(thresholds, "__iter__"):
         raise ValueError(f"thresholds must be a list of numbers; got {thresholds!r}")
-    ts = [as_fraction(t, "thresholds") for t in thresholds]
+    ts = [as_fraction(t, "thresholds", floats="decimal") for t in thresholds]
     if abs_tol is not None and rel_tol is not None:
         raise ValueError("give abs_tol or rel_tol, not both")
     min_accuracy = as_tolerance(min_accuracy, "min_accuracy", smallest=SMALLEST_ACCURACY, largest=0.5)
@@ -290,3 +431,12 @@ def tail_probability(mechanisms, t, *, abs_tol: float | None = None, rel_tol: fl
     ['aliasing', 'double_double', 'float_path', 'rounding', 'sieve', 'truncation']
     """
     return tail_probabilities(mechanisms, [t], abs_tol=abs_tol, rel_tol=rel_tol, paths=paths)[0]
+
+
+def __getattr__(name: str):
+    """The lattice engines' names this module re-exports (``TailEngine``, ``MAX_NODE_BITS``), imported on first use."""
+    if name in ("TailEngine", "MAX_NODE_BITS"):
+        from . import tails
+
+        return getattr(tails, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

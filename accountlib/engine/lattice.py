@@ -30,13 +30,14 @@ __all__ = ["WeightedDiscreteGaussian", "Lattice", "as_mechanisms", "lattice_of",
 class WeightedDiscreteGaussian:
     """One term a·X of the weighted sum S = Σ a_i X_i, X ~ N_Z(0, σ² = 1/ρ) (exact ρ and weight a).
 
-    Not a privacy mechanism object with a CGF (those are :class:`accountlib.theory.rdp.NoiseMechanism`)."""
+    Not a privacy mechanism object with a CGF (those are :class:`accountlib.theory.mechanisms.base.NoiseMechanism`)."""
 
     rho: Fraction
     weight: Fraction
 
     @property
     def sigma2(self) -> Fraction:
+        """The noise variance σ² = 1/ρ (exact)."""
         return 1 / self.rho
 
 
@@ -73,8 +74,8 @@ def as_mechanisms(mechanisms) -> list[WeightedDiscreteGaussian]:
             rho, weight = item
         except (TypeError, ValueError):
             raise ValueError(f"mechanisms[{index}] must be a (rho, weight) pair; got {item!r}") from None
-        rho = as_positive_fraction(rho, f"mechanisms[{index}].rho")
-        weight = as_fraction(weight, f"mechanisms[{index}].weight")
+        rho = as_positive_fraction(rho, f"mechanisms[{index}].rho", floats="decimal")
+        weight = as_fraction(weight, f"mechanisms[{index}].weight", floats="decimal")
         if weight == 0:
             raise ValueError(f"mechanisms[{index}].weight must be nonzero")
         built = WeightedDiscreteGaussian(rho, weight)
@@ -102,6 +103,20 @@ class Lattice:
     coefficients: tuple[int, ...]
     sigma2s: tuple[Fraction, ...]
     groups: tuple[tuple[tuple[Fraction, int], int], ...]
+
+    def rescaled(self, multiplier: Fraction) -> Lattice:
+        """The lattice of the same sum with every σ_i² multiplied by ``multiplier`` > 0 (exact): the weights, the scale L
+        and the coefficients c_i do not change, and the groups keep their order (sorted by c, then σ²). It is what
+        :func:`lattice_of` returns for the budgets ρ_i/``multiplier`` with the same weights.
+
+        >>> lattice_of([(1, "1/2"), (2, "1/3")]).rescaled(Fraction(3)).sigma2s
+        (Fraction(3, 1), Fraction(3, 2))
+        """
+        v = Fraction(multiplier)
+        if not v > 0:
+            raise ValueError(f"multiplier must be > 0; got {multiplier!r}")
+        return Lattice(scale=self.scale, coefficients=self.coefficients, sigma2s=tuple(s2 * v for s2 in self.sigma2s),
+                       groups=tuple(((s2 * v, c), n) for (s2, c), n in self.groups))
 
     @functools.cached_property
     def variance_proxy(self) -> Fraction:
@@ -157,4 +172,4 @@ def threshold_index(t, scale) -> int:
     >>> threshold_index(Fraction(1, 2), 6), threshold_index(Fraction(1, 3), 6)
     (4, 3)
     """
-    return math.floor(as_fraction(t, "t") * scale) + 1
+    return math.floor(as_fraction(t, "t", floats="decimal") * scale) + 1

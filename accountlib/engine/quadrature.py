@@ -35,6 +35,8 @@ __all__ = [
     "trapezoid_window_error_bound",
     "characteristic_function",
     "dft_pmf",
+    "lattice_nodes",
+    "lattice_candidates",
 ]
 
 
@@ -67,6 +69,29 @@ def node_count(cut: int) -> int:
     while not fmpz(n).is_prime():
         n += 1
     return n
+
+
+# -- the lattice engines' cost, estimated (what the front door's choice of engine reads) ----------------------------
+
+def lattice_candidates(lattice, accuracy: float = 1e-30) -> float:
+    """An estimate of the candidate nodes the lattice engines' sieve scans for ``lattice`` at Δ = ``accuracy``:
+    N·r/2π, N ≈ 2√(2V log(1/Δ)) nodes (V the lattice's variance proxy) and r the smallest per-factor radius
+    √(2(log 2 + log(1/Δ)/n)/σ²) (:func:`accountlib.engine.sieve.sieve_nodes`). With :func:`lattice_nodes`, what
+    chooses between the lattice and the smoothed engine (:data:`accountlib.theory.composition.LATTICE_UP_TO`).
+
+    >>> from accountlib.engine.lattice import lattice_of
+    >>> round(lattice_candidates(lattice_of([(Fraction(1, 2), 1), (Fraction(1, 3), 1)])))   # of N ≈ 37 nodes
+    26
+    """
+    log_inv = math.log(1 / accuracy)
+    nodes = lattice_nodes(lattice, accuracy)
+    radius = min(min(math.pi, math.sqrt(2 * (math.log(2) + log_inv / n) / float(s2))) for (s2, _), n in lattice.groups)
+    return nodes * radius / (2 * math.pi)
+
+
+def lattice_nodes(lattice, accuracy: float = 1e-30) -> float:
+    """N ≈ 2√(2V log(1/Δ)), the lattice engines' node count for ``lattice`` at Δ = ``accuracy`` (an estimate)."""
+    return 2 * math.sqrt(2 * float(lattice.variance_proxy) * math.log(1 / accuracy))
 
 
 def trapezoid_pmf_error_bound(variance_proxy: Fraction, t: int, nodes: int) -> float:

@@ -1,5 +1,9 @@
 """What the engine returns and how it may compute it: certified results, their error budgets, the evaluation paths.
 
+(The rule that prints a certified number — :func:`~accountlib.infrastructure.numbers.certified_digits`,
+:func:`~accountlib.infrastructure.numbers.rounded_up`, :func:`~accountlib.infrastructure.numbers.below` — is the
+library's one number policy, :mod:`accountlib.infrastructure.numbers`; it is re-exported here for the chapters.)
+
 Every tail probability the engine returns is a :class:`TailResult`: a value, a rigorous bound on its error, and
 the :class:`ErrorBudget` that the bound is the sum of, term by term (sieve paper §4.1–4.3; the book's chapters
 "The trapezoidal rule converges exponentially" and "The sieve" derive each term). Which evaluation paths the
@@ -12,18 +16,17 @@ letter δ and the word ``delta`` are kept for the privacy parameter δ of (ε, �
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, fields
-from fractions import Fraction
 
 import mpmath
 
-from ..infrastructure.certified_numbers import floor_log10
-from ..infrastructure.numbers import ErrorBound, ResourceLimitError, env_limit, error_bound
+from ..infrastructure.numbers import (ErrorBound, ResourceLimitError, below, certified_digits, error_bound,  # noqa: F401
+                                     resource_limit, rounded_up)
 from .lattice import Lattice
 
 __all__ = ["TailResult", "ErrorBudget", "EvaluationPaths", "DEFAULT_PATHS", "PAPER_PATHS", "check_lattice_size",
-           "SMALLEST_ACCURACY", "MAX_VARIANCE_PROXY", "MAX_DISTINCT_TERMS", "check_distinct_terms", "certified_digits", "rounded_up", "below"]
+           "SMALLEST_ACCURACY", "MAX_VARIANCE_PROXY", "MAX_DISTINCT_TERMS", "check_distinct_terms",
+           "certified_digits", "rounded_up", "below"]  # the last three: the printing rule, re-exported from infrastructure
 
 SMALLEST_ACCURACY = 1e-300
 """The finest absolute accuracy Δ an engine is built for (float64 keeps τ = Δ/(4(2U+1)) normal)."""
@@ -42,7 +45,7 @@ variable ``ACCOUNTLIB_MAX_DISTINCT_TERMS``."""
 def check_distinct_terms(count: int, name: str = "mechanisms") -> None:
     """Refuse a composition of more than :data:`MAX_DISTINCT_TERMS` distinct terms, naming ``name``, the count and
     the limit (one line), before anything is computed."""
-    limit = env_limit("ACCOUNTLIB_MAX_DISTINCT_TERMS", MAX_DISTINCT_TERMS)
+    limit = resource_limit("ACCOUNTLIB_MAX_DISTINCT_TERMS", MAX_DISTINCT_TERMS)
     if count > limit:
         raise ResourceLimitError(
             f"{name} has {count:,} distinct terms (budget and weight or sensitivity); at most {limit:,} are accepted "
@@ -65,6 +68,8 @@ def check_lattice_size(lattice: Lattice) -> None:
 class EvaluationPaths:
     """The evaluation paths the engine may take; every path is certified, they differ in speed.
 
+    Parameters
+    ----------
     method : ``"sieve"`` (the analytic sieve with product pruning and the dual-form characteristic function where
         cheaper) or ``"paper"`` (the sieve paper's method re-implemented for the benchmarks: per-factor sieve by
         scanning all N/2 nodes, direct-sum characteristic function with 48σ²+1 terms, every node in arb).
@@ -165,137 +170,3 @@ def certified(value, index: int, budget: ErrorBudget, path: str, *, bound=None) 
         with mpmath.workdps(30):
             bound = budget.total * (1 + mpmath.mpf(10) ** -12)
     return TailResult(value, error_bound(bound), index, budget, path)
-
-
-# --- printing only what every correct machine prints ---------------------------------------------------------
-# float64 results differ in their last bits between CPUs (numpy picks SIMD kernels at run time), so a printed
-# number that a test compares must show only digits its certified error bound supports, and a rounding residue
-# only as a bound it stays below.
-
-def _as_fraction(x, what: str) -> Fraction:
-    """A finite real number (int, float, numpy scalar, mpf, Fraction, decimal string) as an exact Fraction."""
-    if isinstance(x, bool) or x is None:
-        raise ValueError(f"{what} must be a finite real number; got {x!r}")
-    if isinstance(x, mpmath.mpf):
-        if not mpmath.isfinite(x):
-            raise ValueError(f"{what} must be finite; got {x!r}")
-        man, exp = x.man_exp
-        return Fraction(man) * Fraction(2) ** exp
-    if isinstance(x, (Fraction, int)):
-        return Fraction(x)
-    if isinstance(x, str):
-        try:
-            return Fraction(x.strip())
-        except (ValueError, ZeroDivisionError):
-            raise ValueError(f"{what} must be a finite real number; got {x!r}") from None
-    try:
-        as_float = float(x)
-    except (TypeError, ValueError):
-        raise ValueError(f"{what} must be a finite real number; got {x!r}") from None
-    if not math.isfinite(as_float):
-        raise ValueError(f"{what} must be finite; got {x!r}")
-    return Fraction(as_float)
-
-
-def _positive_bound(bound, what: str = "bound") -> Fraction:
-    exact = _as_fraction(bound, what)
-    if exact <= 0:
-        raise ValueError(f"{what} must be positive; got {bound!r}")
-    return exact
-
-
-def _scientific(mantissa: int, place: int) -> str:
-    """``mantissa × 10^place`` in Python's float style: ``'4.1e-25'``, ``'1.0e+00'``."""
-    digits = str(abs(mantissa))
-    sign = "-" if mantissa < 0 else ""
-    exponent = place + len(digits) - 1
-    body = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
-    return f"{sign}{body}e{'-' if exponent < 0 else '+'}{abs(exponent):02d}"
-
-
-def certified_digits(value, bound) -> str:
-    """The decimal string of ``value`` keeping only the digits its error bound supports.
-
-    The true number lies within ``bound`` of ``value``. The string is ``value`` rounded (half to even) at the
-    finest decimal place where both ends of [value − bound, value + bound] round alike, so every number in the
-    interval, the true one included, rounds to exactly this string: the digits are certified, and a machine
-    whose last float64 bits differ (within the bound) cannot print other digits, except where the true value
-    lies within the bound of a rounding boundary, and then the fewer digits it prints are certified too.
-    Fixed notation for magnitudes 1e-4 to 1e15 when the last digit is at or after the units, else scientific.
-
-    >>> certified_digits(1.7831993350417527031e-12, 4.1e-25)   # relative 2.3e-13: twelve digits
-    '1.78319933504e-12'
-    >>> certified_digits(26.340588852722323, 1e-12)
-    '26.34058885272'
-    >>> certified_digits("0.04", "0.006")      # 0.034 .. 0.046: only the first decimal is certain
-    '0.0'
-    >>> certified_digits(1234, 3)               # 1231 .. 1237
-    '1.2e+03'
-    >>> certified_digits(-0.5, 0.01)
-    '-0.5'
-    >>> certified_digits(1.0, 0)
-    Traceback (most recent call last):
-    ...
-    ValueError: bound must be positive; got 0
-    """
-    x = _as_fraction(value, "value")
-    b = _positive_bound(bound)
-    lo, hi = x - b, x + b
-    top = floor_log10(max(abs(lo), abs(hi))) + 2  # at 10^top every point of the interval rounds to 0
-    finest = None
-    for place in range(top, floor_log10(b) - 1, -1):  # no finer place can hold an interval of width 2b
-        unit = Fraction(10) ** place
-        if round(lo / unit) == round(hi / unit):
-            finest = place
-    mantissa = round(x / Fraction(10) ** finest)
-    if mantissa == 0:
-        return "0" if finest >= 0 else "0." + "0" * -finest
-    exponent = finest + len(str(abs(mantissa))) - 1
-    if finest <= 0 and -4 <= exponent < 15:
-        decimals = -finest
-        text = str(abs(mantissa)).rjust(decimals + 1, "0")
-        whole, fraction = text[:len(text) - decimals], text[len(text) - decimals:]
-        return ("-" if mantissa < 0 else "") + whole + ("." + fraction if decimals else "")
-    return _scientific(mantissa, finest)
-
-
-def rounded_up(bound) -> str:
-    """An upper bound, rounded up to two significant digits, as the string to print after ``<``.
-
-    >>> rounded_up(4.0001e-25)
-    '4.1e-25'
-    >>> rounded_up(mpmath.mpf("9.96e-14"))
-    '1.0e-13'
-    >>> rounded_up(0.25)
-    '2.5e-01'
-    >>> rounded_up(1e-13)   # the float nearest 1e-13 lies just above it; its exact value is rounded up
-    '1.1e-13'
-    """
-    b = _positive_bound(bound)
-    place = floor_log10(b) - 1
-    mantissa = -((-b) // Fraction(10) ** place)  # ⌈b / 10^place⌉: 10..100
-    if mantissa == 100:
-        mantissa, place = 10, place + 1
-    return _scientific(int(mantissa), place)
-
-
-def below(residue, bound) -> str:
-    """``"< bound"`` when |residue| < bound: how a check prints a rounding residue that differs between machines.
-
-    The bound is the claim; a residue at or above it raises, so the check still fails.
-
-    >>> below(1.3e-14, 1e-13)
-    '< 1e-13'
-    >>> below(-2.5e-14, 2e-13)
-    '< 2e-13'
-    >>> below(3e-13, 1e-13)
-    Traceback (most recent call last):
-    ...
-    ValueError: the residue 3e-13 is not below the bound 1e-13 it is printed with
-    """
-    size = abs(_as_fraction(residue, "residue"))
-    limit = _positive_bound(bound)
-    shown = f"{float(limit):g}"
-    if not size < limit:
-        raise ValueError(f"the residue {float(residue):.3g} is not below the bound {shown} it is printed with")
-    return f"< {shown}"

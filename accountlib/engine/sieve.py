@@ -31,16 +31,17 @@ Symmetry (φ_S even) folds k and N − k together: only k ∈ [0, (N−1)/2] are
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass, field
-from fractions import Fraction
 
 import numpy as np
 
-from ..infrastructure.numbers import ResourceLimitError, env_limit
+from ..infrastructure.numbers import ResourceLimitError, resource_limit
+from ..infrastructure.search import bisect
+from .characteristic import factor_bound_constant, log_bound_at_distance, log_factor_bound
 
 __all__ = ["SieveResult", "sieve_nodes", "factor_bound_constant", "scan_nodes", "log_factor_bound", "algorithm1_count",
+           "algorithm1_filters", "within_filter",
            "algorithm1_stages", "algorithm1_dropped_mass"]
 
 _CHUNK = 4_000_000  # candidates processed per block (bounds memory for the largest pairs)
@@ -48,41 +49,6 @@ MAX_SIEVE_CANDIDATES = 10**8
 """The most candidate nodes :func:`sieve_nodes` scans (about 25 blocks, tens of seconds): checked before the scan.
 The heaviest census pair, (6, 6), scans a few million at Δ = 1e-300. Raise it with the environment variable
 ``ACCOUNTLIB_MAX_SIEVE_CANDIDATES``."""
-
-
-@functools.lru_cache(maxsize=4096)
-def factor_bound_constant(sigma2: Fraction) -> float:
-    """Σ_{u≥2} e^{−2π²σ²u(u−1)} + Σ_{u≥1} e^{−2π²σ²u²}, rounded up (the d-independent part of M_σ − 1).
-
-    Remembered: a pure function of σ², summed term by term (up to 10⁴ terms for small σ²) and asked for
-    again by every sieve of every engine on the same variances."""
-    a = 2 * math.pi**2 * float(sigma2)
-    total, u = 0.0, 1
-    while True:
-        term = math.exp(-a * u * u) + (math.exp(-a * (u + 1) * u))
-        total += term
-        # term == 0: every later term underflows too (a large σ² used to run all 10⁴ terms, since
-        # 1e-30·1e-300 is 0.0 in float64: seconds per distinct budget for a file of many budgets)
-        if term == 0.0 or term < 1e-30 * max(total, 1e-300):
-            break
-        if u >= 10_000:  # the rest, Σ_{u'>u} (e^{−au'²} + e^{−au'(u'+1)}) ≤ 2∫_u^∞ e^{−ax²}dx = √(π/a)·erfc(u√a)
-            total += math.sqrt(math.pi / a) * math.erfc(u * math.sqrt(a)) * 1.01
-            break
-        u += 1
-    return total * (1 + 1e-12) + 1e-300
-
-
-def _log_factor_bound(sigma2: float, extra: float, distance: np.ndarray) -> np.ndarray:
-    """log min(1, M_σ(d) e^{−σ²d²/2}) elementwise (float64, then nudged upward for safety)."""
-    m = 1.0 + np.exp(-2 * math.pi * sigma2 * (math.pi - distance)) + extra
-    return np.minimum(0.0, np.log(m) - sigma2 * distance**2 / 2 + 1e-9)
-
-
-def log_factor_bound(sigma2, c: int, multiplicity: int, zeta) -> np.ndarray:
-    """log of the rigorous bound on |φ_σ(cζ)|^n used by the sieve, on an array of ζ (float64)."""
-    zeta = np.asarray(zeta, dtype=float)
-    distance = np.abs(np.remainder(c * zeta + np.pi, 2 * np.pi) - np.pi)
-    return multiplicity * _log_factor_bound(float(sigma2), factor_bound_constant(Fraction(sigma2)), distance)
 
 
 @dataclass
@@ -153,7 +119,7 @@ def sieve_nodes(groups, modulus: int, tau: float, *, product: bool = True) -> Si
                         "radius": radius, "w": min(half_width, n_half), "key": ((sigma2, c), n)})
     factors.sort(key=lambda f: f["w"])
     first, rest = factors[0], factors[1:]
-    limit = env_limit("ACCOUNTLIB_MAX_SIEVE_CANDIDATES", MAX_SIEVE_CANDIDATES)
+    limit = resource_limit("ACCOUNTLIB_MAX_SIEVE_CANDIDATES", MAX_SIEVE_CANDIDATES)
     if first["w"] + 1 > limit:
         raise ResourceLimitError(
             f"the sieve would scan {first['w'] + 1:.3g} candidate nodes (N = {modulus:.3g}, tau {tau:.3g}), "
@@ -173,7 +139,7 @@ def sieve_nodes(groups, modulus: int, tau: float, *, product: bool = True) -> Si
             log_bound = np.zeros(k.size)
             for f in factors:
                 distance = folded_distance(mulmod(k, f["c"], modulus), modulus) * (2 * math.pi / modulus)
-                log_bound += f["n"] * _log_factor_bound(f["sigma2"], f["extra"], distance)
+                log_bound += f["n"] * log_bound_at_distance(f["sigma2"], f["extra"], distance)
             k = k[log_bound >= log_tau]
         kept_blocks.append(k)
     nodes = _sorted_unique(np.concatenate(kept_blocks)) if kept_blocks else np.zeros(0, dtype=np.int64)
@@ -238,13 +204,13 @@ def algorithm1_count(lattice, accuracy: float, *, modulus: int | None = None, dp
     with n_g = 1.
     """
     def count(powers):
-        cut, modulus_used, tau, radii = _algorithm1_filters(lattice, accuracy, modulus, dps, powers=powers)
+        cut, modulus_used, tau, radii = algorithm1_filters(lattice, accuracy, modulus, dps, powers=powers)
         total = half = 0
         for start in range(1, modulus_used + 1, _CHUNK):
             k = np.arange(start, min(modulus_used + 1, start + _CHUNK), dtype=np.int64)
             for c, r in radii:
                 if k.size and r < math.pi:
-                    k = k[_within(k, c, r, modulus_used)]
+                    k = k[within_filter(k, c, r, modulus_used)]
             total += k.size
             half += int(np.count_nonzero(2 * k < modulus_used))
         return cut, modulus_used, tau, total, half
@@ -254,13 +220,13 @@ def algorithm1_count(lattice, accuracy: float, *, modulus: int | None = None, dp
             "per_mechanism": count(False)[3]}
 
 
-def _within(k: np.ndarray, c: int, radius: float, modulus: int) -> np.ndarray:
+def within_filter(k: np.ndarray, c: int, radius: float, modulus: int) -> np.ndarray:
     """Which nodes ζ_k = 2πk/N of Algorithm 1 pass a factor's filter: the distance of c·ζ_k to 2πℤ is at most
     ``radius``."""
     return folded_distance(mulmod(k, c, modulus), modulus) * (2 * math.pi / modulus) <= radius
 
 
-def _algorithm1_filters(lattice, accuracy: float, modulus, dps: int, *, powers: bool = True):
+def algorithm1_filters(lattice, accuracy: float, modulus, dps: int, *, powers: bool = True):
     """U, N, τ = Δ/(8U) and each group's (c_g, radius) of :func:`algorithm1_count`'s filters (the radius where
     φ_{σ_g}(c_g ζ)^{n_g} falls to τ; with ``powers`` False, where φ_{σ_g}(c_g ζ) alone does: one filter per mechanism)."""
     import mpmath
@@ -284,10 +250,8 @@ def _algorithm1_filters(lattice, accuracy: float, modulus, dps: int, *, powers: 
             excess = lambda r: power * mpmath.log(cf(r, sigma2, dps=dps)) - log_tau
             if excess(mpmath.pi) >= 0:
                 return math.pi
-            low, high = mpmath.mpf(0), mpmath.pi  # φ decreases on (0, π)
-            for _ in range(64):
-                middle = (low + high) / 2
-                low, high = (middle, high) if excess(middle) > 0 else (low, middle)
+            # φ decreases on (0, π): the radius where the factor falls to τ, by 64 halvings
+            _, high = bisect(lambda r: not excess(r) > 0, mpmath.mpf(0), mpmath.pi, steps=64)
             return float(high)
 
     return cut, modulus, tau, [(int(c), radius(s2, n if powers else 1)) for (s2, c), n in lattice.groups]
@@ -304,7 +268,7 @@ def algorithm1_stages(lattice, accuracy: float, orders, *, modulus: int | None =
     next). The final set is the same for every order; the paper says that starting from the largest σ² "provides
     the fastest reduction in the set of Candidate Nodes".
     """
-    cut, modulus, tau, radii = _algorithm1_filters(lattice, accuracy, modulus, dps)
+    cut, modulus, tau, radii = algorithm1_filters(lattice, accuracy, modulus, dps)
     groups = list(lattice.groups)
     by_variance = sorted(range(len(groups)), key=lambda i: groups[i][0][0], reverse=True)
     out = []
@@ -322,7 +286,7 @@ def algorithm1_stages(lattice, accuracy: float, orders, *, modulus: int | None =
             for step, index in enumerate(order):
                 c, r = radii[index]
                 if k.size and r < math.pi:
-                    k = k[_within(k, c, r, modulus)]
+                    k = k[within_filter(k, c, r, modulus)]
                 survivors[step] += k.size
         out.append({"order": order, "survivors": survivors, "work": modulus + sum(survivors[:-1])})
     return out
@@ -342,7 +306,7 @@ def algorithm1_dropped_mass(lattice, accuracy: float, *, modulus: int | None = N
     """
     from .characteristic import log_cf
 
-    cut, modulus, tau, radii = _algorithm1_filters(lattice, accuracy, modulus, dps)
+    cut, modulus, tau, radii = algorithm1_filters(lattice, accuracy, modulus, dps)
     groups = list(lattice.groups)
     mass, largest, kept = 0.0, 0.0, 0
     for start in range(1, modulus + 1, _CHUNK):
@@ -350,7 +314,7 @@ def algorithm1_dropped_mass(lattice, accuracy: float, *, modulus: int | None = N
         keep = np.ones(k.size, dtype=bool)
         for c, r in radii:
             if r < math.pi:
-                keep &= _within(k, c, r, modulus)
+                keep &= within_filter(k, c, r, modulus)
         kept += int(np.count_nonzero(keep))
         gone = k[~keep]
         log_product = np.zeros(gone.size)

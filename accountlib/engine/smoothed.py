@@ -6,7 +6,7 @@ size grows with the budgets' common denominator: budgets such as the 2020 redist
 with denominators near 10¹², give lattices of 10¹⁵ points that no sieve can scan. This module never forms the
 lattice. Its cost depends on the number of distinct terms and on the accuracy asked for only.
 
-**The quantity.** For the shift pair of :class:`accountlib.theory.profiles.ShiftPair` (privacy loss ρ(1 + S), ρ the
+**The quantity.** For the shift pair of :class:`accountlib.theory.composition.Composition` (privacy loss ρ(1 + S), ρ the
 pair's zCDP ρ, X_i ~ N_Z(0, σ_i²)), with s₀ = ε/ρ − 1 and X = S − s₀,
 
     δ(ε) = E[k(X)],   k(x) = (1 − e^{−ρx})₊
@@ -42,7 +42,7 @@ a_i u reduced modulo 2π in double-double arithmetic (the node u_j = 2πj/P has 
 to ~1e-30 of a turn). The trapezoidal rule with step 2π/P sums, *exactly*, Σ_m e^{τmP} w(mP), w(y) the expectation
 shifted by y (Poisson summation): the images m ≠ 0 are bounded by e^{−τP}/(1 − e^{−τP}) (below) and by a Chernoff
 bound at θ₂ > τ (above). The rest of the error budget: the nodes beyond ±T (the Gaussian decay), the nodes dropped
-by the sieve (each factor's rigorous bound of :func:`accountlib.engine.sieve.log_factor_bound`, applied factor by
+by the sieve (each factor's rigorous bound of :func:`accountlib.engine.characteristic.log_factor_bound`, applied factor by
 factor, the most concentrated first, every dropped node's bound summed), and the float64 rounding of the kept
 nodes (the tilted engine's per-factor rounding model, plus the angle reduction and the kernel). M(τ), M(θ₂) and
 the prefactor e^{−τs₀} are arb balls.
@@ -60,14 +60,13 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from ..infrastructure.numbers import env_limit
-from . import _arb
-from ._dd import two_prod
-from .characteristic import log_cf_tilted
-from .sieve import _log_factor_bound, factor_bound_constant
-from .tilted import _image_sum, log_mgf
+from ..infrastructure.numbers import as_fraction, resource_limit
+from . import arithmetic
+from .arithmetic import two_prod
+from .characteristic import factor_bound_constant, image_sum, log_bound_at_distance, log_cf_tilted, log_mgf
 
-__all__ = ["SmoothedProfile", "SmoothedDelta", "MAX_SMOOTHED_NODES", "SMALLEST_SMOOTHED_SIGMA2", "lattice_candidates", "lattice_nodes"]
+__all__ = ["SmoothedProfile", "SmoothedDelta", "MAX_SMOOTHED_NODES", "SMALLEST_SMOOTHED_SIGMA2", "TooManyNodes",
+           "DegenerateContour", "intersect"]
 
 _U = 2.0**-53
 _CHUNK = 1 << 16
@@ -80,22 +79,6 @@ MAX_SMOOTHED_NODES = 30_000_000
 redistricting data's 65 distinct terms): a finer accuracy than they reach is answered with the finest bound they
 give (the result's ``error_bound`` says so, as the lattice engines' floor does). Time and memory stay bounded: the
 nodes are processed in chunks of 65,536. Raise it with the environment variable ``ACCOUNTLIB_MAX_SMOOTHED_NODES``."""
-
-
-def lattice_candidates(lattice, accuracy: float = 1e-30) -> float:
-    """An estimate of the candidate nodes the lattice engines' sieve scans for ``lattice`` at Δ = ``accuracy``:
-    N·r/2π, N ≈ 2√(2V log(1/Δ)) nodes (V the lattice's variance proxy) and r the smallest per-factor radius
-    √(2(log 2 + log(1/Δ)/n)/σ²) (:func:`accountlib.engine.sieve.sieve_nodes`). What chooses between the lattice
-    and the smoothed engine (:data:`accountlib.theory.profiles.LATTICE_UP_TO`)."""
-    log_inv = math.log(1 / accuracy)
-    nodes = lattice_nodes(lattice, accuracy)
-    radius = min(min(math.pi, math.sqrt(2 * (math.log(2) + log_inv / n) / float(s2))) for (s2, _), n in lattice.groups)
-    return nodes * radius / (2 * math.pi)
-
-
-def lattice_nodes(lattice, accuracy: float = 1e-30) -> float:
-    """N ≈ 2√(2V log(1/Δ)), the lattice engines' node count for ``lattice`` at Δ = ``accuracy`` (an estimate)."""
-    return 2 * math.sqrt(2 * float(lattice.variance_proxy) * math.log(1 / accuracy))
 
 
 @dataclass(frozen=True)
@@ -112,20 +95,21 @@ class SmoothedDelta:
     terms: dict = field(default_factory=dict)
 
 
-class _Degenerate(Exception):
+class DegenerateContour(Exception):
     """Raised by one evaluation whose scales float64 cannot carry (an accuracy below 1e-280 of the Chernoff bound,
-    a tilt too small for any alias period): :meth:`SmoothedProfile.delta` then returns the bracket [0, M(τ)e^{−τs₀}]."""
+    a tilt too small for any alias period): the schedule then answers with the bracket [0, M(τ)e^{−τs₀}]."""
 
 
-class _TooFine(Exception):
-    """Raised by one evaluation whose node count would exceed the cap (caught inside this module)."""
+class TooManyNodes(Exception):
+    """Raised by one evaluation whose node count would exceed the cap (the schedule then asks for the finest η the
+    cap allows)."""
 
     def __init__(self, nodes: int):
         super().__init__(nodes)
         self.nodes = nodes
 
 
-def _intersect(a, b):
+def intersect(a, b):
     """The intersection of two certified intervals for the same δ (either may be None)."""
     if a is None or b is None:
         return b if a is None else a
@@ -172,14 +156,16 @@ class SmoothedProfile:
     >>> rhos = [F(1, 3), F(2, 7)]                      # ρ' = (1/3 + 2/7)/2
     >>> rho = sum(rhos) / 2
     >>> profile = SmoothedProfile([((1 / r, r / rho), 1) for r in rhos], rho)
-    >>> d = profile.delta(F(1), rel_tol=1e-6)
-    >>> 0 < d.delta < 1 and d.error_bound <= 1e-6 * d.delta
+    >>> s0, tau, prefactor, radius = profile.start(F(1))
+    >>> d = profile.evaluate(F(1), s0, tau, prefactor, radius, 1e-3, prefactor * 1e-9, float(rho))  # one η
+    >>> 0 < d.delta < 1 and d.terms["eta"] == 1e-3
     True
+
+    Which η to evaluate at is the front door's schedule (:class:`accountlib.engine.front.SmoothedTails`).
     """
 
     def __init__(self, groups, rho, *, max_nodes: int | None = None):
-        self.max_nodes = env_limit("ACCOUNTLIB_MAX_SMOOTHED_NODES", MAX_SMOOTHED_NODES) if max_nodes is None else int(max_nodes)
-        self._finest: dict = {}  # ε → the result at the finest η the node cap allows (computed once)
+        self.max_nodes = resource_limit("ACCOUNTLIB_MAX_SMOOTHED_NODES", MAX_SMOOTHED_NODES) if max_nodes is None else int(max_nodes)
         self.groups = [((Fraction(s2), abs(Fraction(a))), int(n)) for (s2, a), n in groups]
         if not self.groups:
             raise ValueError("groups must hold at least one term")
@@ -198,9 +184,9 @@ class SmoothedProfile:
         self._s2 = np.array([float(s2) for (s2, _), _ in self.groups])
         self._mult = np.array([n for _, n in self.groups], dtype=float)
         self._extra = [factor_bound_constant(s2) for (s2, _), _ in self.groups]
-        eps = np.array([2 * _image_sum(s2, 1) for s2 in self._s2])
+        eps = np.array([2 * image_sum(s2, 1) for s2 in self._s2])
         self._log_dmin = np.log1p(-eps)
-        self._image3 = np.array([6 * _image_sum(s2, 3) + 3 * math.exp(-6 * 2 * math.pi**2 * s2) for s2 in self._s2])
+        self._image3 = np.array([6 * image_sum(s2, 3) + 3 * math.exp(-6 * 2 * math.pi**2 * s2) for s2 in self._s2])
 
     # -- the pieces ------------------------------------------------------------------------------
 
@@ -217,106 +203,52 @@ class SmoothedProfile:
         tau = max(float(s0) / v, 1 / math.sqrt(v))
         return Fraction(tau).limit_denominator(1 << 20)
 
-    def delta(self, epsilon, *, rel_tol: float = 1e-6) -> SmoothedDelta:
-        """δ(ε) with error_bound ≤ rel_tol·δ, or the narrowest certified bound the node cap allows (then
-        ``terms["capped"]`` is True). Where float64 cannot carry the contour's scales (δ far below 1e-280 of the
-        Chernoff bound, a huge tilt) the answer is the certified bracket [0, M(τ)e^{−τs₀}]
-        (``terms["chernoff_only"]``)."""
-        epsilon = Fraction(epsilon)
+    def start(self, epsilon: Fraction) -> tuple:
+        """(s₀, τ, M(τ)e^{−τs₀}, its relative arb radius) for δ at ``epsilon``: the shifted threshold, the contour's
+        tilt and the Chernoff prefactor that bounds δ (k ≤ 1{x > 0} ≤ e^{τx}), at 40 digits. What every evaluation
+        at this ε shares (:meth:`evaluate`)."""
         s0 = epsilon / self.rho - 1
         tau = self._tilt(s0)
         with mpmath.workdps(40):
-            log_pf = self.log_mgf(tau) - _arb.arb_fraction(tau * s0)
+            log_pf = self.log_mgf(tau) - arithmetic.arb_fraction(tau * s0)
             lp, lp_rad = self._mpf(log_pf)
-            prefactor = mpmath.exp(lp)  # A ≤ prefactor and δ ≤ prefactor (k ≤ 1{x > 0} ≤ e^{τx})
-            b = float(self.rho)
-            eta_max = 0.4 / b  # c = ρη ≤ 0.4: the bracket's constants assume c ≤ 1/2
-            # pass 1: a coarse smoothing gives the size of δ and of G; later passes pick η for the accuracy asked
-            eta = min(eta_max, 0.02)
-            estimate = None
-            best = None
-            for _ in range(8):
-                target = rel_tol * estimate if estimate is not None else prefactor * 1e-3
-                try:
-                    result = self._evaluate(epsilon, s0, tau, prefactor, lp_rad, eta, target / 4, b)
-                except _TooFine as too_fine:
-                    finest = self._finest_result(epsilon, s0, tau, prefactor, lp_rad, eta, eta_max, target / 4, b,
-                                                 too_fine.nodes)
-                    return _intersect(best, finest)
-                except (_Degenerate, OverflowError, ZeroDivisionError, FloatingPointError):
-                    return best if best is not None else self._chernoff_only(epsilon, prefactor, lp_rad)
-                best = _intersect(best, result)
-                if estimate is not None and best.error_bound <= rel_tol * best.delta:
-                    return best
-                lower = best.delta - best.error_bound
-                fresh = lower if lower > 0 else best.delta / 2
-                if fresh <= 0:
-                    fresh = prefactor * mpmath.mpf(10) ** -30
-                failed = estimate is not None
-                estimate = min(fresh, estimate) if failed else fresh
-                # the next η from this pass's G and the Chernoff bound, in mpf (δ may be far below 1e-308)
-                g = max(result.terms["G"], estimate * mpmath.mpf(10) ** -30)
-                cap1 = mpmath.sqrt(rel_tol * estimate * eta * math.sqrt(2 * math.pi) / (2 * b * g))
-                cap2 = mpmath.sqrt(rel_tol * estimate / (b * b * prefactor))
-                eta = float(min(0.7 * min(cap1, cap2), eta / 2 if failed else eta, eta_max))
-                if not eta > 1e-15:
-                    return best
-            return best
+            return s0, tau, mpmath.exp(lp), lp_rad
 
-    def _chernoff_only(self, epsilon: Fraction, prefactor, lp_rad) -> SmoothedDelta:
+    def chernoff_only(self, epsilon: Fraction, prefactor, lp_rad) -> SmoothedDelta:
         """δ ∈ [0, M(τ)e^{−τs₀}] (k ≤ 1{x > 0} ≤ e^{τx}): the answer when no contour sum can be certified."""
         with mpmath.workdps(40):
             top = min(prefactor * (1 + mpmath.expm1(lp_rad)), mpmath.mpf(1))
             eps_m = mpmath.mpf(epsilon.numerator) / epsilon.denominator
             return SmoothedDelta(eps_m, top / 2, top / 2 * (1 + mpmath.mpf(10) ** -12), {"chernoff_only": True})
 
-    def _finest_result(self, epsilon, s0, tau, prefactor, lp_rad, eta, eta_max, budget, b, nodes) -> SmoothedDelta:
-        """The result at the smallest η whose node count fits the cap (nodes ∝ 1/η; η ≤ ``eta_max``), remembered
-        per ε; the Chernoff bracket when even ``eta_max`` needs more nodes."""
-        if epsilon in self._finest:
-            return self._finest[epsilon]
-        result = None
-        for _ in range(20):
-            eta = min(eta * nodes / self.max_nodes * 1.05, eta_max)
-            try:
-                result = self._evaluate(epsilon, s0, tau, prefactor, lp_rad, eta, budget, b)
-                break
-            except _TooFine as too_fine:
-                if eta >= eta_max:
-                    break
-                nodes = too_fine.nodes
-            except (_Degenerate, OverflowError, ZeroDivisionError, FloatingPointError):
-                break
-        if result is None:
-            result = self._chernoff_only(epsilon, prefactor, lp_rad)
-        result = SmoothedDelta(result.epsilon, result.delta, result.error_bound, {**result.terms, "capped": True})
-        self._finest[epsilon] = result
-        return result
-
-    def _evaluate(self, epsilon, s0: Fraction, tau: Fraction, prefactor, lp_rad, eta: float, budget, b: float) -> SmoothedDelta:
-        """One contour sum at smoothing η; ``budget`` is the absolute error allowed for the contour part."""
+    def evaluate(self, epsilon, s0: Fraction, tau: Fraction, prefactor, lp_rad, eta: float, budget, b: float) -> SmoothedDelta:
+        """One contour sum at smoothing η (the two-sided bracket of the module docstring); ``budget`` is the absolute
+        error allowed for the contour part, ``b`` = float(ρ) and the rest what :meth:`start` returns. Raises
+        :class:`TooManyNodes` when the node count would exceed the cap, :class:`DegenerateContour` when float64 cannot
+        carry the contour's scales. Which η, and what to do then, is the front door's schedule
+        (:class:`accountlib.engine.front.SmoothedTails`)."""
         tau_f = float(tau)
         c = b * eta
         kappa = eta / math.sqrt(1 - c)
         norm = budget / prefactor  # the normalised budget (J = E[...] / prefactor)
         share = float(norm) / 4
         if not 1e-280 < share < 1e300:
-            raise _Degenerate()
+            raise DegenerateContour()
         # the alias period P (rational): below e^{−τP}; above by a Chernoff bound at θ₂
         p = max(4, math.ceil(math.log(4 / share) / tau_f) if share < 1 else 4)
         while True:
             theta2 = tau + Fraction(p) / Fraction(self.variance).limit_denominator(1 << 20)
-            theta2 = Fraction(float(theta2)).limit_denominator(1 << 20)
+            theta2 = as_fraction(float(theta2), "theta2", floats="binary").limit_denominator(1 << 20)
             q = math.exp(-float(theta2 - tau) * p)
             if q < 0.5:  # q = e^{−(θ₂ − τ)P} shrinks as P grows: enlarge P until the images are small
-                log_up = self.log_mgf(theta2) - _arb.arb_fraction(theta2 * s0)
+                log_up = self.log_mgf(theta2) - arithmetic.arb_fraction(theta2 * s0)
                 up, _ = self._mpf(log_up)
                 above = mpmath.exp(up + float(theta2) ** 2 * kappa**2 / 2) * q / (1 - q)
                 below = mpmath.exp(-tau_f * p) / (1 - mpmath.exp(-tau_f * p))
                 if above + below <= budget / 4:
                     break
             if p > 1 << 24:
-                raise _Degenerate()
+                raise DegenerateContour()
             p = int(p * 1.5) + 1
         period = Fraction(p)
         step = 2 * math.pi / p
@@ -331,7 +263,7 @@ class SmoothedProfile:
             * math.exp(-(t_cut**2) * kappa**2 / 2) / (t_cut * kappa**2)
         n_nodes = int(math.ceil(t_cut / step))
         if n_nodes > self.max_nodes:
-            raise _TooFine(n_nodes)
+            raise TooManyNodes(n_nodes)
         drop_i = share * p / (2 * n_nodes)  # per node: all dropped together stay below share
         c_plus = b * eta * (1 / math.sqrt(2 * math.pi) + c) * math.exp(2 * c) * (1 + 1e-12)
         drop_g = drop_i / c_plus  # G enters the bound times C₊
@@ -355,7 +287,7 @@ class SmoothedProfile:
                 hi, lo, rest = ratios[g]
                 f, ferr = _turns(js[idx], hi, lo)
                 dist = np.maximum(2 * math.pi * (np.abs(f) - ferr - js[idx] * rest), 0.0)
-                log_bound[idx] += n * (_log_factor_bound(self._s2[g], self._extra[g], dist) - self._log_dmin[g])
+                log_bound[idx] += n * (log_bound_at_distance(self._s2[g], self._extra[g], dist) - self._log_dmin[g])
                 bound = np.exp(log_bound[idx] + rest_const[g + 1])
                 drop = (bound * mag_k[idx] <= drop_i) & (bound * mag_g[idx] <= drop_g)
                 if drop.any():
@@ -434,3 +366,12 @@ class SmoothedProfile:
                  "rounding": bound_i - prefactor * trunc_i - above - below - prefactor * 2 * sums["dropI"] / p,
                  "G": value_g, "eta": eta, "nodes": kept_total, "scanned": n_nodes, "period": p, "tilt": tau_f, "pass": 1}
         return SmoothedDelta(eps_m, mid, half, terms)
+
+
+def __getattr__(name: str):
+    """The lattice engines' cost estimates, once here, live with those engines (:mod:`accountlib.engine.quadrature`)."""
+    if name in ("lattice_candidates", "lattice_nodes"):
+        from . import quadrature
+
+        return getattr(quadrature, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -27,9 +27,9 @@ import mpmath
 import numpy as np
 from flint import arb, fmpq
 
-from . import _arb, _dd
-from . import characteristic as _cf
-from ..infrastructure.numbers import ErrorBound, ResourceLimitError, as_fraction, env_limit, error_bound  # noqa: F401
+from . import arithmetic
+from . import characteristic
+from ..infrastructure.numbers import ErrorBound, ResourceLimitError, as_fraction, resource_limit, error_bound  # noqa: F401
 from .lattice import Lattice, lattice_of, threshold_index
 from .results import (DEFAULT_PATHS, SMALLEST_ACCURACY, ErrorBudget, EvaluationPaths, TailResult, certified,
                       check_lattice_size)
@@ -47,11 +47,11 @@ MAX_MODULUS = 2**40  # node counts N beyond this are refused before sieving
 
 
 def _max_node_bits(given) -> int:
-    return int(given) if given is not None else env_limit("ACCOUNTLIB_MAX_NODE_BITS", MAX_NODE_BITS)
+    return int(given) if given is not None else resource_limit("ACCOUNTLIB_MAX_NODE_BITS", MAX_NODE_BITS)
 
 
 def truncation_tail_bound(variance_proxy, cut: int) -> ErrorBound:
-    """exp(−cut²/2V) as an :class:`ErrorBound` (never underflows), rounded up: P(S_L > cut) ≤ it."""
+    """exp(−cut²/2V) as an :class:`~accountlib.infrastructure.numbers.ErrorBound` (never underflows), rounded up: P(S_L > cut) ≤ it."""
     if cut <= 0:
         return error_bound(1)
     with mpmath.workdps(30):
@@ -68,7 +68,7 @@ class TailEngine:
 
     Parameters
     ----------
-    mechanisms : ``(rho, weight)`` pairs (see :mod:`accountlib.engine.lattice`) or a :class:`Lattice`.
+    mechanisms : ``(rho, weight)`` pairs (see :mod:`accountlib.engine.lattice`) or a :class:`~accountlib.engine.lattice.Lattice`.
     accuracy : the absolute accuracy Δ ∈ [1e-300, 1) asked of every tail probability.
     paths : the evaluation paths allowed (:class:`~accountlib.engine.results.EvaluationPaths`): the method
         (``"sieve"`` or the sieve paper's ``"paper"``), the float64 nodes and the double-double sums.
@@ -122,9 +122,9 @@ class TailEngine:
         value = arb(1)
         for (sigma2, c), n in self.lattice.groups:
             if self.method == "paper":
-                factor = _cf.cf_direct_paper(c * k, self.modulus, sigma2)
+                factor = characteristic.cf_direct_paper(c * k, self.modulus, sigma2)
             else:
-                factor = _cf.cf_lattice(c * k, self.modulus, sigma2)
+                factor = characteristic.cf_lattice(c * k, self.modulus, sigma2)
             value *= factor**n
         return value
 
@@ -149,11 +149,11 @@ class TailEngine:
         self._float_a = np.zeros(0)
         self._float_error = 0.0
         arb_k = ks
-        if self.method == "sieve" and self.paths.float_nodes and ks.size and all(s2 >= _cf.SMALLEST_SIGMA2 for (s2, _), _ in self.lattice.groups):
+        if self.method == "sieve" and self.paths.float_nodes and ks.size and all(s2 >= characteristic.SMALLEST_SIGMA2 for (s2, _), _ in self.lattice.groups):
             log_phi = np.zeros(ks.size)
             log_error = np.zeros(ks.size)
             for (sigma2, c), mult in self.lattice.groups:
-                value, error = _cf.log_cf(np.mod(ks * (c % n), n), n, sigma2)
+                value, error = characteristic.log_cf(np.mod(ks * (c % n), n), n, sigma2)
                 log_phi += mult * value
                 log_error += mult * error
             relative = np.expm1(log_error)  # |φ_float/φ − 1| ≤ relative
@@ -177,7 +177,7 @@ class TailEngine:
             keep &= useful
             arb_k = ks[keep]
         self.dropped_after_evaluation = int(ks.size - arb_k.size - self._float_k.size)
-        with _arb.precision(self.bits):
+        with arithmetic.precision(self.bits):
             weights, constant = [], arb(0)
             self.phi0 = arb(1)  # φ_S(0) = 1 exactly
             for k in arb_k.tolist():
@@ -198,17 +198,17 @@ class TailEngine:
         self._dd = None
         if not weights or not self.paths.double_double:
             return
-        parts = [_dd.from_arb(w) for _, w in weights]
+        parts = [arithmetic.from_arb(w) for _, w in weights]
         hi = np.array([p[0] for p in parts])
         lo = np.array([p[1] for p in parts])
         represent = math.fsum(p[2] for p in parts)
         magnitude = float(np.sum(np.abs(hi))) * (1 + 1e-12) + 1e-300
         levels = math.ceil(math.log2(len(weights) + 1)) + 1
-        error = (represent + magnitude * (_dd.SineTable.ERROR + _dd.MUL_ERROR * 1.01 + levels * _dd.ADD_ERROR * 1.01)) * 1.01
+        error = (represent + magnitude * (arithmetic.SineTable.ERROR + arithmetic.MUL_ERROR * 1.01 + levels * arithmetic.ADD_ERROR * 1.01)) * 1.01
         if error > self.accuracy / 64 or self.modulus >= 2**31:
             return  # too coarse for this Δ (or k·s could overflow int64): thresholds go through arb
         self._dd = {"k": np.array([k for k, _ in weights], dtype=np.int64), "hi": hi, "lo": lo, "error": error,
-                    "sines": _dd.SineTable(self.modulus)}
+                    "sines": arithmetic.SineTable(self.modulus)}
 
     # -- evaluation ---------------------------------------------------------------------
 
@@ -230,7 +230,7 @@ class TailEngine:
     def integrand_at_nodes(self) -> tuple[np.ndarray, np.ndarray]:
         """(ζ_k, log10|φ_S(ζ_k)|) at the surviving nodes, from the certified values (for plots)."""
         zetas, logs = [], []
-        with _arb.precision(self.bits):
+        with arithmetic.precision(self.bits):
             for k in self.nodes.tolist():
                 value = abs(self._phi(int(k)).mid())
                 zetas.append(2 * math.pi * k / self.modulus)
@@ -258,13 +258,13 @@ class TailEngine:
                 results.append(TailResult(mpmath.mpf(0 if lo > cut else 1), bound, lo,
                                           ErrorBudget(truncation=bound), "closed form"))
                 continue
-            with _arb.precision(self.bits):
+            with arithmetic.precision(self.bits):
                 total = self._constant + self.phi0 * (cut - lo + 1) / n + arb(float_parts[lo])
                 shift = 2 * lo - 1
                 dd_bound = 0.0
                 if lo in moving_parts:
                     high, low, dd_bound = moving_parts[lo]
-                    moving = _arb._add_error(arb(high) + arb(low), dd_bound)  # carried inside the ball
+                    moving = arithmetic.add_error(arb(high) + arb(low), dd_bound)  # carried inside the ball
                 else:
                     moving = arb(0)
                     for k, w in self._weights:
@@ -294,8 +294,8 @@ class TailEngine:
             shifts = np.array([2 * lo - 1 for lo in block], dtype=np.int64) % (2 * n)
             m = np.mod(np.multiply.outer(ks, shifts), 2 * n)  # k·s < 2N·N/2 < 2^63
             sh, sl = dd["sines"].sin(m)
-            th, tl = _dd.mul(dd["hi"][:, None], dd["lo"][:, None], sh, sl)
-            high, low, _ = _dd.column_sums(th, tl)
+            th, tl = arithmetic.mul(dd["hi"][:, None], dd["lo"][:, None], sh, sl)
+            high, low, _ = arithmetic.column_sums(th, tl)
             for lo, h, l in zip(block, high.tolist(), low.tolist()):
                 out[lo] = (h, l, dd["error"])
         return out
@@ -319,4 +319,4 @@ class TailEngine:
 
     def tail(self, t) -> TailResult:
         """P(S > t) for a real threshold t (given exactly: int, Fraction, decimal string)."""
-        return self.tail_index(threshold_index(as_fraction(t, "t"), self.lattice.scale))
+        return self.tail_index(threshold_index(as_fraction(t, "t", floats="decimal"), self.lattice.scale))

@@ -49,10 +49,10 @@ from fractions import Fraction
 
 import mpmath
 import numpy as np
-from flint import arb, fmpq
+from flint import arb
 
-from . import _arb
-from .characteristic import SMALLEST_SIGMA2, log_cf_tilted  # the same domain as the float path: the dual form's images decay fast
+from . import arithmetic
+from .characteristic import SMALLEST_SIGMA2, image_sum, log_cf_tilted, log_mgf  # the same domain as the float path: the dual form's images decay fast
 from .lattice import Lattice, lattice_of
 from .quadrature import node_count
 from .sieve import folded_distance, log_factor_bound, mulmod, sieve_nodes
@@ -65,7 +65,7 @@ _U = 2.0**-53
 
 DEEP_UP_TO = 2000.0
 """Thresholds more than DEEP_UP_TO·√V into the tail are left to the untilted engine, which returns 0 with the
-rigorous sub-Gaussian bound e^{−lo²/2V} (an mpf): the census ε ≤ 5000 of :mod:`accountlib.theory.profiles` stays
+rigorous sub-Gaussian bound e^{−lo²/2V} (an mpf): the census ε ≤ 5000 of :mod:`accountlib.theory.composition` stays
 below λ = ε/√(2ρ) ≈ 1600, and beyond that the float64 phases of the tilted sum are no longer certified."""
 
 
@@ -81,43 +81,6 @@ def is_deep(lattice: Lattice, index: int, deep_from: float = DEFAULT_PATHS.deep_
     return index > 0 and deep_from * spread <= index <= DEEP_UP_TO * spread
 
 
-def _image_sum(sigma2: float, start: int) -> float:
-    """Σ_{u ≥ start} e^{−2π²σ²u²}, rounded up."""
-    a = 2 * math.pi**2 * sigma2
-    total, u = 0.0, start
-    while True:
-        term = math.exp(-a * u * u)
-        total += term
-        if term <= 1e-30 * total or term == 0.0:
-            break
-        u += 1
-    return total * (1 + 1e-12)
-
-
-def log_mgf(groups, theta: Fraction) -> arb:
-    """log E e^{θS} = Σ_g n_g [σ²t²/2 + log(D(σ²t)/D(0))], t = θ·w_g, for S = Σ_g w_g X_g (n_g copies, X_g ~
-    N_Z(0, σ_g²), σ_g² ≥ 1/2), as an arb ball at 160 bits. ``groups`` holds ``((sigma2, w), n)`` with exact σ² and
-    weight w (a lattice integer c or any rational); θ is an exact rational. E e^{tX} = e^{σ²t²/2} D(μ)/D(0) with
-    μ = σ²t and D the dual form's denominator (see the module docstring)."""
-    with _arb.precision(160):
-        total = arb(0)
-        for (s2, w), mult in groups:
-            t = theta * w
-            mu = s2 * t
-            a = 2 * arb.pi() ** 2 * _arb.arb_fraction(s2)
-            reach = int(math.ceil(math.sqrt(60 / float(a)))) + 2
-            num, den = arb(1), arb(1)
-            for u in range(1, reach + 1):
-                weight = 2 * (-(a * u * u)).exp()
-                num += weight * arb.cos_pi_fmpq(fmpq(2 * u * mu.numerator, mu.denominator))
-                den += weight
-            rest = 2 * _image_sum(float(s2), reach + 1)
-            num = _arb._add_error(num, rest)
-            den = _arb._add_error(den, rest)
-            total += mult * (_arb.arb_fraction(s2 * t * t / 2) + (num / den).log())
-        return total
-
-
 class TiltedTailEngine:
     """P(S_L ≥ lo) with a certified *relative* error, for thresholds lo ≥ ``smallest_index``.
 
@@ -127,7 +90,7 @@ class TiltedTailEngine:
     smallest_index : the smallest threshold lo (> 0) the engine will be asked for; it fixes the
         node count N (the wrap-around e^{−θN/2} must be negligible at θ = lo/V).
     j_tol : the absolute accuracy aimed at for J (of order 0.01–0.4); the certified bound of each
-        result is computed, not assumed, and reported in :class:`~accountlib.engine.front.TailResult`.
+        result is computed, not assumed, and reported in :class:`~accountlib.engine.results.TailResult`.
     """
 
     def __init__(self, mechanisms, *, smallest_index: int, j_tol: float = 1e-12):
@@ -147,7 +110,7 @@ class TiltedTailEngine:
         self._sigma2 = np.array([float(s2) for (s2, _), _ in groups])
         self._c = np.array([float(c) for (_, c), _ in groups])
         self._mult = np.array([n for _, n in groups], dtype=float)
-        eps = np.array([2 * _image_sum(s2, 1) for s2 in self._sigma2])
+        eps = np.array([2 * image_sum(s2, 1) for s2 in self._sigma2])
         self._log_dmin = np.log1p(-eps)  # log D_min per group
         self.subgaussian_constant = float(np.exp(np.sum(self._mult * (np.log1p(eps) - self._log_dmin)))) * (1 + 1e-12)
         theta_min = smallest_index / v
@@ -182,6 +145,7 @@ class TiltedTailEngine:
 
     @property
     def node_summary(self) -> dict:
+        """The contour's sizes, for reports: U, the node count N, τ, the nodes kept and each factor's count."""
         return {"U": self.cut, "N": self.modulus, "tau": self.tau, "nodes": int(self.nodes.size),
                 "per_factor_nodes": self.sieve.per_factor_count}
 
@@ -207,7 +171,7 @@ class TiltedTailEngine:
             # images |u| ≥ 3 (≤ 3e^{−6a} relative) and D's neglected terms
             phase = np.abs(mu[i]) * (np.abs(xi) + 2 * math.pi * (self._image_size[0][i] + 2 * self._image_size[1][i]))
             eta += self._mult[i] * (self._eta_base[i] + 16 * _U * phase + 3 * math.exp(-6 * a[i])
-                                    + 6 * _image_sum(s2, 3))
+                                    + 6 * image_sum(s2, 3))
         phi = np.exp(log_phi)
         # kernel (1 − e^{−θN}) e^{−iζ lo} / (1 − e^{−θ} e^{−iζ}), phases reduced exactly in integers
         zeta = 2 * math.pi * ks / n
@@ -249,7 +213,7 @@ class TiltedTailEngine:
                     + c * math.exp(-((self.modulus - offset) ** 2) / (2 * v) * (1 - 1e-12)))
             sieve = self.tau / -math.expm1(-theta_f) * (1 + 1e-9)
             j_error = wrap + sieve + float_error
-            log_prefactor = self.log_mgf(theta) - _arb.arb_fraction(theta * lo)
+            log_prefactor = self.log_mgf(theta) - arithmetic.arb_fraction(theta * lo)
             with mpmath.workdps(40):
                 prefactor = mpmath.exp(mpmath.mpf(log_prefactor.mid().str(40, radius=False)))
                 value = prefactor * mpmath.mpf(j_value)
@@ -268,7 +232,7 @@ def tilted_tail_probabilities(mechanisms, indices, *, rel_tol: float = 1e-9,
 
     Builds a :class:`TiltedTailEngine` for the smallest index and tightens its J accuracy
     until every bound meets ``rel_tol`` (or the float64 floor is reached). Each engine built is appended to
-    ``built`` when given (:attr:`accountlib.engine.front.CertifiedTails.tilted_engines`).
+    ``built`` when given (``CertifiedTails.tilted_engines``).
     """
     indices = [int(i) for i in indices]
     if not indices or min(indices) <= 0:

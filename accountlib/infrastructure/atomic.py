@@ -97,10 +97,12 @@ def append_line(path: Path, line: str) -> None:
 
 
 def sha256_of(path: Path) -> str:
+    """The SHA-256 hex digest of the file at ``path``."""
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def finite_decimal(text: str, where: str) -> Decimal:
+    """``text`` as a finite ``Decimal``; anything else raises ``ValueError`` naming ``where``."""
     try:
         value = Decimal(text)
     except (InvalidOperation, TypeError):
@@ -111,6 +113,8 @@ def finite_decimal(text: str, where: str) -> Decimal:
 
 
 def read_csv(path: Path, header) -> list[list[str]]:
+    """The rows below the header of the CSV file at ``path``, as lists of strings; a missing or unreadable file, a
+    header other than ``header`` or a row of the wrong length raises ``ValueError`` naming the file (and line)."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:

@@ -19,7 +19,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
-__all__ = ["run_jobs", "SweepError", "sweep_lock", "check_scheduler_address", "SCHEDULER_TIMEOUT"]
+__all__ = ["run_jobs", "SweepError", "sweep_lock", "check_scheduler_address", "SCHEDULER_TIMEOUT", "last_line"]
 
 
 class _FolderLock:
@@ -154,7 +154,7 @@ def _check_scheduler_answers(address: str) -> None:
                   "its handshake at once: is something else listening there?)" if connected
                   else f"no answer within {SCHEDULER_TIMEOUT} s")
     except OSError as error:
-        reason = f"{type(error).__name__}: {_last_line(error)}"
+        reason = f"{type(error).__name__}: {last_line(error)}"
     else:
         if len(received) < 8:
             reason = (f"it accepted the connection and closed it after {len(received)} bytes "
@@ -211,7 +211,7 @@ def run_jobs(function, jobs: list[tuple], *, scheduler: str | None = None, worke
                 client = Client(scheduler, timeout=SCHEDULER_TIMEOUT)
             except (OSError, TimeoutError, ValueError) as error:
                 raise SweepError(f"could not reach the Dask scheduler at {scheduler} within {SCHEDULER_TIMEOUT} s "
-                                 f"({type(error).__name__}: {_last_line(error)})", []) from None
+                                 f"({type(error).__name__}: {last_line(error)})", []) from None
             with client:
                 futures = {client.submit(function, *args, pure=False): args for args in jobs}
                 for future in dask_completed(futures):
@@ -233,14 +233,14 @@ def run_jobs(function, jobs: list[tuple], *, scheduler: str | None = None, worke
         if bar is not None:
             bar.close()
     if failures:
-        lines = "; ".join(f"{args!r}: {type(error).__name__}: {_last_line(error)}" for args, error in failures[:5])
+        lines = "; ".join(f"{args!r}: {type(error).__name__}: {last_line(error)}" for args, error in failures[:5])
         more = f"; and {len(failures) - 5} more" if len(failures) > 5 else ""
         raise SweepError(f"{len(failures)} of {len(jobs)} jobs failed (the others finished and kept their "
                          f"files; re-running retries only the failed ones): {lines}{more}", failures)
     return results
 
 
-def _last_line(error: Exception) -> str:
+def last_line(error: Exception) -> str:
     """The last non-empty line of an error's message (papermill puts the cell's exception there)."""
     lines = [line for line in str(error).splitlines() if line.strip()]
     return lines[-1].strip() if lines else ""

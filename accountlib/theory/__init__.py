@@ -1,7 +1,15 @@
-"""Privacy theory on top of the engine: curves of a pair, conversions, RDP and zCDP, the gap Γ, Edgeworth.
+"""Privacy theory on top of the engine, one job per module.
 
-:mod:`.profiles` (the exact (ε, δ) and trade-off curves of a shift pair, certified through the engine),
-:mod:`.pairs` (general pairs of distributions and the information-equivalence maps of the unifying paper),
-:mod:`.conversions` (RDP/zCDP → (ε, δ) and trade-off bounds), :mod:`.rdp` (privacy-loss CGFs of mechanisms,
-the optimal ρ and Γ), :mod:`.edgeworth` (the lattice Edgeworth expansion).
+* :mod:`.composition` — the composition of discrete Gaussian mechanisms and its exact, certified curves;
+  :mod:`.accounting` — the three questions asked of it: δ(ε), f(α) and the ε of a δ;
+* :mod:`.targets` — (ε, δ)-DP, μ-GDP and trade-off targets as levels; :mod:`.decision` — a target decided for a
+  composition; :mod:`.calibration` — the smallest noise meeting a target, and allocation;
+* :mod:`.gaussian_dp` — the μ-GDP profile, trade-off function and inverse, once;
+* :mod:`.mechanisms` — the mechanisms of the unifying paper by family (CGFs, RDP, ρ, the gap Γ);
+  :mod:`.conversions` — RDP/zCDP → (ε, δ) and trade-off bounds; :mod:`.dpsgd_calibration` — DP-SGD's noise;
+* :mod:`.pairs` — general pairs and the information-equivalence maps; :mod:`.tradeoff_duality`,
+  :mod:`.tradeoff_band` — trade-off curves from profiles and certified bands; :mod:`.edgeworth` — the lattice
+  Edgeworth expansion.
+
+``theory.profiles`` and ``theory.rdp`` re-export names from where they now live, for code written against them.
 """

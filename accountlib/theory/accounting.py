@@ -1,8 +1,7 @@
-"""The two questions asked of one composition at a point: δ at an ε, and β = f(α) at an α.
+"""The three questions asked of one composition: δ at an ε, β = f(α) at an α, and the ε of a δ.
 
-These are the front door's :func:`accountlib.delta` and :func:`accountlib.tradeoff`; the third question, the ε
-for a δ, is :func:`accountlib.theory.calibration.epsilon`. Each takes the composition as a
-:class:`~accountlib.theory.profiles.ShiftPair` or as its budgets ρ_i (with optional sensitivities), and one point
+These are the front door's :func:`~accountlib.theory.accounting.delta`, :func:`~accountlib.theory.accounting.tradeoff` and :func:`~accountlib.theory.accounting.epsilon`. Each takes the composition as a
+:class:`~accountlib.theory.composition.Composition` or as its budgets ρ_i (with optional sensitivities), and one point
 or a list of points: one point gives one result, a list gives a list. The numbers are the composition's exact
 privacy profile and trade-off function (sieve paper §3.2, Props. 3.3 and 3.4; unifying paper §2), each with a rigorous error
 bound.
@@ -10,22 +9,30 @@ bound.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
 
-from .profiles import DeltaPoint, ShiftPair, TradeoffPoint
+from ..infrastructure.numbers import as_abs_tol, as_rel_tol
+from ..infrastructure.search import FAILS, HOLDS, arithmetic, certified_bisect
+from .composition import MAX_EPSILON, Composition, DeltaPoint, TradeoffPoint, as_composition
+from .decision import check_levels
+from .targets import ApproximateDP, Level, as_target_delta
+
+__all__ = ["delta", "tradeoff", "epsilon", "EpsilonInterval"]
 
 
-def as_composition(composition, sensitivities=None) -> ShiftPair:
-    """``composition`` as a :class:`~accountlib.theory.profiles.ShiftPair`: one already built (then
-    ``sensitivities`` must be None: they belong to it), or the budgets ρ_i to build it from."""
-    if isinstance(composition, ShiftPair):
-        if sensitivities is not None:
-            raise ValueError("sensitivities: give them to ShiftPair, not here, when composition is a ShiftPair")
-        return composition
-    if isinstance(composition, Mapping) or getattr(composition, "ndim", None) == 0:
-        raise ValueError(f"composition must be a ShiftPair or a list of budgets; got {type(composition).__name__} "
-                         f"{composition!r}")
-    return ShiftPair(composition, sensitivities=sensitivities)
+def accounts_itself(composition, sensitivities=None) -> bool:
+    """Whether ``composition`` is a composition object that computes its own curves, the DP-SGD composition
+    (:class:`accountlib.theory.dpsgd_accounting.DPSGDComposition`): it states its neighbouring ``relation`` and has
+    ``delta``, ``tradeoff``, ``epsilon`` and ``calibrate``. Recognised by that interface, not imported (its module
+    imports this one's dependents). Its sensitivity is fixed (1, the clipping norm): ``sensitivities`` is refused."""
+    own = (not isinstance(composition, Composition) and isinstance(getattr(composition, "relation", None), str)
+           and all(callable(getattr(composition, name, None)) for name in ("delta", "tradeoff", "epsilon", "calibrate")))
+    if own and sensitivities is not None:
+        raise ValueError("sensitivities: a DP-SGD composition has sensitivity 1 (the clipping norm); give none")
+    return own
 
 
 def _points(values, name: str) -> tuple[list, bool]:
@@ -53,22 +60,126 @@ def delta(composition, epsilon, *, rel_tol: float = 1e-6, sensitivities=None) ->
     >>> at_2.delta + at_2.error_bound < at_1.delta - at_1.error_bound
     True
     """
+    if accounts_itself(composition, sensitivities):  # a DP-SGD run: its own certified δ(ε), add/remove-one
+        return composition.delta(epsilon, rel_tol=rel_tol)
     pair = as_composition(composition, sensitivities)
     points, single = _points(epsilon, "epsilon")
     result = pair.delta(points, rel_tol=rel_tol)
     return result[0] if single else result
 
 
-def tradeoff(composition, alpha, *, abs_tol: float = 1e-12, sensitivities=None) -> TradeoffPoint | list[TradeoffPoint]:
+def tradeoff(composition, alpha, *, abs_tol: float | None = None, sensitivities=None) -> TradeoffPoint | list[TradeoffPoint]:
     """β = f(α) of ``composition`` at ``alpha`` in [0, 1] (a number or a list), each with
     ``error_bound ≤ abs_tol``: the smallest type II error of a test of type I error α between the two
-    distributions (unifying paper §2; the exact trade-off function, not read off a grid).
+    distributions (unifying paper §2; the exact trade-off function, not read off a grid). ``abs_tol`` defaults to
+    1e-12 (1e-9 for a DP-SGD run, whose float64 evaluation certifies about that).
 
     >>> point = tradeoff(["1/2"], "0.05", abs_tol=1e-15)
     >>> 0 < point.beta < 0.95 and point.error_bound <= 1e-15
     True
     """
+    if accounts_itself(composition, sensitivities):
+        return composition.tradeoff(alpha, abs_tol=1e-9 if abs_tol is None else abs_tol)
     pair = as_composition(composition, sensitivities)
     points, single = _points(alpha, "alpha")
-    result = pair.tradeoff(points, abs_tol=abs_tol)
+    result = pair.tradeoff(points, abs_tol=1e-12 if abs_tol is None else abs_tol)
     return result[0] if single else result
+
+
+@dataclass(frozen=True)
+class EpsilonInterval:
+    """The composition is (``upper``, δ)-DP (δ(upper) ≤ δ certified) and not (``lower``, δ)-DP (δ(lower) > δ
+    certified); ``upper`` − ``lower`` ≤ the tolerance asked. ``lower`` = 0 with ``at_lower`` None when δ(ε) ≤ δ
+    for every ε > 0 tried down to ``upper``.
+
+    >>> e = epsilon(["1/2"], "1e-5", abs_tol=1e-6)
+    >>> float(e.lower) < float(e.upper) <= float(e.lower) + 1e-6
+    True
+    """
+
+    delta: Fraction
+    lower: Fraction
+    upper: Fraction
+    at_lower: DeltaPoint | None
+    at_upper: DeltaPoint
+
+    @property
+    def width(self) -> Fraction:
+        """upper − lower (exact): at most the tolerance asked."""
+        return self.upper - self.lower
+
+
+def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitivities=None) -> EpsilonInterval:
+    """The certified ε for a target δ: an interval [lower, upper] of width ≤ ``abs_tol`` (in [1e-60, 0.5], the one
+    range of an absolute tolerance; ``rel_tol`` in [1e-30, 0.5]).
+
+    ``composition`` is a :class:`~accountlib.theory.composition.Composition` or a list of budgets ρ_i (with optional
+    ``sensitivities``). δ(ε) is decreasing in ε; the interval is found by bisection on exact rationals, each
+    step decided by a certified δ(ε) (``rel_tol`` is the starting relative accuracy of each δ, tightened where a
+    bound cannot decide). Report ``upper``: the composition is (upper, δ)-DP, erring towards less privacy.
+
+    >>> from fractions import Fraction
+    >>> e = epsilon(["1/2", "1/3"], Fraction(1, 10**6), abs_tol=1e-6)
+    >>> e.width <= Fraction(1, 10**6) and e.at_upper.delta + e.at_upper.error_bound <= 1e-6
+    True
+    """
+    if accounts_itself(composition, sensitivities):  # a DP-SGD run: its own certified interval, add/remove-one
+        return composition.epsilon(delta, abs_tol=abs_tol)
+    pair = as_composition(composition, sensitivities)
+    delta = as_target_delta(delta, "delta")
+    tol = Fraction(as_abs_tol(abs_tol))
+    rel_tol = as_rel_tol(rel_tol)
+    level = ApproximateDP(1, delta).levels()[0]
+
+    def status(eps: Fraction) -> tuple[str, DeltaPoint]:
+        (c,) = check_levels(pair, [Level(eps, level.allowed, level.witness)], rel_tol)
+        return c.status, c.point
+
+    def decided_towards(start: Fraction, end: Fraction, wanted: str):
+        """The first point halving the way from ``start`` to ``end`` whose status is ``wanted``, with its δ; None
+        when none is found before the points are within tol/2 of ``end``."""
+        probe = start
+        while abs(end - probe) > tol / 2:
+            probe = (probe + end) / 2
+            state, point = status(probe)
+            if state == wanted:
+                return probe, point
+        return None
+
+    # an upper end: the zCDP conversion of the pair's ρ holds for every composition here; doubled until certified
+    upper = min(MAX_EPSILON, Fraction(math.ceil(float(pair.rho) + 2 * math.sqrt(float(pair.rho) * -math.log(float(delta)))) + 1))
+    state, at_upper = status(upper)
+    while state != "holds":
+        if upper >= MAX_EPSILON:
+            raise ArithmeticError(f"could not certify δ(ε) ≤ {float(delta):g} for any ε up to {MAX_EPSILON} (the largest "
+                                  "ε supported); the engine's bounds are too wide there for these budgets (a budget "
+                                  "ρ_i ≫ 1 leaves almost no noise)")
+        upper = min(upper * 2, MAX_EPSILON)
+        state, at_upper = status(upper)
+    lower, at_lower = Fraction(0), None
+    probe = upper / 2
+    while probe >= tol / 4:  # a lower end whose failure is certified
+        state, point = status(probe)
+        if state == "holds":
+            upper, at_upper = probe, point
+            probe /= 2
+            continue
+        if state == "fails":
+            lower, at_lower = probe, point
+        break
+    def undecided(low: Fraction, high: Fraction, mid: Fraction):
+        """δ(mid) is within the finest bound of δ, or the bound is too wide to decide: a decided point on each side
+        of mid moves that end (only certified points ever move the ends); none on either side stops the search."""
+        above, below = decided_towards(mid, high, HOLDS), decided_towards(mid, low, FAILS)
+        if not (above or below):
+            return None
+        return below or (low, None), above or (high, None)
+
+    (lower, at_lower), (upper, at_upper) = certified_bisect(
+        status, (lower, at_lower), (upper, at_upper), midpoint=arithmetic, until=lambda lo, hi: not hi - lo > tol,
+        undecided=undecided)
+    if upper - lower > tol:
+        raise ArithmeticError(f"the certified ε for δ = {float(delta):g} lies in [{float(lower):.10g}, {float(upper):.10g}], "
+                              f"wider than abs_tol = {float(tol):g}: inside it the engine's bounds cannot decide δ(ε) "
+                              "against δ for these budgets")
+    return EpsilonInterval(delta, lower, upper, at_lower, at_upper)

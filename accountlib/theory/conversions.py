@@ -1,6 +1,6 @@
 """Conversions between Rényi/zCDP guarantees and (ε, δ) or trade-off guarantees: each formula once.
 
-Used by the census chapters (the zCDP-implied curves and the sweep's ε grid), by :mod:`accountlib.theory.rdp`,
+Used by the census chapters (the zCDP-implied curves and the sweep's ε grid), by :mod:`accountlib.theory.mechanisms`,
 :mod:`accountlib.applications.acs` and DP-SGD (unifying paper §3.2 and §5; book, Derivations §8).
 
 * :func:`rdp_to_epsilon` — C_δ[U] = inf_{α>1} {U(α) − (log δ + log α)/(α−1) + log((α−1)/α)} for an RDP
@@ -31,8 +31,10 @@ import mpmath
 import numpy as np
 
 from ..infrastructure.numbers import as_bounded_float, as_nonnegative_float, as_probability
+from .gaussian_dp import GAUSSIAN_DPS, gaussian_profile
+from .gaussian_dp import gaussian_epsilon as gaussian_epsilon_of_mu
 
-__all__ = ["minimize_on_grid", "c_t", "rdp_to_epsilon", "zcdp_epsilon", "zcdp_delta", "zcdp_epsilon_via_rdp",
+__all__ = ["minimize_on_grid", "rdp_grid", "rdp_floor", "c_t", "rdp_to_epsilon", "zcdp_epsilon", "zcdp_delta", "zcdp_epsilon_via_rdp",
            "zcdp_delta_via_rdp", "profile_to_tradeoff", "approxdp_to_tradeoff", "gaussian_delta", "gaussian_epsilon"]
 
 
@@ -72,7 +74,7 @@ def rdp_to_epsilon(rdp, delta: float, *, alpha_max: float = 1e6) -> float:
             return math.inf
         return value - (log_delta + math.log(alpha)) / (alpha - 1) + math.log((alpha - 1) / alpha)
 
-    epsilon = minimize_on_grid(objective, _rdp_grid(alpha_max))
+    epsilon = minimize_on_grid(objective, rdp_grid(alpha_max))
     if negative:
         alpha, value = negative[0]
         raise ValueError(f"rdp must return a Rényi divergence U(alpha) >= 0 (a real number; -{NEGATIVE_RDP_SLACK:g} "
@@ -86,12 +88,12 @@ def rdp_to_epsilon(rdp, delta: float, *, alpha_max: float = 1e6) -> float:
     return max(0.0, epsilon)
 
 
-def _rdp_grid(alpha_max: float):
+def rdp_grid(alpha_max: float):
     """The grid of log(α − 1) on which :func:`rdp_to_epsilon` starts its minimisation."""
     return np.linspace(math.log(1e-4), math.log(alpha_max), 200)
 
 
-def _rdp_floor(alpha: float, log_delta: float) -> float:
+def rdp_floor(alpha: float, log_delta: float) -> float:
     """The objective of :func:`rdp_to_epsilon` at α for U(α) = 0, computed as it computes it: a lower bound of the
     objective of any RDP curve (U ≥ 0)."""
     return 0.0 - (log_delta + math.log(alpha)) / (alpha - 1) + math.log((alpha - 1) / alpha)
@@ -139,7 +141,7 @@ def zcdp_epsilon(rho, delta) -> float:
     Bureau's redistricting data, P.L. 94-171, used the tighter :func:`zcdp_epsilon_via_rdp`: Canonne, Kamath and
     Steinke 2020, Cor. 13.)
 
-    ``rho`` ≥ 0 and ``delta`` ∈ (0, 1) may be ints, floats, ``Fraction``s, ``Decimal``s, mpf or strings
+    ``rho`` ≥ 0 and ``delta`` ∈ (0, 1) may be ints, floats, ``Fraction`` or ``Decimal`` values, mpf or strings
     (:func:`accountlib.infrastructure.numbers.as_float`); a ρ whose ε overflows a float raises ValueError.
     :func:`zcdp_epsilon_via_rdp` is the tighter conversion of the same guarantee.
 
@@ -211,14 +213,6 @@ def zcdp_delta_via_rdp(epsilon, rho) -> float:
     return float(min(1.0, math.exp(result.fun)))
 
 
-_GAUSSIAN_DPS = 30
-
-
-def _gaussian_profile_mp(epsilon, mu):
-    """Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) at the working precision (mpf arguments)."""
-    return mpmath.ncdf(-epsilon / mu + mu / 2) - mpmath.exp(epsilon) * mpmath.ncdf(-epsilon / mu - mu / 2)
-
-
 def gaussian_delta(epsilon, rho) -> float:
     """δ(ε) of the *continuous* Gaussian mechanism whose zCDP ρ is ``rho``: μ-GDP with μ = √(2ρ),
     δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) (Balle & Wang 2018, Thm 8), computed with 30 digits (the two
@@ -233,15 +227,15 @@ def gaussian_delta(epsilon, rho) -> float:
     rho = as_nonnegative_float(rho, "rho")
     if rho == 0:
         return 0.0
-    with mpmath.workdps(_GAUSSIAN_DPS):
-        value = _gaussian_profile_mp(mpmath.mpf(epsilon), mpmath.sqrt(2 * mpmath.mpf(rho)))
+    with mpmath.workdps(GAUSSIAN_DPS):
+        value = gaussian_profile(mpmath.sqrt(2 * mpmath.mpf(rho)), mpmath.mpf(epsilon))
         return float(max(value, mpmath.mpf(0)))
 
 
 def gaussian_epsilon(rho, delta) -> float:
     """The ε at which :func:`gaussian_delta` equals ``delta``: the continuous Gaussian mechanism of zCDP ρ
-    (μ = √(2ρ)) is (ε, δ)-DP exactly for ε at least this (δ(ε) decreases in ε). Solved in 30-digit arithmetic
-    by bisection to a relative 1e-15.
+    (μ = √(2ρ)) is (ε, δ)-DP exactly for ε at least this (δ(ε) decreases in ε):
+    :func:`accountlib.theory.gaussian_dp.gaussian_epsilon` of μ.
 
     >>> round(gaussian_epsilon(0.5, gaussian_delta(3.0, 0.5)), 12)
     3.0
@@ -250,21 +244,8 @@ def gaussian_epsilon(rho, delta) -> float:
     rho = as_nonnegative_float(rho, "rho")
     if rho == 0:
         return 0.0
-    with mpmath.workdps(_GAUSSIAN_DPS):
-        mu = mpmath.sqrt(2 * mpmath.mpf(rho))
-        target = mpmath.mpf(delta)
-        if _gaussian_profile_mp(mpmath.mpf(0), mu) <= target:
-            return 0.0
-        low, high = mpmath.mpf(0), mpmath.mpf(1)
-        while _gaussian_profile_mp(high, mu) > target:
-            low, high = high, 2 * high
-        while high - low > mpmath.mpf(10) ** -16 * high:
-            middle = (low + high) / 2
-            if _gaussian_profile_mp(middle, mu) > target:
-                low = middle
-            else:
-                high = middle
-        return float(high)
+    with mpmath.workdps(GAUSSIAN_DPS):
+        return gaussian_epsilon_of_mu(mpmath.sqrt(2 * mpmath.mpf(rho)), delta)
 
 
 def profile_to_tradeoff(epsilons, deltas, alphas) -> np.ndarray:

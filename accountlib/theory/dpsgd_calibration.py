@@ -10,8 +10,9 @@ import threading
 import numpy as np
 
 from ..infrastructure.numbers import as_bounded_float, as_choice, as_probability, as_scale
-from .conversions import _rdp_floor, _rdp_grid, rdp_to_epsilon, zcdp_epsilon_via_rdp
-from .rdp import PoissonSubsampledGaussian
+from ..infrastructure.search import bisect, geometric, widen
+from .conversions import rdp_floor, rdp_grid, rdp_to_epsilon, zcdp_epsilon_via_rdp
+from .mechanisms.subsampled import PoissonSubsampledGaussian
 
 __all__ = ["dpsgd_epsilon", "calibrate_dpsgd"]
 
@@ -37,15 +38,15 @@ def dpsgd_epsilon(q: float, steps: int, z: float, delta: float, notion: str = "r
     # Only those grid points are skipped (the refinement between the best point's neighbours evaluates K), so the
     # grid minimiser, and the ε returned, are those of the full evaluation; they are the small orders, K < 1e-4.
     rho = steps / (2 * z * z)
-    alphas = [1 + math.exp(float(x)) for x in _rdp_grid(alpha_max)]
-    bound = min(rho * a + _rdp_floor(a, log_delta) for a in alphas)
-    skip = {a for a in alphas if _rdp_floor(a, log_delta) > bound + 1e-9 * (1 + abs(bound))}
+    alphas = [1 + math.exp(float(x)) for x in rdp_grid(alpha_max)]
+    bound = min(rho * a + rdp_floor(a, log_delta) for a in alphas)
+    skip = {a for a in alphas if rdp_floor(a, log_delta) > bound + 1e-9 * (1 + abs(bound))}
 
     def curve(alpha):
         if alpha in skip:
             return 0.0
         # alpha − 1 = e^x > 0 is a float from rdp_to_epsilon's search: the argument checks of cgf are skipped
-        return steps * mechanism._cgf_checked(alpha - 1, 1.0) / (alpha - 1)
+        return steps * mechanism.cgf_of_checked_arguments(alpha - 1, 1.0) / (alpha - 1)
 
     return rdp_to_epsilon(curve, delta, alpha_max=alpha_max)
 
@@ -100,13 +101,8 @@ def _calibrated_noise(q: float, steps: int, epsilon: float, delta: float, notion
             return hi
     brackets = list(brackets)  # extended privately, then stored whole
     lo, hi = brackets[-1]
-    while hi / lo - 1 > tolerance:
-        mid = math.sqrt(lo * hi)
-        if dpsgd_epsilon(q, steps, mid, delta, notion) <= epsilon:
-            hi = mid
-        else:
-            lo = mid
-        brackets.append((lo, hi))
+    lo, hi = bisect(lambda z: dpsgd_epsilon(q, steps, z, delta, notion) <= epsilon, lo, hi, midpoint=geometric,
+                    until=lambda lo, hi: not hi / lo - 1 > tolerance, record=lambda lo, hi: brackets.append((lo, hi)))
     with _BISECTIONS_LOCK:  # the calibration may run in several threads (a Dask worker's, say)
         _BISECTIONS.pop(key, None)
         _BISECTIONS[key] = brackets
@@ -121,11 +117,10 @@ def _initial_bracket(q: float, steps: int, epsilon: float, delta: float, notion:
     def eps_of(z):
         return dpsgd_epsilon(q, steps, z, delta, notion)
 
-    lo, hi = 0.05, 1.0
-    while eps_of(hi) > epsilon:
-        lo, hi = hi, hi * 2
-        if hi > 1e6:
+    def too_large(z: float) -> None:
+        if z > 1e6:
             raise ValueError("no noise multiplier below 1e6 certifies this (epsilon, delta)")
-    while eps_of(lo) <= epsilon:
-        lo /= 2
+
+    lo, hi = widen(lambda z: eps_of(z) <= epsilon, 0.05, 1.0, limit=too_large)
+    _, lo = widen(lambda z: eps_of(z) > epsilon, None, lo, factor=0.5, move_low=False)  # halved until it fails
     return lo, hi

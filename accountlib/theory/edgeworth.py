@@ -23,6 +23,8 @@ import mpmath
 import numpy as np
 
 from ..engine import discrete_gaussian as dg
+from ..infrastructure.numbers import as_fraction
+from .gaussian_dp import gaussian_epsilon, gaussian_profile
 
 __all__ = ["exact_sum_pmf", "edgeworth_local", "normal_local", "remainders",
            "oscillation", "gdp_delta", "gdp_epsilon_for_delta", "discrete_continuous_gap", "composition_vs_gdp",
@@ -114,37 +116,26 @@ def oscillation(sigma2, m: int, *, y_max: float = 3.5, dps: int | None = None) -
 
 
 def gdp_delta(epsilon: float, mu: float) -> float:
-    """δ(ε) of μ-GDP (composed continuous Gaussians, μ² = Σ 1/σ_i²): Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)."""
+    """δ(ε) of μ-GDP (composed continuous Gaussians, μ² = Σ 1/σ_i²), at 40 digits, as a float
+    (:func:`accountlib.theory.gaussian_dp.gaussian_profile`)."""
     with mpmath.workdps(40):
-        eps, mu = mpmath.mpf(epsilon), mpmath.mpf(mu)
-        return float(mpmath.ncdf(-eps / mu + mu / 2) - mpmath.exp(eps) * mpmath.ncdf(-eps / mu - mu / 2))
+        return float(gaussian_profile(mpmath.mpf(mu), mpmath.mpf(epsilon)))
 
 
 def gdp_epsilon_for_delta(delta: float, mu: float) -> float:
-    """The ε at which μ-GDP has the given δ (bisection; δ(ε) is decreasing)."""
-    lo, hi = 0.0, 1.0
-    while gdp_delta(hi, mu) > delta:
-        hi *= 2
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        if gdp_delta(mid, mu) > delta:
-            lo = mid
-        else:
-            hi = mid
-    return hi
+    """The ε at which μ-GDP has the given δ (:func:`accountlib.theory.gaussian_dp.gaussian_epsilon`)."""
+    return gaussian_epsilon(mu, delta)
 
 
 def composition_vs_gdp(rhos, epsilon, *, rel_tol: float = 1e-9) -> dict:
     """Exact δ(ε) of the composition of N_Z(0, 1/ρ_i) mechanisms (sensitivity 1) against μ-GDP with
     μ² = Σρ_i, the same composition of continuous Gaussians; ``relative`` = |exact − GDP| / exact.
-    The exact δ is certified to ``rel_tol`` (:class:`accountlib.theory.profiles.ShiftPair`)."""
-    from fractions import Fraction
+    The exact δ is certified to ``rel_tol`` (:class:`accountlib.theory.composition.Composition`)."""
+    from .composition import Composition
 
-    from .profiles import ShiftPair
-
-    rhos = [Fraction(r) if not isinstance(r, float) else Fraction(repr(r)) for r in rhos]
-    eps = Fraction(str(epsilon)) if not isinstance(epsilon, Fraction) else epsilon
-    point = ShiftPair(rhos).delta([eps], rel_tol=rel_tol)[0]
+    rhos = [as_fraction(r, "rhos", floats="decimal") for r in rhos]
+    eps = as_fraction(epsilon, "epsilon", floats="decimal")
+    point = Composition(rhos).delta([eps], rel_tol=rel_tol)[0]
     exact = float(point.delta)
     continuous = gdp_delta(float(eps), math.sqrt(float(sum(rhos))))
     return {"exact": exact, "continuous": continuous, "relative": abs(exact - continuous) / exact,
@@ -161,15 +152,10 @@ def discrete_continuous_gap(sigma2_values, m_values, target_delta: float = 1e-6,
             if int(m) != m or m < 1:
                 raise ValueError(f"m_values must be positive integers; got {m!r}")
             eps = gdp_epsilon_for_delta(target_delta, math.sqrt(m / float(s2)))
-            exact = float(composition_vs_gdp([1 / _fraction(s2)] * int(m), repr(eps), rel_tol=rel_tol)["exact"])
+            exact = float(composition_vs_gdp([1 / as_fraction(s2, "sigma2", floats="decimal")] * int(m), repr(eps),
+                                             rel_tol=rel_tol)["exact"])
             gap[i, j] = abs(exact - target_delta) / exact
     return gap
-
-
-def _fraction(value):
-    from fractions import Fraction
-
-    return Fraction(repr(value)) if isinstance(value, float) else Fraction(str(value))
 
 
 RULE_OF_THUMB_CONSTANT = 3.0

@@ -27,6 +27,8 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
+from ..infrastructure.numbers import as_fraction
+
 __all__ = ["LatticePair", "curves_from_pld", "pld_from_tradeoff", "tradeoff_from_curves", "pld_from_renyi",
            "example_2_3", "zeta_pair", "check_zeta_w"]
 
@@ -34,7 +36,7 @@ INF = math.inf
 
 
 def _mass(value, name):
-    value = Fraction(value) if not isinstance(value, Fraction) else value
+    value = as_fraction(value, name, floats="binary")
     if value < 0:
         raise ValueError(f"{name} must be nonnegative; got {value}")
     return value
@@ -57,9 +59,11 @@ class LatticePair:
 
     @property
     def support(self) -> list:
+        """The outputs with positive mass under P or Q, sorted."""
         return sorted(set(self.p) | set(self.q), key=repr)
 
     def reverse(self) -> "LatticePair":
+        """The pair (Q, P)."""
         return LatticePair(self.q, self.p)
 
     def delta_at_ratio(self, r) -> Fraction:
@@ -180,7 +184,7 @@ def pld_from_renyi(moments: list, atoms: int | None = None) -> list[tuple]:
     (exact Fractions), found in floating point and snapped to the exact rational roots by
     checking them in the exact polynomial; the masses solve the Vandermonde system exactly.
     """
-    m = [Fraction(x) for x in moments]
+    m = [as_fraction(x, "moments", floats="binary", bounded=False) for x in moments]
     if atoms is None:  # the number of atoms is the rank of the moment Hankel matrix
         atoms = max(n for n in range(1, len(m) // 2 + 1)
                     if _determinant([[m[i + j] for j in range(n)] for i in range(n)]) != 0)
@@ -194,7 +198,7 @@ def pld_from_renyi(moments: list, atoms: int | None = None) -> list[tuple]:
     roots = np.roots([float(c) for c in reversed(poly)])
     ratios = []
     for root in roots:
-        guess = Fraction(float(np.real(root))).limit_denominator(10**12)
+        guess = as_fraction(float(np.real(root)), "root", floats="binary", bounded=False).limit_denominator(10**12)
         if sum(c * guess**k for k, c in enumerate(poly)) != 0:
             raise ValueError("the recovered ratios are not rational with denominators below 1e12")
         ratios.append(guess)

@@ -5,7 +5,7 @@ curve stored as vertices (α_i, β_i) can be *overstated* between them: the chor
 must err towards less privacy, so this module turns stored vertices into two polylines,
 
 * the **pessimistic side** p ≤ f: at every vertex the exact curve has two known one-sided slopes (for the
-  discrete Gaussian compositions of :class:`~accountlib.theory.profiles.ShiftPair`, minus the likelihood ratios of the
+  discrete Gaussian compositions of :class:`~accountlib.theory.composition.Composition`, minus the likelihood ratios of the
   two adjacent atoms, book, Derivations §2), and the supporting lines with those slopes lie below f everywhere
   (convexity). Between two stored vertices p is the larger of the right-hand line of the left vertex and the
   left-hand line of the right vertex (and 0), each lowered by the vertex's error bound ``e``:
@@ -14,7 +14,7 @@ must err towards less privacy, so this module turns stored vertices into two pol
 
 The exact f lies between them at every α in [0, 1]; the band's width says how much the stored vertices leave
 unknown. A census-wide guarantee is the lower convex envelope of the pairs' pessimistic sides
-(:func:`accountlib.applications.census.census_tradeoff`).
+(:func:`accountlib.applications.census.census_wide.census_tradeoff`).
 
 Slopes must be *inward-rounded*: the left slope (used for α below the vertex) no steeper than the exact one,
 the right slope (used above it) no shallower. Then each supporting line stays below f whatever the rounding.
@@ -32,7 +32,9 @@ __all__ = ["PRECISION", "ARITHMETIC_MARGIN", "pessimistic_polyline", "optimistic
            "band_at"]
 
 PRECISION = 60
+"""The decimal digits of the band's arithmetic (a ``Decimal`` context)."""
 ARITHMETIC_MARGIN = Decimal("1e-40")
+"""The slack, relative, by which the band's rounded arithmetic is moved to its safe side."""
 _ZERO, _ONE = Decimal(0), Decimal(1)
 
 
@@ -216,7 +218,7 @@ def interpolate(xs, ys, at) -> list[Decimal]:
 
 def band_at(curve: dict, alphas) -> tuple[list[Decimal], list[Decimal]]:
     """(pessimistic, optimistic) β at each α for a curve with keys ``alpha, beta, tradeoff_error, slope_left,
-    slope_right`` (:func:`accountlib.applications.census.read_pair_curves`): the exact f(α) lies between the two."""
+    slope_right`` (:func:`accountlib.applications.census.census_wide.read_pair_curves`): the exact f(α) lies between the two."""
     low = pessimistic_polyline(curve["alpha"], curve["beta"], curve["tradeoff_error"], curve["slope_left"],
                                curve["slope_right"])
     high = optimistic_polyline(curve["alpha"], curve["beta"], curve["tradeoff_error"])

@@ -3,7 +3,7 @@ too fine for the lattice engines.
 
 Theory layer of :mod:`accountlib`. For a pair of distributions, f(α) = sup_ε [1 − δ(ε) − e^ε α] over every real ε
 (Dong, Roth & Su 2022, Prop. 2.12; the unifying paper, Prop. 3.1: the profile and the trade-off function carry the
-same information). The shift pairs of :class:`~accountlib.theory.profiles.ShiftPair` are symmetric (x ↦ s − x
+same information). The compositions of :class:`~accountlib.theory.composition.Composition` are symmetric (x ↦ s − x
 exchanges the two distributions), so δ(ε) = 1 − e^ε + e^ε δ(−ε) for ε < 0 and, with y = e^ε and w = e^{−ε},
 
     f(α) = max( sup_{y ≥ 1} [1 − αy − δ(y)],  sup_{0 < w ≤ 1} [(1 − α)w − γ(w)] ),   γ(w) = w·δ(1/w).
@@ -32,7 +32,7 @@ from fractions import Fraction
 
 import mpmath
 
-__all__ = ["tradeoff_from_profile", "MAX_REFINEMENTS"]
+__all__ = ["tradeoff_from_profile", "MAX_REFINEMENTS", "delta_from_tradeoff", "lower_convex_envelope"]
 
 MAX_REFINEMENTS = 30
 """Rounds of cell splitting per α (each evaluates δ at up to four new ε)."""
@@ -133,3 +133,35 @@ def tradeoff_from_profile(delta_at, alpha: Fraction, abs_tol: float) -> tuple:
             for k in worst:
                 if per_cell[k] > lower + 2 * abs_tol:
                     points.append((epss[k] + epss[k + 1]) / 2)
+
+
+def delta_from_tradeoff(alphas, betas, epsilon) -> float:
+    """δ(ε) = max over the vertices of f of (1 − β − e^ε α), clipped at 0 (exact for piecewise-linear f)."""
+    growth = math.exp(float(epsilon))
+    return max(0.0, max(1 - float(b) - growth * float(a) for a, b in zip(alphas, betas)))
+
+
+def lower_convex_envelope(xs, ys) -> list[int]:
+    """Indices of the lower convex hull of the points (x_i, y_i), in order of increasing x (Andrew's monotone
+    chain; ties in x ordered by y, equal points kept in their given order).
+
+    The arithmetic is that of the coordinates themselves — ``Fraction`` exactly, ``Decimal`` in the current
+    decimal context (the census-wide trade-off curve, :func:`accountlib.applications.census.census_wide.census_tradeoff`), floats in
+    float64 — so the caller chooses exact or rounded orientation tests. A point on a hull edge is dropped.
+
+    >>> lower_convex_envelope([0, 1, 2, 3], [3, 1, 2, 0])
+    [0, 1, 3]
+    """
+    if len(xs) != len(ys):
+        raise ValueError(f"xs and ys must have the same length; got {len(xs)} and {len(ys)}")
+    order = sorted(range(len(xs)), key=lambda i: (xs[i], ys[i]))
+    hull: list[int] = []
+    for i in order:
+        while len(hull) >= 2:
+            o, a = hull[-2], hull[-1]
+            if (xs[a] - xs[o]) * (ys[i] - ys[o]) - (ys[a] - ys[o]) * (xs[i] - xs[o]) <= 0:
+                hull.pop()
+            else:
+                break
+        hull.append(i)
+    return hull

@@ -1,83 +1,85 @@
-"""Sphinx extension: the book's API reference page (``book/api``), generated from the library itself.
+"""Sphinx extension: the book's API reference page (``book/api``), rendered by autodoc, autosummary and napoleon.
 
-For each name ``accountlib.__all__`` re-exports — the front door — the page shows its signature, the module that
-defines it and its docstring, verbatim in a preformatted block (docstrings are written for ``help()`` and
-doctest, not as reStructuredText, so they are not parsed: no markup can break the ``-W`` build). Every function
-and class of the front door carries a runnable example (``>>>``): the doctests run in ``make test``, and
-``tests/library/test_front_door.py`` checks that each has one.
+At ``source-read`` the page ``book/api`` gets, below its introduction, MyST blocks of Sphinx directives generated
+from the library itself: the front door (every name of ``accountlib.__all__``, linked to its entry in the module
+that defines it), then each layer (``accountlib.infrastructure`` ... ``accountlib.cli``) with an autosummary table
+of its public modules and each module's docstring and public names (``automodule``). The docstrings are numpy-style
+with plain-text mathematics; :mod:`api_docstrings` prepares them for napoleon. Cross-references in them are
+Sphinx's, so an unresolved one fails the ``-W -n`` build.
 """
 
 from __future__ import annotations
 
-import html
 import importlib
-import inspect
 
 API_DOC = "book/api"
 
+LAYERS = {
+    "infrastructure": ("numbers", "search", "atomic", "executor"),
+    "engine": ("front", "results", "lattice", "characteristic", "discrete_gaussian", "quadrature", "sieve", "tails",
+               "tilted", "smoothed", "arithmetic"),
+    "theory": ("composition", "accounting", "targets", "decision", "calibration", "gaussian_dp", "mechanisms",
+               "mechanisms.base", "mechanisms.continuous", "mechanisms.heavy_tailed", "mechanisms.discrete",
+               "mechanisms.subsampled", "conversions", "dpsgd_calibration", "pairs", "tradeoff_duality",
+               "tradeoff_band", "edgeworth"),
+    "applications": ("census", "census.allocations", "census.pair_files", "census.jobs", "census.census_wide",
+                     "census.variance", "census.calibration", "census.pl94", "acs", "accountant"),
+    "cli": ("delta", "tradeoff", "epsilon", "calibrate", "allocate", "sweep"),
+}
+"""Each layer's public modules, bottom to top (``accountlib.<layer>.<module>``); the packages ``mechanisms`` and
+``census`` are listed for their docstrings, their modules after them. The re-export modules kept for old imports
+(``theory.profiles``, ``theory.rdp``, ``infrastructure.certified_numbers``) are not: their names are shown where they
+live."""
 
-def _signature(obj) -> str:
-    try:
-        return str(inspect.signature(obj))
-    except (TypeError, ValueError):
-        return ""
+PACKAGES = ("theory.mechanisms", "applications.census")
+"""Packages documented by their docstring only (their names are documented in their modules)."""
+
+FORMER_NAMES = ("ShiftPair",)
+"""Front-door names that are a second name for one already listed."""
 
 
-def _constant_doc(module_name: str, name: str) -> str:
-    """The string literal right after ``name = ...`` in its module's source (an attribute docstring), if any."""
-    import ast
-
-    module = importlib.import_module(module_name)
-    tree = ast.parse(inspect.getsource(module))
-    for node, after in zip(tree.body, tree.body[1:]):
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == name for t in node.targets) \
-                and isinstance(after, ast.Expr) and isinstance(getattr(after, "value", None), ast.Constant):
-            return inspect.cleandoc(str(after.value.value))
-    return ""
+def _block(directives: str) -> str:
+    return f"\n```{{eval-rst}}\n{directives}\n```\n"
 
 
-#: where each re-exported constant is defined (constants carry no __module__)
-CONSTANTS = {"MAX_EPSILON": "accountlib.theory.profiles"}
-
-
-def api_html() -> str:
+def api_markdown() -> str:
+    """The generated part of the API page, MyST with ``eval-rst`` blocks."""
     accountlib = importlib.import_module("accountlib")
-    parts, shown = [], {}
+    entries = []
     for name in accountlib.__all__:
-        obj = getattr(accountlib, name)
-        if inspect.isclass(obj) and id(obj) in shown:  # a second front-door name for a class already shown
-            first = shown[id(obj)]
-            parts.append(f"<section class='api-entry' id='api-{html.escape(name)}'><h3><code>{html.escape(name)}"
-                         f"</code></h3><p>The same class as <a href='#api-{html.escape(first)}'><code>"
-                         f"{html.escape(first)}</code></a>, under the name the library uses inside.</p></section>")
+        if name in FORMER_NAMES:
             continue
-        if inspect.isclass(obj):
-            shown[id(obj)] = name
-        kind = "class" if inspect.isclass(obj) else "function" if callable(obj) else "constant"
-        module = getattr(obj, "__module__", None) if kind != "constant" else None
-        if kind == "constant":
-            module = CONSTANTS.get(name)
-            doc, title = _constant_doc(module, name) if module else "", f"{name} = {obj!r}"
-        else:
-            doc = inspect.getdoc(obj) or ""
-            title = f"{name}{_signature(obj)}"
-        where = f"<span class='api-where'>{html.escape(kind)} · {html.escape(module or 'accountlib')}</span>"
-        parts.append(f"<section class='api-entry' id='api-{html.escape(name)}'><h3><code>{html.escape(title)}</code>"
-                     f"</h3>{where}<pre class='api-doc'>{html.escape(doc)}</pre></section>")
-    style = ("<style>.api-entry h3{font-size:1.0em;margin:1.4em 0 0.2em 0;overflow-wrap:anywhere}"
-             ".api-where{color:#555;font-size:0.85em}.api-doc{white-space:pre-wrap;font-size:0.82em}</style>")
-    index = ", ".join(f"<a href='#api-{html.escape(n)}'><code>{html.escape(n)}</code></a>" for n in accountlib.__all__)
-    note = ("<p>Each example runs as a doctest in the module that defines the name, so inside it names appear "
-            "unqualified (<code>ShiftPair</code>); from the front door they are <code>accountlib.ShiftPair</code> "
-            "and so on. Docstrings are shown as written, for <code>help()</code>.</p>")
-    return style + note + f"<p>{index}</p>" + "".join(parts)
+        module, attribute = accountlib._EXPORTS[name]
+        obj = getattr(accountlib, name)
+        role = "class" if isinstance(obj, type) else "func" if callable(obj) else "data"
+        entries.append(f"* :py:{role}:`accountlib.{name} <{module}.{attribute}>` — :py:mod:`{module}`")
+    parts = ["\n## The front door: `import accountlib`\n",
+             _block(".. py:currentmodule:: None\n\n.. automodule:: accountlib\n   :no-members:"),
+             "\nThe names `import accountlib` re-exports, each linked to its entry in the module that defines it "
+             f"(`accountlib.{FORMER_NAMES[0]}` is the former name of `accountlib.Composition`):\n",
+             _block("\n".join(entries))]
+    for layer, modules in LAYERS.items():
+        package = f"accountlib.{layer}"
+        parts.append(f"\n## `{package}`\n")
+        table = "\n".join(f"   {m}" for m in modules)  # relative to the package, the current module
+        members = ("   :members:\n   :undoc-members:\n   :ignore-module-all:" if layer == "cli"  # the CLI's common module
+                   else "   :no-members:")
+        parts.append(_block(f".. py:currentmodule:: None\n\n.. automodule:: {package}\n{members}\n\n"
+                            f".. autosummary::\n   :nosignatures:\n\n{table}"))
+        for m in modules:
+            name = f"{package}.{m}"
+            if f"{layer}.{m}" in PACKAGES:
+                parts.append(_block(f".. automodule:: {name}\n   :no-members:"))
+            else:
+                parts.append(_block(f".. automodule:: {name}\n   :members:\n   :undoc-members:\n   :ignore-module-all:"))
+    return "".join(parts)
 
 
 def _inject(app, docname, source):
     if docname == API_DOC:
-        source[0] += "\n````{raw} html\n" + api_html().replace("````", "&#96;" * 4) + "\n````\n"
+        source[0] += api_markdown()
 
 
 def setup(app):
     app.connect("source-read", _inject)
-    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
+    return {"version": "2.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -9,15 +9,18 @@ import numpy as np
 from scipy import optimize
 
 from accountlib.infrastructure.numbers import as_bounded_float, as_count, as_scale, as_shift
-from accountlib.theory.rdp import GH_NODES, Composition, GaussianMixture, Laplace, NoiseMechanism, PoissonSubsampledGaussian, StudentT
+from accountlib.theory.mechanisms.base import GH_NODES, MechanismComposition, NoiseMechanism
+from accountlib.theory.mechanisms.continuous import GaussianMixture, Laplace
+from accountlib.theory.mechanisms.heavy_tailed import StudentT
+from accountlib.theory.mechanisms.subsampled import PoissonSubsampledGaussian
 
 __all__ = ["allocation_path", "allocation_gap", "allocation_phi", "allocation_curvature", "student_t_leading_coefficient",
            "student_t_coefficient_argmax", "argmax_gap_in_nu", "subsampled_node_discrepancy",
            "composition_gap_discrepancy", "laplace_phi1_curvature", "laplace_phi1_curvature_closed_form",
-           "discrete_gaussian_gap_direct", "shift_renyi_divergences"]
+           "discrete_gaussian_gap_direct", "shift_renyi_divergences", "inverse_rho", "student_t_moment"]
 
 
-def _student_t_moment(nu, j):
+def student_t_moment(nu, j):
     """μ_{2j,ν} = E[S_ν^{2j}] = (ν+1)^{2j}/ν^j·(1/2)_j(ν/2)_j/((ν+1)/2)_{2j}, S_ν = (ν+1)Z/(ν+Z²) (Appendix C.6)."""
     return ((nu + 1) ** (2 * j) / nu**j * mpmath.rf(mpmath.mpf(1) / 2, j) * mpmath.rf(nu / 2, j)
             / mpmath.rf((nu + 1) / 2, 2 * j))
@@ -34,7 +37,7 @@ def student_t_leading_coefficient(nu, *, dps: int = 30):
         nu = mpmath.mpf(nu)
         if not nu >= 1:
             raise ValueError(f"nu must be >= 1; got {nu}")
-        value = -(_student_t_moment(nu, 2) - 3 * _student_t_moment(nu, 1) ** 2) / 24
+        value = -(student_t_moment(nu, 2) - 3 * student_t_moment(nu, 1) ** 2) / 24
     return +value
 
 
@@ -77,7 +80,7 @@ def argmax_gap_in_nu(t, s, *, bounds=(3.0, 12.0), xatol: float = 1e-6) -> float:
     return float(result.x)
 
 
-def _inverse_rho(mechanism: NoiseMechanism, rho: float) -> float:
+def inverse_rho(mechanism: NoiseMechanism, rho: float) -> float:
     """ψ: the shift r ≥ 0 with ρ(r) = rho (ρ is increasing in r)."""
     if rho <= 0:
         return 0.0
@@ -110,7 +113,7 @@ def allocation_gap(mechanism: NoiseMechanism, n: int, rho_sum: float, omega: flo
     total = 0.0
     for rho_i in allocation_path(n, rho_sum, omega):
         if rho_i > 0:
-            r = _inverse_rho(mechanism, rho_i)
+            r = inverse_rho(mechanism, rho_i)
             total += rho_i * t * (t + 1) - mechanism.cgf(t, r)
     return total
 
@@ -124,7 +127,7 @@ def allocation_phi(mechanism: NoiseMechanism, x: float, t: float, *, nodes: int 
     t, x = as_scale(t, "t"), as_bounded_float(x, "x", smallest=0, largest=1e100, strict=False)
     if x <= 0:
         return 0.0
-    r = _inverse_rho(mechanism, x)
+    r = inverse_rho(mechanism, x)
     if nodes is not None and isinstance(mechanism, GaussianMixture):
         k = mechanism.cgf_with_nodes(t, r, int(nodes))
     else:
@@ -167,7 +170,7 @@ def composition_gap_discrepancy(qs, z: float, t: float, n: int, s: float = 1.0) 
     worst = 0.0
     for q in qs:
         m = PoissonSubsampledGaussian(float(q), z)
-        composed = Composition(((m, s),) * int(n))
+        composed = MechanismComposition(((m, s),) * int(n))
         total = composed.rho_sum() * t * (t + 1) - composed.cgf(t)
         single = m.rho(s) * t * (t + 1) - m.cgf(t, s)  # Γ(t) by the same subtraction: Thm 3.3 is additivity
         worst = max(worst, abs(total - n * single))

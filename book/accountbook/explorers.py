@@ -1,7 +1,7 @@
 """Explorers: the book's curves for a grid of parameter values, switched by a slider.
 
 Application layer of :mod:`accountlib`: every number comes from the layers below (:mod:`accountlib.theory.rdp`,
-:mod:`accountlib.theory.profiles`, :mod:`accountlib.theory.edgeworth`, :mod:`accountlib.engine.quadrature`,
+:mod:`accountlib.theory.composition`, :mod:`accountlib.theory.edgeworth`, :mod:`accountlib.engine.quadrature`,
 :mod:`accountlib.applications.census`); this module only arranges them.
 
 Each explorer exists in three forms:
@@ -20,7 +20,7 @@ The curves:
 * :func:`subsampled_gap_series` — Γ(t) of the Poisson-subsampled Gaussian (unifying paper Prop. 4.2,
   Figure 4(b)–(c)) at sampling rate q;
 * :func:`discrete_continuous_series` — exact δ(ε) of m composed discrete Gaussians N_Z(0, σ²)
-  (:class:`accountlib.theory.profiles.ShiftPair`, certified) against μ-GDP, μ² = m/σ² (the continuous Gaussian);
+  (:class:`accountlib.theory.composition.Composition`, certified) against μ-GDP, μ² = m/σ² (the continuous Gaussian);
 * :func:`trapezoid_series` — the trapezoid-rule error of Pr(X = t), X ~ N_Z(0, σ²), against the number
   of nodes N, with the strip bound (sieve paper §3.2, Prop. 3.5; :mod:`accountlib.engine.quadrature`);
 * :func:`census_series` — δ(ε) and the trade-off curve f(α) of DHC pair (k, l) (sieve paper §4, the
@@ -42,8 +42,9 @@ from accountlib.applications import census
 from accountlib.engine import discrete_gaussian as dg, lattice, quadrature
 from .notebook_sweep import BATCH_EXECUTION
 from accountlib.theory import edgeworth, rdp
+from accountlib.infrastructure.numbers import as_fraction
 from accountlib.theory.conversions import zcdp_delta
-from accountlib.theory.profiles import ShiftPair
+from accountlib.theory.composition import Composition
 
 __all__ = [
     "Series",
@@ -135,7 +136,7 @@ def _exact(value, name: str) -> Fraction:
     """A float parameter as the exact rational it prints as (0.1 -> 1/10), for the exact engines."""
     if isinstance(value, bool) or not isinstance(value, (int, float, Fraction, np.integer, np.floating)):
         raise ValueError(f"{name} must be a number > 0; got {value!r}")
-    exact = Fraction(value) if isinstance(value, Fraction) else Fraction(repr(float(value)))
+    exact = as_fraction(value if isinstance(value, Fraction) else float(value), name, floats="decimal")
     if not exact > 0 or not math.isfinite(float(exact)):
         raise ValueError(f"{name} must be a finite number > 0; got {value!r}")
     return exact
@@ -171,7 +172,7 @@ def discrete_continuous_series(sigma2: float, ms=(1, 4, 16), *, smallest_delta: 
                                points: int = 24, rel_tol: float = 1e-6) -> list[Series]:
     """Exact δ(ε) of m composed N_Z(0, σ²) (certified to ``rel_tol``) and δ(ε) of μ-GDP, μ² = m/σ².
 
-    The exact curve is :meth:`accountlib.theory.profiles.ShiftPair.delta` of the pair with m equal ρ_i = 1/σ²;
+    The exact curve is :meth:`accountlib.theory.composition.Composition.delta` of the pair with m equal ρ_i = 1/σ²;
     the continuous one is :func:`accountlib.theory.edgeworth.gdp_delta`. ε runs from ``smallest_delta``'s ε/40 up to
     the ε where μ-GDP reaches ``smallest_delta``.
     """
@@ -186,7 +187,8 @@ def discrete_continuous_series(sigma2: float, ms=(1, 4, 16), *, smallest_delta: 
         mu = math.sqrt(m / float(s2))
         top = edgeworth.gdp_epsilon_for_delta(smallest_delta, mu)
         eps = np.linspace(top / 40, top, points)
-        exact = ShiftPair([1 / s2] * m).delta([Fraction(repr(float(e))) for e in eps], rel_tol=rel_tol)
+        exact = Composition([1 / s2] * m).delta([as_fraction(float(e), "eps", floats="decimal") for e in eps],
+                                                 rel_tol=rel_tol)
         series.append(Series(f"discrete, m = {m}", eps, np.array([float(p.delta) for p in exact]), color=i))
         series.append(Series(f"continuous, m = {m}", eps, np.array([edgeworth.gdp_delta(e, mu) for e in eps]),
                              color=i, dash="dot"))
@@ -253,7 +255,8 @@ def census_series(k: int, l: int, *, out_dir=None, variance_scale: float | None 
         c = _exact(variance_scale, "variance_scale")
         rho = float(census.TOTAL_RHO / c)
         eps = np.asarray(_grid(epsilons if epsilons is not None else np.linspace(2, 40, 12), "epsilons"), dtype=float)
-        points = [census.scaled_delta(k, l, c, Fraction(repr(float(e))), rel_tol=rel_tol) for e in eps]
+        points = [census.scaled_delta(k, l, c, as_fraction(float(e), "eps", floats="decimal"), rel_tol=rel_tol)
+                  for e in eps]
         delta = np.array([float(p.delta) for p in points])
         error = np.array([float(p.error_bound) for p in points])
         zcdp = np.array([zcdp_delta(e, rho) for e in eps])

@@ -94,6 +94,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from accountlib.infrastructure.atomic import write_text_atomically
+from accountlib.infrastructure.numbers import as_fraction
 
 __all__ = [
     "reproduce", "claim", "claims", "record", "not_reproducible", "remove", "load", "ledger_path", "recording_path",
@@ -388,10 +389,10 @@ def _exact(value) -> Fraction:
     if isinstance(value, (int, float)):
         if not math.isfinite(value):
             raise ValueError(f"cannot judge a non-finite value {value!r}")
-        return Fraction(value)
-    try:
-        return Fraction(str(value).strip())
-    except (ValueError, ZeroDivisionError):
+        return as_fraction(value, "value", floats="binary", bounded=False)
+    try:  # anything else (a string, an mpf) as the decimal it prints as
+        return as_fraction(str(value).strip(), "value", floats="binary", bounded=False)
+    except ValueError:
         raise ValueError(f"cannot judge {value!r}: give a number or a decimal/fraction string") from None
 
 
@@ -473,10 +474,10 @@ def _allowed(paper, ours, tolerance) -> Fraction:
     if tolerance == "printed":
         return Fraction(printed_tolerance(str(paper)))
     if isinstance(tolerance, str) and tolerance.startswith("rel:"):
-        return Fraction(float(tolerance[4:])) * abs(_exact(paper))
+        return as_fraction(float(tolerance[4:]), "tolerance", floats="binary") * abs(_exact(paper))
     if isinstance(tolerance, str) and tolerance.startswith("abs:"):
-        return Fraction(float(tolerance[4:]))
-    return Fraction(float(tolerance))
+        return as_fraction(float(tolerance[4:]), "tolerance", floats="binary")
+    return as_fraction(float(tolerance), "tolerance", floats="binary")
 
 
 def _same_value(old, new, allowed: Fraction) -> bool:

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from accountlib.infrastructure.atomic import write_csv_atomically
-from accountlib.infrastructure.executor import SweepError, _last_line, run_jobs, sweep_lock
+from accountlib.infrastructure.executor import SweepError, last_line, run_jobs, sweep_lock
 
 __all__ = [
     "BATCH_EXECUTION",
@@ -446,7 +446,7 @@ def sweep_notebook(chapter, grid: dict[str, list[str]], out_dir, *, fixed: dict[
                 raise
             failures = error.failures
             shown_runs = "; ".join(
-                f"{', '.join(f'{n}={args[2][n]!r}' for n in grid)}: {type(failure).__name__}: {_last_line(failure)}"
+                f"{', '.join(f'{n}={args[2][n]!r}' for n in grid)}: {type(failure).__name__}: {last_line(failure)}"
                 for args, failure in failures[:5])
             message = (f"{len(failures)} of {len(points)} runs of {source.stem} failed ({shown_runs}"
                        f"{f'; and {len(failures) - 5} more' if len(failures) > 5 else ''}); their notebooks are kept "

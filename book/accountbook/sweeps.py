@@ -26,7 +26,7 @@ def add_dpsgd(targets, common) -> None:
                                "seed, one JSON file per setting and seed (default folder results/dpsgd).")
     dpsgd.add_argument("--data-dir", default=None, action=Once,
                        help="folder with the Fashion-MNIST IDX files (default: /usr/share/datasets/fashion-mnist, "
-                       "else scikit-learn digits)")
+                       "else the book's sample of it: 3,000 training images)")
     dpsgd.add_argument("--settings", nargs="+", action=Once, default=None, metavar="Q,N",
                        help="these (q, n) settings, e.g. 0.005,500 (default: the paper's nine)")
     dpsgd.add_argument("--seeds", nargs="+", action=Once, type=int, default=None, help="seeds (default 0 1 2 3 4)")

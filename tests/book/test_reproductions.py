@@ -4,12 +4,12 @@ import pytest
 
 from accountlib.applications import census
 from accountlib.engine import sieve
-from accountlib.theory.profiles import ShiftPair
+from accountlib.theory.composition import Composition
 
 
 @pytest.fixture(scope="module")
 def m0_lattice():
-    return ShiftPair(census.pair_rhos(13, 13)).lattice
+    return Composition(census.pair_rhos(13, 13)).lattice
 
 
 def test_algorithm1_count_like_for_like(m0_lattice):

@@ -64,7 +64,7 @@ def test_numpy_numbers_and_hostile_containers():
     assert abs(one.delta - _brute_delta(2, 1)) <= one.error_bound + 1e-40
     with pytest.raises(ValueError, match="epsilon must be a number or a list"):
         accountlib.delta(["1/2"], {1: 0, 2: 0})
-    with pytest.raises(ValueError, match="composition must be a ShiftPair or a list"):
+    with pytest.raises(ValueError, match="composition must be a Composition or a list"):
         accountlib.delta({"1/2": 1}, 1)
-    with pytest.raises(ValueError, match="composition must be a ShiftPair or a list"):
+    with pytest.raises(ValueError, match="composition must be a Composition or a list"):
         accountlib.calibrate(np.array(0.5), accountlib.ApproximateDP(1, "1e-6"))

@@ -8,7 +8,10 @@ import pytest
 
 import accountlib
 from accountlib.applications import census
+from accountlib.engine.results import PAPER_PATHS, EvaluationPaths
 from accountlib.theory import calibration as cal
+from accountlib.theory.composition import Composition
+from accountlib.theory.decision import check_levels
 from cli_runs import run_main
 
 
@@ -34,7 +37,7 @@ def test_epsilon_interval_brackets_the_true_epsilon():
 
 
 def test_epsilon_of_a_census_pair_lies_below_the_zcdp_epsilon():
-    e = cal.epsilon(accountlib.ShiftPair(census.pair_rhos(13, 13)), Fraction(1, 10**10), abs_tol=1e-6)
+    e = cal.epsilon(accountlib.Composition(census.pair_rhos(13, 13)), Fraction(1, 10**10), abs_tol=1e-6)
     assert e.upper < accountlib.zcdp_epsilon(census.TOTAL_RHO, 1e-10)
     assert e.width <= Fraction(1, 10**6)
 
@@ -49,6 +52,43 @@ def test_calibrate_one_mechanism_holds_at_the_scale_and_fails_one_step_below():
     assert c.zcdp_scale > c.scale and 0 < c.variance_saved < 1
 
 
+@pytest.mark.parametrize("settings", [dict(engine="smoothed"), dict(engine="lattice", paths=PAPER_PATHS),
+                                      dict(sensitivities=[2, 1], paths=EvaluationPaths(tilted=False))])
+def test_calibrate_keeps_the_compositions_engine_paths_and_sensitivities(settings, monkeypatch):
+    """Every composition whose δ a calibration evaluates is the caller's, its noise scaled: the engine, the evaluation
+    paths and the sensitivities it was built with survive each bisection step."""
+    seen = []
+    evaluate = Composition.delta
+
+    def recording(self, epsilons, **kwargs):
+        seen.append((self.engine_kind, self.paths, tuple(self.sensitivities)))
+        return evaluate(self, epsilons, **kwargs)
+
+    monkeypatch.setattr(Composition, "delta", recording)
+    pair = Composition(["1/2", "1/3"], **settings)
+    c = accountlib.calibrate(pair, accountlib.ApproximateDP(1, "1e-2"), resolution="5e-2", rel_tol=1e-3)
+    assert c.proven_smallest and c.evaluations >= 3 and len(seen) >= c.evaluations
+    assert set(seen) == {(pair.engine_kind, pair.paths, tuple(pair.sensitivities))}, set(seen)
+    assert c.rhos == tuple(r / c.scale for r in pair.rhos)
+    seen.clear()
+    accountlib.check(pair.rescaled(c.scale), accountlib.ApproximateDP(2, "1e-3"), rel_tol=1e-3)
+    assert set(seen) == {(pair.engine_kind, pair.paths, tuple(pair.sensitivities))}
+
+
+def test_rescaling_is_building_anew_with_the_budgets_divided():
+    rhos = census.pair_rhos(3, 17)
+    shifts = [1 + i % 2 for i in range(len(rhos))]
+    pair = Composition(rhos, sensitivities=shifts)
+    v = Fraction(1234, 100)
+    scaled, fresh = pair.rescaled(v), Composition([r / v for r in rhos], sensitivities=shifts)
+    assert (scaled.rhos, scaled.rho, scaled.lattice, scaled.shift, scaled.engine_kind) == \
+        (fresh.rhos, fresh.rho, fresh.lattice, fresh.shift, fresh.engine_kind)
+    grouped = pair.rescaled(v, factors=[2 * (i % 2) for i in range(len(rhos))])
+    assert grouped.rhos == [r / (2 * v) if i % 2 else r for i, r in enumerate(pair.rhos)]
+    with pytest.raises(ValueError, match="rhos\\[0\\] must be a budget between 1e-300 and 1e300"):
+        Composition(["1/2"]).rescaled(Fraction(10**301))
+
+
 def test_a_set_of_targets_all_hold():
     targets = [cal.ApproximateDP(1, Fraction(1, 10**3)), cal.ApproximateDP(3, Fraction(1, 10**9))]
     c = cal.calibrate(["1/2", "1/3"], targets)
@@ -60,19 +100,19 @@ def test_a_set_of_targets_all_hold():
 def test_a_tradeoff_target_is_checked_between_its_points():
     """g: the tangents of f at a0 and a1, and between them the chord of f, which lies above f. g touches f at
     its points a0 and a1, so a check at the points alone would pass; the check between them must not."""
-    pair = accountlib.ShiftPair(["1/2"])
+    pair = accountlib.Composition(["1/2"])
     a0, a1, h = Fraction(1, 20), Fraction(1, 2), Fraction(1, 10**6)
     f = {a: Fraction(str(p.beta)) for a, p in zip([a0 - h, a0, a0 + h, a1 - h, a1, a1 + h],
                                                   pair.tradeoff([a0 - h, a0, a0 + h, a1 - h, a1, a1 + h], abs_tol=1e-20))}
     s0, s1 = (f[a0 + h] - f[a0 - h]) / (2 * h), (f[a1 + h] - f[a1 - h]) / (2 * h)
     points = [(0, f[a0] - s0 * a0), (a0, f[a0]), (a1, f[a1]), (a1 - f[a1] / s1, 0), (1, 0)]
     curve = cal.TradeoffCurve(points)
-    at_one = cal._check(pair, curve.levels(), 1e-9)
+    at_one = check_levels(pair, curve.levels(), 1e-9)
     assert any(k.status == "fails" for k in at_one)  # the chord between a0 and a1 is above f
     c = cal.calibrate(["1/2"], curve)
     assert c.scale > 1 and all(k.status == "holds" for k in c.checks) and c.proven_smallest
     mid = (a0 + a1) / 2
-    (point,) = accountlib.ShiftPair(list(c.rhos)).tradeoff([mid], abs_tol=1e-20)
+    (point,) = accountlib.Composition(list(c.rhos)).tradeoff([mid], abs_tol=1e-20)
     chord = f[a0] + (f[a1] - f[a0]) * (mid - a0) / (a1 - a0)
     with mpmath.workdps(40):
         bound = chord - cal.TAIL_SLACK
@@ -83,7 +123,7 @@ def test_gaussian_dp_target_and_the_zcdp_rule():
     c = cal.calibrate(["1/2", "1/3"], cal.GaussianDP(1, chords=64))
     assert all(k.status == "holds" for k in c.checks)
     # G_1 is met: f ≥ G_μ at a few α (each β certified below by its bound)
-    calibrated = accountlib.ShiftPair(list(c.rhos))
+    calibrated = accountlib.Composition(list(c.rhos))
     for p in calibrated.tradeoff([Fraction(1, 10**6), Fraction(1, 10), Fraction(1, 2)], abs_tol=1e-20):
         with mpmath.workdps(40):
             assert p.beta - p.error_bound >= cal.gaussian_tradeoff(1, p.alpha) - mpmath.mpf(10) ** -30
@@ -101,7 +141,7 @@ def test_census_calibration_on_a_few_pairs():
     c = census.calibrate_census(cal.ApproximateDP("26.340588852722", Fraction(1, 10**10)), pairs=pairs)
     assert c.pairs_checked == 3 and c.calibration.proven_smallest
     for p in pairs:  # every pair holds at the census scale
-        (point,) = accountlib.ShiftPair([r / c.scale for r in census.pair_rhos(*p)]).delta(["26.340588852722"])
+        (point,) = accountlib.Composition([r / c.scale for r in census.pair_rhos(*p)]).delta(["26.340588852722"])
         assert point.delta + point.error_bound <= 1e-10
 
 
@@ -206,7 +246,7 @@ def test_a_gaussian_dp_calibration_is_proven_smallest_by_brute_force():
     failure the calibration reports is confirmed by summing δ over every outcome."""
     c = cal.calibrate(["1/2", "1/3"], cal.GaussianDP(1))
     assert c.proven_smallest and c.failure.status == "fails"
-    calibrated = accountlib.ShiftPair(list(c.rhos))
+    calibrated = accountlib.Composition(list(c.rhos))
     for p in calibrated.tradeoff([Fraction(k, 40) for k in range(1, 40)], abs_tol=1e-20):
         with mpmath.workdps(40):
             assert p.beta - p.error_bound >= cal.gaussian_tradeoff(1, p.alpha) - mpmath.mpf(10) ** -30

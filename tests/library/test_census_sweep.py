@@ -15,7 +15,7 @@ import pytest
 from accountlib.applications import census
 from accountbook import notebook_sweep
 from accountlib.infrastructure import executor
-from accountlib.theory.profiles import ShiftPair
+from accountlib.theory.composition import Composition
 
 LIGHT_PAIRS = [(2, 8), (2, 13), (13, 13), (8, 16)]  # L = 49622: seconds each
 
@@ -80,7 +80,7 @@ def test_pair_job_spot_check_against_higher_accuracy(tmp_path):
     """A stored δ agrees with an independent rerun at 1e-12 relative accuracy within the stored bound."""
     census.pair_job(2, 13, tmp_path, smallest_delta_exponent=10, points_per_side=30)
     rows = read(census.pair_paths(tmp_path, 2, 13)[0])
-    pair = ShiftPair(census.pair_rhos(2, 13))
+    pair = Composition(census.pair_rhos(2, 13))
     eps = [Fraction(r["epsilon"]) for r in rows[::4]]
     fine = pair.delta(eps, rel_tol=1e-12)
     with mpmath.workdps(40):
@@ -99,7 +99,7 @@ def test_committed_results_spot_checks():
         pytest.skip("no committed DHC results")
     for k, l in [p for p in [(13, 13), (1, 43), (2, 5)] if p in present]:
         rows = read(census.pair_paths(out, k, l)[0])
-        pair = ShiftPair(census.pair_rhos(k, l))
+        pair = Composition(census.pair_rhos(k, l))
         picks = [rows[0], rows[len(rows) // 2], rows[-1]]
         fresh = pair.delta([Fraction(r["epsilon"]) for r in picks], rel_tol=1e-9)
         with mpmath.workdps(40):
@@ -221,14 +221,14 @@ def test_committed_heavy_pair_against_the_plain_arb_paths(monkeypatch):
         pytest.skip("no committed DHC results")
     eps_rows = read(census.pair_paths(out, 6, 33)[0])
     picks = [r for r in eps_rows if r["delta_zcdp"] in ("1e-06", "1e-10")]
-    pair = ShiftPair(census.pair_rhos(6, 33), paths=arb_only)
+    pair = Composition(census.pair_rhos(6, 33), paths=arb_only)
     fresh = pair.delta([Fraction(r["epsilon"]) for r in picks], rel_tol=1e-7)
     assert not pair.tilted_engines
     with mpmath.workdps(40):
         for row, point in zip(picks, fresh):
             assert abs(mpmath.mpf(row["delta"]) - point.delta) <= float(row["error_bound"]) + point.error_bound
     trade_rows = read(census.pair_paths(out, 6, 33)[1])
-    engine = ShiftPair(census.pair_rhos(6, 33), paths=arb_only).engine(2.5e-26)
+    engine = Composition(census.pair_rhos(6, 33), paths=arb_only).engine(2.5e-26)
     assert engine._dd is None  # the arb loop, not the double-double sums that produced the stored rows
     with mpmath.workdps(40):
         for row in (trade_rows[i] for i in (120, 300, 450)):  # α from ~1e-10 to ~0.5

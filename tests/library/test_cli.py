@@ -168,16 +168,16 @@ def test_bad_budgets_exit_2_with_one_line(args, message):
 
 
 def test_budgets_with_sensitivities_are_the_library_pair(tmp_path):
-    from accountlib.theory.profiles import ShiftPair
+    from accountlib.theory.composition import Composition
 
     (tmp_path / "b.csv").write_text("rho,sensitivity\n1/2,1\n1/3,2\n")
     result = run("delta", "--budgets", str(tmp_path / "b.csv"), "--eps", "1", "--json")
     assert result.returncode == 0, result.stderr
-    point = ShiftPair(["1/2", "1/3"], sensitivities=[1, 2]).delta([1])[0]
+    point = Composition(["1/2", "1/3"], sensitivities=[1, 2]).delta([1])[0]
     row = json.loads(result.stdout)[0]
     assert mpmath.mpf(row["delta"]) == pytest.approx(point.delta, rel=1e-25)
     # a sensitivity of 2 is a larger shift than two mechanisms of sensitivity 1 would make: δ is larger
-    assert point.delta > ShiftPair(["1/2", "1/3"]).delta([1])[0].delta
+    assert point.delta > Composition(["1/2", "1/3"]).delta([1])[0].delta
 
 
 @pytest.mark.parametrize(

@@ -43,7 +43,7 @@ def test_the_book_targets_are_entry_points_and_the_library_never_imports_them():
 
 
 def test_a_missing_optional_package_names_its_extra():
-    message = cli._unavailable("sweep dpsgd", ModuleNotFoundError("No module named 'torch'", name="torch"))
+    message = cli.unavailable("sweep dpsgd", ModuleNotFoundError("No module named 'torch'", name="torch"))
     assert message.endswith("install the 'dpsgd' extra: pip install 'accountbook[dpsgd]'"), message
     projects = {"accountlib": ROOT / "pyproject.toml", "accountbook": ROOT / "book" / "pyproject.toml"}
     for module, (package, extra) in cli.EXTRA_OF_MODULE.items():

@@ -77,14 +77,14 @@ def test_oscillation_term_is_the_edgeworth_minus_normal_difference():
 def test_heat_map_entries_and_rule_of_thumb():
     from fractions import Fraction
 
-    from accountlib.theory.profiles import ShiftPair
+    from accountlib.theory.composition import Composition
 
     gap = edgeworth.discrete_continuous_gap([0.5, 5], [2, 3], 1e-6)
     assert gap.shape == (2, 2) and (gap > 0).all()
     # one entry by hand: m = 3 at σ² = 5
     mu = math.sqrt(3 / 5)
     eps = edgeworth.gdp_epsilon_for_delta(1e-6, mu)
-    exact = float(ShiftPair([Fraction(1, 5)] * 3).delta([Fraction(repr(eps))], rel_tol=1e-9)[0].delta)
+    exact = float(Composition([Fraction(1, 5)] * 3).delta([Fraction(repr(eps))], rel_tol=1e-9)[0].delta)
     assert math.isclose(gap[1, 1], abs(exact - 1e-6) / exact, rel_tol=1e-6)
     assert edgeworth.rule_of_thumb_holds(gap, [0.5, 5], from_sigma2=5) == bool((gap[1] < 3 / 5).all())
     assert edgeworth.rule_of_thumb_holds(gap, [0.5, 5], from_sigma2=5, constant=1) == bool((gap[1] < 1 / 5).all())

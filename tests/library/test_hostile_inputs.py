@@ -19,7 +19,7 @@ from accountlib.theory import pairs, rdp
 from accountlib.theory import dpsgd_calibration
 from accountlib.theory.conversions import (rdp_to_epsilon, zcdp_delta, zcdp_delta_via_rdp, zcdp_epsilon,
                                     zcdp_epsilon_via_rdp)
-from accountlib.theory.profiles import ShiftPair
+from accountlib.theory.composition import Composition
 from accountlib.engine.front import tail_probabilities
 from cli_runs import assert_clean_error, run_main
 
@@ -102,16 +102,16 @@ def test_finest_supported_relative_tolerance_is_met():
 
 
 def test_a_lattice_too_fine_for_any_sieve_is_refused_at_once():
-    pair = ShiftPair([779397786140791.0, "1/2"])  # V ≈ 3e15: the sieve would scan 6.7e8 candidates
+    pair = Composition([779397786140791.0, "1/2"])  # V ≈ 3e15: the sieve would scan 6.7e8 candidates
     with time_limit(10), pytest.raises(ValueError, match="ACCOUNTLIB_MAX_SIEVE_CANDIDATES"):
         pair.delta([1])
     with time_limit(10), pytest.raises(ValueError, match="too fine"):
-        ShiftPair([1e300, "1/2"])
+        Composition([1e300, "1/2"])
 
 
 def test_float_budgets_are_read_as_the_decimals_they_print_as():
     with time_limit(5):
-        pair = ShiftPair([0.1, 0.3])
+        pair = Composition([0.1, 0.3])
     assert pair.rhos == [Fraction(1, 10), Fraction(3, 10)] and pair.lattice.scale == 2
     assert pair.delta([1])[0].error_bound > 0
 
@@ -204,7 +204,7 @@ HOSTILE_VALUES = st.one_of(
 )
 
 
-BASE = ShiftPair(census.pair_rhos(13, 13))
+BASE = Composition(census.pair_rhos(13, 13))
 
 
 def _library_call(function, *args, **kwargs):
@@ -238,7 +238,7 @@ def test_conversions_with_hostile_arguments(a, b):
 @settings(max_examples=30, deadline=None)
 @given(rho=HOSTILE_VALUES, value=HOSTILE_VALUES)
 def test_pairs_and_tails_with_hostile_arguments(rho, value):
-    pair = _library_call(ShiftPair, [rho, "1/2"])
+    pair = _library_call(Composition, [rho, "1/2"])
     if pair is not None:  # a valid budget: ask for something hostile, cheaply
         for point in _library_call(pair.delta, [value]) or []:
             assert _finite(point.delta) and point.error_bound > 0
@@ -414,9 +414,9 @@ def test_a_budget_file_near_the_cap_is_read_in_seconds(tmp_path):
     budgets = tmp_path / "budgets.csv"
     budgets.write_text("rho\n" + "".join(f"{k % 997 + 1}/1000\n" for k in range(200_000)))
     began = time.monotonic()
-    from accountlib.cli import _budgets_file
-    rhos, _ = _budgets_file(str(budgets))
-    pair = ShiftPair(rhos)
+    from accountlib.cli import read_budgets_file
+    rhos, _ = read_budgets_file(str(budgets))
+    pair = Composition(rhos)
     assert len(rhos) == 200_000 and pair.rho == sum(Fraction(k % 997 + 1, 1000) for k in range(200_000)) / 2
     assert time.monotonic() - began < 30  # about 3 s on a free core
 
@@ -445,9 +445,35 @@ def test_messages_name_the_argument_and_the_value(args, fragment):
 
 
 def test_a_resource_variable_is_named(monkeypatch):
+    from accountlib.infrastructure.numbers import reread_resource_limits
+
     monkeypatch.setenv("ACCOUNTLIB_MAX_NODE_BITS", "1e400")
+    reread_resource_limits()  # the limits are read once: a change to the environment is read again on request
     assert_clean_error(*cli("delta", "--pair", "1", "2", "--eps", "1"),
                        "the environment variable ACCOUNTLIB_MAX_NODE_BITS must be a whole number")
+    monkeypatch.delenv("ACCOUNTLIB_MAX_NODE_BITS")
+    reread_resource_limits()
+
+
+def test_resource_limits_are_read_once_per_process(monkeypatch):
+    """A calibration builds many compositions and engines; each ACCOUNTLIB_MAX_* variable is read once (72 reads
+    in one calibrate before)."""
+    import accountlib
+    from accountlib.infrastructure import numbers
+
+    reads = []
+    read = numbers.env_limit
+    monkeypatch.setattr(numbers, "env_limit", lambda name, default: reads.append(name) or read(name, default))
+    numbers.reread_resource_limits()
+    accountlib.calibrate(["1/2", "1/3"], accountlib.ApproximateDP(1, "1e-6"))
+    assert sorted(reads) == sorted(set(reads)) and len(reads) <= 4, reads
+    monkeypatch.setenv("ACCOUNTLIB_MAX_DISTINCT_TERMS", "1")
+    accountlib.delta(["1/2", "1/3"], 1)  # read already: the change is not seen behind the caller's back
+    numbers.reread_resource_limits()
+    with pytest.raises(ValueError, match="at most 1 are accepted"):
+        accountlib.delta(["1/2", "1/3"], 1)
+    monkeypatch.delenv("ACCOUNTLIB_MAX_DISTINCT_TERMS")
+    numbers.reread_resource_limits()
 
 
 # -- issue 23: bounded by design, one-line messages ------------------------------------------------------
@@ -483,7 +509,7 @@ def test_shift_pair_refuses_too_many_distinct_budgets_before_the_lattice():
 
     began = time.monotonic()
     with pytest.raises(ResourceLimitError, match="rhos has 20,001 distinct terms"):
-        ShiftPair([Fraction(i, 1000003) for i in range(1, 20_002)])
+        Composition([Fraction(i, 1000003) for i in range(1, 20_002)])
     assert time.monotonic() - began < 5
 
 
@@ -517,7 +543,7 @@ def test_delta_of_nearly_a_million_decades_prints_at_once():
 
 
 def test_certified_decimal_scaled_path_matches_the_exact_one(monkeypatch):
-    from accountlib.infrastructure import certified_numbers
+    from accountlib.infrastructure import numbers as certified_numbers
 
     cases = [("4.016345123456e-1500", "4.1e-1506"), ("0", "4.1e-1506"), ("1e-1200", "1e-1210"),
              ("9.99999999e-1100", "1e-1100"), ("3e-1001", "5e-1001"), ("0.5", "1e-1500")]

@@ -36,6 +36,8 @@ PACKAGES = {"accountlib": (ROOT / "accountlib", PROJECT, {"accountlib"}),
 #: function, so the bare package still imports them); every other module needs only its package's core.
 FEATURE_EXTRAS = {
     "accountlib/applications/accountant.py": "accountant",
+    "accountlib/applications/dpsgd_accountant.py": "accountant",
+    "accountlib/applications/opacus_accountant.py": "opacus",
     "book/accountbook/dpsgd/data.py": "dpsgd",  # scikit-learn's digits
     "book/accountbook/dpsgd/training.py": "dpsgd",  # torch, opacus
     "book/accountbook/dpsgd/batched.py": "dpsgd",  # torch, opacus
@@ -47,7 +49,8 @@ FEATURE_EXTRAS = {
 
 #: Modules that are themselves optional — imported by no other module of their package, so the bare package
 #: imports without their extra — may import their extra's packages at module level.
-OPTIONAL_MODULES = {"accountlib/applications/accountant.py"}
+OPTIONAL_MODULES = {"accountlib/applications/accountant.py", "accountlib/applications/dpsgd_accountant.py",
+                    "accountlib/applications/opacus_accountant.py"}
 
 #: Import names whose distribution is named otherwise, for when the distribution is not installed here
 #: (installed ones are looked up with importlib.metadata.packages_distributions()).
@@ -233,9 +236,9 @@ def test_readme_shows_the_two_commands_and_ci_runs_the_test_one():
 
 
 def _commands() -> list[str]:
-    from accountlib.cli import _parser
+    from accountlib.cli import build_parser
 
-    parser = _parser()
+    parser = build_parser()
     (sub,) = [a for a in parser._actions if a.choices and a.dest == "command"]
     return sorted(sub.choices)
 

@@ -13,7 +13,7 @@ import pytest
 from accountlib.applications import census
 from accountlib.applications.census import pl94
 from accountlib.theory.conversions import zcdp_epsilon, zcdp_epsilon_via_rdp
-from accountlib.theory.profiles import ShiftPair
+from accountlib.theory.composition import Composition
 
 FOLDER = resources.files("accountlib") / "data" / "pl94_allocations"
 ALL_PATHS = [(release, path) for release in pl94.PL94_RELEASES for path in pl94.pl94_paths(release)]
@@ -59,12 +59,12 @@ def test_the_certificate_rho_is_one_over_global_scale_squared():
 def test_shift_pair_rho_is_the_certificate(release):
     paths = pl94.pl94_paths(release)
     rho = pl94.certificate(release)["rho"]
-    assert ShiftPair(pl94.pl94_rhos(release)).rho == rho
-    assert ShiftPair(pl94.pl94_rhos(release, paths[0], paths[-1])).rho == rho
+    assert Composition(pl94.pl94_rhos(release)).rho == rho
+    assert Composition(pl94.pl94_rhos(release, paths[0], paths[-1])).rho == rho
 
 
 def test_persons_pr_pairs_sum_to_the_certificate():
-    # ShiftPair refuses the plain PR persons path (its lattice is too fine for the engine); the total still holds
+    # Composition refuses the plain PR persons path (its lattice is too fine for the engine); the total still holds
     rho = pl94.certificate("pl94-persons-pr")["rho"]
     for path in pl94.pl94_paths("pl94-persons-pr"):
         assert sum(pl94.pl94_rhos("pl94-persons-pr", "plain", path)) / 2 == rho

@@ -10,12 +10,13 @@ import pytest
 from accountlib.applications import census
 from accountlib.engine import discrete_gaussian as dg
 from accountlib.theory.conversions import zcdp_epsilon
-from accountlib.theory.profiles import ShiftPair, delta_from_tradeoff, lower_convex_envelope
+from accountlib.theory.composition import Composition
+from accountlib.theory.tradeoff_duality import delta_from_tradeoff, lower_convex_envelope
 
 
 def brute_delta(rhos, epsilon):
     """δ(ε) = Σ_y max(0, P(y) − e^ε Q(y)) summed over the lattice of the sufficient statistic."""
-    pair = ShiftPair(rhos)
+    pair = Composition(rhos)
     lat = pair.lattice
     lowest, values = dg.lattice_sum_pmf(list(lat.sigma2s), list(lat.coefficients), dps=40)
     with mpmath.workdps(50):
@@ -28,7 +29,7 @@ def brute_delta(rhos, epsilon):
 @pytest.mark.parametrize("rhos", [["1/2", "1/3", "1/5"], ["1/10", "1/4", "1/4", "1/8"], [1, "1/2"]])
 @pytest.mark.parametrize("epsilon", ["1/10", "1", "2.5"])
 def test_delta_matches_brute_force(rhos, epsilon):
-    point = ShiftPair(rhos).delta([epsilon], rel_tol=1e-9)[0]
+    point = Composition(rhos).delta([epsilon], rel_tol=1e-9)[0]
     exact = brute_delta(rhos, epsilon)
     with mpmath.workdps(50):
         assert abs(point.delta - exact) <= point.error_bound + mpmath.mpf("1e-40")
@@ -36,7 +37,7 @@ def test_delta_matches_brute_force(rhos, epsilon):
 
 
 def test_delta_is_decreasing_and_in_unit_interval():
-    pair = ShiftPair(census.pair_rhos(1, 2))
+    pair = Composition(census.pair_rhos(1, 2))
     points = pair.delta([Fraction(e, 4) for e in range(1, 160, 6)])
     values = [p.delta for p in points]
     assert all(0 <= v <= 1 for v in values)
@@ -44,7 +45,7 @@ def test_delta_is_decreasing_and_in_unit_interval():
 
 
 def test_tradeoff_is_convex_decreasing_and_symmetric():
-    pair = ShiftPair(["1/3", "1/5", "2/7"])
+    pair = Composition(["1/3", "1/5", "2/7"])
     alphas = [Fraction(i, 40) for i in range(41)]
     points = pair.tradeoff(alphas, abs_tol=1e-20)
     betas = [float(p.beta) for p in points]
@@ -58,7 +59,7 @@ def test_tradeoff_is_convex_decreasing_and_symmetric():
 
 
 def test_tradeoff_vertices_reproduce_delta():
-    pair = ShiftPair(["1/3", "1/5", "2/7"])
+    pair = Composition(["1/3", "1/5", "2/7"])
     engine = pair.engine(1e-25)
     js = range(-engine.cut, engine.cut + 2)
     vertices = pair.tradeoff_vertices(js)
@@ -70,7 +71,7 @@ def test_tradeoff_vertices_reproduce_delta():
 
 def test_census_pair_13_13_released_value():
     """The sieve paper's released value, δ at ε_zCDP(1e-10), re-derived."""
-    pair = ShiftPair(census.pair_rhos(13, 13))
+    pair = Composition(census.pair_rhos(13, 13))
     point = pair.delta(["26.340588852722324353781974500154992685015224391761"], rel_tol=1e-14)[0]
     with mpmath.workdps(40):
         # the paper prints 15 significant digits: ours must agree to half a unit in the last one
@@ -87,13 +88,13 @@ def test_lower_convex_envelope():
 
 def test_bad_input():
     with pytest.raises(ValueError, match="rel_tol must be in"):
-        ShiftPair([1]).delta([1], rel_tol=0.9)
+        Composition([1]).delta([1], rel_tol=0.9)
     with pytest.raises(ValueError, match=r"rhos\[1\] must be > 0"):
-        ShiftPair([1, 0])
+        Composition([1, 0])
     with pytest.raises(ValueError, match="alphas must lie in"):
-        ShiftPair([1]).tradeoff([2])
+        Composition([1]).tradeoff([2])
     with pytest.raises(ValueError, match="epsilons must be > 0"):
-        ShiftPair([1]).delta([0])
+        Composition([1]).delta([0])
 
 
 def test_results_do_not_depend_on_the_callers_mpmath_precision():
@@ -101,7 +102,7 @@ def test_results_do_not_depend_on_the_callers_mpmath_precision():
     results = []
     for digits in (15, 120):
         with mpmath.workdps(digits):
-            point = ShiftPair(census.pair_rhos(1, 43)).delta(["8.67139664583832"], rel_tol=1e-12)[0]
+            point = Composition(census.pair_rhos(1, 43)).delta(["8.67139664583832"], rel_tol=1e-12)[0]
             results.append(point)
     with mpmath.workdps(60):
         assert abs(results[0].delta - results[1].delta) <= results[0].error_bound + results[1].error_bound
@@ -128,7 +129,7 @@ def _brute_delta(rhos, shifts, epsilon, reach=40):
 
 @pytest.mark.parametrize("rhos, shifts", [(["1/2", "1/3"], [1, 2]), (["1/5", "1/4"], [3, 1]), (["1/2", "1/3"], [1, 1])])
 def test_sensitivities_against_direct_summation(rhos, shifts):
-    pair = ShiftPair(rhos, sensitivities=shifts)
+    pair = Composition(rhos, sensitivities=shifts)
     assert pair.rho == sum(Fraction(r) * s * s for r, s in zip(rhos, shifts)) / 2  # the composition's zCDP ρ
     for point, epsilon in zip(pair.delta([Fraction(1, 2), 2], rel_tol=1e-10), (Fraction(1, 2), 2)):
         exact = _brute_delta(rhos, shifts, mpmath.mpf(epsilon.numerator) / epsilon.denominator)
@@ -139,7 +140,7 @@ def test_sensitivities_against_direct_summation(rhos, shifts):
 
 
 def test_sensitivity_one_is_the_census_pair():
-    plain, explicit = ShiftPair(["1/2", "1/3", "1/7"]), ShiftPair(["1/2", "1/3", "1/7"], sensitivities=[1, 1, 1])
+    plain, explicit = Composition(["1/2", "1/3", "1/7"]), Composition(["1/2", "1/3", "1/7"], sensitivities=[1, 1, 1])
     assert plain.rho == explicit.rho and plain.lattice == explicit.lattice and plain.shift == explicit.shift
     assert plain.delta([1])[0] == explicit.delta([1])[0]
 
@@ -150,4 +151,4 @@ def test_sensitivity_one_is_the_census_pair():
                                           ("12", "must be a list")])
 def test_bad_sensitivities(bad, message):
     with pytest.raises(ValueError, match=message):
-        ShiftPair(["1/2", "1/3"], sensitivities=bad)
+        Composition(["1/2", "1/3"], sensitivities=bad)

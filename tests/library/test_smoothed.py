@@ -13,9 +13,10 @@ import mpmath
 import numpy as np
 import pytest
 
-from accountlib import ShiftPair
+from accountlib import Composition
 from accountlib.applications.census import pair_rhos
-from accountlib.engine.smoothed import SmoothedProfile, lattice_candidates
+from accountlib.engine.quadrature import lattice_candidates
+from accountlib.engine.front import SmoothedTails
 from accountlib.engine.results import ResourceLimitError
 
 
@@ -51,7 +52,7 @@ OFF_GRID = [
 @pytest.mark.parametrize("rhos, sens", OFF_GRID)
 @pytest.mark.parametrize("epsilon", ["0.3", "1.5", "4"])
 def test_smoothed_matches_brute_force_off_grid(rhos, sens, epsilon):
-    pair = ShiftPair(rhos, sensitivities=sens, engine="smoothed")
+    pair = Composition(rhos, sensitivities=sens, engine="smoothed")
     (d,) = pair.delta([epsilon], rel_tol=1e-7)
     exact = brute_force_delta(rhos, sens, F(epsilon))
     assert d.error_bound <= 1e-7 * d.delta
@@ -62,8 +63,8 @@ def test_smoothed_matches_brute_force_off_grid(rhos, sens, epsilon):
 @pytest.mark.parametrize("epsilon", ["0.05", "1", "6", "20"])
 def test_smoothed_agrees_with_lattice_on_grid_budgets(epsilon):
     rhos = pair_rhos(13, 13)[:12]
-    lattice = ShiftPair(rhos, engine="lattice")
-    smoothed = ShiftPair(rhos, engine="smoothed")
+    lattice = Composition(rhos, engine="lattice")
+    smoothed = Composition(rhos, engine="smoothed")
     (a,) = lattice.delta([epsilon], rel_tol=1e-6)
     (b,) = smoothed.delta([epsilon], rel_tol=1e-6)
     assert b.error_bound <= 1e-6 * b.delta
@@ -71,7 +72,7 @@ def test_smoothed_agrees_with_lattice_on_grid_budgets(epsilon):
 
 
 def test_tighter_tolerance_shrinks_the_bracket():
-    pair = ShiftPair([F(1, 3), F(123457, 1000003)], engine="smoothed")
+    pair = Composition([F(1, 3), F(123457, 1000003)], engine="smoothed")
     widths = [pair.delta(["2"], rel_tol=tol)[0] for tol in (1e-4, 1e-8)]
     assert widths[1].error_bound < widths[0].error_bound / 100
     assert abs(widths[0].delta - widths[1].delta) <= widths[0].error_bound + widths[1].error_bound
@@ -93,7 +94,7 @@ def redistricting_like():
 
 def test_auto_routes_fine_lattices_to_the_smoothed_engine():
     rhos = redistricting_like()
-    pair = ShiftPair(rhos)
+    pair = Composition(rhos)
     assert pair.engine_kind == "smoothed" and lattice_candidates(pair.lattice) > 1e12
     (d,) = pair.delta(["17.14"])
     assert 0 < d.delta < 1e-6 and d.error_bound <= 1e-6 * d.delta
@@ -103,22 +104,22 @@ def test_auto_routes_fine_lattices_to_the_smoothed_engine():
 
 def test_auto_keeps_the_census_pairs_on_the_lattice():
     for k, l in [(13, 13), (31, 36), (1, 43)]:
-        assert ShiftPair(pair_rhos(k, l)).engine_kind == "lattice"
+        assert Composition(pair_rhos(k, l)).engine_kind == "lattice"
 
 
 def test_engine_argument_is_validated():
     with pytest.raises(ValueError, match="engine must be one of auto, lattice, smoothed; got 'fast'"):
-        ShiftPair(["1/2"], engine="fast")
+        Composition(["1/2"], engine="fast")
     with pytest.raises(ValueError, match=r"rho_i in \[1e-12, 4\]"):
-        ShiftPair(["5"], engine="smoothed")
+        Composition(["5"], engine="smoothed")
 
 
 def test_node_cap_returns_the_finest_bound_it_reaches():
     rhos = [F(1, 3), F(123457, 1000003)]
     rho = sum(rhos) / 2
-    capped = SmoothedProfile([((1 / r, r / rho), 1) for r in rhos], rho, max_nodes=20_000)
+    capped = SmoothedTails([((1 / r, r / rho), 1) for r in rhos], rho, max_nodes=20_000)
     d = capped.delta(F(2), rel_tol=1e-12)
-    free = SmoothedProfile([((1 / r, r / rho), 1) for r in rhos], rho).delta(F(2), rel_tol=1e-9)
+    free = SmoothedTails([((1 / r, r / rho), 1) for r in rhos], rho).delta(F(2), rel_tol=1e-9)
     assert d.terms["scanned"] <= 20_000 and d.error_bound > 1e-12 * d.delta
     assert abs(d.delta - free.delta) <= d.error_bound + free.error_bound
 
@@ -144,7 +145,7 @@ def brute_force_tradeoff(rhos, sensitivities, alpha) -> float:
 @pytest.mark.parametrize("alpha", ["0.001", "0.2", "0.7"])
 def test_smoothed_tradeoff_matches_brute_force_off_grid(alpha):
     rhos, sens = [F(1, 3), F(123457, 1000003)], [1, 1]
-    pair = ShiftPair(rhos, sensitivities=sens, engine="smoothed")
+    pair = Composition(rhos, sensitivities=sens, engine="smoothed")
     (b,) = pair.tradeoff([alpha], abs_tol=1e-7)
     exact = brute_force_tradeoff(rhos, sens, float(alpha))
     assert b.error_bound <= 1e-7
@@ -153,6 +154,18 @@ def test_smoothed_tradeoff_matches_brute_force_off_grid(alpha):
 
 def test_smoothed_tradeoff_agrees_with_lattice_on_grid_budgets():
     rhos = pair_rhos(13, 13)[:12]
-    lattice, smoothed = ShiftPair(rhos, engine="lattice"), ShiftPair(rhos, engine="smoothed")
+    lattice, smoothed = Composition(rhos, engine="lattice"), Composition(rhos, engine="smoothed")
     for a, b in zip(lattice.tradeoff(["0.01", "0.3"], abs_tol=1e-12), smoothed.tradeoff(["0.01", "0.3"], abs_tol=1e-7)):
         assert abs(a.beta - b.beta) <= a.error_bound + b.error_bound
+
+
+def test_the_smoothed_engine_is_reached_only_through_the_front_door():
+    """The accuracy schedule of the smoothed engine (which smoothing η, what a node cap leaves) is the front door's,
+    as the lattice engines' is: no module but engine/front.py builds a SmoothedProfile."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "accountlib"
+    users = sorted(p.relative_to(root).as_posix() for p in root.rglob("*.py") if "SmoothedProfile(" in p.read_text())
+    assert users == ["engine/front.py", "engine/smoothed.py"], users  # smoothed.py: the class itself (its example)
+    pair = Composition([F(1, 3000001), F(2, 7000003)], engine="smoothed")
+    assert type(pair.smoothed).__name__ == "SmoothedTails"

@@ -11,7 +11,7 @@ from flint import arb, fmpq
 from accountlib.applications import census
 from accountlib.theory import conversions, profiles
 from accountlib.engine import lattice, front as tails, tilted
-from accountlib.engine import _arb, _dd
+from accountlib.engine import arithmetic
 from accountlib.engine.results import EvaluationPaths
 from test_tails import brute_tails
 
@@ -38,7 +38,7 @@ def test_tilted_tails_match_brute_force_convolution_to_their_relative_bound(mech
 
 
 def test_tilted_engine_agrees_with_the_arb_engine_on_a_census_pair():
-    pair = profiles.ShiftPair(census.pair_rhos(13, 13))
+    pair = profiles.Composition(census.pair_rhos(13, 13))
     spread = math.sqrt(float(pair.lattice.variance_proxy))
     indices = [int(x * spread) for x in (3, 6, 9)]
     reference = tails.TailEngine(pair.lattice, 1e-45).tail_indices(indices)
@@ -81,13 +81,13 @@ def test_tilted_engine_rejects_what_it_cannot_do():
 
 
 def test_deep_levels_of_delta_agree_with_the_untilted_engine():
-    """ShiftPair.delta with the tilted deep levels against the arb engine alone (tilt switched off)."""
+    """Composition.delta with the tilted deep levels against the arb engine alone (tilt switched off)."""
     rhos = census.pair_rhos(13, 13)
     epsilons = [Fraction(repr(conversions.zcdp_epsilon(census.TOTAL_RHO, d))) for d in (1e-3, 1e-10, 1e-20)]
-    pair = profiles.ShiftPair(rhos)
+    pair = profiles.Composition(rhos)
     tilted_points = pair.delta(epsilons, rel_tol=1e-6)
     assert pair.tilted_engines  # the deep levels did go the tilted way (the front door's choice)
-    untilted = profiles.ShiftPair(rhos, paths=EvaluationPaths(tilted=False))
+    untilted = profiles.Composition(rhos, paths=EvaluationPaths(tilted=False))
     plain = untilted.delta(epsilons, rel_tol=1e-6)
     assert not untilted.tilted_engines
     with mpmath.workdps(50):
@@ -98,19 +98,19 @@ def test_deep_levels_of_delta_agree_with_the_untilted_engine():
 
 def test_double_double_sines_are_within_their_stated_error():
     n = 1_000_003
-    table = _dd.SineTable(n)
+    table = arithmetic.SineTable(n)
     m = np.array([0, 1, 2, n - 1, n, n + 1, 2 * n - 1, 777_777, 1_234_567, 1_999_999], dtype=np.int64)
     hi, lo = table.sin(m)
-    with _arb.precision(200):
+    with arithmetic.precision(200):
         for mi, h, l in zip(m.tolist(), hi.tolist(), lo.tolist()):
             exact = arb.sin_pi_fmpq(fmpq(mi, n))
             difference = abs(exact - arb(h) - arb(l))
-            assert float(difference.upper()) <= _dd.SineTable.ERROR
+            assert float(difference.upper()) <= arithmetic.SineTable.ERROR
 
 
 def test_double_double_threshold_sums_agree_with_arb():
     """The vectorised double-double moving sums against the arb loop, on a census pair."""
-    pair = profiles.ShiftPair(census.pair_rhos(1, 2))
+    pair = profiles.Composition(census.pair_rhos(1, 2))
     engine = pair.engine(2.5e-26)
     assert engine._dd is not None
     spread = math.sqrt(float(pair.lattice.variance_proxy))
@@ -127,8 +127,8 @@ def test_double_double_threshold_sums_agree_with_arb():
 def test_double_double_primitives_are_error_free_or_bounded():
     rng = np.random.default_rng(1)
     a, b = rng.normal(size=1000) * 10.0 ** rng.integers(-20, 20, 1000), rng.normal(size=1000)
-    s, e = _dd.two_sum(a, b)
-    p, f = _dd.two_prod(a, b)
+    s, e = arithmetic.two_sum(a, b)
+    p, f = arithmetic.two_prod(a, b)
     for x, y, s1, e1, p1, f1 in zip(a[:50], b[:50], s[:50], e[:50], p[:50], f[:50]):
         assert Fraction(s1) + Fraction(e1) == Fraction(x) + Fraction(y)
         assert Fraction(p1) + Fraction(f1) == Fraction(x) * Fraction(y)

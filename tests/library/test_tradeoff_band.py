@@ -1,6 +1,6 @@
 """The stored trade-off curves are certified between their vertices: the census-wide guarantee lies below the
 exact trade-off function of every pair tried, at random type I errors, and each pair's band contains its exact
-curve. The exact β comes from :meth:`ShiftPair.tradeoff` (certified, computed afresh), not from the stored files.
+curve. The exact β comes from :meth:`Composition.tradeoff` (certified, computed afresh), not from the stored files.
 """
 
 from collections import Counter
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from accountlib.applications import census
-from accountlib.theory.profiles import ShiftPair
+from accountlib.theory.composition import Composition
 from accountlib.theory.tradeoff_band import band_at, interpolate
 
 RESULTS = Path(__file__).resolve().parents[2] / "results" / "dhc"
@@ -29,10 +29,10 @@ def random_alphas(count, seed):
 def exact_upper(pair, alphas, composition=None):
     """Certified upper bounds β + error of the exact f of ``pair`` at ``alphas``, from one engine at Δ = 2.5e-21.
 
-    ``ShiftPair.tradeoff(abs_tol=1e-20)`` would rebuild finer engines wherever the curve is steep (at α = 1e-20
+    ``Composition.tradeoff(abs_tol=1e-20)`` would rebuild finer engines wherever the curve is steep (at α = 1e-20
     the slope is ~1e13, so α's error is magnified); an upper bound needs no tolerance, only its certificate, so
     the test takes the one engine's certified β and bound as they are."""
-    composition = composition or ShiftPair(census.pair_rhos(*pair))
+    composition = composition or Composition(census.pair_rhos(*pair))
     points = composition._tradeoff_batch(composition.engine(2.5e-21), alphas)
     return [Decimal(str(p.beta + p.error_bound)) for p in points]
 
@@ -59,7 +59,7 @@ def test_census_guarantee_lies_below_the_exact_curve_of_twenty_pairs():
     for pair in ranked:
         if len(checked[1000]) >= 20 and len(checked[100]) >= 2:
             break
-        composition = ShiftPair(census.pair_rhos(*pair))
+        composition = Composition(census.pair_rhos(*pair))
         heavy = composition.engine(2.5e-21).nodes.size > HEAVY_NODES  # the engine exact_upper uses
         if heavy and len(checked[100]) >= 2:
             continue
@@ -77,7 +77,7 @@ def test_a_pairs_band_contains_its_exact_curve():
     curve = census.read_pair_curves(RESULTS, 13, 13)
     alphas = random_alphas(200, seed=5)
     low, high = band_at(curve, [Decimal(a.numerator) / Decimal(a.denominator) for a in alphas])
-    points = ShiftPair(census.pair_rhos(13, 13)).tradeoff(alphas, abs_tol=1e-20)
+    points = Composition(census.pair_rhos(13, 13)).tradeoff(alphas, abs_tol=1e-20)
     for a, lo, hi, p in zip(alphas, low, high, points):
         beta, bound = Decimal(str(p.beta)), Decimal(str(p.error_bound))
         assert lo <= beta + bound and beta - bound <= hi, (float(a), lo, beta, hi)

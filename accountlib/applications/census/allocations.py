@@ -10,7 +10,7 @@ Source: U.S. Census Bureau, privacy-loss budget allocation of 2022-08-25
 
 A pair (k, l) composes the nonzero entries of allocation k followed by those
 of l; neighbouring data shift every count by 1, so the pair is the shift pair
-of :func:`accountlib.theory.profiles.ShiftPair` with ρ = (Σρ_i)/2 = 4.9622.
+of :func:`accountlib.theory.composition.Composition` with ρ = (Σρ_i)/2 = 4.9622.
 """
 
 from __future__ import annotations
@@ -27,7 +27,9 @@ __all__ = ["ALLOCATIONS", "TOTAL_RHO", "check_allocation", "load_allocation", "p
            "MAX_DELTA_EXPONENT"]
 
 ALLOCATIONS = range(1, 44)
+"""The numbers of the 43 DHC allocations."""
 TOTAL_RHO = Fraction(24811, 5000)
+"""Every DHC pair's zCDP ρ = Σρ_i/2 = 4.9622 (the Bureau's)."""
 _ROWS, _COLUMNS = 10, 8
 
 
@@ -116,7 +118,7 @@ def delta_levels(smallest_exponent: int = 21) -> list[float]:
     >>> levels = delta_levels(); len(levels), levels[:3], levels[-1]
     (42, [0.5, 0.1, 0.05], 1e-21)
 
-    ``smallest_exponent`` must be a whole number in 1..:data:`MAX_DELTA_EXPONENT` (300); anything else raises
+    ``smallest_exponent`` must be a whole number from 1 to :data:`MAX_DELTA_EXPONENT` (300); anything else raises
     ``ValueError`` naming it, the value and that range.
     """
     given = smallest_exponent

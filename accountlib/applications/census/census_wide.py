@@ -18,7 +18,7 @@ import csv
 from decimal import Decimal, localcontext
 from pathlib import Path
 
-from ...theory.profiles import lower_convex_envelope
+from ...theory.tradeoff_duality import lower_convex_envelope
 from ...theory.tradeoff_band import PRECISION, interpolate, optimistic_polyline, pessimistic_polyline
 from ...infrastructure.atomic import finite_decimal, read_csv, write_csv_atomically
 from .allocations import all_pairs
@@ -104,7 +104,7 @@ def census_tradeoff(curves: dict) -> list[dict]:
     ``curves`` maps (k, l) to :func:`read_pair_curves` output. Each pair's pessimistic side p_kl ≤ f_kl
     (:func:`accountlib.theory.tradeoff_band.pessimistic_polyline`) is piecewise linear, so the lower convex envelope
     of min_kl p_kl is the lower convex hull of all their breakpoints together
-    (:func:`accountlib.theory.profiles.lower_convex_envelope`, Andrew's monotone chain, in ``Decimal`` arithmetic);
+    (:func:`accountlib.theory.tradeoff_duality.lower_convex_envelope`, Andrew's monotone chain, in ``Decimal`` arithmetic);
     it lies below the exact census-wide curve (the envelope of min_kl f_kl). Each row holds a hull vertex
     ``alpha``, ``beta_pessimistic`` (the guarantee there), ``beta_optimistic`` (the envelope of the pairs'
     optimistic sides at that α: the exact census-wide curve lies between the two), and the ``pair`` whose
@@ -165,7 +165,7 @@ def _short(x, *, rounding: str = "nearest") -> str:
 def write_census_results(out_dir) -> dict:
     """Write ``census_eps_delta.csv`` and ``census_tradeoff.csv`` from every pair present in ``out_dir``.
 
-    Every pair's files are checked first (:func:`accountlib.applications.census.check_pair_files`: header, finite
+    Every pair's files are checked first (:func:`accountlib.applications.census.pair_files.check_pair_files`: header, finite
     decimals, δ in [0, 1] non-increasing, a monotone trade-off curve, one common δ_zCDP grid); a file that
     fails raises ``ValueError`` naming it, before anything is written.
     """

@@ -17,11 +17,11 @@ Per DHC pair (k ≤ l) the sweep writes
   exact slopes on both sides of each vertex (rounded inwards), so that the curve is certified between
   its vertices too (:mod:`accountlib.theory.tradeoff_band`).
 
-Certified numbers are stored with the digits their bounds support (:func:`.pair_files.certified_decimal`).
+Certified numbers are stored with the digits their bounds support (:func:`~accountlib.infrastructure.numbers.certified_decimal`).
 
 Integrity (book/running.md, "Reliability"): after both files of a pair are in place, a manifest
 ``manifest/pair_K_L.json`` records their SHA-256 and the job's options. On resume a pair counts as done
-only when its manifest matches the files *and* the files pass :func:`check_pair_files` (header, row
+only when its manifest matches the files *and* the files pass :func:`~accountlib.applications.census.pair_files.check_pair_files` (header, row
 count, the expected ε grid, finite decimals, δ ∈ [0, 1] non-increasing, bounds within tolerance, a
 monotone trade-off curve); anything else is reported and recomputed. ``out_dir`` is made absolute before
 jobs leave the client (it must be on a filesystem every worker shares); a lock file refuses a second
@@ -42,16 +42,17 @@ from pathlib import Path
 
 from ...infrastructure.atomic import append_line, sha256_of, write_csv_atomically, write_text_atomically
 from ...infrastructure.executor import SweepError, run_jobs, sweep_lock
+from ...infrastructure.numbers import as_fraction
 from ...theory.conversions import zcdp_epsilon
-from ...theory.profiles import ShiftPair
+from ...theory.composition import Composition
 from .allocations import TOTAL_RHO, all_pairs, delta_levels, pair_rhos
-from .pair_files import (EPS_DELTA_HEADER, JOB_DEFAULTS, TRADEOFF_HEADER, _decimal, certified_decimal, inward_slope,
+from .pair_files import (EPS_DELTA_HEADER, JOB_DEFAULTS, TRADEOFF_HEADER, certified_decimal, epsilon_text, inward_slope,
                          manifest_path, pair_paths, pair_status)
 
 __all__ = ["pair_job", "run_dhc_sweep", "tradeoff_indices", "allocation_weight", "order_by_cost"]
 
 
-def tradeoff_indices(pair: ShiftPair, points_per_side: int, smallest_alpha: float, cut: int,
+def tradeoff_indices(pair: Composition, points_per_side: int, smallest_alpha: float, cut: int,
                      bend_points: int = 0) -> list[int]:
     """Lattice indices j whose vertices (α_j, β_j) cover the curve, dense near both ends and where it bends.
 
@@ -111,13 +112,13 @@ def _pair_job(k, l, out_dir, *, smallest_delta_exponent, rel_tol, abs_tol, point
     started = time.perf_counter()
     scale = Fraction(variance_scale)
     rhos = [r / scale for r in pair_rhos(k, l)]
-    pair = ShiftPair(rhos)
+    pair = Composition(rhos)
     base_rho = TOTAL_RHO  # ρ = (Σρ_i)/2 of every unscaled pair
     levels = delta_levels(smallest_delta_exponent)
-    epsilons = [Fraction(repr(zcdp_epsilon(base_rho, d))) for d in levels]
+    epsilons = [as_fraction(zcdp_epsilon(base_rho, d), "epsilon", floats="decimal") for d in levels]
     # the front door (engine.front.CertifiedTails) chooses the engines; half the tolerance: storing only the certified digits widens each bound a little (certified_decimal)
     points = pair.delta(epsilons, rel_tol=rel_tol / 2)
-    eps_rows = [(f"{d:.0e}", _decimal(Fraction(e)), *certified_decimal(p.delta, p.error_bound))
+    eps_rows = [(f"{d:.0e}", epsilon_text(Fraction(e)), *certified_decimal(p.delta, p.error_bound))
                 for d, e, p in zip(levels, epsilons, points)]
     engine = pair.tails.absolute_engine(abs_tol)  # the engine that serves the trade-off vertices to abs_tol
     indices = tradeoff_indices(pair, points_per_side, abs_tol, engine.cut, bend_points)
@@ -162,7 +163,7 @@ def run_dhc_sweep(out_dir="results/dhc", pairs=None, *, scheduler=None, workers=
 
     ``out_dir`` is resolved to an absolute path before any job is sent (with a Dask scheduler it must be
     on a filesystem every worker shares). Duplicate pairs (in either order) are computed once. A pair whose
-    files are present but fail :func:`pair_status` (no manifest, hash mismatch, bad content) is reported
+    files are present but fail :func:`~accountlib.applications.census.pair_files.pair_status` (no manifest, hash mismatch, bad content) is reported
     through ``report`` (default: a line on stderr) and recomputed. The folder is locked for the run.
     Returns the summaries of the pairs computed in this run.
     """
@@ -215,7 +216,7 @@ def run_dhc_sweep(out_dir="results/dhc", pairs=None, *, scheduler=None, workers=
 
 def allocation_weight(k: int) -> int:
     """Surviving nodes of pair (k, k) at Δ = 1e-20: how much quadrature work allocation k brings."""
-    pair = ShiftPair(pair_rhos(k, k))
+    pair = Composition(pair_rhos(k, k))
     from ...engine.quadrature import node_count, truncation_point
     from ...engine.sieve import sieve_nodes
 

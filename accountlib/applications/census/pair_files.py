@@ -7,13 +7,13 @@ Per DHC pair (k ≤ l) the sweep (:mod:`.jobs`) writes
   exact δ(ε), certified to ``error_bound ≤ rel_tol·δ``;
 * ``tradeoff/pair_K_L.csv`` — columns ``alpha,beta,error_bound,slope_left,slope_right``: vertices of
   the exact trade-off curve (α_j, β_j), log-uniform in α from both ends and dense where the curve bends
-  (:func:`~accountlib.applications.census.tradeoff_indices`), certified to ``abs_tol``, with the exact curve's slopes on
+  (:func:`~accountlib.applications.census.jobs.tradeoff_indices`), certified to ``abs_tol``, with the exact curve's slopes on
   the segments just left and right of each vertex (minus the likelihood ratios of the two adjacent atoms),
   rounded inwards to :data:`SLOPE_DIGITS` digits. They make the curve certified *between* its vertices too
   (:mod:`accountlib.theory.tradeoff_band`);
 * ``manifest/pair_K_L.json`` — the SHA-256 of both files and the job's options, written last.
 
-Every certified number is stored with the digits its bound supports (:func:`certified_decimal`): the value is
+Every certified number is stored with the digits its bound supports (:func:`~accountlib.infrastructure.numbers.certified_decimal`): the value is
 rounded one decade below its bound, the rounding is added to the bound, probabilities are clamped into
 [0, 1], and the bound is rounded up to two digits. So two machines whose floating-point kernels differ in the
 last bits store intervals that overlap, usually the same strings. The ε grid is stored with 30 digits
@@ -33,30 +33,35 @@ from pathlib import Path
 import mpmath
 
 from ...infrastructure.atomic import finite_decimal, read_csv, sha256_of
-from ...infrastructure.certified_numbers import as_string, certified_decimal, exact_rational
+from ...infrastructure.numbers import as_fraction, as_string, certified_decimal, exact_rational
 from ...infrastructure.numbers import decimal_string
 from ...theory.conversions import zcdp_epsilon
 from .allocations import TOTAL_RHO, delta_levels
 
 __all__ = ["pair_paths", "manifest_path", "check_pair_files", "pair_status", "EPS_DELTA_HEADER", "TRADEOFF_HEADER",
-           "JOB_DEFAULTS", "certified_decimal", "inward_slope"]
+           "JOB_DEFAULTS", "certified_decimal", "inward_slope", "epsilon_text"]
 
 DIGITS = 30
+"""Significant digits of each stored ε of the grid."""
 SLOPE_DIGITS = 10
+"""Significant digits of each stored slope (rounded inwards)."""
 EPS_DELTA_HEADER = ("delta_zcdp", "epsilon", "delta", "error_bound")
+"""The header of a pair's (ε, δ) file."""
 TRADEOFF_HEADER = ("alpha", "beta", "error_bound", "slope_left", "slope_right")
+"""The header of a pair's trade-off file."""
 
 
-def _decimal(value) -> str:
+def epsilon_text(value) -> str:
+    """An ε of the sweep's grid as it is stored: its decimal value to :data:`DIGITS` significant digits."""
     return decimal_string(value, DIGITS)
 
 
 def inward_slope(ratio, side: str) -> str:
-    """The slope −``ratio`` of the exact trade-off curve on one side of a vertex, rounded to SLOPE_DIGITS digits
+    """The slope −(``ratio``) of the exact trade-off curve on one side of a vertex, rounded to SLOPE_DIGITS digits
     *inwards*: the left slope no steeper (|slope| rounded down), the right slope no shallower (rounded up), so
     the supporting lines built from them stay below the curve (:mod:`accountlib.theory.tradeoff_band`). ``ratio`` is a
     rigorous lower bound on the exact ratio for the left side and an upper bound for the right side
-    (:meth:`~accountlib.theory.profiles.ShiftPair.likelihood_ratio_enclosure`), so the result is inward whatever the
+    (:meth:`~accountlib.theory.composition.Composition.likelihood_ratio_enclosure`), so the result is inward whatever the
     rounding of the ratio itself.
 
     >>> inward_slope(mpmath.mpf(2) / 3, "left"), inward_slope(mpmath.mpf(2) / 3, "right")
@@ -76,6 +81,7 @@ def inward_slope(ratio, side: str) -> str:
 
 
 def pair_paths(out_dir, k: int, l: int) -> tuple[Path, Path]:
+    """The two result files of pair (k, l) in ``out_dir``: ``eps_delta/pair_K_L.csv`` and ``tradeoff/pair_K_L.csv``."""
     out_dir = Path(out_dir)
     name = f"pair_{k}_{l}.csv"
     return out_dir / "eps_delta" / name, out_dir / "tradeoff" / name
@@ -83,9 +89,11 @@ def pair_paths(out_dir, k: int, l: int) -> tuple[Path, Path]:
 
 JOB_DEFAULTS = {"smallest_delta_exponent": 30, "rel_tol": 1e-6, "abs_tol": 1e-25, "points_per_side": 200,
                 "bend_points": 250, "variance_scale": 1}
+"""The options of a pair's job (recorded in its manifest; a file computed with others is recomputed)."""
 
 
 def manifest_path(out_dir, k: int, l: int) -> Path:
+    """The manifest ``manifest/pair_K_L.json`` that records the SHA-256 of pair (k, l)'s files and the job's options."""
     return Path(out_dir) / "manifest" / f"pair_{k}_{l}.json"
 
 
@@ -109,7 +117,7 @@ def check_pair_files(out_dir, k: int, l: int, *, smallest_delta_exponent: int | 
         if [r[0] for r in rows] != levels:
             raise ValueError(f"{eps_path}: expected {len(levels)} rows on the δ_zCDP grid 5e-01 … "
                              f"1e-{smallest_delta_exponent:02d}; found {len(rows)} rows that do not match it")
-        grid = [_decimal(Fraction(repr(zcdp_epsilon(TOTAL_RHO, d))))
+        grid = [epsilon_text(as_fraction(zcdp_epsilon(TOTAL_RHO, d), "epsilon", floats="decimal"))
                 for d in delta_levels(smallest_delta_exponent)]
         for n, (row, epsilon) in enumerate(zip(rows, grid), start=2):
             if row[1] != epsilon:

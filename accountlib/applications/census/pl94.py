@@ -17,12 +17,12 @@ below hold its numbers, and the allocation is derived from them with the Bureau'
   child not at all (``optimize_spine.py`` 275-328 and 352-353, ``define_spines.py`` 369-389), so a block's
   path may have levels whose share moved up to the level above: the split changes, the total does not.
 
-In :class:`accountlib.theory.profiles.ShiftPair`'s convention a budget ρ_i is the precision 1/σ_i² of a cell
+In :class:`accountlib.theory.composition.Composition`'s convention a budget ρ_i is the precision 1/σ_i² of a cell
 moved by one (the pair's zCDP ρ is Σρ_i/2), which is the Bureau's per-measurement ρ (Δ₂² = 2). A modified
 record moves one cell down in its old block's geounits and one cell up in its new block's: each measurement is
 one term on the old block's path and one on the new block's, so :func:`pl94_rhos` lists path ``path`` followed
 by path ``other`` (by default the same path again: the record keeps its block, or moves to a block of the same
-pattern) and ``ShiftPair(pl94_rhos(...)).rho`` is the certificate's ρ for every pair. Which pair is the
+pattern) and ``Composition(pl94_rhos(...)).rho`` is the certificate's ρ for every pair. Which pair is the
 worst in (ε, δ) is not decided here: zCDP cannot tell the pairs apart, the exact curves can (evaluate the pairs).
 """
 
@@ -221,7 +221,7 @@ def pl94_allocation(release, path="plain") -> list[tuple[str, str, Fraction]]:
 
 
 def pl94_rhos(release, path="plain", other=None) -> list[Fraction]:
-    """The budgets of one modified record, for :class:`~accountlib.theory.profiles.ShiftPair`: the measurements
+    """The budgets of one modified record, for :class:`~accountlib.theory.composition.Composition`: the measurements
     of the old block's path ``path`` followed by those of the new block's path ``other`` (default: ``path``).
 
     >>> rhos = pl94_rhos("pl94-persons"); len(rhos), len(set(rhos)), sum(rhos) / 2
@@ -347,7 +347,7 @@ class PathPairDelta:
 
     path: str
     other: str
-    point: object  # accountlib.theory.profiles.DeltaPoint
+    point: object  # accountlib.theory.composition.DeltaPoint
 
 
 @dataclass(frozen=True)
@@ -367,14 +367,14 @@ def pl94_pair_deltas(release, epsilon, *, rel_tol: float = 1e-6) -> list[PathPai
     """δ(ε) for every unordered pair of paths of ``release`` (the composition is symmetric in the two), largest
     first by the certified upper end δ + error_bound: the worst case of the release is the first.
     16 paths give 136 pairs for the US releases (about 10 s for persons), 8 give 36 for Puerto Rico."""
-    from ...theory.profiles import ShiftPair
+    from ...theory.composition import Composition
 
     release = _check_release(release)
     paths = pl94_paths(release)
     rows = []
     for i, path in enumerate(paths):
         for other in paths[i:]:
-            (point,) = ShiftPair(pl94_rhos(release, path, other)).delta([epsilon], rel_tol=rel_tol)
+            (point,) = Composition(pl94_rhos(release, path, other)).delta([epsilon], rel_tol=rel_tol)
             rows.append(PathPairDelta(path, other, point))
     return sorted(rows, key=lambda r: -(r.point.delta + r.point.error_bound))
 
@@ -383,13 +383,13 @@ def pl94_worst_epsilon(release, delta=None, *, abs_tol: float = 1e-6, rel_tol: f
                        ranked=None) -> WorstCase:
     """The certified ε of ``release`` at ``delta`` (default: the certificate's 1e-10), worst case over the pairs
     of paths. The pairs are ranked by δ at the certificate's ε; the first pair's ε interval
-    (:func:`accountlib.theory.calibration.epsilon`, width ≤ ``abs_tol``) gives the lower end (that pair is not
+    (:func:`accountlib.theory.accounting.epsilon`, width ≤ ``abs_tol``) gives the lower end (that pair is not
     (lower, δ)-DP), and every pair is then certified at the upper end (δ + bound ≤ δ); a pair that is not becomes
     the candidate and the search repeats. ``ranked``: the ranking at the certificate's ε when it is already at
     hand (what :func:`pl94_pair_deltas` returns for ``release`` at ``certificate(release)["epsilon"]`` with the
     same ``rel_tol``), so that it is not computed twice; it only orders the candidates, every pair is checked."""
-    from ...theory.calibration import epsilon as epsilon_for
-    from ...theory.profiles import ShiftPair
+    from ...theory.accounting import epsilon as epsilon_for
+    from ...theory.composition import Composition
 
     release = _check_release(release)
     target = _DELTA if delta is None else F(delta)
@@ -401,7 +401,7 @@ def pl94_worst_epsilon(release, delta=None, *, abs_tol: float = 1e-6, rel_tol: f
     candidate = (ranked[0].path, ranked[0].other)
     allowed = mpmath.mpf(target.numerator) / target.denominator * (1 - mpmath.mpf(10) ** -12)  # rounded inwards
     for _ in range(len(ranked)):
-        interval = epsilon_for(ShiftPair(pl94_rhos(release, *candidate)), target, abs_tol=abs_tol, rel_tol=rel_tol)
+        interval = epsilon_for(Composition(pl94_rhos(release, *candidate)), target, abs_tol=abs_tol, rel_tol=rel_tol)
         sweep = pl94_pair_deltas(release, interval.upper, rel_tol=rel_tol)
         failing = [r for r in sweep if r.point.delta + r.point.error_bound > allowed]
         if not failing:

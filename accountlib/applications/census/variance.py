@@ -12,9 +12,10 @@ from pathlib import Path
 
 from ...infrastructure.atomic import write_csv_atomically
 from ...infrastructure.executor import run_jobs
-from ...infrastructure.numbers import as_positive_fraction
+from ...infrastructure.numbers import as_fraction, as_positive_fraction
+from ...infrastructure.search import bisect, geometric, integer
 from ...theory.conversions import zcdp_epsilon
-from ...theory.profiles import ShiftPair
+from ...theory.composition import Composition
 from .allocations import TOTAL_RHO, check_allocation, pair_rhos
 from .census_wide import available_pairs, read_pair_curves
 
@@ -34,9 +35,9 @@ VARIANCE_LEVELS = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-8, 1e-10, 1e-12, 1e-15
 def scaled_delta(k: int, l: int, c, epsilon, *, rel_tol: float = 1e-6):
     """Exact δ(ε) of pair (k, l) with every noise variance multiplied by c (ρ_i → ρ_i/c)."""
 
-    c = as_positive_fraction(c, "c")
+    c = as_positive_fraction(c, "c", floats="decimal")
     # the front door (engine.front.CertifiedTails) chooses the engines and the tilted contour
-    return ShiftPair([r / c for r in pair_rhos(k, l)]).delta([epsilon], rel_tol=rel_tol)[0]
+    return Composition([r / c for r in pair_rhos(k, l)]).delta([epsilon], rel_tol=rel_tol)[0]
 
 
 def smallest_variance_scale(pairs, delta_target: float, *, resolution: int = 10_000, rel_tol: float = 1e-6,
@@ -51,7 +52,7 @@ def smallest_variance_scale(pairs, delta_target: float, *, resolution: int = 10_
     binding pair.
     """
 
-    epsilon = Fraction(repr(zcdp_epsilon(TOTAL_RHO, delta_target)))
+    epsilon = as_fraction(zcdp_epsilon(TOTAL_RHO, delta_target), "epsilon", floats="decimal")
     order = list(pairs)
 
     def worst(j):
@@ -72,13 +73,15 @@ def smallest_variance_scale(pairs, delta_target: float, *, resolution: int = 10_
     upper_at_one, binding = worst(high)
     if upper_at_one > delta_target:
         return {"delta": delta_target, "epsilon": float(epsilon), "c": None, "reduction": None, "pair": binding}
-    while high - low > 1:
-        middle = (low + high) // 2
-        upper, pair = worst(middle)
+    def private_enough(j: int) -> bool:  # every pair's certified δ at most δ_target (the binding pair recorded)
+        nonlocal binding
+        upper, pair = worst(j)
         if upper <= delta_target:
-            high, binding = middle, pair
-        else:
-            low = middle
+            binding = pair
+            return True
+        return False
+
+    low, high = bisect(private_enough, low, high, midpoint=integer, until=lambda lo, hi: hi - lo <= 1)
     c = Fraction(high, resolution)
     return {"delta": delta_target, "epsilon": float(epsilon), "c": c, "reduction": float(1 - c), "pair": binding}
 
@@ -99,8 +102,8 @@ def delta_at_reduction(reduction, pairs, *, low: float = 1e-30, high: float = 0.
     import math
 
 
-    c = 1 - Fraction(str(reduction))
-    as_positive_fraction(c, "1 - reduction")
+    c = 1 - as_fraction(reduction, "reduction", floats="decimal")
+    as_positive_fraction(c, "1 - reduction", floats="decimal")
     if not 0 < low < high < 1:
         raise ValueError(f"low and high must satisfy 0 < low < high < 1; got low={low!r}, high={high!r}")
     pairs = [tuple(p) for p in pairs]
@@ -108,7 +111,7 @@ def delta_at_reduction(reduction, pairs, *, low: float = 1e-30, high: float = 0.
         raise ValueError("pairs must name at least one allocation pair (k, l)")
 
     def worst(delta):
-        epsilon = Fraction(repr(zcdp_epsilon(TOTAL_RHO, delta)))
+        epsilon = as_fraction(zcdp_epsilon(TOTAL_RHO, delta), "epsilon", floats="decimal")
         uppers = {}
         for k, l in pairs:
             point = scaled_delta(k, l, c, epsilon, rel_tol=rel_tol)
@@ -122,14 +125,16 @@ def delta_at_reduction(reduction, pairs, *, low: float = 1e-30, high: float = 0.
         raise ValueError(
             f"reduction {reduction!r} is not attained between delta = {low:g} and {high:g} for these pairs "
             f"(max delta_c/delta is {ratio_high:.3g} at high and {ratio_low:.3g} at low; need <= 1 at high, > 1 at low)")
-    while high / low > 1 + width:
-        middle = math.sqrt(low * high)
-        ratio, binding = worst(middle)
+    def allowed(delta: float) -> bool:  # the reduction is allowed at δ for these pairs (else: the binding pair)
+        nonlocal pair
+        ratio, binding = worst(delta)
         if ratio <= 1:
-            high = middle
-        else:
-            low, pair = middle, binding
-    return {"reduction": float(Fraction(str(reduction))), "c": c, "delta": math.sqrt(low * high),
+            return True
+        pair = binding
+        return False
+
+    low, high = bisect(allowed, low, high, midpoint=geometric, until=lambda lo, hi: not hi / lo > 1 + width)
+    return {"reduction": float(as_fraction(reduction, "reduction", floats="decimal")), "c": c, "delta": math.sqrt(low * high),
             "bracket": (low, high), "pair": pair}
 
 
@@ -171,7 +176,7 @@ def _check_pair_job(k: int, l: int, checks: list) -> tuple:
 
     uppers = []
     for level, c in checks:
-        epsilon = Fraction(repr(zcdp_epsilon(TOTAL_RHO, level)))
+        epsilon = as_fraction(zcdp_epsilon(TOTAL_RHO, level), "epsilon", floats="decimal")
         point = scaled_delta(k, l, Fraction(c), epsilon)
         uppers.append(float(point.delta + point.error_bound))
     return (k, l), uppers
@@ -234,7 +239,7 @@ VARIANCE_REDUCTION_HEADER = ("delta", "epsilon", "c", "reduction", "pair", "pair
 def largest_delta_pairs(curves: dict, level: float, *, top: int = 3, candidates=None) -> list[tuple[int, int]]:
     """The ``top`` pairs with the largest exact δ at the zCDP level nearest ``level``, largest first.
 
-    ``curves`` maps (k, l) to :func:`read_pair_curves` output (all on the same grid of δ_zCDP levels);
+    ``curves`` maps (k, l) to :func:`~accountlib.applications.census.census_wide.read_pair_curves` output (all on the same grid of δ_zCDP levels);
     the exact δ compared is each pair's δ at ε_zCDP(δ_zCDP) for the grid level nearest ``level``
     (sieve paper §5.2: the pairs' curves differ only a little, so the pair that binds the census curve
     changes with δ). ``candidates`` restricts the ranking to some of the pairs (default: all of
@@ -318,7 +323,7 @@ def reduction_bracket(reductions, reduction) -> tuple[float, float] | None:
     >>> reduction_bracket(rows, "0.1508"), reduction_bracket(rows, "0.3")
     ((1e-06, 0.001), None)
     """
-    target = float(Fraction(str(reduction)) * 100)  # compared in percent, as the chapter prints the table
+    target = float(as_fraction(reduction, "reduction", floats="decimal") * 100)  # compared in percent, as the chapter prints the table
     by_level = sorted((r["delta"], 100 * r["reduction"]) for r in reductions if r["reduction"] is not None)
     for (d1, v1), (d2, v2) in zip(by_level, by_level[1:]):
         if v1 <= target <= v2:
@@ -333,7 +338,7 @@ def reduction_bracket(reductions, reduction) -> tuple[float, float] | None:
 
 def level_budgets(k, l) -> dict[str, list[Fraction]]:
     """The budgets of pair (k, l) by geographic level: level name → the nonzero ρ_i of allocation k at that level
-    followed by those of l (the mechanisms of :func:`pair_rhos`, grouped by the column they come from).
+    followed by those of l (the mechanisms of :func:`~accountlib.applications.census.allocations.pair_rhos`, grouped by the column they come from).
 
     >>> by_level = level_budgets(13, 13)
     >>> len(by_level["US"]), sum(by_level["State"]) / 2    # ten queries twice; the level's zCDP ρ
@@ -373,7 +378,8 @@ def level_variance_reductions(k, l, delta, *, conversion: str = "bun-steinke", r
 
     Returns level → ``{"rho", "epsilon", "c", "reduction", "proven_smallest"}``.
     """
-    from ...theory.calibration import ApproximateDP, calibrate
+    from ...theory.calibration import calibrate
+    from ...theory.targets import ApproximateDP
     from ...theory.conversions import zcdp_epsilon_via_rdp
 
     conversions = {"bun-steinke": zcdp_epsilon, "rdp": zcdp_epsilon_via_rdp}
@@ -383,7 +389,7 @@ def level_variance_reductions(k, l, delta, *, conversion: str = "bun-steinke", r
     by_level = level_budgets(k, l)
     everything = [rho for budgets in by_level.values() for rho in budgets]
     labels = [level for level, budgets in by_level.items() for _ in budgets]
-    whole = Fraction(repr(conversions[conversion](sum(everything) / 2, float(delta))))
+    whole = as_fraction(conversions[conversion](sum(everything) / 2, float(delta)), "epsilon", floats="decimal")
     wanted = set(GEOGRAPHIC_LEVELS if levels is None else levels)
     unknown = wanted - set(GEOGRAPHIC_LEVELS)
     if unknown:
@@ -393,13 +399,13 @@ def level_variance_reductions(k, l, delta, *, conversion: str = "bun-steinke", r
         if not budgets or level not in wanted:
             continue
         rho = sum(budgets) / 2
-        step = Fraction(str(resolution))
+        step = as_fraction(resolution, "resolution", floats="decimal")
         if within_pair:
             epsilon = whole
             result = calibrate(everything, ApproximateDP(epsilon, delta_text), rel_tol=rel_tol, step=step,
                                groups=labels, factors={other: 0 for other in by_level if other != level})
         else:
-            epsilon = Fraction(repr(conversions[conversion](rho, float(delta))))
+            epsilon = as_fraction(conversions[conversion](rho, float(delta)), "epsilon", floats="decimal")
             result = calibrate(budgets, ApproximateDP(epsilon, delta_text), rel_tol=rel_tol, step=step)
         out[level] = {"rho": rho, "epsilon": float(epsilon), "c": result.scale, "reduction": float(1 - result.scale),
                       "proven_smallest": result.proven_smallest}

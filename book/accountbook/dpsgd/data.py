@@ -1,5 +1,5 @@
-"""The data: Fashion-MNIST's IDX files (the Debian package ``dataset-fashion-mnist`` or a folder), else
-scikit-learn's bundled digits; standardised, optionally subsampled."""
+"""The data: Fashion-MNIST's IDX files (the Debian package ``dataset-fashion-mnist`` or a folder), else the book's
+sample of them (shipped as package data), or scikit-learn's bundled digits; standardised, optionally subsampled."""
 
 from __future__ import annotations
 
@@ -84,7 +84,10 @@ def find_fashion_mnist(data_dir=None) -> Path | None:
     return None
 
 
-DATASETS = ("auto", "fashion-mnist", "digits")
+DATASETS = ("auto", "fashion-mnist", "fashion-mnist-sample", "digits")
+SAMPLE_DATA = "data/fashion-mnist-sample"
+"""The book's sample of Fashion-MNIST (package data of accountbook): the first 3,000 training and 600 test images,
+MIT licence (its README and LICENSE)."""
 NORMALISATIONS = ("standardise", "unit", "symmetric")
 """Pixel scalings of :func:`load_data`: centred and scaled by the training set's mean and standard deviation
 (the default), in [0, 1], or in [-1, 1]."""
@@ -101,10 +104,13 @@ def _normalise(data: Dataset, normalise: str) -> Dataset:
 
 def load_data(data_dir=None, *, dataset: str = "auto", seed: int = 0, subsample: int | None = None,
               normalise: str = "standardise") -> Dataset:
-    """Fashion-MNIST (from ``data_dir``, else from the Debian package's folder), else scikit-learn's digits.
+    """Fashion-MNIST (from ``data_dir``, else from the Debian package's folder), its shipped sample, or
+    scikit-learn's digits.
 
-    ``dataset``: ``"auto"`` (the default) takes Fashion-MNIST where it is installed and falls back to the
-    digits; ``"fashion-mnist"`` raises when it is not installed; ``"digits"`` always takes the digits.
+    ``dataset``: ``"auto"`` (the default) takes Fashion-MNIST where it is installed and falls back to the book's
+    sample of it (the first 3,000 training and 600 test images, shipped with ``accountbook``:
+    :data:`SAMPLE_DATA`); ``"fashion-mnist"`` raises when the whole data set is not installed;
+    ``"fashion-mnist-sample"`` always takes the sample; ``"digits"`` takes scikit-learn's 8×8 digits.
     Which one was used, and from where, is in the returned ``name`` and ``note``. Pixels are
     standardised with the training set's mean and standard deviation, or with ``normalise="unit"``
     left in [0, 1], with ``"symmetric"`` mapped to [-1, 1] (:data:`NORMALISATIONS`). ``subsample`` keeps that many
@@ -117,17 +123,31 @@ def load_data(data_dir=None, *, dataset: str = "auto", seed: int = 0, subsample:
         raise ValueError(f"normalise must be one of {NORMALISATIONS}; got {normalise!r}")
     if subsample is not None and not (isinstance(subsample, int) and subsample >= 10):
         raise ValueError(f"subsample must be an integer >= 10 or None; got {subsample!r}")
-    folder = None if dataset == "digits" else find_fashion_mnist(data_dir)
+    folder = None if dataset in ("digits", "fashion-mnist-sample") else find_fashion_mnist(data_dir)
     if folder is None and dataset == "fashion-mnist":
         raise ValueError(f"dataset='fashion-mnist' but no Fashion-MNIST IDX files were found in data_dir={data_dir!r} "
-                         f"or in {SYSTEM_DATA_DIR} (Debian/Ubuntu: apt-get install dataset-fashion-mnist)")
+                         f"or in {SYSTEM_DATA_DIR} (Debian/Ubuntu: apt-get install dataset-fashion-mnist); "
+                         f"dataset='fashion-mnist-sample' takes the book's sample of it")
+    scale = lambda x: (x.astype(np.float32) / 255.0)[:, None, :, :]
     if folder is not None:
         arrays = {key: read_idx(path) for key, path in _idx_files(folder).items()}
-        scale = lambda x: (x.astype(np.float32) / 255.0)[:, None, :, :]
         note = f"Fashion-MNIST ({len(arrays['ytr']):,} training and {len(arrays['yte']):,} test images)"
         if data_dir is not None and folder != Path(data_dir):
             note += f"; no IDX files in data_dir, so the installed copy was used"
         data = Dataset("Fashion-MNIST", scale(arrays["xtr"]), arrays["ytr"].astype(np.int64),
+                       scale(arrays["xte"]), arrays["yte"].astype(np.int64), note)
+        return _subsample(_normalise(data, normalise), subsample, seed)
+    if dataset != "digits":  # "auto" without the whole data set, or the sample by name
+        from importlib import resources
+
+        with resources.as_file(resources.files("accountbook").joinpath(SAMPLE_DATA)) as sample:
+            arrays = {key: read_idx(path) for key, path in _idx_files(Path(sample)).items()}
+        note = (f"the book's sample of Fashion-MNIST: its first {len(arrays['ytr']):,} training and "
+                f"{len(arrays['yte']):,} test images")
+        if dataset == "auto":
+            note += (" (the whole data set is not installed: Debian/Ubuntu apt-get install dataset-fashion-mnist, "
+                     "or pass data_dir)")
+        data = Dataset("Fashion-MNIST sample", scale(arrays["xtr"]), arrays["ytr"].astype(np.int64),
                        scale(arrays["xte"]), arrays["yte"].astype(np.int64), note)
         return _subsample(_normalise(data, normalise), subsample, seed)
     from sklearn.datasets import load_digits
@@ -138,9 +158,8 @@ def load_data(data_dir=None, *, dataset: str = "auto", seed: int = 0, subsample:
     order = np.random.default_rng(seed).permutation(len(y))
     cut = int(0.8 * len(y))
     train, test = order[:cut], order[cut:]
-    note = ("FASHION-MNIST NOT FOUND (install the Debian package dataset-fashion-mnist, or pass data_dir): "
-            "trained on scikit-learn's bundled handwritten digits (1,797 real 8x8 images), not on the paper's "
-            "data; accuracies are not comparable with the paper's.")
+    note = ("scikit-learn's bundled handwritten digits (1,797 real 8x8 images), not the paper's data: accuracies "
+            "are not comparable with the paper's")
     data = _normalise(Dataset("scikit-learn digits", x[train], y[train], x[test], y[test], note), normalise)
     return _subsample(data, subsample, seed)
 

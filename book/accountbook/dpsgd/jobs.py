@@ -8,7 +8,7 @@ from pathlib import Path
 from .batched import train_runs_together
 from .data import Dataset, data_slug, load_data
 from .results import clip_only_path, result_path
-from .training import EVAL_EVERY
+from .training import EVAL_EVERY, model_description
 
 __all__ = ["train_setting", "run_setting", "train_job"]
 
@@ -22,9 +22,11 @@ def train_setting(data: Dataset, *, q: float, steps: int, seed: int, targets, ou
     not depend on the target, so it is stored once and shared by the targets, as in the paper, Appendix D.4.1).
     All of them are trained in one pass (:func:`accountbook.dpsgd.train_runs_together`: the same steps as
     :func:`train_run` alone, to float32 rounding). Each run records ``cpu_seconds``, its equal share of the
-    pass's CPU time, and ``trained_together`` (how many runs shared the pass, its CPU seconds and torch
-    threads). Files are written atomically, the clipping-only run first; stored files are read back, not
-    retrained, so a rerun resumes. Returns ``{(ε, δ): result}`` for every target.
+    pass's CPU time, ``trained_together`` (how many runs shared the pass, its CPU seconds and torch
+    threads) and ``model`` (:func:`accountbook.dpsgd.model_description`: the book's model). Files are written
+    atomically, the clipping-only run first; stored files are read back, not retrained, so a rerun resumes; a stored
+    file of another model is refused (runs of two models are never paired). Returns ``{(ε, δ): result}`` for every
+    target.
     """
     import json
     import time
@@ -36,11 +38,16 @@ def train_setting(data: Dataset, *, q: float, steps: int, seed: int, targets, ou
     targets = [(float(e), float(d)) for e, d in targets]
     paths = {t: result_path(out_dir, epsilon=t[0], delta=t[1], q=q, steps=steps, seed=seed) for t in targets}
     clip_path = clip_only_path(out_dir, q=q, steps=steps, seed=seed, data_name=data.name)
+    model = model_description()
     missing = [t for t in targets if not paths[t].is_file()]
     results = {t: json.loads(paths[t].read_text()) for t in targets if t not in missing}
+    clip_only = json.loads(clip_path.read_text()) if clip_path.is_file() else None
+    for path, stored in [(paths[t], results[t]) for t in results] + [(clip_path, clip_only)]:
+        if stored is not None and stored.get("model") != model:  # never pair runs of two models
+            raise ValueError(f"{path} holds runs of another model ({stored.get('model', 'the first model, 3x3 kernels')}); "
+                             f"the book's model is {model}: move it out of {Path(out_dir)} to train this setting")
     if not missing:
         return results
-    clip_only = json.loads(clip_path.read_text()) if clip_path.is_file() else None
     noise = {t: (calibrate_dpsgd(q, steps, t[0], t[1], "rdp"), calibrate_dpsgd(q, steps, t[0], t[1], "zcdp"))
              for t in missing}
     multipliers = ([0.0] if clip_only is None else []) + [z for t in missing for z in noise[t]]
@@ -51,13 +58,14 @@ def train_setting(data: Dataset, *, q: float, steps: int, seed: int, targets, ou
     for run in runs:
         run["cpu_seconds"] = round(total / len(runs), 1)
         run["trained_together"] = together
+        run["model"] = model
     if clip_only is None:
         clip_only = runs.pop(0)
         write_text_atomically(clip_path, json.dumps(clip_only, indent=1))
     for i, t in enumerate(missing):
         z_rdp, z_zcdp = noise[t]
         result = {"q": q, "steps": steps, "epsilon": t[0], "delta": t[1], "seed": seed, "z_rdp": z_rdp,
-                  "z_zcdp": z_zcdp, "data": data.name, "train_size": int(len(data.y_train)),
+                  "z_zcdp": z_zcdp, "model": model, "data": data.name, "train_size": int(len(data.y_train)),
                   "test_size": int(len(data.y_test)),
                   "runs": {"rdp": runs[2 * i], "zcdp": runs[2 * i + 1], "clip_only": clip_only}}
         write_text_atomically(paths[t], json.dumps(result, indent=1))

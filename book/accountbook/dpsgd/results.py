@@ -62,29 +62,50 @@ def _t_interval(values) -> tuple[float, float]:
     return float(values.mean()), float(half)
 
 
+DIVERGED_LOSS = 10 * math.log(10)
+"""A run whose final test cross-entropy exceeds this (ten times a uniform guess's, ln 10), or is not finite, has
+diverged: :func:`summarise` counts it and does not average it."""
+
+
+def diverged(run: dict) -> bool:
+    """Whether one stored run diverged (its final test cross-entropy above :data:`DIVERGED_LOSS`, or not finite)."""
+    loss = run["cross_entropy"]
+    return not (math.isfinite(loss) and loss <= DIVERGED_LOSS)
+
+
+RUN_NAMES = (("zcdp", "Z"), ("rdp", "R"), ("clip_only", "0"))
+"""The three runs of a seed and their letters in the paper's tables: zCDP-, RDP-calibrated and clipping-only."""
+
+
 def summarise(results: list[dict]) -> list[dict]:
     """One row per (target, q, n) in the shape of the paper's Tables 3–4.
 
-    Accuracies in percent; ``L_*`` final test cross-entropies; ``dL = L_Z − L_R`` and
-    ``dAcc = Acc_R − Acc_Z`` (positive favours RDP) as paired means over seeds with Student-t 95%
-    half-widths; ``epochs`` = nq, the expected number of passes (n · q).
+    ``Acc_Z``, ``Acc_R``, ``Acc_0``: mean final test accuracies in percent; ``L_Z``, ``L_R``, ``L_0``: mean final test
+    cross-entropies; each with its Student-t 95% half-width over seeds (``Acc_Z_half`` …; nan with one seed).
+    ``dL = L_Z − L_R`` and ``dAcc = Acc_R − Acc_Z`` (positive favours RDP): paired means over seeds with their 95%
+    half-widths. ``epochs`` = nq, the expected number of passes. A cell with a diverged run (:func:`diverged`) is not
+    averaged: its mean and half-width are nan and ``diverged_Z`` (…) counts the diverged runs; paired differences
+    involving it are nan too.
     """
     groups: dict[tuple, list[dict]] = {}
     for r in results:
         groups.setdefault((r["epsilon"], r["delta"], r["q"], r["steps"]), []).append(r)
     rows = []
     for (epsilon, delta, q, steps), group in groups.items():
-        final = {name: {key: np.array([r["runs"][name][key] for r in group]) for key in ("accuracy", "cross_entropy")}
-                 for name in ("zcdp", "rdp", "clip_only")}
-        d_loss = _t_interval(final["zcdp"]["cross_entropy"] - final["rdp"]["cross_entropy"])
-        d_acc = _t_interval(100 * (final["rdp"]["accuracy"] - final["zcdp"]["accuracy"]))
-        rows.append({"epsilon": epsilon, "delta": delta, "q": q, "n": steps, "epochs": q * steps,
-                     "seeds": len(group), "z_rdp": group[0]["z_rdp"], "z_zcdp": group[0]["z_zcdp"],
-                     "Acc_Z": 100 * final["zcdp"]["accuracy"].mean(), "Acc_R": 100 * final["rdp"]["accuracy"].mean(),
-                     "Acc_0": 100 * final["clip_only"]["accuracy"].mean(),
-                     "L_Z": final["zcdp"]["cross_entropy"].mean(), "L_R": final["rdp"]["cross_entropy"].mean(),
-                     "L_0": final["clip_only"]["cross_entropy"].mean(),
-                     "dL": d_loss[0], "dL_half": d_loss[1], "dAcc": d_acc[0], "dAcc_half": d_acc[1]})
+        row = {"epsilon": epsilon, "delta": delta, "q": q, "n": steps, "epochs": q * steps, "seeds": len(group),
+               "z_rdp": group[0]["z_rdp"], "z_zcdp": group[0]["z_zcdp"]}
+        final = {}
+        for name, letter in RUN_NAMES:
+            bad = sum(diverged(r["runs"][name]) for r in group)
+            row[f"diverged_{letter}"] = bad
+            for key, label, scale in (("accuracy", "Acc", 100), ("cross_entropy", "L", 1)):
+                values = scale * np.array([r["runs"][name][key] for r in group], dtype=float)
+                final[name, key] = values if not bad else np.full(len(group), math.nan)
+                row[f"{label}_{letter}"], row[f"{label}_{letter}_half"] = (
+                    _t_interval(values) if not bad else (math.nan, math.nan))
+        row["dL"], row["dL_half"] = _t_interval(final["zcdp", "cross_entropy"] - final["rdp", "cross_entropy"])
+        row["dAcc"], row["dAcc_half"] = _t_interval(final["rdp", "accuracy"] - final["zcdp", "accuracy"])
+        rows.append(row)
     return rows
 
 
@@ -115,6 +136,30 @@ def seedwise_trend(results: list[dict], *, epsilon: float, delta: float, along: 
         out[name] = {"slope": float(np.mean(slopes)) if slopes else float("nan"),
                      "p": float(test.pvalue) if test is not None else float("nan"), "seeds": len(slopes)}
     return out
+
+
+def endpoint_contrast(results: list[dict], *, epsilon: float, delta: float = 1e-5, ends=(250, 2000)) -> dict:
+    """The paper's endpoint contrast (§5.2): per seed, the paired accuracy difference Acc_R − Acc_Z (points) at
+    q = 0.01 and n = ``ends[1]`` minus that at n = ``ends[0]``; the two-sided one-sample t-test of the seeds'
+    contrasts against zero. Returns ``{"mean", "p", "seeds"}`` (p nan with fewer than two seeds)."""
+    from scipy import stats
+
+    by_end = [{r["seed"]: 100 * (r["runs"]["rdp"]["accuracy"] - r["runs"]["zcdp"]["accuracy"]) for r in results
+               if r["epsilon"] == epsilon and r["delta"] == delta and r["q"] == 0.01 and r["steps"] == n}
+              for n in ends]
+    seeds = sorted(set(by_end[0]) & set(by_end[1]))
+    contrast = np.array([by_end[1][seed] - by_end[0][seed] for seed in seeds])
+    p = float(stats.ttest_1samp(contrast, 0.0).pvalue) if len(seeds) >= 2 else float("nan")
+    return {"mean": float(contrast.mean()) if len(seeds) else float("nan"), "p": p, "seeds": len(seeds)}
+
+
+def coverage(results: list[dict]) -> dict:
+    """The seeds stored for each (ε, δ, q, n): ``{(ε, δ, q, n): [seeds]}`` over the paper's targets and settings
+    (empty lists where nothing is stored), so that what is trained can be printed beside what the paper ran."""
+    found = {(e, d, q, n): [] for e, d in PAPER_TARGETS for q, n in paper_settings()}
+    for r in results:
+        found.setdefault((r["epsilon"], r["delta"], r["q"], r["steps"]), []).append(r["seed"])
+    return {key: sorted(seeds) for key, seeds in found.items()}
 
 
 def _paper_tables() -> dict:

@@ -19,17 +19,31 @@ EVAL_EVERY = 25  # test metrics every 25 steps, as in the paper (Appendix D.4.1)
 MODEL_INITS = ("pytorch", "kaiming", "xavier")
 
 
-def build_model(image_size: int, classes: int = 10, *, channels=(16, 32), kernel_size: int = 3,
-                padding: str = "same", hidden: int = 64, init: str = "pytorch"):
+MODEL = {"channels": (16, 32), "kernel_size": 5, "padding": "same", "hidden": 64, "init": "pytorch"}
+"""The book's CNN, :func:`build_model`'s defaults: what the paper leaves open, chosen by the chapter's ablation
+(:mod:`accountbook.dpsgd.ablation`). With 5×5 kernels the clipping-only run reaches the paper's level at the headline
+setting (0.005, 500), where the first model (3×3 kernels) sat three points below it, for 1.3–1.7 times its CPU
+time. Every run of the sweep records it (:func:`model_description`)."""
+
+
+def model_description(options: dict | None = None) -> dict:
+    """The whole model of :func:`build_model` for the keyword ``options`` (missing ones at :data:`MODEL`'s values),
+    as stored with each run: ``{"channels": [16, 32], "kernel_size": 5, ...}``."""
+    described = {**MODEL, **(options or {})}
+    return {key: list(value) if isinstance(value, tuple) else value for key, value in described.items()}
+
+
+def build_model(image_size: int, classes: int = 10, *, channels=MODEL["channels"], kernel_size: int = MODEL["kernel_size"],
+                padding: str = MODEL["padding"], hidden: int = MODEL["hidden"], init: str = MODEL["init"]):
     """The paper's CNN: two convolution + max-pool stages, a hidden layer, no batch norm.
 
-    The paper (unifying paper, Appendix D.4.1) does not give the widths or kernels; the defaults are the
-    book's choice, and the keyword arguments are the choices the chapter's ablation varies:
+    The paper (unifying paper, Appendix D.4.1) does not give the widths or kernels; the defaults (:data:`MODEL`)
+    are the book's choice, made by the chapter's ablation, and the keyword arguments are the choices it varies:
 
     channels : pair of int
         Output channels of the two convolutions (default 16 and 32).
     kernel_size : int
-        Square kernels (default 3).
+        Square kernels (default 5; the first model had 3).
     padding : {"same", "valid"}
         ``"same"``: zero padding ``kernel_size // 2`` (each stage halves the side); ``"valid"``: none.
     hidden : int
@@ -85,8 +99,12 @@ def _evaluate(model, x, y) -> tuple[float, float]:
 PER_SAMPLE_MODES = ("layerwise", "vmap", "opacus")
 
 
+MEMORY_FORMATS = ("channels_last", "contiguous")
+
+
 def train_run(data: Dataset, *, q: float, steps: int, noise_multiplier: float, seed: int,
-              eval_every: int = EVAL_EVERY, per_sample: str = "layerwise") -> dict:
+              eval_every: int = EVAL_EVERY, per_sample: str = "layerwise",
+              memory_format: str = "channels_last") -> dict:
     """One DP-SGD run; returns the final test accuracy and cross-entropy and the evaluation history.
 
     ``seed`` fixes the initialisation, the Poisson sampling stream and the noise stream, so runs with
@@ -104,6 +122,11 @@ def train_run(data: Dataset, *, q: float, steps: int, noise_multiplier: float, s
     * ``"opacus"``: Opacus's ``PrivacyEngine`` with its backward hooks (the paper's implementation).
 
     All sample minibatches with Opacus's Poisson sampler (``DPDataLoader``) from the same generator.
+
+    ``memory_format`` lays out the layerwise path's activations: ``"channels_last"`` (default; PyTorch's CPU
+    convolutions and max-pooling take about half the time on it, ``benchmarks/RESULTS_dpsgd_batched.md``) or
+    ``"contiguous"`` (NCHW, PyTorch's default). The two agree to float32 rounding; the vmap and Opacus paths
+    keep PyTorch's default layout.
     """
     import warnings
 
@@ -119,8 +142,12 @@ def train_run(data: Dataset, *, q: float, steps: int, noise_multiplier: float, s
         raise ValueError(f"steps must be a positive integer; got {steps!r}")
     if not (math.isfinite(noise_multiplier) and noise_multiplier >= 0):
         raise ValueError(f"noise_multiplier must be finite and >= 0; got {noise_multiplier!r}")
+    if memory_format not in MEMORY_FORMATS:
+        raise ValueError(f"memory_format must be one of {MEMORY_FORMATS}; got {memory_format!r}")
     torch.manual_seed(seed)
     model = build_model(data.x_train.shape[-1])
+    if per_sample == "layerwise" and memory_format == "channels_last":
+        model = model.to(memory_format=torch.channels_last)
     dataset = TensorDataset(torch.from_numpy(data.x_train), torch.from_numpy(data.y_train))
     sampling = torch.Generator().manual_seed(10_000 + seed)
     noise = torch.Generator().manual_seed(20_000 + seed)
@@ -318,7 +345,8 @@ def conv_per_example(layer, inp, g):
     """Per-example weight gradients of a stride-1 ``Conv2d``: shape (batch, out, in, kh, kw).
 
     ``w_i[o, c, s, t] = Σ_{u,v} g_i[o, u, v] · x_i[c, u + s, v + t]`` on the zero-padded input. With one
-    input channel the patches are few and ``unfold`` then one batched product is fastest. Otherwise the
+    input channel the patches are few: one strided view of the padded image holds them all (``unfold`` builds them
+    image by image, at twice the cost), then one batched product. Otherwise the
     padded input, channels last, is flattened row by row (one spare zero row at the bottom) and the output
     gradient padded with zero columns to the same row width: for each kernel row s, the patches' columns
     (t, c) of all positions are then one strided view of the flattened input, and the kernel row's
@@ -332,9 +360,12 @@ def conv_per_example(layer, inp, g):
     in_channels = inp.shape[1]
     kh, kw = layer.kernel_size
     ph, pw = layer.padding
-    if in_channels == 1:
-        patches = F.unfold(inp, (kh, kw), padding=(ph, pw))  # (batch, kh·kw, out_h·out_w)
-        return torch.bmm(g.reshape(batch, out_channels, -1), patches.transpose(1, 2)).view(
+    if in_channels == 1:  # the kh·kw patches of every position as one strided view of the padded image
+        padded = F.pad(inp.reshape(batch, inp.shape[2], inp.shape[3]), (pw, pw, ph, ph))
+        width = padded.shape[2]
+        patches = padded.as_strided((batch, kh, kw, out_h, out_w), (padded.stride(0), width, 1, width, 1))
+        return torch.bmm(g.reshape(batch, out_channels, -1),
+                         patches.reshape(batch, kh * kw, out_h * out_w).transpose(1, 2)).view(
             batch, out_channels, 1, kh, kw)
     width = inp.shape[3] + 2 * pw
     flat = F.pad(inp.permute(0, 2, 3, 1), (0, 0, pw, pw, ph, ph + 1)).contiguous().view(batch, -1)
@@ -362,5 +393,5 @@ def paired_runs(data: Dataset, *, q: float, steps: int, epsilon: float, delta: f
             "zcdp": train_run(data, noise_multiplier=z_zcdp, **common),
             "clip_only": clip_only if clip_only is not None else train_run(data, noise_multiplier=0.0, **common)}
     return {"q": q, "steps": steps, "epsilon": epsilon, "delta": delta, "seed": seed, "z_rdp": z_rdp,
-            "z_zcdp": z_zcdp, "data": data.name, "train_size": int(len(data.y_train)),
+            "z_zcdp": z_zcdp, "model": model_description(), "data": data.name, "train_size": int(len(data.y_train)),
             "test_size": int(len(data.y_test)), "runs": runs}

@@ -1,0 +1,133 @@
+"""A certified drop-in for Google's ``dp_accounting``: a ``PrivacyAccountant`` for DP-SGD events.
+
+Optional extra ``accountant`` (``pip install 'accountlib[accountant]'``, which installs ``dp-accounting``). The
+discrete-Gaussian accountant is its sibling module `accountant`; this one accepts the events of DP-SGD:
+
+* ``PoissonSampledDpEvent(q, GaussianDpEvent(z))`` — one step at rate q with noise multiplier z;
+* ``GaussianDpEvent(z)`` — the same with q = 1;
+* ``SelfComposedDpEvent``, ``ComposedDpEvent`` of those, and ``NoOpDpEvent``.
+
+Anything else is refused through dp_accounting's own ``CompositionErrorDetails`` (``supports`` is False,
+``compose`` raises its ``UnsupportedEventError``). The composition is accounted exactly by
+:class:`accountlib.theory.dpsgd_accounting.DPSGDComposition` under ``ADD_OR_REMOVE_ONE`` (both directions, the
+worse one); ``REPLACE_ONE`` is refused. ``get_epsilon`` returns the upper end of the certified ε interval and
+``get_delta`` the certified upper bound on δ(ε), both rounded up to floats: each errs towards less privacy, and
+both run unchanged inside ``dp_accounting.mechanism_calibration.calibrate_dp_mechanism``.
+
+Events outside the accepted ranges are accounted by a valid upper bound: a noise multiplier below 0.05 gives
+ε = inf (δ = 1), one above 1000 counts as 1000, a rate below 1e-8 as 1e-8, a rate of 0 as no step
+(the Opacus drop-in's module docstring gives the reasons: more noise, and a lower rate, are post-processings).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import mpmath
+
+try:
+    from dp_accounting import dp_event
+    from dp_accounting.privacy_accountant import NeighboringRelation, PrivacyAccountant
+except ImportError as error:  # pragma: no cover - the extra is missing
+    raise ImportError(f"accountlib.applications.dpsgd_accountant needs dp_accounting: pip install "
+                      f"'accountlib[accountant]' ({error})", name=error.name) from error
+
+from ..engine.subsampled_gaussian import Q_RANGE, Z_RANGE
+from ..theory.dpsgd_accounting import MAX_DPSGD_EPSILON, DPSGDComposition
+
+__all__ = ["CertifiedDPSGDAccountant"]
+
+
+def _round_up(x) -> float:
+    value = float(x)
+    exact = Fraction(x) if isinstance(x, Fraction) else None
+    if exact is not None:
+        return value if Fraction(value) >= exact else math.nextafter(value, math.inf)
+    return value if mpmath.mpf(value) >= x else math.nextafter(value, math.inf)
+
+
+class CertifiedDPSGDAccountant(PrivacyAccountant):
+    """dp_accounting's ``PrivacyAccountant`` interface, certified, for DP-SGD (Poisson-subsampled Gaussian) events.
+
+    ``epsilon_tol`` is the width of the certified ε interval; ``rel_tol`` the relative accuracy of each δ.
+
+    >>> from dp_accounting import GaussianDpEvent, PoissonSampledDpEvent, SelfComposedDpEvent
+    >>> accountant = CertifiedDPSGDAccountant()
+    >>> _ = accountant.compose(SelfComposedDpEvent(PoissonSampledDpEvent(0.01, GaussianDpEvent(1.0)), 1000))
+    >>> 1.828 < accountant.get_epsilon(1e-5) < 1.829
+    True
+    """
+
+    def __init__(self, neighboring_relation: NeighboringRelation = NeighboringRelation.ADD_OR_REMOVE_ONE, *,
+                 epsilon_tol: float = 1e-6, rel_tol: float = 1e-6):
+        super().__init__(neighboring_relation)
+        if neighboring_relation != NeighboringRelation.ADD_OR_REMOVE_ONE:
+            raise ValueError(f"neighboring_relation must be ADD_OR_REMOVE_ONE (this accountant accounts DP-SGD under "
+                             f"add/remove-one); got {neighboring_relation}")
+        self._groups: dict[tuple[float, float], int] = {}  # (q, z) → steps
+        self._no_noise = False
+        self._epsilon_tol, self._rel_tol = epsilon_tol, rel_tol
+
+    def _maybe_compose(self, event, count: int, do_compose: bool):
+        if isinstance(event, dp_event.NoOpDpEvent):
+            return None
+        if isinstance(event, dp_event.SelfComposedDpEvent):
+            return self._maybe_compose(event.event, event.count * count, do_compose)
+        if isinstance(event, dp_event.ComposedDpEvent):
+            for e in event.events:
+                result = self._maybe_compose(e, count, do_compose)
+                if result is not None:
+                    return result
+            return None
+        if isinstance(event, dp_event.PoissonSampledDpEvent) and isinstance(event.event, dp_event.GaussianDpEvent):
+            q, z = event.sampling_probability, event.event.noise_multiplier
+        elif isinstance(event, dp_event.GaussianDpEvent):
+            q, z = 1.0, event.noise_multiplier
+        else:
+            return self.CompositionErrorDetails(
+                invalid_event=event, error_message=f"{type(event).__name__} is not supported: this accountant "
+                "accounts exactly for DP-SGD, PoissonSampledDpEvent(GaussianDpEvent) and GaussianDpEvent, composed "
+                "or self-composed")
+        try:
+            q, z = float(q), float(z)
+        except (TypeError, ValueError):
+            return self.CompositionErrorDetails(invalid_event=event, error_message="q and z must be numbers")
+        if not (math.isfinite(q) and math.isfinite(z)) or not 0 <= q <= 1 or z < 0:
+            return self.CompositionErrorDetails(
+                invalid_event=event, error_message=f"need 0 <= sampling_probability <= 1 and noise_multiplier >= 0; "
+                f"got {q!r}, {z!r}")
+        if do_compose and count > 0 and q > 0:
+            if z < Z_RANGE[0]:
+                self._no_noise = True
+            else:
+                key = (max(q, Q_RANGE[0]), min(z, Z_RANGE[1]))
+                self._groups[key] = self._groups.get(key, 0) + count
+        return None
+
+    def _composition(self) -> DPSGDComposition | None:
+        if not self._groups:
+            return None
+        return DPSGDComposition(schedule=[(q, z, n) for (q, z), n in self._groups.items()])
+
+    def get_epsilon(self, target_delta: float) -> float:
+        """The upper end of the certified ε interval for ``target_delta``, rounded up to a float."""
+        if self._no_noise:
+            return math.inf
+        run = self._composition()
+        if run is None:
+            return 0.0
+        return _round_up(run.epsilon(target_delta, abs_tol=self._epsilon_tol).upper)
+
+    def get_delta(self, target_epsilon: float) -> float:
+        """A certified upper bound on δ(target_epsilon) (its value plus its error bound, rounded up to a float)."""
+        if self._no_noise:
+            return 1.0
+        run = self._composition()
+        if run is None:
+            return 0.0
+        if target_epsilon > MAX_DPSGD_EPSILON:
+            target_epsilon = MAX_DPSGD_EPSILON  # δ decreases in ε: its value there is an upper bound
+        point = run.delta(target_epsilon, rel_tol=self._rel_tol)
+        with mpmath.workdps(40):
+            return min(1.0, _round_up(point.delta + point.error_bound))

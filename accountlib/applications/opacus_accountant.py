@@ -1,0 +1,124 @@
+"""A certified accountant for Opacus: an ``IAccountant`` whose ε is the upper end of a certified interval.
+
+Optional: needs Opacus (and so torch). Importing this module registers the accountant with Opacus under the name
+:data:`MECHANISM` (``"accountlib"``), so that Opacus's own workflow uses it unchanged::
+
+    import accountlib.applications.opacus_accountant  # registers "accountlib"
+    from opacus import PrivacyEngine
+    from opacus.accountants.utils import get_noise_multiplier
+
+    engine = PrivacyEngine(accountant="accountlib")
+    sigma = get_noise_multiplier(target_epsilon=3, target_delta=1e-5, sample_rate=0.01, steps=10_000,
+                                 accountant="accountlib")
+
+The accountant keeps Opacus's history — (noise multiplier, sample rate, steps) per group of steps — and accounts for
+it as a DP-SGD schedule with :class:`accountlib.theory.dpsgd_accounting.DPSGDComposition` (Poisson-subsampled
+Gaussian, add/remove-one, the worse direction). ``get_epsilon(delta)`` returns the upper end of the certified
+interval for ε(δ), rounded up to a float: the run is certainly (ε, δ)-DP for the number returned, so Opacus's
+binary search in ``get_noise_multiplier`` stops only at noise multipliers that certainly meet the target (the search
+itself, and its ``epsilon_tolerance``, are Opacus's; :func:`accountlib.theory.dpsgd_accounting.calibrate_noise_multiplier`
+gives the smallest multiplier on a fine grid with its certificate).
+
+Outside the accepted ranges the answer stays a valid upper bound: a noise multiplier below 0.05 gives ε = inf, one
+above 1000 is accounted as 1000 (more noise never costs privacy), a sampling rate below 1e-8 as 1e-8 (nor does a
+lower rate: subsampling at rate q' < q is rate q followed by a post-processing that replaces the output by fresh
+noise with probability 1 − q'/q), and a rate of 0 as no step at all.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+try:
+    from opacus.accountants import IAccountant, register_accountant
+except ImportError as error:  # pragma: no cover - the optional dependency is missing
+    raise ImportError(f"accountlib.applications.opacus_accountant needs Opacus: pip install opacus ({error})",
+                      name=error.name) from error
+
+from ..engine.subsampled_gaussian import Q_RANGE, Z_RANGE
+from ..theory.dpsgd_accounting import DPSGDComposition
+
+__all__ = ["CertifiedDPSGDAccountant", "MECHANISM", "register"]
+
+MECHANISM = "accountlib"
+"""The name the accountant is registered under in Opacus (``PrivacyEngine(accountant=MECHANISM)``)."""
+
+
+def _round_up(x: Fraction) -> float:
+    value = float(x)
+    return value if Fraction(value) >= x else math.nextafter(value, math.inf)
+
+
+def schedule_of(history) -> list[tuple[float, float, int]] | None:
+    """Opacus's history as a DP-SGD schedule (q, z, steps), every entry moved, where it lies outside the accepted
+    ranges, in the direction that can only raise ε (module docstring); None when some step had (almost) no noise
+    (ε = inf)."""
+    schedule = []
+    for entry in history:
+        noise_multiplier, sample_rate, steps = entry
+        z, q, steps = float(noise_multiplier), float(sample_rate), int(steps)
+        if not (math.isfinite(z) and math.isfinite(q)) or z < 0 or q < 0 or q > 1 or steps < 0:
+            raise ValueError(f"the accountant's history holds an entry that is not (noise_multiplier >= 0, "
+                             f"sample_rate in [0, 1], steps >= 0): {entry!r}")
+        if q == 0 or steps == 0:
+            continue
+        if z < Z_RANGE[0]:
+            return None
+        schedule.append((max(q, Q_RANGE[0]), min(z, Z_RANGE[1]), steps))
+    return schedule
+
+
+class CertifiedDPSGDAccountant(IAccountant):
+    """Opacus's ``IAccountant`` with certified ε: the upper end of the certified interval of ε(δ) for the whole
+    history, add/remove-one (``epsilon_tol`` is the width of that interval).
+
+    >>> accountant = CertifiedDPSGDAccountant()
+    >>> for _ in range(100):
+    ...     accountant.step(noise_multiplier=1.0, sample_rate=0.01)
+    >>> len(accountant), accountant.history
+    (100, [(1.0, 0.01, 100)])
+    >>> 0.71 < accountant.get_epsilon(1e-5) < 0.72
+    True
+    """
+
+    def __init__(self, epsilon_tol: float = 1e-6):
+        super().__init__()
+        self.epsilon_tol = epsilon_tol
+
+    def step(self, *, noise_multiplier: float, sample_rate: float):
+        """Record one step; consecutive steps with the same noise multiplier and sample rate share one entry (as in
+        Opacus's PRV accountant)."""
+        if self.history and self.history[-1][:2] == (noise_multiplier, sample_rate):
+            z, q, n = self.history.pop()
+            self.history.append((z, q, n + 1))
+        else:
+            self.history.append((noise_multiplier, sample_rate, 1))
+
+    def get_epsilon(self, delta: float, **kwargs) -> float:
+        """The upper end of the certified ε interval for ``delta`` (rounded up to a float): the training so far is
+        certainly (ε, δ)-DP for the returned ε under add/remove-one. 0 before any step; inf when a step had a noise
+        multiplier below 0.05."""
+        schedule = schedule_of(self.history)
+        if schedule is None:
+            return math.inf
+        if not schedule:
+            return 0.0
+        interval = DPSGDComposition(schedule=schedule).epsilon(delta, abs_tol=self.epsilon_tol)
+        return _round_up(interval.upper)
+
+    def __len__(self) -> int:
+        return sum(n for _, _, n in self.history)
+
+    @classmethod
+    def mechanism(cls) -> str:
+        return MECHANISM
+
+
+def register(name: str = MECHANISM) -> None:
+    """Register :class:`CertifiedDPSGDAccountant` with Opacus under ``name`` (done on import for
+    :data:`MECHANISM`)."""
+    register_accountant(name, CertifiedDPSGDAccountant, force=True)
+
+
+register()

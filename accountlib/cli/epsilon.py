@@ -1,0 +1,43 @@
+"""``python -m accountlib epsilon``: the certified ε for each δ, an interval no wider than ``--abs-tol``.
+
+The composition is (ε_upper, δ)-DP and not (ε_lower, δ)-DP, both certified (:func:`accountlib.theory.accounting.epsilon`).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from . import Once, add_composition_arguments, composition, decimal, emit_rows, number, tolerance
+
+__all__ = ["add_parser", "run"]
+
+KEYS = ("delta", "epsilon_lower", "epsilon_upper")
+"""The columns printed, and the keys of each JSON object."""
+
+
+def add_parser(sub) -> None:
+    """The ``epsilon`` subcommand's parser, its handler :func:`run`."""
+    eps = sub.add_parser("epsilon", help="the certified ε for a δ of a DHC pair or of your own budgets",
+                         description="For each δ, an interval [ε_lower, ε_upper] no wider than --abs-tol: the "
+                         "composition is (ε_upper, δ)-DP (δ(ε_upper) ≤ δ, certified) and not (ε_lower, δ)-DP.")
+    add_composition_arguments(eps)
+    eps.add_argument("--delta", nargs="+", action=Once, type=number("delta"), required=True, metavar="D",
+                     help="target δ values in (0, 1)")
+    eps.add_argument("--abs-tol", action=Once, type=number("abs-tol"), default=Fraction(1, 10**9), metavar="T",
+                     help="width of each ε interval, in [1e-60, 0.5] (default 1e-9)")
+    eps.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
+    eps.set_defaults(handler=run)
+
+
+def run(args) -> int:
+    """The ε interval of each ``--delta``."""
+    from ..theory.accounting import epsilon
+
+    abs_tol = tolerance(args.abs_tol, "abs-tol")  # the one validator of an absolute tolerance, as tradeoff's
+    pair = composition(args)
+    rows = []
+    for d in args.delta:
+        e = epsilon(pair, d, abs_tol=abs_tol)
+        rows.append({"delta": decimal(d, 30), "epsilon_lower": decimal(e.lower, 15),
+                     "epsilon_upper": decimal(e.upper, 15)})
+    return emit_rows(args, rows, KEYS)

@@ -1,0 +1,51 @@
+"""``python -m accountlib tradeoff``: β = f(α) of a composition at each α, each with its certified bound.
+
+The exact trade-off function at the α asked (:meth:`accountlib.theory.composition.Composition.tradeoff`), not read
+off stored vertices, to ``--abs-tol``.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+
+from ..infrastructure.numbers import SMALLEST_ABS_TOL, decimal_string
+from . import (Once, add_composition_arguments, certified_rows, emit_rows, exact_tolerance, fail, number, composition,
+               tolerance)
+
+__all__ = ["add_parser", "run"]
+
+KEYS = ("alpha", "beta", "error_bound")
+"""The columns printed, and the keys of each JSON object."""
+
+
+def add_parser(sub) -> None:
+    """The ``tradeoff`` subcommand's parser, its handler :func:`run`."""
+    trade = sub.add_parser("tradeoff", help="exact trade-off curve β = f(α) of a DHC pair or of your own budgets",
+                           description="β = f(α) of DHC pair (K, L) or of the composition with budgets --rho / "
+                           "--budgets (the optimal type II error at type I error α), "
+                           "each with a certified absolute error bound no larger than T. If that bound "
+                           "cannot be certified the command fails (exit 2).")
+    add_composition_arguments(trade)
+    trade.add_argument("--alpha", nargs="+", action=Once, type=number("alpha"), required=True, metavar="A",
+                       help="type I errors in [0, 1]")
+    trade.add_argument("--abs-tol", action=Once, type=number("abs-tol"), default=Fraction(1, 10**25), metavar="T",
+                       help=f"absolute accuracy, in [{SMALLEST_ABS_TOL:g}, 0.5] (default 1e-25); an unmet "
+                       "tolerance is an error (exit 2)")
+    trade.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
+    trade.set_defaults(handler=run)
+
+
+def run(args) -> int:
+    """f(α) at each ``--alpha``, printed with the digits its bound supports; a bound that misses ``--abs-tol`` fails."""
+    bad = [decimal_string(a, 6) for a in args.alpha if not 0 <= a <= 1]
+    if bad:
+        fail(f"--alpha values must lie in [0, 1]; got {', '.join(bad)}")
+    abs_tol = tolerance(args.abs_tol, "abs-tol")
+    points = composition(args).tradeoff(args.alpha, abs_tol=max(abs_tol / 2, SMALLEST_ABS_TOL))
+    rows = certified_rows(points, KEYS, lambda value, bound: bound <= exact_tolerance(abs_tol, bound),
+                          lambda p: f"could not certify --abs-tol {abs_tol:g} at α = {decimal_string(p.alpha, 10)}: "
+                          f"the best certified bound is {decimal_string(p.error_bound, 3)}; loosen --abs-tol",
+                          lambda value: mpmath.mpf("1e-75"))
+    return emit_rows(args, rows, KEYS)

@@ -1,0 +1,129 @@
+"""The DP-SGD drop-ins inside their peers' own workflows: Opacus (a PrivacyEngine training loop on random data,
+get_noise_multiplier, make_private_with_epsilon) and dp_accounting (calibrate_dp_mechanism); each answer checked
+against a fresh certified computation."""
+
+import math
+import warnings
+
+import pytest
+
+from accountlib.theory.dpsgd_accounting import DPSGDComposition
+
+
+def _train(engine, model, optimizer, loader, steps):
+    import torch
+
+    for i, (xb, yb) in enumerate(loader):
+        if i >= steps:
+            break
+        optimizer.zero_grad()
+        torch.nn.functional.cross_entropy(model(xb), yb).backward()
+        optimizer.step()
+
+
+def _data():
+    import torch
+
+    torch.manual_seed(0)
+    x = torch.randn(200, 5)
+    y = (x[:, 0] > 0).long()
+    return torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, y), batch_size=20)
+
+
+def test_opacus_privacy_engine_runs_on_the_certified_accountant():
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("opacus")
+    from opacus import PrivacyEngine
+
+    from accountlib.applications.opacus_accountant import MECHANISM, CertifiedDPSGDAccountant
+
+    warnings.filterwarnings("ignore", module="opacus")
+    engine = PrivacyEngine(accountant=MECHANISM)
+    assert isinstance(engine.accountant, CertifiedDPSGDAccountant)
+    model = torch.nn.Linear(5, 2)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    model, optimizer, loader = engine.make_private(module=model, optimizer=optimizer, data_loader=_data(),
+                                                   noise_multiplier=1.0, max_grad_norm=1.0, poisson_sampling=True)
+    _train(engine, model, optimizer, loader, 4)
+    assert engine.accountant.history == [(1.0, 0.1, 4)] and len(engine.accountant) == 4
+    eps = engine.get_epsilon(1e-5)
+    certified = DPSGDComposition(0.1, 1.0, 4).epsilon(1e-5, abs_tol=1e-6)
+    assert float(certified.upper) <= eps < float(certified.upper) + 1e-12
+    # Opacus's own state_dict round trip keeps the history
+    fresh = CertifiedDPSGDAccountant()
+    fresh.load_state_dict(engine.accountant.state_dict())
+    assert fresh.get_epsilon(1e-5) == eps
+
+
+def test_opacus_get_noise_multiplier_and_make_private_with_epsilon():
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("opacus")
+    from opacus import PrivacyEngine
+    from opacus.accountants.utils import get_noise_multiplier
+
+    from accountlib.applications.opacus_accountant import MECHANISM
+
+    warnings.filterwarnings("ignore", module="opacus")
+    sigma = get_noise_multiplier(target_epsilon=3.0, target_delta=1e-5, sample_rate=0.01, steps=1000,
+                                 accountant=MECHANISM, epsilon_tolerance=0.01)
+    e = DPSGDComposition(0.01, sigma, 1000).epsilon(1e-5, abs_tol=1e-6)
+    assert 2.99 - 1e-6 <= float(e.upper) <= 3.0  # met, certified, within Opacus's own tolerance
+    engine = PrivacyEngine(accountant=MECHANISM)
+    model = torch.nn.Linear(5, 2)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    model, optimizer, loader = engine.make_private_with_epsilon(
+        module=model, optimizer=optimizer, data_loader=_data(), target_epsilon=5.0, target_delta=1e-5, epochs=1,
+        max_grad_norm=1.0)
+    _train(engine, model, optimizer, loader, 10)
+    assert engine.get_epsilon(1e-5) <= 5.0
+
+
+def test_opacus_accountant_edges():
+    pytest.importorskip("opacus")
+    from accountlib.applications.opacus_accountant import CertifiedDPSGDAccountant
+
+    a = CertifiedDPSGDAccountant()
+    assert a.get_epsilon(1e-5) == 0.0
+    a.step(noise_multiplier=0.0, sample_rate=0.1)
+    assert a.get_epsilon(1e-5) == math.inf
+    b = CertifiedDPSGDAccountant()
+    b.step(noise_multiplier=2.0, sample_rate=0.0)
+    assert b.get_epsilon(1e-5) == 0.0
+
+
+def test_dp_accounting_calibrate_dp_mechanism_on_the_certified_accountant():
+    dp_accounting = pytest.importorskip("dp_accounting")
+    from dp_accounting import mechanism_calibration
+
+    from accountlib.applications.dpsgd_accountant import CertifiedDPSGDAccountant
+
+    def event(z):
+        return dp_accounting.SelfComposedDpEvent(
+            dp_accounting.PoissonSampledDpEvent(0.01, dp_accounting.GaussianDpEvent(z)), 1000)
+
+    z = mechanism_calibration.calibrate_dp_mechanism(
+        CertifiedDPSGDAccountant, event, target_epsilon=2.0, target_delta=1e-5,
+        bracket_interval=mechanism_calibration.LowerEndpointAndGuess(0.3, 1.0), tol=1e-4)
+    e = DPSGDComposition(0.01, z, 1000).epsilon(1e-5, abs_tol=1e-7)
+    assert float(e.upper) <= 2.0 and float(DPSGDComposition(0.01, z - 1e-3, 1000).epsilon(1e-5).lower) > 2.0
+
+
+def test_dp_accounting_events_compose_and_refuse():
+    dp_accounting = pytest.importorskip("dp_accounting")
+    from dp_accounting.privacy_accountant import NeighboringRelation
+
+    from accountlib.applications.dpsgd_accountant import CertifiedDPSGDAccountant
+
+    a = CertifiedDPSGDAccountant()
+    assert not a.supports(dp_accounting.LaplaceDpEvent(1.0))
+    with pytest.raises(dp_accounting.UnsupportedEventError):
+        a.compose(dp_accounting.LaplaceDpEvent(1.0))
+    step = dp_accounting.PoissonSampledDpEvent(0.02, dp_accounting.GaussianDpEvent(1.1))
+    a.compose(dp_accounting.ComposedDpEvent([dp_accounting.GaussianDpEvent(30.0),
+                                             dp_accounting.SelfComposedDpEvent(step, 500)]))
+    run = DPSGDComposition(schedule=[(1.0, 30.0, 1), (0.02, 1.1, 500)])
+    point = run.delta(2.0)
+    assert point.delta + point.error_bound <= a.get_delta(2.0) <= 1.0001 * (point.delta + point.error_bound)
+    assert a.get_epsilon(1e-6) >= float(run.epsilon(1e-6, abs_tol=1e-6).upper)
+    with pytest.raises(ValueError, match="ADD_OR_REMOVE_ONE"):
+        CertifiedDPSGDAccountant(NeighboringRelation.REPLACE_ONE)
