@@ -61,6 +61,24 @@ def test_the_check_finds_a_missing_chapter(tmp_path):
     assert book_pdf.check_pdf(pdf, tmp_path) == []
 
 
+def test_the_download_menu_is_relabelled_and_links_the_book_once():
+    """book/_ext/page_tools.py on the theme's context, without a build: the print button says it prints one page,
+    the whole book's PDF is linked relative to the page, and a second call adds no second link."""
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    import page_tools
+
+    buttons = [{"type": "link", "url": "../_sources/notebooks/x.ipynb", "label": "download-source-button"},
+               {"type": "javascript", "javascript": "window.print()", "text": ".pdf", "label": "download-pdf-button"}]
+    context = {"header_buttons": [{"label": "download-buttons", "buttons": buttons}, {"label": "other", "buttons": []}],
+               "pathto": lambda name, resource: f"../{name}"}
+    for _ in range(2):
+        page_tools._download_menu(None, "notebooks/x", "page.html", context, None)
+    assert buttons[1]["text"] == page_tools.PRINT_LABEL
+    links = [b for b in buttons if b.get("label") == "download-book-pdf-button"]
+    assert len(links) == 1 and links[0]["url"] == "../book.pdf" and links[0]["text"] == page_tools.BOOK_PDF_LABEL
+    assert context["header_buttons"][1]["buttons"] == []
+
+
 @pytest.mark.book
 def test_the_site_links_the_whole_book_pdf_and_says_what_the_print_button_does(built_book):
     sys.path.insert(0, str(ROOT / "book" / "_ext"))
