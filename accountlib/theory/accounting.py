@@ -3,7 +3,7 @@
 These are the front door's :func:`~accountlib.theory.accounting.delta`, :func:`~accountlib.theory.accounting.tradeoff` and :func:`~accountlib.theory.accounting.epsilon`. Each takes the composition as a
 :class:`~accountlib.theory.composition.Composition` or as its budgets ρ_i (with optional sensitivities), and one point
 or a list of points: one point gives one result, a list gives a list. The numbers are the composition's exact
-privacy profile and trade-off function (sieve paper §2, Prop. 2.1; unifying paper §2), each with a rigorous error
+privacy profile and trade-off function (sieve paper §3.2, Props. 3.3 and 3.4; unifying paper §2), each with a rigorous error
 bound.
 """
 
@@ -51,7 +51,7 @@ def _points(values, name: str) -> tuple[list, bool]:
 
 def delta(composition, epsilon, *, rel_tol: float = 1e-6, sensitivities=None) -> DeltaPoint | list[DeltaPoint]:
     """The exact δ(ε) of ``composition`` at ``epsilon`` (a number or a list), each with
-    ``error_bound ≤ rel_tol·δ`` (sieve paper Prop. 2.1: δ(ε) = P(S > ε/ρ' − 1) − e^ε P(S > ε/ρ' + 1)).
+    ``error_bound ≤ rel_tol·δ`` (sieve paper §3.2, Prop. 3.3: δ(ε) = P(S > ε/ρ' − 1) − e^ε P(S > ε/ρ' + 1)).
 
     >>> point = delta(["1/2", "1/3"], 1, rel_tol=1e-9)
     >>> point.error_bound <= 1e-9 * point.delta
