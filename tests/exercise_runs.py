@@ -45,10 +45,7 @@ KINDS_WITH_A_CHANGE = ("run", "code")
 #: Chapters whose run and code exercises do not yet declare their change, and why: their declaration test is expected
 #: to fail (strictly: once the declarations are there it passes, and the entry must go); their declared changes, when
 #: they come, are executed like every other chapter's.
-AWAITING_DECLARATIONS: dict[str, str] = {
-    "10_dpsgd": "the DP-SGD chapter was rewritten on main after the declarations were written; its exercises "
-                "ex-dpsgd-ratio and ex-dpsgd-demo get their '% change:' lines with the chapter's next revision",
-}
+AWAITING_DECLARATIONS: dict[str, str] = {}
 
 #: Sizes of a chapter's exercise executions: parameters no exercise changes, set smaller than the book's defaults
 #: so that the executions before a solution are quick (the defaults are executed by the chapter's own test).
