@@ -16,7 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from accountlib.engine.subsampled_gaussian import StepGroup, certified_profile, one_step_profile
+from accountlib.engine.subsampled_gaussian import StepGroup, one_step_profile
+from accountlib.engine.subsampled_gaussian_inversion import certified_profile
 from accountlib.theory.dpsgd_accounting import (RELATION, DPSGDComposition, DPSGDDeltaPoint,
                                                 calibrate_noise_multiplier)
 from accountlib.theory.composition import DeltaPoint
