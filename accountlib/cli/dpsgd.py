@@ -17,6 +17,7 @@ Examples::
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from fractions import Fraction
@@ -114,7 +115,8 @@ def add_parser(sub) -> None:
                            description="Certified accounting for DP-SGD: the Poisson-subsampled Gaussian (sensitivity "
                            "1, the clipping norm) composed over the run, add/remove-one neighbours (the worse of the "
                            "two directions; replace-one is not accounted here). Every number carries a rigorous bound "
-                           f"covering truncation, discretisation and floating-point rounding. Each action takes {RUN_HELP}.")
+                           "covering truncation, discretisation and floating-point rounding. Each action takes "
+                           f"{RUN_HELP}.")
     actions = dpsgd.add_subparsers(dest="dpsgd_command", required=True, metavar="ACTION", parser_class=Parser)
 
     delta = actions.add_parser("delta", help="δ(ε) of the run, with a certified bound", description="δ(ε) of the run "
@@ -153,10 +155,11 @@ def add_parser(sub) -> None:
                              "below; δ(ε) falls as the noise grows, so no smaller z on the grid meets the targets. "
                              "Targets are (ε, δ) pairs only (no μ-GDP target for a DP-SGD run).")
     _run_arguments(cal, calibrating=True)
-    cal.add_argument("--target-eps", nargs="+", action=Once, type=number("target-eps"), required=True,
-                     metavar="E", help="ε of each target, > 0")
-    cal.add_argument("--target-delta", nargs="+", action=Once, type=number("target-delta"), required=True,
-                     metavar="D", help="δ of each target, one per --target-eps or one for all")
+    cal.add_argument("--target-eps", nargs="+", action=Once, type=number("target-eps"), metavar="E",
+                     help="ε of each target, > 0 (required)")
+    cal.add_argument("--target-delta", nargs="+", action=Once, type=number("target-delta"), metavar="D",
+                     help="δ of each target, one per --target-eps or one for all (required)")
+    cal.add_argument("--target-mu", action=Once, metavar="MU", help=argparse.SUPPRESS)  # refused in one line
     cal.add_argument("--resolution", action=Once, type=number("resolution"), default=Fraction(1, 10**5),
                      metavar="R", help="grid step relative to the answer, in [1e-9, 0.5] (default 1e-5)")
     cal.add_argument("--separately", action="store_true", help="calibrate each target on its own (one row each) "
@@ -226,6 +229,11 @@ def run_calibrate(args) -> int:
         resolution = as_resolution(args.resolution, "--resolution")
     except ValueError as error:
         fail(str(error))
+    if args.target_mu is not None:
+        fail("--target-mu: a μ-GDP target is not accepted for a DP-SGD run; give (ε, δ) targets: --target-eps E "
+             "--target-delta D")
+    if not args.target_eps or not args.target_delta:
+        fail("a target is needed: --target-eps E [E ...] --target-delta D [D ...]")
     eps, deltas = list(args.target_eps), list(args.target_delta)
     if len(deltas) == 1:
         deltas = deltas * len(eps)

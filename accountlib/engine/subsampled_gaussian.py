@@ -162,7 +162,7 @@ class InversionBudget:
     * ``truncation`` — the nodes beyond the last one computed, bounded by the modulus bound B;
     * ``quadrature`` — the one-step integrals' discretisation, tails and float64 sums, propagated through the powers
       T_g (this term sets the floor of the relative accuracy, about T·1e-13);
-    * ``rounding`` — float64 rounding of every node, power, phase and sum (the rounding model, :mod:`accountlib.engine.subsampled_gaussian` §5).
+    * ``rounding`` — float64 rounding of every node, power, phase and sum (the rounding model, :mod:`.subsampled_gaussian` §5).
     """
 
     aliasing: mpmath.mpf

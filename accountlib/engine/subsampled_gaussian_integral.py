@@ -72,7 +72,7 @@ class _Grid:
 
 class OneStepIntegral:
     """G(w) = E r(X)^w, X ∼ N(0, z²), r(x) = 1 − q + q e^{(2x−1)/2z²}: the one-step moment-generating function of
-    the privacy loss of the Poisson-subsampled Gaussian (:mod:`accountlib.engine.subsampled_gaussian`, §1), with certified error bounds.
+    the privacy loss of the Poisson-subsampled Gaussian (:mod:`.subsampled_gaussian`, §1), with certified error bounds.
 
     >>> g = OneStepIntegral(0.01, 1.0)
     >>> value, lower, upper = g.log_real(1.0)          # G(1) = E_Q[dP/dQ] = 1
@@ -90,7 +90,7 @@ class OneStepIntegral:
 
     # -- a-priori bounds -------------------------------------------------------------------------------------
     def _log_prior_upper(self, alpha: float) -> float:
-        """A closed-form upper bound on log G(α) (:mod:`accountlib.engine.subsampled_gaussian`, §1)."""
+        """A closed-form upper bound on log G(α) (:mod:`.subsampled_gaussian`, §1)."""
         q, z2 = self.q, self._z2
         if alpha >= 1:
             return _logsumexp([math.log1p(-q) if q < 1 else -math.inf, math.log(q) + (alpha * alpha - alpha) / (2 * z2)]) + 1e-12
@@ -156,7 +156,7 @@ class OneStepIntegral:
         else:
             log_line = 0.0
         # tails: widen until each is below the target. The left bounding function increases up to min(0, αq) and
-        # the right one decreases from max(1, α) (:mod:`accountlib.engine.subsampled_gaussian`, §1), so the nodes left out are bounded by the
+        # the right one decreases from max(1, α) (:mod:`.subsampled_gaussian`, §1), so the nodes left out are bounded by the
         # integrals beyond the grid's ends
         x_left = min(0.0, alpha * self.q) - z * math.sqrt(2 * max(1.0, -target + 5))
         x_right = max(1.0, alpha) + z * math.sqrt(2 * max(1.0, -target + 5))
@@ -188,7 +188,7 @@ class OneStepIntegral:
     # -- the real values ---------------------------------------------------------------------------------------
     def log_real(self, alpha: float, log_tol: float = -34.0) -> tuple[float, float, float]:
         """(log Ĝ(α), lower, upper): a float estimate of log G(α) for real α and a certified enclosure of it (the
-        trapezoidal rule on the real line, :mod:`accountlib.engine.subsampled_gaussian` §1; a second pass re-targets the grid at the value the
+        trapezoidal rule on the real line, :mod:`.subsampled_gaussian` §1; a second pass re-targets the grid at the value the
         first found)."""
         key = (float(alpha), float(log_tol))
         if key in self._real_cache:
@@ -240,7 +240,7 @@ class OneStepIntegral:
     # -- the complex values ------------------------------------------------------------------------------------
     def ratios(self, alpha: float, betas: np.ndarray, log_scale: float, log_tol: float) -> tuple[np.ndarray, np.ndarray]:
         """G(α + iβ_k)/e^{log_scale} for each β_k ≥ 0, and a certified bound on each one's absolute error (in the
-        same units). The trapezoidal rule on the line Im x = a (:mod:`accountlib.engine.subsampled_gaussian`, §1): its discretisation and tail
+        same units). The trapezoidal rule on the line Im x = a (:mod:`.subsampled_gaussian`, §1): its discretisation and tail
         errors do not depend on β."""
         betas = np.asarray(betas, dtype=float)
         if betas.size and betas.min() < 0:
@@ -279,7 +279,7 @@ class OneStepIntegral:
 
     # -- the modulus bound for the truncation -----------------------------------------------------------------
     def modulus_bound(self, alpha: float, beta: float) -> float:
-        """log B, B ≥ sup_{β' ≥ β} |G(α + iβ')| (:mod:`accountlib.engine.subsampled_gaussian`, §4): the least over a few lines Im x = η of an upper
+        """log B, B ≥ sup_{β' ≥ β} |G(α + iβ')| (:mod:`.subsampled_gaussian`, §4): the least over a few lines Im x = η of an upper
         Riemann sum of |φ_z(x + iη) r(x + iη)^{α+iβ}|, plus Gaussian tails. The cells are placed where the integrand
         varies (their placement only affects how tight the bound is; each cell's supremum is taken from the
         monotonicity of the three factors, so the sum is an upper bound for any cells)."""

@@ -45,8 +45,9 @@ class DirectionContour:
     error bounds. :meth:`delta` then gives a certified δ(ε) for any ε > 0 from the same nodes (most accurate for ε
     near the one the contour was chosen for).
 
-    ``groups``: :class:`StepGroup` s; ``direction``: "remove" or "add"; ``integrals``: a dict (q, z) →
-    :class:`OneStepIntegral` shared between contours (their real values are cached).
+    ``groups``: :class:`~accountlib.engine.subsampled_gaussian.StepGroup` s; ``direction``: "remove" or "add";
+    ``integrals``: a dict (q, z) → :class:`~accountlib.engine.subsampled_gaussian_integral.OneStepIntegral` shared
+    between contours (their real values are cached).
     """
 
     def __init__(self, groups, direction: str, c: float, step: float, count: int, log_tol: float, integrals: dict):
@@ -101,7 +102,7 @@ class DirectionContour:
         return math.fsum(g.steps * self.integrals[(g.q, g.z)].log_real(a)[2] for g in self.groups)
 
     def delta(self, epsilon) -> ProfileBound:
-        """Certified δ(ε) of this direction from this contour's nodes (:mod:`accountlib.engine.subsampled_gaussian`, §3–§5)."""
+        """Certified δ(ε) of this direction from this contour's nodes (:mod:`.subsampled_gaussian`, §3–§5)."""
         eps_f = float(epsilon)
         with mpmath.workdps(40):
             eps_mp = mpmath.mpf(epsilon) if not isinstance(epsilon, mpmath.mpf) else epsilon

@@ -28,10 +28,10 @@ error term bounded), and every result states the relation: add or remove one exa
 
 The modules beside this one, by job: :mod:`.dpsgd_arguments` (the arguments, checked), :mod:`.dpsgd_results` (the
 result types, each stating the relation), :mod:`.dpsgd_tradeoff` (f(α) from the profile, bracketed by concavity),
-:mod:`.dpsgd_noise_calibration` (the grid search of the calibration). Their result types and :data:`RELATION` are
-re-exported here. Tolerances are checked by the library's one validator of their kind (``rel_tol`` by
-:func:`~accountlib.infrastructure.numbers.as_rel_tol`, ``abs_tol`` by :func:`~accountlib.infrastructure.numbers.as_abs_tol`,
-``resolution`` by :func:`~accountlib.infrastructure.numbers.as_resolution`); one finer than float64 certifies here
+:mod:`.dpsgd_noise_calibration` (the grid search of the calibration). Their result types and
+:data:`~accountlib.theory.dpsgd_results.RELATION` are re-exported here. Tolerances are checked by the library's one
+validator of their kind (``rel_tol`` by :func:`~accountlib.infrastructure.numbers.as_rel_tol`, ``abs_tol`` by
+:func:`~accountlib.infrastructure.numbers.as_abs_tol`, ``resolution`` by :func:`~accountlib.infrastructure.numbers.as_resolution`); one finer than float64 certifies here
 (:data:`~accountlib.theory.dpsgd_arguments.FINEST_TOLERANCE`, 1e-12) is refused at once.
 """
 

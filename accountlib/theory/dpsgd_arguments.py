@@ -33,16 +33,17 @@ search that cannot reach it."""
 
 
 def finest_tolerance(tolerance: float, name: str) -> float:
-    """``tolerance`` (already checked by the one validator of its kind, :func:`~accountlib.infrastructure.numbers.as_rel_tol`
-    or :func:`~accountlib.infrastructure.numbers.as_abs_tol`) when it is no finer than :data:`FINEST_TOLERANCE`; else
-    ``ResourceLimitError`` in one line.
+    """``tolerance`` (already checked by the one validator of its kind,
+    :func:`~accountlib.infrastructure.numbers.as_rel_tol` or :func:`~accountlib.infrastructure.numbers.as_abs_tol`)
+    when it is no finer than :data:`FINEST_TOLERANCE`; else ``ResourceLimitError`` in one line.
 
     >>> finest_tolerance(1e-9, "rel_tol")
     1e-09
     """
     if tolerance < FINEST_TOLERANCE:
         raise ResourceLimitError(f"{name} = {tolerance:g} is finer than a DP-SGD run is certified to (its float64 "
-                                 f"evaluation reaches about T·1e-13 relative in δ); give {name} >= {FINEST_TOLERANCE:g}")
+                                 f"evaluation reaches about T·1e-13 relative in δ); give {name} >= "
+                                 f"{FINEST_TOLERANCE:g}")
     return tolerance
 
 

@@ -1,7 +1,7 @@
 """The smallest noise multiplier of a DP-SGD run on a grid, with a certified failure one step below.
 
-Theory layer of :mod:`accountlib`: the search behind :func:`accountlib.theory.dpsgd_accounting.calibrate_noise_multiplier`.
-Adding noise is a post-processing of both laws of the pair (P, Q) of each step, so δ(ε) decreases as the noise
+Theory layer of :mod:`accountlib`: the search behind
+:func:`accountlib.theory.dpsgd_accounting.calibrate_noise_multiplier`. Adding noise is a post-processing of both laws of the pair (P, Q) of each step, so δ(ε) decreases as the noise
 multiplier z grows (data processing), and the grid point where every target starts to hold is the smallest on the
 grid, not only a local one: a coarse grid (relative step 1e-3 of the RDP calibration, a certified upper bound on the
 answer) first, then the fine grid of relative step ``resolution``, each bracket narrowed by the library's one
@@ -138,7 +138,8 @@ def smallest_noise_multiplier(base, targets, run_at, *, resolution: float, rel_t
     hi, lo = smallest_on(coarse, math.ceil(exact_reference / coarse), math.floor(exact_reference * 9 / 10 / coarse))
     step = coarse
     if resolution < 1e-3:
-        lower_end = as_fraction(float(max(lo, 1) * coarse), "the coarse answer", floats="binary")  # its float, as before
+        # the coarse answer's lower end as a float (as it always was: the fine grids of the stored results)
+        lower_end = as_fraction(float(max(lo, 1) * coarse), "the coarse answer", floats="binary")
         step = grid_step(lower_end, resolution)
         fine_hi = math.ceil(hi * coarse / step)
         hi, lo = smallest_on(step, fine_hi, math.floor(lo * coarse / step))
