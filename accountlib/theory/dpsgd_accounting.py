@@ -47,6 +47,7 @@ from ..engine.subsampled_gaussian_integral import OneStepIntegral
 from ..engine.subsampled_gaussian_inversion import certified_profile, integrals_for, order_of, saddle
 from ..infrastructure.numbers import (ResourceLimitError, as_abs_tol, as_fraction, as_rel_tol, as_resolution,
                                      error_bound)
+from ..infrastructure.search import FAILS, HOLDS, UNDECIDED, arithmetic, certified_bisect
 from .composition import DeltaPoint
 from .dpsgd_arguments import (MAX_DPSGD_EPSILON, MAX_GROUPS, as_points, as_schedule, as_step_group,
                               calibration_targets, exact_alpha, exact_epsilon, finest_tolerance, target_delta)
@@ -352,10 +353,10 @@ class DPSGDComposition:
         def status(eps: float):
             b = evaluate(eps, contour)
             if b.upper <= delta:
-                return "holds", b
+                return HOLDS, b
             if b.lower > delta:
-                return "fails", b
-            return "undecided", b
+                return FAILS, b
+            return UNDECIDED, b
 
         width = tol
         lower = upper = None
@@ -365,52 +366,50 @@ class DPSGDComposition:
             lo_e, hi_e = max(guess - span, 0.0), guess + span
             if upper is None:
                 st, b = status(hi_e)
-                if st == "holds":
+                if st == HOLDS:
                     upper, at_upper = hi_e, b
             if lower is None:
                 if lo_e <= 0:
                     st, b = status(0.0)
-                    if st == "holds":
+                    if st == HOLDS:
                         return Fraction(0), Fraction(0), None, b
-                    lower, at_lower = (0.0, b) if st == "fails" else (None, None)
+                    lower, at_lower = (0.0, b) if st == FAILS else (None, None)
                 else:
                     st, b = status(lo_e)
-                    if st == "fails":
+                    if st == FAILS:
                         lower, at_lower = lo_e, b
             if lower is not None and upper is not None:
                 break
             span *= 2
         if lower is None or upper is None:
             raise ArithmeticError(f"could not bracket ε(δ = {float(delta):g}) for the {direction} direction")
-        while upper - lower > width:
-            mid = (lower + upper) / 2
-            st, b = status(mid)
-            if st == "holds":
-                upper, at_upper = mid, b
-                continue
-            if st == "fails":
-                lower, at_lower = mid, b
-                continue
-            # δ(mid) lies within its bound of the target: walk out from mid in steps of width/16 until each side is
-            # decided (the undecided band is float64's floor, about T·1e-13 relative in δ)
+        def walk_out(low: float, high: float, mid: float):
+            """δ(mid) lies within its bound of the target: walk out from mid in steps of width/16 until each side is
+            decided (the undecided band is float64's floor, about T·1e-13 relative in δ)."""
             step = width / 16
-            moved = False
+            new_low, new_high = (low, None), (high, None)
             for k in range(1, 9):
-                if mid + k * step < upper:
+                if mid + k * step < high:
                     st_hi, b_hi = status(mid + k * step)
-                    if st_hi == "holds":
-                        upper, at_upper, moved = mid + k * step, b_hi, True
+                    if st_hi == HOLDS:
+                        new_high = (mid + k * step, b_hi)
                         break
             for k in range(1, 9):
-                if mid - k * step > lower:
+                if mid - k * step > low:
                     st_lo, b_lo = status(mid - k * step)
-                    if st_lo == "fails":
-                        lower, at_lower, moved = mid - k * step, b_lo, True
+                    if st_lo == FAILS:
+                        new_low = (mid - k * step, b_lo)
                         break
-            if not moved:
+            if new_low[1] is None and new_high[1] is None:
                 raise ArithmeticError(f"the certified bounds cannot decide δ(ε) against δ = {float(delta):g} "
-                                      f"({direction}) near ε = {mid:.12g}: ε(δ) lies in [{lower:.12g}, {upper:.12g}]; "
+                                      f"({direction}) near ε = {mid:.12g}: ε(δ) lies in [{low:.12g}, {high:.12g}]; "
                                       f"loosen abs_tol (float64 certifies δ to about T·1e-13 relative)")
+            return new_low, new_high
+
+        # the library's one certified bisection, on the floats between the bracket's ends
+        (lower, at_lower), (upper, at_upper) = certified_bisect(
+            status, (lower, at_lower), (upper, at_upper), midpoint=arithmetic,
+            until=lambda low, high: not high - low > width, undecided=walk_out)
         return (as_fraction(lower, "lower", floats="binary"), as_fraction(upper, "upper", floats="binary"),
                 at_lower, at_upper)  # the floats bisected, exactly
 
