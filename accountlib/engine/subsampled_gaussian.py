@@ -217,7 +217,26 @@ def one_step_profile(q: float, z: float, epsilon, direction: str) -> ProfileBoun
         add:    δ = Φ(x_ε/z) − e^ε [(1 − q)Φ(x_ε/z) + qΦ((x_ε − 1)/z)],  x_ε = z² log((e^{−ε} − 1 + q)/q) + 1/2,
 
     (δ = 0 for the add direction when e^{−ε} ≤ 1 − q: its loss never exceeds −log(1 − q)). q, z and ε are taken
-    exactly (floats, or an mpf ε)."""
+    exactly (floats, or an mpf ε).
+
+    Parameters
+    ----------
+    q, z : float
+        The sampling rate and the noise multiplier (checked as by :class:`StepGroup`).
+    epsilon : float or mpf
+        ε, exactly.
+    direction : str
+        "remove" or "add".
+
+    Returns
+    -------
+    ProfileBound
+        The ball's ends as mpf numbers, widened past their decimal conversion.
+
+    >>> b = one_step_profile(0.3, 1.0, 0.5, "remove")
+    >>> 0 < b.lower <= b.upper and b.upper - b.lower < 1e-50
+    True
+    """
     from flint import arb
 
     from . import arithmetic

@@ -228,7 +228,14 @@ def build_contour(groups, direction: str, epsilon: float, rel_tol: float, integr
                   *, widen: int = 0) -> DirectionContour:
     """A contour chosen for δ(ε) of one direction to relative accuracy ``rel_tol``: c near the saddle point, the
     period P from the aliasing bounds, the node count K from the modulus bound, the one-step tolerance from the
-    node count. ``widen`` > 0 asks for a more generous choice (after a first attempt fell short)."""
+    node count. ``widen`` > 0 asks for a more generous choice (after a first attempt fell short). Only choices are
+    made here: whatever they are, :meth:`DirectionContour.delta` certifies its bound.
+
+    Returns
+    -------
+    DirectionContour
+        Its nodes computed; a request needing more than ``MAX_NODES`` nodes raises ``ResourceLimitError``.
+    """
     integrals = integrals_for(groups, integrals)
     c, log_j, k_pp = saddle(groups, direction, epsilon, integrals)
     eta = rel_tol / 20 * 10.0**(-2 * widen)
@@ -278,7 +285,33 @@ def certified_profile(groups, direction: str, epsilon, rel_tol: float = 1e-9, in
                       contour: DirectionContour | None = None) -> tuple[ProfileBound, DirectionContour]:
     """δ(ε) of one direction with a certified bound, aiming at error_bound ≤ rel_tol·δ (the bound is certified
     whatever happens; the aim is retried twice with more generous choices before the result is returned as it is).
-    Returns (bound, the contour used), so that nearby ε can reuse the contour."""
+
+    Parameters
+    ----------
+    groups : sequence of StepGroup
+        The run's groups (q, z, steps).
+    direction : str
+        "remove" (P against Q) or "add" (Q against P).
+    epsilon : float or mpf
+        ε, exactly.
+    rel_tol : float
+        The relative accuracy aimed at.
+    integrals : dict, optional
+        (q, z) → one-step integral, shared between calls (their values are cached).
+    contour : DirectionContour, optional
+        A contour to try first (one built for a nearby ε); a fresh one is built when it falls short.
+
+    Returns
+    -------
+    tuple
+        (the certified :class:`~accountlib.engine.subsampled_gaussian.ProfileBound`, the contour used), so that a
+        nearby ε can reuse the contour.
+
+    >>> from accountlib.engine.subsampled_gaussian import StepGroup
+    >>> bound, _ = certified_profile([StepGroup(0.01, 1.0, 1000)], "remove", 2.0, 1e-8)
+    >>> 0 < bound.lower < bound.upper and bound.error_bound <= 1e-8 * bound.value
+    True
+    """
     eps_f = float(epsilon)
     integrals = integrals_for(groups, integrals)
     if direction == "add" and eps_f >= loss_supremum(groups, "add") * (1 + 1e-12):

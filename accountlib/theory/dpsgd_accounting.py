@@ -71,6 +71,24 @@ class DPSGDComposition:
     (groups with the same q and z are merged). q and the noise multiplier are used as the float64 numbers they
     are: the accounting is exact for exactly that mechanism.
 
+    Parameters
+    ----------
+    q : number
+        The sampling rate, in [1e-8, 1] (a user's number: 0.01 is the decimal it prints as, used as its float).
+    noise_multiplier : number
+        z, in [0.05, 1000]: the noise is N(0, z²) times the clipping norm.
+    steps : int
+        The number of steps, 1 to 1e9.
+    schedule : list of (q, noise_multiplier, steps), optional
+        Groups of steps instead of the three above (at most 1000 distinct (q, z) groups).
+
+    Attributes
+    ----------
+    groups : tuple of StepGroup
+        The run's groups, merged.
+    relation : str
+        :data:`~accountlib.theory.dpsgd_results.RELATION`, the neighbouring relation of every result.
+
     >>> run = DPSGDComposition(0.01, 1.0, 1000)
     >>> e = run.epsilon(1e-5, abs_tol=1e-6)
     >>> 1.82 < e.lower < e.upper < 1.84 and e.width <= 1e-6
@@ -214,8 +232,23 @@ class DPSGDComposition:
     def delta(self, epsilon, *, rel_tol: float = 1e-6):
         """δ(ε) of the run at ``epsilon`` (a number or a list), each with ``error_bound ≤ rel_tol·δ``; the relation is
         add/remove-one, the worse direction (``RELATION``). ε is taken exactly (between two floats, δ is bracketed by
-        its values at both). The relative accuracy float64 can certify is about T·1e-13 (1e-9 at T = 10,000); a
-        tighter ``rel_tol`` raises ArithmeticError naming the bound reached.
+        its values at both). The relative accuracy float64 can certify is about T·1e-13 (1e-9 at T = 10,000): a
+        ``rel_tol`` below 1e-12 is refused at once (``ResourceLimitError``), and one the run cannot reach raises
+        ArithmeticError naming the bound reached.
+
+        Parameters
+        ----------
+        epsilon : number or list of numbers
+            ε in [0, 200], exactly (a float is the decimal it prints as).
+        rel_tol : float
+            The relative accuracy, in [1e-12, 0.5] (:func:`~accountlib.infrastructure.numbers.as_rel_tol`, and the
+            float64 floor).
+
+        Returns
+        -------
+        DPSGDDeltaPoint or list of DPSGDDeltaPoint
+            One result for one ε, a list for a list; each with ``delta``, ``error_bound``, ``relation``, the
+            ``dominant`` direction and both directions' intervals.
 
         >>> run = DPSGDComposition(0.01, 1.0, 1000)
         >>> near, far = run.delta([1.0, 2.0])
@@ -242,7 +275,20 @@ class DPSGDComposition:
         f(α) = sup_{ε ≥ 0} max(1 − δ(ε) − e^ε α, e^{−ε}(1 − δ(ε) − α)) with δ the worse direction's profile
         (module docstring). Each branch is the supremum of a concave function (δ is convex in t = e^ε, and
         e^{−ε}δ(ε) in u = e^{−ε}); certified values at a few points near the maximiser bound it from below, and
-        the chords through them, extended, from above (a concave function lies below the extensions of its chords).
+        the chords through them, extended, from above (a concave function lies below the extensions of its chords;
+        :mod:`.dpsgd_tradeoff`).
+
+        Parameters
+        ----------
+        alpha : number or list of numbers
+            α in [0, 1], exactly (a float is the decimal it prints as).
+        abs_tol : float
+            The absolute accuracy, in [1e-12, 0.5] (:func:`~accountlib.infrastructure.numbers.as_abs_tol`, and the
+            float64 floor).
+
+        Returns
+        -------
+        DPSGDTradeoffPoint or list of DPSGDTradeoffPoint
 
         >>> run = DPSGDComposition(0.01, 1.0, 1000)
         >>> p = run.tradeoff(0.1, abs_tol=1e-7)
@@ -438,7 +484,22 @@ class DPSGDComposition:
 
     def epsilon(self, delta, *, abs_tol=1e-9) -> DPSGDEpsilonInterval:
         """The certified ε for δ: an interval [lower, upper] of width ≤ ``abs_tol`` with (upper, δ)-DP certified and
-        (lower, δ)-DP certainly failing, add/remove-one (both directions: ε(δ) is the larger of theirs).
+        (lower, δ)-DP certainly failing, add/remove-one (both directions: ε(δ) is the larger of theirs). Each
+        direction's ε is bracketed from a saddle-point guess refined by Newton steps on one contour, then narrowed by
+        the library's one certified bisection (:func:`~accountlib.infrastructure.search.certified_bisect`).
+
+        Parameters
+        ----------
+        delta : number
+            δ in [1e-300, 1), exactly (1e-5 is 1/100000).
+        abs_tol : float
+            The interval's largest width, in [1e-12, 0.5] (:func:`~accountlib.infrastructure.numbers.as_abs_tol`, and
+            the float64 floor); where float64 cannot decide δ(ε) that finely, ArithmeticError in one line.
+
+        Returns
+        -------
+        DPSGDEpsilonInterval
+            ``lower``, ``upper`` (exact rationals), the δ at both ends, the relation and the dominant direction.
 
         >>> e = DPSGDComposition(0.01, 1.0, 1000).epsilon("1e-12", abs_tol=1e-6)
         >>> 3.9 < e.lower and e.width <= 1e-6
@@ -485,6 +546,27 @@ def calibrate_noise_multiplier(q=None, steps=None, target=None, *, schedule=None
     refused. ``resolution`` is checked by :func:`~accountlib.infrastructure.numbers.as_resolution` ([1e-9, 0.5]),
     ``rel_tol`` (each δ's relative accuracy) by :func:`~accountlib.infrastructure.numbers.as_rel_tol` and no finer
     than 1e-12. The search is :func:`accountlib.theory.dpsgd_noise_calibration.smallest_noise_multiplier`.
+
+    Parameters
+    ----------
+    q, steps : number, int
+        The sampling rate and the number of steps of a homogeneous run.
+    target : pair, ApproximateDP or list of them
+        The (ε, δ) targets, all of which must hold.
+    schedule : list of (q, factor, steps), optional
+        A heterogeneous run instead of ``q`` and ``steps``.
+    resolution : float
+        The grid's relative step, in [1e-9, 0.5].
+    rel_tol : float
+        Each δ's relative accuracy, in [1e-12, 0.5].
+    progress : callable, optional
+        Called with a line of text after each evaluation.
+
+    Returns
+    -------
+    DPSGDCalibration
+        ``noise_multiplier`` (exact, on the grid), ``step``, the ``schedule`` at it, the ``checks`` there and the
+        ``failure`` one step below (``proven_smallest``).
 
     >>> c = calibrate_noise_multiplier(0.01, 1000, (2.0, 1e-5), resolution=1e-3)
     >>> c.proven_smallest and 0.9 < c.noise_multiplier < 1.0
