@@ -27,7 +27,16 @@ import mpmath
 from ..infrastructure.numbers import as_fraction, as_resolution, certified_decimal, decimal_string
 from . import Once, Parser, certified_rows, emit_row, emit_rows, fail, number, tolerance
 
-__all__ = ["add_parser", "run_delta", "run_epsilon", "run_tradeoff", "run_calibrate", "RUN_HELP"]
+__all__ = ["add_parser", "run_delta", "run_epsilon", "run_tradeoff", "run_calibrate", "RUN_HELP",
+           "NEGATIVE_VALUE_MESSAGES"]
+
+NEGATIVE_VALUE_MESSAGES = {
+    "--eps": "--eps values must lie in [0, 200]",
+    "--rel-tol": "--rel-tol must be in [2e-12, 0.5]",
+    "--abs-tol": "--abs-tol must be in [1e-12, 0.5] (2e-12 for tradeoff)",
+}
+"""What a negative value of these options is told (:func:`accountlib.cli.main` refuses it before argparse, which would
+read it as an unknown option): the ranges of a DP-SGD run, not those of a composition of discrete Gaussians."""
 
 RUN_HELP = ("the run: --q Q --noise-multiplier Z --steps T (T steps at sampling rate Q, noise N(0, Z²) per unit of "
             "clipping norm), or --schedule Q:Z:T ... (groups of steps)")

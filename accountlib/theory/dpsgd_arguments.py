@@ -50,7 +50,7 @@ def finest_tolerance(tolerance: float, name: str) -> float:
 def _shown(value) -> str:
     """A value as a message shows it: an exact fraction as the decimal it is close to, anything else by repr."""
     if isinstance(value, Fraction):
-        return f"{float(value):.17g}"
+        return repr(float(value))  # the shortest decimal of the nearest float: -0.1, not -0.10000000000000001
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 

@@ -427,6 +427,9 @@ def test_cli_calibrate_json():
      "--rel-tol must be at least 2e-12"),
     (["epsilon", "--q", "0.1", "--noise-multiplier", "1", "--steps", "10", "--delta", "1e-5", "--abs-tol", "0.7"],
      "--abs-tol must be in [1e-60, 0.5]"),
+    (["delta", "--q", "0.1", "--noise-multiplier", "1", "--steps", "10", "--eps", "-1"],
+     "--eps values must lie in [0, 200]"),  # a DP-SGD run's range, not a composition's
+    (["delta", "--q", "-0.1", "--noise-multiplier", "1", "--steps", "10", "--eps", "1"], "got -0.1"),
 ])
 def test_cli_refuses_bad_input_in_one_line(args, named):
     out = _cli(*args)
