@@ -73,7 +73,9 @@ import matplotlib.pyplot as plt
 import mpmath
 import numpy as np
 
-from accountlib.engine.subsampled_gaussian import OneStepIntegral, StepGroup, certified_profile
+from accountlib.engine.subsampled_gaussian import StepGroup
+from accountlib.engine.subsampled_gaussian_integral import OneStepIntegral
+from accountlib.engine.subsampled_gaussian_inversion import certified_profile
 from accountlib.theory.dpsgd_accounting import DPSGDComposition, calibrate_noise_multiplier
 from accountlib.theory.dpsgd_calibration import calibrate_dpsgd
 from accountbook.dpsgd import PAPER_TARGETS, paper_settings
@@ -526,7 +528,7 @@ assert abs(by_line - closed) < mp.mpf(10) ** -20
 run_i = DPSGDComposition(q, noise_multiplier, 1000)
 eps_i = 1.5
 truth, _ = certified_profile(run_i.groups, "remove", eps_i, 1e-9)
-from accountlib.engine.subsampled_gaussian import DirectionContour
+from accountlib.engine.subsampled_gaussian_inversion import DirectionContour
 
 c_i, h_i = 3.0, 1.5  # a short period P = 2 pi / 1.5 and an off-saddle contour: the images are visible
 coarse = DirectionContour(run_i.groups, "remove", c_i, h_i, 200, -34.0, {(q, noise_multiplier): OneStepIntegral(q, noise_multiplier)})

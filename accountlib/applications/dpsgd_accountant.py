@@ -22,7 +22,6 @@ Events outside the accepted ranges are accounted by a valid upper bound: a noise
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 
 import mpmath
 
@@ -34,17 +33,17 @@ except ImportError as error:  # pragma: no cover - the extra is missing
                       f"'accountlib[accountant]' ({error})", name=error.name) from error
 
 from ..engine.subsampled_gaussian import Q_RANGE, Z_RANGE
+from ..infrastructure.numbers import as_fraction
 from ..theory.dpsgd_accounting import MAX_DPSGD_EPSILON, DPSGDComposition
 
 __all__ = ["CertifiedDPSGDAccountant"]
 
 
 def _round_up(x) -> float:
+    """The smallest float ≥ x (a Fraction or an mpf, compared exactly)."""
     value = float(x)
-    exact = Fraction(x) if isinstance(x, Fraction) else None
-    if exact is not None:
-        return value if Fraction(value) >= exact else math.nextafter(value, math.inf)
-    return value if mpmath.mpf(value) >= x else math.nextafter(value, math.inf)
+    exact = as_fraction(x, "bound", floats="binary", bounded=False)  # a computed number, as it is
+    return value if as_fraction(value, "bound", floats="binary") >= exact else math.nextafter(value, math.inf)
 
 
 class CertifiedDPSGDAccountant(PrivacyAccountant):

@@ -37,6 +37,7 @@ except ImportError as error:  # pragma: no cover - the optional dependency is mi
                       name=error.name) from error
 
 from ..engine.subsampled_gaussian import Q_RANGE, Z_RANGE
+from ..infrastructure.numbers import as_fraction
 from ..theory.dpsgd_accounting import DPSGDComposition
 
 __all__ = ["CertifiedDPSGDAccountant", "MECHANISM", "register"]
@@ -46,8 +47,9 @@ MECHANISM = "accountlib"
 
 
 def _round_up(x: Fraction) -> float:
+    """The smallest float ≥ x."""
     value = float(x)
-    return value if Fraction(value) >= x else math.nextafter(value, math.inf)
+    return value if as_fraction(value, "epsilon", floats="binary") >= x else math.nextafter(value, math.inf)
 
 
 def schedule_of(history) -> list[tuple[float, float, int]] | None:
@@ -112,6 +114,7 @@ class CertifiedDPSGDAccountant(IAccountant):
 
     @classmethod
     def mechanism(cls) -> str:
+        """The name Opacus knows this accountant by (:data:`MECHANISM`)."""
         return MECHANISM
 
 

@@ -481,13 +481,20 @@ def _looks_negative(token: str) -> bool:
 
 def _refuse_negative_values(argv: list[str]) -> None:
     """argparse reads ``--eps -1/2`` or ``--rho -1/10`` as an unknown option ("expected at least one argument");
-    name the real problem instead: the option, the value and what it accepts."""
+    name the real problem instead: the option, the value and what it accepts (a command module's own
+    ``NEGATIVE_VALUE_MESSAGES`` say it for its options, where they accept other ranges)."""
+    messages = dict(_NEGATIVE_VALUE_MESSAGES)
+    if argv and argv[0] in COMMANDS:
+        try:
+            messages.update(getattr(importlib.import_module(f"{__name__}.{argv[0]}"), "NEGATIVE_VALUE_MESSAGES", {}))
+        except ImportError:  # the command is unavailable: the parser reports it
+            pass
     option = None
     for token in argv:
-        if token in _NEGATIVE_VALUE_MESSAGES:
+        if token in messages:
             option = token
         elif option is not None and _looks_negative(token):
-            fail(f"{_NEGATIVE_VALUE_MESSAGES[option]}; got {token!r}")
+            fail(f"{messages[option]}; got {token!r}")
         elif token.startswith("-"):
             option = None
 

@@ -4,8 +4,10 @@ Poisson-subsampled Gaussian composed over a run, add/remove-one neighbours, the 
 
 The run is ``--q Q --noise-multiplier Z --steps T`` or ``--schedule Q:Z:T [Q:Z:T ...]`` (groups of steps; for
 ``calibrate`` the middle number of each group is its noise factor, the calibrated multiplier times it being the
-group's z). Every result states the relation. Every error is one line on stderr and exit status 2 (reported by
-:func:`accountlib.cli.main`).
+group's z). Every result states the relation. Tolerances are checked by the library's one validator of their kind
+(:func:`accountlib.cli.tolerance`), and no finer than a DP-SGD run is certified to
+(:data:`~accountlib.theory.dpsgd_arguments.FINEST_TOLERANCE`). Every error is one line on stderr and exit status 2
+(reported by :func:`accountlib.cli.main`).
 
 Examples::
 
@@ -15,38 +17,58 @@ Examples::
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from fractions import Fraction
 
-__all__ = ["add_dpsgd_parser"]
+import mpmath
+
+from ..infrastructure.numbers import as_fraction, as_resolution, certified_decimal, decimal_string
+from . import Once, Parser, certified_rows, emit_row, emit_rows, fail, number, tolerance
+
+__all__ = ["add_parser", "run_delta", "run_epsilon", "run_tradeoff", "run_calibrate", "RUN_HELP",
+           "NEGATIVE_VALUE_MESSAGES"]
+
+NEGATIVE_VALUE_MESSAGES = {
+    "--eps": "--eps values must lie in [0, 200]",
+    "--rel-tol": "--rel-tol must be in [2e-12, 0.5]",
+    "--abs-tol": "--abs-tol must be in [1e-12, 0.5] (2e-12 for tradeoff)",
+}
+"""What a negative value of these options is told (:func:`accountlib.cli.main` refuses it before argparse, which would
+read it as an unknown option): the ranges of a DP-SGD run, not those of a composition of discrete Gaussians."""
+
+RUN_HELP = ("the run: --q Q --noise-multiplier Z --steps T (T steps at sampling rate Q, noise N(0, Z²) per unit of "
+            "clipping norm), or --schedule Q:Z:T ... (groups of steps)")
+"""How the run is named, as ``--help`` says it."""
 
 
 def _run_arguments(parser, *, calibrating: bool) -> None:
-    from . import Once, number
-
-    group = parser.add_argument_group("the run (homogeneous, or a schedule of groups)")
-    group.add_argument("--q", action=Once, type=number("q"), metavar="Q", help="sampling rate, in (0, 1]")
+    """The options naming the run (homogeneous or a schedule), and --json."""
+    group = parser.add_argument_group("the run (homogeneous, or a schedule of groups)" if not calibrating else
+                                      "the run's sampling rates and steps (the noise multiplier is the answer)")
+    group.add_argument("--q", action=Once, type=number("q"), metavar="Q",
+                       help="sampling rate (Poisson subsampling: each example takes part with probability Q), in "
+                       "[1e-8, 1]")
     if not calibrating:
         group.add_argument("--noise-multiplier", action=Once, type=number("noise-multiplier"), metavar="Z",
-                           help="noise multiplier z (noise N(0, z²) per unit of sensitivity)")
-    group.add_argument("--steps", action=Once, type=number("steps"), metavar="T", help="number of steps")
+                           help="noise multiplier z, in [0.05, 1000]: the noise is N(0, z²) times the clipping norm")
+    group.add_argument("--steps", action=Once, type=number("steps"), metavar="T", help="number of steps, 1 to 1e9")
     group.add_argument("--schedule", nargs="+", action=Once, metavar="Q:Z:T",
-                       help="groups of steps, each q:z:steps (for calibrate, q:factor:steps: the group runs at "
-                       "factor times the calibrated multiplier)")
+                       help="groups of steps instead, each q:z:steps (for calibrate, q:factor:steps: the group runs "
+                       "at factor times the calibrated multiplier)" if calibrating else
+                       "groups of steps instead, each q:z:steps (groups with the same q and z are merged)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 
 def _triple(text: str, i: int) -> tuple:
-    from . import fail
-
+    """One ``--schedule`` item q:z:steps as exact numbers (checked by the library when the run is built)."""
     parts = text.split(":")
     if len(parts) != 3:
         fail(f"--schedule item {i + 1} must be q:z:steps (three numbers joined by ':'); got {text!r}")
     try:
-        q, z = Fraction(parts[0]), Fraction(parts[1])
-        steps = Fraction(parts[2])
-    except (ValueError, ZeroDivisionError):
+        q, z, steps = (as_fraction(part, f"--schedule item {i + 1}", floats="decimal") for part in parts)
+    except ValueError:
         fail(f"--schedule item {i + 1} must be q:z:steps with numbers; got {text!r}")
     if steps.denominator != 1:
         fail(f"--schedule item {i + 1}: steps must be a whole number; got {parts[2]!r}")
@@ -55,12 +77,10 @@ def _triple(text: str, i: int) -> tuple:
 
 def _schedule(args, calibrating: bool):
     """(q, noise_multiplier, steps) or a schedule, from the options; exactly one form."""
-    from . import fail
-
     if args.schedule is not None:
         if args.q is not None or args.steps is not None or getattr(args, "noise_multiplier", None) is not None:
             fail("give either --schedule or --q/--steps" + ("" if calibrating else "/--noise-multiplier")
-                  + ", not both")
+                 + ", not both")
         return None, [_triple(t, i) for i, t in enumerate(args.schedule)]
     needed = ["--q", "--steps"] + ([] if calibrating else ["--noise-multiplier"])
     missing = [n for n in needed if getattr(args, n[2:].replace("-", "_")) is None]
@@ -73,6 +93,7 @@ def _schedule(args, calibrating: bool):
 
 
 def _composition(args):
+    """The run the options name, a :class:`~accountlib.theory.dpsgd_accounting.DPSGDComposition`."""
     from ..theory.dpsgd_accounting import DPSGDComposition
 
     single, schedule = _schedule(args, calibrating=False)
@@ -81,25 +102,41 @@ def _composition(args):
     return DPSGDComposition(*single)
 
 
-def add_parser(sub) -> None:
-    from . import Once, Parser, number
+def _checked_tolerance(value: Fraction, option: str, *, halved: bool) -> float:
+    """A --rel-tol or --abs-tol checked by the one validator of its kind, and no finer than a DP-SGD run is certified
+    to; when ``halved`` the library is asked for half of it (the printed bound, widened by its rounding, still meets
+    it), and that half must be no finer."""
+    from ..theory.dpsgd_arguments import FINEST_TOLERANCE
 
+    checked = tolerance(value, option)
+    finest = 2 * FINEST_TOLERANCE if halved else FINEST_TOLERANCE
+    if checked < finest:
+        fail(f"--{option} must be at least {finest:g} for a DP-SGD run (its float64 evaluation is certified to about "
+             f"T·1e-13 relative in δ); got {decimal_string(value, 6)}")
+    return checked
+
+
+def add_parser(sub) -> None:
+    """The ``dpsgd`` subcommand's parser and its four actions, each with its handler (:func:`run_delta`,
+    :func:`run_epsilon`, :func:`run_tradeoff`, :func:`run_calibrate`)."""
     dpsgd = sub.add_parser("dpsgd", help="certified DP-SGD accounting: δ(ε), ε(δ), f(α), the smallest noise "
                            "multiplier (Poisson-subsampled Gaussian, add/remove-one)",
                            description="Certified accounting for DP-SGD: the Poisson-subsampled Gaussian (sensitivity "
-                           "1) composed over the run, add/remove-one neighbours (the worse of the two directions). "
-                           "Every number carries a rigorous bound covering truncation, discretisation and floating-"
-                           "point rounding.")
+                           "1, the clipping norm) composed over the run, add/remove-one neighbours (the worse of the "
+                           "two directions; replace-one is not accounted here). Every number carries a rigorous bound "
+                           "covering truncation, discretisation and floating-point rounding. Each action takes "
+                           f"{RUN_HELP}.")
     actions = dpsgd.add_subparsers(dest="dpsgd_command", required=True, metavar="ACTION", parser_class=Parser)
 
-    delta = actions.add_parser("delta", help="δ(ε) of the run", description="δ(ε) of the run at each ε, with a "
-                               "certified bound no larger than R·δ (exit 2 if it cannot be certified).")
+    delta = actions.add_parser("delta", help="δ(ε) of the run, with a certified bound", description="δ(ε) of the run "
+                               "at each ε, with a certified bound no larger than R·δ (exit 2 if it cannot be "
+                               "certified).")
     _run_arguments(delta, calibrating=False)
     delta.add_argument("--eps", nargs="+", action=Once, type=number("eps"), required=True, metavar="E",
-                       help="ε values in [0, 200]")
+                       help="ε values in [0, 200], exact (0.1 is 1/10)")
     delta.add_argument("--rel-tol", action=Once, type=number("rel-tol"), default=Fraction(1, 10**6), metavar="R",
-                       help="relative accuracy, in [1e-12, 0.5] (default 1e-6)")
-    delta.set_defaults(handler=_delta)
+                       help="relative accuracy, in [2e-12, 0.5] (default 1e-6)")
+    delta.set_defaults(handler=run_delta)
 
     eps = actions.add_parser("epsilon", help="the certified ε for each δ", description="For each δ an interval "
                              "[ε_lower, ε_upper] no wider than --abs-tol: the run is (ε_upper, δ)-DP, certified, and "
@@ -108,8 +145,8 @@ def add_parser(sub) -> None:
     eps.add_argument("--delta", nargs="+", action=Once, type=number("delta"), required=True, metavar="D",
                      help="target δ values in [1e-300, 1)")
     eps.add_argument("--abs-tol", action=Once, type=number("abs-tol"), default=Fraction(1, 10**8), metavar="T",
-                     help="width of each ε interval, in [1e-12, 1] (default 1e-8)")
-    eps.set_defaults(handler=_epsilon)
+                     help="width of each ε interval, in [1e-12, 0.5] (default 1e-8)")
+    eps.set_defaults(handler=run_epsilon)
 
     trade = actions.add_parser("tradeoff", help="β = f(α) of the run's symmetric trade-off function",
                                description="β = f(α), the symmetric trade-off function of the run (the optimal type "
@@ -118,80 +155,50 @@ def add_parser(sub) -> None:
     trade.add_argument("--alpha", nargs="+", action=Once, type=number("alpha"), required=True, metavar="A",
                        help="type I errors in [0, 1]")
     trade.add_argument("--abs-tol", action=Once, type=number("abs-tol"), default=Fraction(1, 10**8), metavar="T",
-                       help="absolute accuracy, in [1e-12, 0.5] (default 1e-8)")
-    trade.set_defaults(handler=_tradeoff)
+                       help="absolute accuracy, in [2e-12, 0.5] (default 1e-8)")
+    trade.set_defaults(handler=run_tradeoff)
 
     cal = actions.add_parser("calibrate", help="the smallest noise multiplier meeting (ε, δ) targets",
                              description="The smallest noise multiplier z on a grid of relative step --resolution at "
                              "which every (ε, δ) target holds (certified), with a certified failure one grid step "
-                             "below; δ(ε) falls as the noise grows, so no smaller z on the grid meets the targets.")
+                             "below; δ(ε) falls as the noise grows, so no smaller z on the grid meets the targets. "
+                             "Targets are (ε, δ) pairs only (no μ-GDP target for a DP-SGD run).")
     _run_arguments(cal, calibrating=True)
-    cal.add_argument("--target-eps", nargs="+", action=Once, type=number("target-eps"), required=True,
-                     metavar="E", help="ε of each target")
-    cal.add_argument("--target-delta", nargs="+", action=Once, type=number("target-delta"), required=True,
-                     metavar="D", help="δ of each target, one per --target-eps or one for all")
+    cal.add_argument("--target-eps", nargs="+", action=Once, type=number("target-eps"), metavar="E",
+                     help="ε of each target, > 0 (required)")
+    cal.add_argument("--target-delta", nargs="+", action=Once, type=number("target-delta"), metavar="D",
+                     help="δ of each target, one per --target-eps or one for all (required)")
+    cal.add_argument("--target-mu", action=Once, metavar="MU", help=argparse.SUPPRESS)  # refused in one line
     cal.add_argument("--resolution", action=Once, type=number("resolution"), default=Fraction(1, 10**5),
-                     metavar="R", help="grid step relative to the answer, in [1e-9, 0.1] (default 1e-5)")
+                     metavar="R", help="grid step relative to the answer, in [1e-9, 0.5] (default 1e-5)")
     cal.add_argument("--separately", action="store_true", help="calibrate each target on its own (one row each) "
                      "instead of all of them together")
-    cal.set_defaults(handler=_calibrate)
-    dpsgd.set_defaults(handler=_unreachable)
+    cal.set_defaults(handler=run_calibrate)
 
 
-def _unreachable(args) -> int:  # pragma: no cover - argparse requires an action
-    return 2
-
-
-def _decimal(x, digits: int = 30) -> str:
-    from ..infrastructure.numbers import decimal_string
-
-    return decimal_string(x, digits)
-
-
-def _emit_row(args, row: dict) -> None:
-    for key, value in row.items():
-        print(f"{key:>28}  {value}")
-
-
-def _rows(points, keys, certified_ok, explain) -> list[dict]:
-    import mpmath
-
-    from ..infrastructure.certifiednumbers import certified_decimal
-    from . import fail
-
-    rows = []
-    for p in points:
-        result, bound = getattr(p, keys[1]), getattr(p, keys[2])
-        with mpmath.workdps(40):
-            bound = max(mpmath.mpf(bound), abs(mpmath.mpf(result)) * mpmath.mpf("1e-30"), mpmath.mpf("1e-300"))
-            if not certified_ok(mpmath.mpf(result), bound):
-                fail(explain(p))
-        value, shown = certified_decimal(result, bound)
-        rows.append({keys[0]: _decimal(getattr(p, keys[0])), keys[1]: value, keys[2]: shown,
-                     "relation": p.relation, **({"dominant": p.dominant} if hasattr(p, "dominant") else {})})
+def _rows(points, keys: tuple[str, str, str], certified, explain) -> list[dict]:
+    """The points as rows (:func:`accountlib.cli.certified_rows`: the digits each bound supports, a bound no finer
+    than 1e-30 relative), each with the relation and the dominant direction."""
+    rows = certified_rows(points, keys, certified, explain,
+                          lambda value: max(abs(value) * mpmath.mpf("1e-30"), mpmath.mpf("1e-300")))
+    for row, p in zip(rows, points):
+        row["relation"] = p.relation
+        if hasattr(p, "dominant"):
+            row["dominant"] = p.dominant
     return rows
 
 
 def _emit(args, rows: list[dict], keys: tuple[str, ...]) -> int:
-    from . import print_table
-
-    if args.json:
-        json.dump(rows, sys.stdout, indent=1)
-        print()
-    else:
-        print_table(keys, [tuple(str(r[k]) for k in keys) for r in rows])
-        relation = rows[0]["relation"] if rows and isinstance(rows[0], dict) and "relation" in rows[0] else None
-        if relation:
-            print(f"relation: {relation}")
+    """Rows as a JSON list, or a table followed by the relation."""
+    emit_rows(args, rows, keys)
+    if not args.json and rows:
+        print(f"relation: {rows[0]['relation']}")
     return 0
 
 
-def _delta(args) -> int:
-    from . import fail
-
-    rel_tol = float(args.rel_tol)
-    if not 1e-12 <= rel_tol <= 0.5:
-        fail(f"--rel-tol must be in [1e-12, 0.5]; got {rel_tol:g}")
+def run_delta(args) -> int:
+    """δ(ε) at each ``--eps``, printed with the digits its bound supports; a bound over ``--rel-tol``·δ fails."""
+    rel_tol = _checked_tolerance(args.rel_tol, "rel-tol", halved=True)
     run = _composition(args)
     points = run.delta(list(args.eps), rel_tol=rel_tol / 2)
     rows = _rows(points, ("epsilon", "delta", "error_bound"), lambda v, b: b <= rel_tol * v or v == 0,
@@ -199,22 +206,21 @@ def _delta(args) -> int:
     return _emit(args, rows, ("epsilon", "delta", "error_bound", "dominant"))
 
 
-def _epsilon(args) -> int:
+def run_epsilon(args) -> int:
+    """The certified ε interval of each ``--delta``, no wider than ``--abs-tol``."""
+    abs_tol = _checked_tolerance(args.abs_tol, "abs-tol", halved=False)
     run = _composition(args)
     rows = []
     for d in args.delta:
-        e = run.epsilon(d, abs_tol=float(args.abs_tol))
-        rows.append({"delta": _decimal(d), "epsilon_lower": _decimal(e.lower, 15), "epsilon_upper":
-                     _decimal(e.upper, 15), "relation": e.relation, "dominant": e.dominant})
+        e = run.epsilon(d, abs_tol=abs_tol)
+        rows.append({"delta": decimal_string(d, 30), "epsilon_lower": decimal_string(e.lower, 15),
+                     "epsilon_upper": decimal_string(e.upper, 15), "relation": e.relation, "dominant": e.dominant})
     return _emit(args, rows, ("delta", "epsilon_lower", "epsilon_upper", "dominant"))
 
 
-def _tradeoff(args) -> int:
-    from . import fail
-
-    abs_tol = float(args.abs_tol)
-    if not 1e-12 <= abs_tol <= 0.5:
-        fail(f"--abs-tol must be in [1e-12, 0.5]; got {abs_tol:g}")
+def run_tradeoff(args) -> int:
+    """f(α) at each ``--alpha``, printed with the digits its bound supports; a bound over ``--abs-tol`` fails."""
+    abs_tol = _checked_tolerance(args.abs_tol, "abs-tol", halved=True)
     run = _composition(args)
     points = run.tradeoff(list(args.alpha), abs_tol=abs_tol / 2)
     rows = _rows(points, ("alpha", "beta", "error_bound"), lambda v, b: b <= abs_tol,
@@ -222,11 +228,21 @@ def _tradeoff(args) -> int:
     return _emit(args, rows, ("alpha", "beta", "error_bound"))
 
 
-def _calibrate(args) -> int:
+def run_calibrate(args) -> int:
+    """The smallest noise multiplier meeting the targets (all together, or each ``--separately``), with its checks,
+    the failure one grid step below and, for a homogeneous run, the RDP calibration beside it."""
     from ..theory.dpsgd_accounting import calibrate_noise_multiplier
     from ..theory.dpsgd_calibration import calibrate_dpsgd
-    from . import fail
 
+    try:
+        resolution = as_resolution(args.resolution, "--resolution")
+    except ValueError as error:
+        fail(str(error))
+    if args.target_mu is not None:
+        fail("--target-mu: a μ-GDP target is not accepted for a DP-SGD run; give (ε, δ) targets: --target-eps E "
+             "--target-delta D")
+    if not args.target_eps or not args.target_delta:
+        fail("a target is needed: --target-eps E [E ...] --target-delta D [D ...]")
     eps, deltas = list(args.target_eps), list(args.target_delta)
     if len(deltas) == 1:
         deltas = deltas * len(eps)
@@ -238,12 +254,13 @@ def _calibrate(args) -> int:
     rows = []
     for targets in target_sets:
         if schedule is not None:
-            c = calibrate_noise_multiplier(schedule=schedule, target=targets, resolution=args.resolution)
+            c = calibrate_noise_multiplier(schedule=schedule, target=targets, resolution=resolution)
         else:
-            c = calibrate_noise_multiplier(single[0], single[2], targets, resolution=args.resolution)
-        row = {"noise_multiplier": _decimal(c.noise_multiplier, 15), "step": _decimal(c.step, 6),
+            c = calibrate_noise_multiplier(single[0], single[2], targets, resolution=resolution)
+        row = {"noise_multiplier": decimal_string(c.noise_multiplier, 15), "step": decimal_string(c.step, 6),
                "proven_smallest": c.proven_smallest, "relation": c.relation,
-               "targets": [{"epsilon": _decimal(t.epsilon, 15), "delta": _decimal(t.delta, 15)} for t in c.targets],
+               "targets": [{"epsilon": decimal_string(t.epsilon, 15), "delta": decimal_string(t.delta, 15)}
+                           for t in c.targets],
                "schedule": [{"q": q, "noise_multiplier": z, "steps": n} for q, z, n in c.schedule],
                "checks": [_check(k) for k in c.checks],
                "failure_one_step_below": None if c.failure is None else _check(c.failure)}
@@ -260,14 +277,14 @@ def _calibrate(args) -> int:
         print()
         return 0
     for row in rows:
-        _emit_row(args, {k: v for k, v in row.items() if k not in ("checks", "schedule", "targets")})
+        emit_row(args, {k: v for k, v in row.items() if k not in ("checks", "schedule", "targets")})
     return 0
 
 
 def _check(k) -> dict:
-    from ..infrastructure.certifiednumbers import certified_decimal
-
-    value, bound = certified_decimal(k.point.delta, max(k.point.error_bound, abs(k.point.delta) * 1e-30))
-    return {"epsilon": _decimal(k.level.epsilon, 15), "delta": value, "error_bound": bound,
-            "allowed_delta": f"{float(k.level.allowed):.6g}",
-            "status": k.status, "dominant": k.point.dominant}
+    """One target's check as printed: δ with the digits its bound supports, what it allows, and the status."""
+    with mpmath.workdps(40):
+        bound = max(k.point.error_bound, abs(k.point.delta) * mpmath.mpf("1e-30"), mpmath.mpf("1e-300"))
+    value, shown = certified_decimal(k.point.delta, bound)
+    return {"epsilon": decimal_string(k.level.epsilon, 15), "delta": value, "error_bound": shown,
+            "allowed_delta": f"{float(k.level.allowed):.6g}", "status": k.status, "dominant": k.point.dominant}

@@ -5,5 +5,7 @@ precision), :mod:`.discrete_gaussian` (one noise term), :mod:`.lattice` (rationa
 Bézout), :mod:`.quadrature` (truncation and node count), :mod:`.sieve` (which nodes matter, Algorithm 1), the
 arb/double-double helpers, the evaluators :mod:`.tails` (the sieve-accelerated trapezoid) and :mod:`.tilted`
 (the tilted contour for deep tails), and :mod:`.front`, the one door every caller uses and the one owner of
-the accuracy schedule.
+the accuracy schedule. Beside them, DP-SGD's Poisson-subsampled Gaussian: :mod:`.subsampled_gaussian` (the step
+groups, the certified results, one step in closed form), :mod:`.subsampled_gaussian_integral` (the one-step
+integral) and :mod:`.subsampled_gaussian_inversion` (the composed inversion).
 """

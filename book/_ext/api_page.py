@@ -17,14 +17,17 @@ API_DOC = "book/api"
 LAYERS = {
     "infrastructure": ("numbers", "search", "atomic", "executor"),
     "engine": ("front", "results", "lattice", "characteristic", "discrete_gaussian", "quadrature", "sieve", "tails",
-               "tilted", "smoothed", "arithmetic"),
+               "tilted", "smoothed", "arithmetic", "subsampled_gaussian", "subsampled_gaussian_integral",
+               "subsampled_gaussian_inversion"),
     "theory": ("composition", "accounting", "targets", "decision", "calibration", "gaussian_dp", "mechanisms",
                "mechanisms.base", "mechanisms.continuous", "mechanisms.heavy_tailed", "mechanisms.discrete",
                "mechanisms.subsampled", "conversions", "dpsgd_calibration", "pairs", "tradeoff_duality",
-               "tradeoff_band", "edgeworth"),
+               "tradeoff_band", "edgeworth", "dpsgd_accounting", "dpsgd_arguments", "dpsgd_results", "dpsgd_tradeoff",
+               "dpsgd_noise_calibration"),
     "applications": ("census", "census.allocations", "census.pair_files", "census.jobs", "census.census_wide",
-                     "census.variance", "census.calibration", "census.pl94", "acs", "accountant"),
-    "cli": ("delta", "tradeoff", "epsilon", "calibrate", "allocate", "sweep"),
+                     "census.variance", "census.calibration", "census.pl94", "acs", "accountant", "dpsgd_accountant",
+                     "opacus_accountant"),
+    "cli": ("delta", "tradeoff", "epsilon", "calibrate", "allocate", "dpsgd", "sweep"),
 }
 """Each layer's public modules, bottom to top (``accountlib.<layer>.<module>``); the packages ``mechanisms`` and
 ``census`` are listed for their docstrings, their modules after them. The re-export modules kept for old imports

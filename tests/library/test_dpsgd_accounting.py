@@ -16,10 +16,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from accountlib.engine.subsampled_gaussian import StepGroup, certified_profile, one_step_profile
+from accountlib.engine.subsampled_gaussian import StepGroup, one_step_profile
+from accountlib.engine.subsampled_gaussian_inversion import certified_profile
 from accountlib.theory.dpsgd_accounting import (RELATION, DPSGDComposition, DPSGDDeltaPoint,
                                                 calibrate_noise_multiplier)
 from accountlib.theory.composition import DeltaPoint
+from accountlib.theory.targets import GaussianDP, TradeoffCurve
 from dpsgd_reference import (composed_delta, gaussian_delta, gaussian_tradeoff, one_step_delta,
                              one_step_tradeoffs)
 
@@ -299,6 +301,50 @@ def test_bad_input_is_refused_in_one_line_naming_the_argument(call, named):
     assert named in message and "\n" not in message
 
 
+@pytest.mark.parametrize("target", [GaussianDP(1), [(2.0, 1e-5), GaussianDP(1)], TradeoffCurve([(0, 1), (1, 0)])])
+def test_targets_other_than_epsilon_delta_are_refused_in_one_line_naming_what_is_accepted(target):
+    """A DP-SGD run is calibrated to (ε, δ) targets only: a μ-GDP target or a trade-off curve is refused at once, by
+    the function and through the front door, in one line naming the targets accepted."""
+    import accountlib
+
+    for call in (lambda: calibrate_noise_multiplier(0.01, 1000, target),
+                 lambda: accountlib.calibrate(STANDARD, target)):
+        with pytest.raises(ValueError) as info:
+            call()
+        message = str(info.value)
+        assert message.startswith("target") and "(ε, δ)" in message and "\n" not in message
+
+
+def test_tolerances_go_through_the_one_validator_of_their_kind_and_the_float64_floor():
+    """rel_tol, abs_tol and resolution are checked by as_rel_tol, as_abs_tol and as_resolution (one range per kind);
+    inside those ranges, a tolerance finer than float64 certifies for a DP-SGD run (1e-12) is refused at once."""
+    from accountlib.infrastructure.numbers import ResourceLimitError
+
+    for call, message in [(lambda: STANDARD.delta(1, rel_tol=0.7), r"rel_tol must be in \[1e-30, 0.5\]"),
+                          (lambda: STANDARD.epsilon("1e-5", abs_tol=0.7), r"abs_tol must be in \[1e-60, 0.5\]"),
+                          (lambda: STANDARD.tradeoff(0.1, abs_tol=1), r"abs_tol must be in \[1e-60, 0.5\]"),
+                          (lambda: calibrate_noise_multiplier(0.01, 1000, (1, 1e-5), resolution=0.6),
+                           r"resolution must be in \[1e-09, 0.5\]")]:
+        with pytest.raises(ValueError, match=message):
+            call()
+    for call, name in [(lambda: STANDARD.delta(1, rel_tol=1e-20), "rel_tol"),
+                       (lambda: STANDARD.epsilon("1e-5", abs_tol=1e-30), "abs_tol"),
+                       (lambda: STANDARD.tradeoff(0.1, abs_tol=1e-13), "abs_tol"),
+                       (lambda: calibrate_noise_multiplier(0.01, 1000, (1, 1e-5), rel_tol=1e-15), "rel_tol")]:
+        with pytest.raises(ResourceLimitError, match=f"{name} = .* give {name} >= 1e-12"):
+            call()
+
+
+def test_epsilon_honours_a_width_finer_than_1e_9():
+    """The interval is as narrow as asked (it was once widened to 1e-9 without a word), and certified by
+    recomputation on a fresh run."""
+    e = STANDARD.epsilon("1e-5", abs_tol=1e-10)
+    assert 0 < e.width <= Fraction(1, 10**10)
+    fresh = DPSGDComposition(0.01, 1.0, 1000)
+    at_upper, at_lower = fresh.delta([e.upper, e.lower], rel_tol=1e-9)
+    assert at_upper.delta + at_upper.error_bound <= 1e-5 < at_lower.delta - at_lower.error_bound
+
+
 # -- peers and machines --------------------------------------------------------------------------------------------
 
 def test_dp_accounting_estimates_bracket_ours_at_the_standard_case():
@@ -374,6 +420,16 @@ def test_cli_calibrate_json():
     (["epsilon", "--q", "0.1", "--noise-multiplier", "1", "--steps", "10", "--delta", "2"], "delta"),
     (["calibrate", "--q", "0.01", "--steps", "100", "--target-eps", "1", "2", "--target-delta", "1", "2", "3"],
      "--target-delta"),
+    (["calibrate", "--q", "0.01", "--steps", "100", "--target-mu", "1"], "--target-mu"),
+    (["calibrate", "--q", "0.01", "--steps", "100", "--target-eps", "1", "--target-delta", "1e-5",
+      "--resolution", "0.6"], "--resolution must be in [1e-09, 0.5]"),
+    (["delta", "--q", "0.1", "--noise-multiplier", "1", "--steps", "10", "--eps", "1", "--rel-tol", "1e-12"],
+     "--rel-tol must be at least 2e-12"),
+    (["epsilon", "--q", "0.1", "--noise-multiplier", "1", "--steps", "10", "--delta", "1e-5", "--abs-tol", "0.7"],
+     "--abs-tol must be in [1e-60, 0.5]"),
+    (["delta", "--q", "0.1", "--noise-multiplier", "1", "--steps", "10", "--eps", "-1"],
+     "--eps values must lie in [0, 200]"),  # a DP-SGD run's range, not a composition's
+    (["delta", "--q", "-0.1", "--noise-multiplier", "1", "--steps", "10", "--eps", "1"], "got -0.1"),
 ])
 def test_cli_refuses_bad_input_in_one_line(args, named):
     out = _cli(*args)

@@ -125,5 +125,6 @@ def test_dp_accounting_events_compose_and_refuse():
     point = run.delta(2.0)
     assert point.delta + point.error_bound <= a.get_delta(2.0) <= 1.0001 * (point.delta + point.error_bound)
     assert a.get_epsilon(1e-6) >= float(run.epsilon(1e-6, abs_tol=1e-6).upper)
-    with pytest.raises(ValueError, match="ADD_OR_REMOVE_ONE"):
+    with pytest.raises(ValueError, match="ADD_OR_REMOVE_ONE") as info:  # replace-one: one line, naming what is accepted
         CertifiedDPSGDAccountant(NeighboringRelation.REPLACE_ONE)
+    assert "\n" not in str(info.value) and "add/remove-one" in str(info.value)

@@ -1,0 +1,150 @@
+"""The smallest noise multiplier of a DP-SGD run on a grid, with a certified failure one step below.
+
+Theory layer of :mod:`accountlib`: the search behind
+:func:`accountlib.theory.dpsgd_accounting.calibrate_noise_multiplier`. Adding noise is a post-processing of both laws of the pair (P, Q) of each step, so δ(ε) decreases as the noise
+multiplier z grows (data processing), and the grid point where every target starts to hold is the smallest on the
+grid, not only a local one: a coarse grid (relative step 1e-3 of the RDP calibration, a certified upper bound on the
+answer) first, then the fine grid of relative step ``resolution``, each bracket narrowed by the library's one
+bisection (:func:`accountlib.infrastructure.search.bisect`).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import mpmath
+
+from ..engine.subsampled_gaussian import Z_RANGE
+from ..infrastructure.numbers import as_fraction
+from ..infrastructure.search import bisect, integer
+from .decision import LevelCheck
+from .dpsgd_results import DPSGDCalibration
+from .targets import Level
+
+__all__ = ["grid_step", "smallest_noise_multiplier"]
+
+
+def grid_step(reference: Fraction, resolution: float) -> Fraction:
+    """reference·resolution rounded down to two significant digits (a short decimal step).
+
+    Parameters
+    ----------
+    reference : Fraction
+        The noise multiplier the grid is relative to, exactly.
+    resolution : float
+        The relative step.
+
+    Returns
+    -------
+    Fraction
+
+    >>> grid_step(Fraction(1), 1e-3), grid_step(Fraction(987, 1000), 1e-5)
+    (Fraction(1, 1000), Fraction(49, 5000000))
+    """
+    value = reference * as_fraction(resolution, "resolution", floats="binary")  # the float the validator returned
+    exponent = math.floor(math.log10(float(value))) - 1
+    unit = Fraction(10) ** exponent
+    return max(unit, math.floor(value / unit) * unit)
+
+
+def smallest_noise_multiplier(base, targets, run_at, *, resolution: float, rel_tol: float,
+                              progress=None) -> DPSGDCalibration:
+    """The smallest noise multiplier z on the grid at which every target holds, with a certified failure one step
+    below (module docstring).
+
+    Parameters
+    ----------
+    base : tuple of StepGroup
+        The schedule with each group's noise factor in the z slot: group g runs at factor_g·z.
+    targets : tuple of ApproximateDP
+        The (ε, δ) targets, all of which must hold (:func:`~accountlib.theory.dpsgd_arguments.calibration_targets`).
+    run_at : callable
+        A schedule of (q, z, steps) triples → a run with ``delta_bracket(epsilon, rel_tol)`` (a
+        :class:`~accountlib.theory.dpsgd_accounting.DPSGDComposition`).
+    resolution, rel_tol : float
+        The grid's relative step and the relative accuracy each δ is computed to, both checked by the caller.
+    progress : callable, optional
+        Called with a line of text after each evaluation.
+
+    Returns
+    -------
+    DPSGDCalibration
+    """
+    # the RDP calibration is a certified upper bound on the answer and a good reference for the grid
+    from .dpsgd_calibration import calibrate_dpsgd
+
+    reference = 0.0
+    for t in targets:
+        for g in base:
+            try:
+                z = calibrate_dpsgd(g.q, sum(h.steps for h in base), float(t.epsilon), float(t.delta), "rdp",
+                                    tolerance=1e-6) / g.z
+            except ValueError:
+                z = 1.0
+            reference = max(reference, z)
+    exact_reference = as_fraction(reference, "reference", floats="binary")  # a computed float, as it is
+    memo: dict = {}
+    evaluations = 0
+
+    def schedule_at(z: Fraction):
+        return [(g.q, g.z * float(z), g.steps) for g in base]
+
+    def at(z: Fraction):
+        """The checks of every target at noise multiplier z (an exact grid point), memoised."""
+        nonlocal evaluations
+        if z not in memo:
+            if z <= 0:
+                raise ValueError("target: met by no noise multiplier on this grid")
+            zs = [g.z * float(z) for g in base]
+            if not (Z_RANGE[0] <= min(zs) and max(zs) <= Z_RANGE[1]):
+                raise ValueError(f"the calibration left the accepted noise multipliers [{Z_RANGE[0]:g}, "
+                                 f"{Z_RANGE[1]:g}] (at z = {float(z):g}): the target is out of reach")
+            run = run_at(schedule_at(z))
+            checks = []
+            for t in targets:
+                point = run.delta_bracket(t.epsilon, rel_tol)
+                with mpmath.workdps(40):
+                    allowed = mpmath.mpf(t.delta.numerator) / t.delta.denominator
+                    status = ("holds" if point.delta + point.error_bound <= allowed else
+                              "fails" if point.delta - point.error_bound > allowed else "undecided")
+                checks.append(LevelCheck(Level(t.epsilon, allowed, allowed), point, status))
+            evaluations += 1
+            state = ("holds" if all(c.status == "holds" for c in checks) else
+                     "fails" if any(c.status == "fails" for c in checks) else "undecided")
+            memo[z] = (state, checks)
+            if progress is not None:
+                progress(f"z = {float(z):.8g}: {state}")
+        return memo[z]
+
+    def smallest_on(step: Fraction, hi: int, lo: int) -> tuple[int, int]:
+        """(hi, lo) on the grid step·ℤ with the targets holding at hi·step and not at lo·step, hi − lo = 1; the
+        starting hi must hold (it is raised until it does) and lo must not (it is lowered until it does not)."""
+        while at(hi * step)[0] != "holds":
+            hi = max(hi + 1, math.ceil(hi * 1.1))
+            if hi * step > 10 * exact_reference:
+                raise ArithmeticError("could not certify the targets at any noise multiplier up to ten times the "
+                                      "RDP calibration's")
+        lo = min(lo, hi - 1)
+        while lo >= 1 and at(lo * step)[0] == "holds":
+            hi, lo = lo, math.floor(lo * 0.9)
+        lo, hi = bisect(lambda k: at(k * step)[0] == "holds", lo, hi, midpoint=integer,
+                        until=lambda low, high: high - low <= 1)
+        return hi, lo
+
+    # a coarse grid first (relative step 1e-3 of the RDP calibration), then the fine grid, whose step is
+    # ``resolution`` times the coarse answer's lower end (so it is at most resolution times the answer)
+    coarse = grid_step(exact_reference, max(resolution, 1e-3))
+    hi, lo = smallest_on(coarse, math.ceil(exact_reference / coarse), math.floor(exact_reference * 9 / 10 / coarse))
+    step = coarse
+    if resolution < 1e-3:
+        # the coarse answer's lower end as a float (as it always was: the fine grids of the stored results)
+        lower_end = as_fraction(float(max(lo, 1) * coarse), "the coarse answer", floats="binary")
+        step = grid_step(lower_end, resolution)
+        fine_hi = math.ceil(hi * coarse / step)
+        hi, lo = smallest_on(step, fine_hi, math.floor(lo * coarse / step))
+    failure = None
+    if lo >= 1:
+        failure = next((c for c in at(lo * step)[1] if c.status == "fails"), None)
+    z = hi * step
+    return DPSGDCalibration(z, step, tuple(schedule_at(z)), targets, tuple(at(z)[1]), failure, evaluations)

@@ -1,0 +1,78 @@
+"""The results of DP-SGD accounting: δ(ε), ε(δ), f(α) and a calibrated noise multiplier, each stating its relation.
+
+Theory layer of :mod:`accountlib`. The library's result types (:class:`~accountlib.theory.composition.DeltaPoint`,
+:class:`~accountlib.theory.accounting.EpsilonInterval`, :class:`~accountlib.theory.composition.TradeoffPoint`)
+extended with the neighbouring relation every DP-SGD number is stated for (:data:`RELATION`) and which direction
+decided it; computed by :class:`accountlib.theory.dpsgd_accounting.DPSGDComposition`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from .accounting import EpsilonInterval
+from .composition import DeltaPoint, TradeoffPoint
+from .decision import LevelCheck
+
+__all__ = ["RELATION", "DPSGDDeltaPoint", "DPSGDEpsilonInterval", "DPSGDTradeoffPoint", "DPSGDCalibration"]
+
+RELATION = "add or remove one example (the worse of the two directions)"
+"""The neighbouring relation every DP-SGD result here is stated for."""
+
+
+@dataclass(frozen=True)
+class DPSGDDeltaPoint(DeltaPoint):
+    """δ(ε) of a DP-SGD run: the true δ lies within ``error_bound`` of ``delta``, for the relation ``relation``.
+    ``dominant`` names the direction whose δ is the larger ("remove", "add", or "both" when their intervals
+    overlap); ``remove`` and ``add`` are the two directions' certified intervals (lower, upper).
+
+    >>> from accountlib.theory.dpsgd_accounting import DPSGDComposition
+    >>> p = DPSGDComposition(0.01, 1.0, 1000).delta(2.0)
+    >>> p.dominant, p.relation == RELATION, p.error_bound <= 1e-6 * p.delta
+    ('remove', True, True)
+    """
+
+    relation: str = RELATION
+    dominant: str = "remove"
+    remove: tuple = ()
+    add: tuple = ()
+
+
+@dataclass(frozen=True)
+class DPSGDEpsilonInterval(EpsilonInterval):
+    """ε(δ) of a DP-SGD run: (``upper``, δ)-DP holds and (``lower``, δ)-DP certainly fails, for ``relation``."""
+
+    relation: str = RELATION
+    dominant: str = "remove"
+
+
+@dataclass(frozen=True)
+class DPSGDTradeoffPoint(TradeoffPoint):
+    """β = f(α) of a DP-SGD run's symmetric trade-off function, within ``error_bound``, for ``relation``."""
+
+    relation: str = RELATION
+
+
+@dataclass(frozen=True)
+class DPSGDCalibration:
+    """The smallest noise multiplier on the grid ``step``·ℤ meeting every target, for ``relation``.
+
+    At ``noise_multiplier`` every target holds (``checks``, each "holds"); one grid step below, ``failure`` is a
+    target that certainly fails (None if no failure could be certified: then ``proven_smallest`` is False).
+    Because δ(ε) decreases as the noise grows, a failure one step below proves that no smaller multiplier on
+    the grid meets the targets. ``schedule`` gives each group's (q, z, steps) at the answer."""
+
+    noise_multiplier: Fraction
+    step: Fraction
+    schedule: tuple
+    targets: tuple
+    checks: tuple
+    failure: LevelCheck | None
+    evaluations: int
+    relation: str = RELATION
+
+    @property
+    def proven_smallest(self) -> bool:
+        """Whether a certified failure one grid step below proves the answer the smallest on the grid."""
+        return self.failure is not None
