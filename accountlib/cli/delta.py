@@ -30,25 +30,29 @@ def add_parser(sub) -> None:
                            "rather than print a looser one.")
     add_composition_arguments(delta)
     delta.add_argument("--eps", nargs="+", action=Once, type=number("eps"), required=True, metavar="E",
-                       help=f"ε values in (0, {MAX_EPSILON}], decimals or fractions, e.g. 26.34 or 1317/50")
+                       help=f"ε values in [0, {MAX_EPSILON}], decimals or fractions, e.g. 26.34 or 1317/50 (δ(0) is the "
+                       "total variation distance)")
     delta.add_argument("--rel-tol", action=Once, type=number("rel-tol"), default=Fraction(1, 10**6), metavar="R",
                        help=f"relative accuracy, in [{SMALLEST_REL_TOL:g}, 0.5] (default 1e-6); an unmet "
                        "tolerance is an error (exit 2)")
+    delta.add_argument("--best-effort", action="store_true", help="print a bound that misses --rel-tol instead of "
+                       "failing, with a shortfall column naming why (node cap, precision, underflow)")
     delta.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
     delta.set_defaults(handler=run)
 
 
 def run(args) -> int:
     """δ(ε) at each ``--eps``, printed with the digits its bound supports; a bound that misses ``--rel-tol`` fails."""
-    bad = [decimal_string(e, 6) for e in args.eps if e <= 0 or e > MAX_EPSILON]
+    bad = [decimal_string(e, 6) for e in args.eps if e < 0 or e > MAX_EPSILON]
     if bad:
-        fail(f"--eps values must be > 0 and at most {MAX_EPSILON} (the largest supported ε); got {', '.join(bad)}")
+        fail(f"--eps values must be in [0, {MAX_EPSILON}] (δ(0) is the total variation distance; {MAX_EPSILON} the "
+             f"largest supported ε); got {', '.join(bad)}")
     rel_tol = tolerance(args.rel_tol, "rel-tol")
     pair = composition(args)
     points = pair.delta(args.eps, rel_tol=max(rel_tol / 2, SMALLEST_REL_TOL))
     rows = certified_rows(points, KEYS, lambda value, bound: bound <= exact_tolerance(rel_tol, value) * value,
-                          lambda p: uncertified(pair, p, rel_tol), lambda value: abs(value) * mpmath.mpf("1e-45"))
-    return emit_rows(args, rows, KEYS)
+                          lambda p: uncertified(pair, p, rel_tol), lambda value: abs(value) * mpmath.mpf("1e-45"), args.best_effort)
+    return emit_rows(args, rows, KEYS + ("shortfall",) * args.best_effort)
 
 
 def uncertified(pair, point, rel_tol: float) -> str:

@@ -73,7 +73,7 @@ def test_delta_at_large_epsilon_is_computed_with_an_honest_bound(eps):
     assert Decimal(rows[0]["delta"]) < Decimal("1e-800")  # far below float64's range, and still positive
 
 
-@pytest.mark.parametrize("eps, fragment", [("1e6", "at most 5000"), ("1e20", "at most 5000"), ("inf", "finite"),
+@pytest.mark.parametrize("eps, fragment", [("1e6", "in [0, 5000]"), ("1e20", "in [0, 5000]"), ("inf", "finite"),
                                            ("nan", "finite"), ("1e999999999", "supported range"), ("-3", "> 0")])
 def test_epsilon_out_of_range_is_refused_at_once(eps, fragment):
     assert_clean_error(*cli("delta", "--pair", "1", "2", "--eps", eps), fragment)
@@ -429,7 +429,7 @@ def test_log_lines_are_whole_lines(tmp_path):
 
 
 @pytest.mark.parametrize("args, fragment", [
-    (["delta", "--pair", "1", "2", "--eps", "-1/2"], "--eps values must be > 0 and at most 5000 (the largest supported ε); got '-1/2'"),
+    (["delta", "--pair", "1", "2", "--eps", "-1/2"], "--eps values must be in [0, 5000] (δ(0) is the total variation distance; 5000 the largest supported ε); got '-1/2'"),
     (["delta", "--pair", "1", "2", "--eps", "-inf"], "got '-inf'"),
     (["tradeoff", "--pair", "1", "2", "--alpha", "-0.5"], "--alpha values must lie in [0, 1]; got '-0.5'"),
     (["delta", "--pair", "1", "2", "--eps", "1", "--eps", "2"], "--eps is given twice; give it once"),
