@@ -16,7 +16,7 @@ from fractions import Fraction
 
 import mpmath
 
-from ..infrastructure.numbers import as_abs_tol, as_rel_tol
+from ..infrastructure.numbers import SMALLEST_REL_TOL, ResourceLimitError, as_abs_tol, as_rel_tol
 from ..infrastructure.search import FAILS, HOLDS, arithmetic, certified_bisect
 from .composition import MAX_EPSILON, Composition, DeltaPoint, TradeoffPoint, as_composition
 from .decision import check_levels
@@ -141,6 +141,27 @@ class EpsilonInterval:
         return self.upper - self.lower
 
 
+SMOOTHED_EPSILON_OVERRUN = 4
+"""How many node caps (:data:`accountlib.engine.smoothed.MAX_SMOOTHED_NODES`) one δ(ε) at relative accuracy
+``abs_tol`` may be estimated to need before :func:`epsilon` refuses a smoothed composition (the decisive δ near the
+answer needs a relative accuracy of about abs_tol·|d log δ/dε|/2, so the estimate at abs_tol errs high)."""
+
+
+def check_smoothed_epsilon_cost(pair, delta, near, abs_tol: float) -> None:
+    """Refuse, in one line naming ``abs_tol``, an ε interval the smoothed engine could only narrow past its node
+    cap: an interval of width abs_tol is decided by δ(ε) to a relative accuracy of about abs_tol there, and the
+    contour nodes that needs (:meth:`accountlib.engine.front.SmoothedTails.planned_nodes`, at the zCDP ε ``near``)
+    beyond :data:`SMOOTHED_EPSILON_OVERRUN` caps would leave bisection steps undecided after a node cap's work each."""
+    cap = pair.smoothed.engine.max_nodes
+    planned = pair.smoothed.planned_nodes(near, rel_tol=max(abs_tol, SMALLEST_REL_TOL))
+    if planned > SMOOTHED_EPSILON_OVERRUN * cap:
+        raise ResourceLimitError(
+            f"abs_tol: an epsilon interval {abs_tol:g} wide for delta = {float(delta):g} needs delta(epsilon) to a "
+            f"relative accuracy of about {abs_tol:g}, about {planned:,} contour nodes of the smoothed engine per "
+            f"value (its cap is {cap:,}, ACCOUNTLIB_MAX_SMOOTHED_NODES); loosen abs_tol (the cost grows as "
+            "1/sqrt(abs_tol))")
+
+
 def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitivities=None) -> EpsilonInterval:
     """The certified ε for a target δ: an interval [lower, upper] of width ≤ ``abs_tol`` (in [1e-60, 0.5], the one
     range of an absolute tolerance; ``rel_tol`` in [1e-30, 0.5]).
@@ -180,6 +201,8 @@ def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitiv
 
     # an upper end: the zCDP conversion of the pair's ρ holds for every composition here; doubled until certified
     upper = min(MAX_EPSILON, Fraction(math.ceil(float(pair.rho) + 2 * math.sqrt(float(pair.rho) * -math.log(float(delta)))) + 1))
+    if pair.smoothed is not None:  # the cost estimate, before any fine contour sum
+        check_smoothed_epsilon_cost(pair, delta, upper, float(tol))
     state, at_upper = status(upper)
     while state != "holds":
         if upper >= MAX_EPSILON:

@@ -131,3 +131,29 @@ def test_a_smoothed_tradeoff_beyond_its_cost_limit_is_refused_at_the_estimate():
     assert FIRST_GRID * planned > MAX_SMOOTHED_TRADEOFF_NODES
     with pytest.raises(ValueError, match=r"abs_tol: the smoothed trade-off at alpha = 0.5.* contour nodes"):
         accountlib.tradeoff(pair, "1/2", abs_tol=1e-9)
+
+
+def test_auto_sends_lattices_its_engines_would_refuse_to_the_smoothed_engine_and_it_answers():
+    """engine='auto' picked the lattice for these budgets, whose untilted engine its node-bit limit then refused (after
+    minutes of tilted-contour work); the estimated arb work (lattice_survivors x bits) now sends them to the smoothed
+    engine, and every DHC-sized lattice stays (LATTICE_WORK_UP_TO)."""
+    from accountlib.theory.composition import LATTICE_WORK_UP_TO, lattice_work
+    from accountlib.applications.census.allocations import pair_rhos
+
+    for budgets in (["13/17", "7/1000003"], ["13/17", "7/1000003", "0.2"], ["1/3", "7/1000003", "0.1", "2"]):
+        pair = accountlib.Composition(budgets)
+        assert pair.engine_kind == "smoothed" and lattice_work(pair.lattice) > LATTICE_WORK_UP_TO
+    point = accountlib.delta(["13/17", "7/1000003"], 1, rel_tol=1e-9)
+    assert point.meets_tolerance and point.error_bound <= 1e-9 * point.delta
+    assert accountlib.Composition(pair_rhos(6, 10)).engine_kind == "lattice"  # the DHC pair of largest estimate
+
+
+def test_a_smoothed_epsilon_interval_beyond_the_node_cap_is_refused_at_the_estimate():
+    """epsilon(["7/1000003", "1/2", "1/99"], 1e-20, abs_tol=1e-12) ran past 120 s: deciding δ to about 1e-12
+    relative needs about 22 node caps of contour nodes per value (planned_nodes), refused before the bisection."""
+    from accountlib.theory.accounting import SMOOTHED_EPSILON_OVERRUN
+
+    pair = accountlib.Composition(["7/1000003", "1/2", "1/99"])
+    assert pair.smoothed.planned_nodes(7, rel_tol=1e-12) > SMOOTHED_EPSILON_OVERRUN * pair.smoothed.engine.max_nodes
+    with pytest.raises(ValueError, match=r"abs_tol: an epsilon interval 1e-12 wide"):
+        accountlib.epsilon(pair, "1e-20", abs_tol=1e-12)
