@@ -594,11 +594,13 @@ class Composition:
 
     def tradeoff_vertices(self, indices, *, abs_tol: float = 1e-25) -> list[TradeoffPoint]:
         """The vertices (α_j, β_j) of f for the given lattice indices j (no interpolation needed)."""
-        engine = self.tails.absolute_engine(as_abs_tol(abs_tol))
+        abs_tol = as_abs_tol(abs_tol)
+        engine = self.tails.absolute_engine(abs_tol)
         points = []
         for j in indices:
             a, b = self.vertex(engine, int(j))
-            points.append(TradeoffPoint(a.value, b.value, error_bound(max(a.error_bound, b.error_bound))))
+            points.append(_flag_tradeoff(TradeoffPoint(a.value, b.value, error_bound(max(a.error_bound, b.error_bound))),
+                                         abs_tol, "precision"))
         return points
 
 
