@@ -58,14 +58,15 @@ def run(args) -> int:
 def uncertified(pair, point, rel_tol: float) -> str:
     """The one-line error of a δ(ε) whose bound misses --rel-tol: the certified upper bound, and where the ε of
     these budgets is certified to a relative accuracy."""
-    where = f"could not certify --rel-tol {rel_tol:g} at ε = {decimal_string(point.epsilon, 10)}"
+    why = f" ({point.shortfall})" if getattr(point, "shortfall", None) else ""
+    where = f"could not certify --rel-tol {rel_tol:g} at ε = {decimal_string(point.epsilon, 10)}{why}"
     if point.delta > point.error_bound:
         return (f"{where}: the best certified bound is {decimal_string(point.error_bound, 3)} on δ = "
-                f"{decimal_string(point.delta, 6)}; loosen --rel-tol")
+                f"{decimal_string(point.delta, 6)}; loosen --rel-tol, or print it flagged with --best-effort")
     with mpmath.workdps(30):
         upper = mpmath.nstr(mpmath.mpf(point.delta) + point.error_bound, 3, min_fixed=-4, max_fixed=6)
     limit = pair.relative_epsilon_limit()
     if limit is None or exact_rational(point.epsilon) < limit:
-        return f"{where}: only the certified upper bound δ ≤ {upper} was reached; loosen --rel-tol"
+        return f"{where}: only the certified upper bound δ ≤ {upper} was reached; loosen --rel-tol, or print it flagged with --best-effort"
     return (f"{where}: only the certified upper bound δ ≤ {upper} (the rigorous sub-Gaussian tail bound); --eps "
             f"below {decimal_string(limit, 10)} is certified to a relative accuracy for these budgets")

@@ -47,7 +47,8 @@ def run(args) -> int:
     abs_tol = tolerance(args.abs_tol, "abs-tol")
     points = composition(args).tradeoff(args.alpha, abs_tol=max(abs_tol / 2, SMALLEST_ABS_TOL))
     rows = certified_rows(points, KEYS, lambda value, bound: bound <= exact_tolerance(abs_tol, bound),
-                          lambda p: f"could not certify --abs-tol {abs_tol:g} at α = {decimal_string(p.alpha, 10)}: "
-                          f"the best certified bound is {decimal_string(p.error_bound, 3)}; loosen --abs-tol",
+                          lambda p: f"could not certify --abs-tol {abs_tol:g} at α = {decimal_string(p.alpha, 10)}"
+                          f"{f' ({p.shortfall})' if p.shortfall else ''}: "
+                          f"the best certified bound is {decimal_string(p.error_bound, 3)}; loosen --abs-tol, or print it flagged with --best-effort",
                           lambda value: mpmath.mpf("1e-75"), args.best_effort)
     return emit_rows(args, rows, KEYS + ("shortfall",) * args.best_effort)
