@@ -3,13 +3,14 @@
 # accountlib itself (editable, with its test and dist extras) and the book's package book/ (accountbook,
 # editable, with its dpsgd and build extras); the lock holds every package they need.
 # `make lab` installs less (the chapters without DP-SGD, at the lock's versions); `make lab-dpsgd` adds torch
-# and Opacus; `make book-instructor` builds the instructor edition; `make pdf` the book as one PDF.
+# and Opacus; `make book-instructor` builds the instructor edition; `make pdf` the book as one PDF; `make release`
+# the student release (the chapters without the instructor-only solutions, as a repository of its own).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: book book-instructor pdf test test-library install lock lab lab-dpsgd clean
+.PHONY: book book-instructor pdf release test test-library install lock lab lab-dpsgd clean
 
 # torch==2.13.0 (CPU) comes from the machine's local wheel folder; install it before the lock (which pins
 # torch==2.13.0, satisfied by that CPU build) so pip never fetches the CUDA build.
@@ -36,23 +37,36 @@ lock: $(STAMP)
 
 # ACCOUNTLIB_BATCH_EXECUTION=1: the chapters' live ipywidgets controls (explorers.live) are not built in a
 # batch run, where nbclient can deadlock on them; the pages show the precomputed explorers instead.
+# ACCOUNTLIB_RESULTS: the builds execute the chapters at their default parameters and so record the reproduction
+# ledger, results/ledger.json (accountbook.ledger); no other execution of a chapter (make lab, papermill, an
+# exercise's change) writes it.
+RECORD := ACCOUNTLIB_RESULTS=$(CURDIR)/results
 book: $(STAMP)
-	ACCOUNTLIB_BATCH_EXECUTION=1 $(BIN)/jupyter-book build . -W -n --keep-going
+	$(RECORD) ACCOUNTLIB_BATCH_EXECUTION=1 $(BIN)/jupyter-book build . -W -n --keep-going
 
 # The instructor edition: the same pages with the instructor-only solutions present (book/_ext/instructor.py),
 # into _build/instructor/_build/html. It reuses the execution cache of `make book` (_build/.jupyter_cache), so
 # after `make book` no chapter is executed again. Not for publication.
 book-instructor: $(STAMP)
-	BOOK_EDITION=instructor ACCOUNTLIB_BATCH_EXECUTION=1 $(BIN)/jupyter-book build . -W -n --keep-going \
+	$(RECORD) BOOK_EDITION=instructor ACCOUNTLIB_BATCH_EXECUTION=1 $(BIN)/jupyter-book build . -W -n --keep-going \
 	    --path-output _build/instructor
 	@echo "The instructor edition: _build/instructor/_build/html/index.html"
 
 # The public book as one PDF, from the same sources and execution cache: the single-page HTML build, printed
 # by headless Chromium (Debian's chromium, no network), then checked to open and to hold every chapter's
-# title (tests/book_pdf.py, with pypdf).
+# title (tests/book_pdf.py, with pypdf), into _build/pdf/book.pdf and, where the site is built, beside its
+# pages (_build/html/book.pdf), where every page's download menu and the home page link it.
 pdf: $(STAMP)
-	ACCOUNTLIB_BATCH_EXECUTION=1 $(BIN)/jupyter-book build . -W -n --keep-going --builder singlehtml
+	$(RECORD) ACCOUNTLIB_BATCH_EXECUTION=1 $(BIN)/jupyter-book build . -W -n --keep-going --builder singlehtml
 	$(BIN)/python tests/book_pdf.py _build/singlehtml/index.html _build/pdf/book.pdf
+	if [ -d _build/html ]; then cp _build/pdf/book.pdf _build/html/book.pdf; fi
+
+# The student release: the chapters without the instructor-only solutions, the library, the results they read and
+# a Makefile with `make lab`, as a git repository of its own that a teacher publishes (book/student_release.py).
+# make release RELEASE=../course-2027 writes it there; an existing folder is refused unless RELEASE_ARGS=--force.
+RELEASE ?= _build/student-release
+release: $(STAMP)
+	$(BIN)/python book/student_release.py $(RELEASE) $(RELEASE_ARGS)
 
 # The README's test command, the one CI runs: both tiers (tests/library, tests/book) and the doctests.
 test: $(STAMP)

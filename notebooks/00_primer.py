@@ -50,6 +50,7 @@ sigma = 1.0  # noise scale of the one-mechanism examples (discrete vs continuous
 sigma_rdp = 0.6  # noise scale of the Rényi example (small, so that the discrete effects are visible)
 allocation = 13  # the census allocation drawn in the allocation figure below (13 is the sieve paper's Table 1, "M0")
 epsilon_grid = 40  # number of ε values on the privacy-profile plots
+pld_ratios = [1, 2, 3]  # the ratios e^ε at which the exercise on the privacy-loss distribution compares (fractions as "3/2")
 
 # %% tags=["hide-cell"]
 import math
@@ -310,14 +311,14 @@ glue("rho_gaussian", float(rho_gaussian), display=False)
 glue("rho_discrete", float(rho_discrete), display=False)
 glue("largest_gap", float(max(gap_discrete)), display=False)
 
-# %% mystnb={"figure": {"caption": "R\u00e9nyi and zCDP (Definitions: RDP and \u03c1-zCDP) at shift 1. Left: the R\u00e9nyi divergence D_{t+1} = K(t)/t of the Gaussian (equal to the zCDP line \u03c1(t+1)) and of the discrete Gaussian with the same \u03c3. Right: the zCDP\u2013RDP gap \u0393(t) of the discrete Gaussian; it vanishes at integer t and is zero throughout for the Gaussian.", "name": "fig-primer-rdp"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "R\u00e9nyi and zCDP (Definitions: RDP and \u03c1-zCDP) at shift 1, for the Gaussian and the discrete Gaussian of the same \u03c3. Left: K(t)/(t(t+1)), whose supremum over t is \u03c1 (the R\u00e9nyi divergence is $D_{t+1} = K(t)/t$): constant at \u03c1 for the Gaussian; the discrete Gaussian reaches the same \u03c1 at integer t and dips below it in between (the vertical axis spans a few thousandths). Right: the zCDP\u2013RDP gap \u0393(t) of the discrete Gaussian; it vanishes at integer t and is zero throughout for the Gaussian.", "name": "fig-primer-rdp"}} tags=["hide-input"]
 fig, (left, right) = plt.subplots(1, 2, figsize=(9.6, 3.6))
-left.plot(orders_t + 1, [gaussian.cgf(t, 1) / t for t in orders_t], label="Gaussian = zCDP line")
-left.plot(orders_t + 1, [discrete.cgf(t, 1) / t for t in orders_t], "--", label="discrete Gaussian")
-left.set_title(rf"Rényi divergence, $\sigma = {sigma_rdp:g}$")
-left.set_xlabel(r"order $a = t + 1$")
-left.set_ylabel(r"$D_a(P\|Q)$")
-left.legend()
+left.plot(orders_t, [gaussian.cgf(t, 1) / (t * (t + 1)) for t in orders_t], label=r"Gaussian: $\rho$ at every $t$")
+left.plot(orders_t, [discrete.cgf(t, 1) / (t * (t + 1)) for t in orders_t], "--", label="discrete Gaussian")
+left.set_title(rf"$K(t)/(t(t+1))$, whose supremum is $\rho$; $\sigma = {sigma_rdp:g}$")
+left.set_xlabel(r"$t$")
+left.set_ylabel(r"$K(t)/(t(t+1))$")
+left.legend(loc="lower right")
 right.plot(orders_t, gap_discrete, color="C1")
 right.set_title(r"zCDP–RDP gap $\Gamma(t)$ of the discrete Gaussian")
 right.set_xlabel(r"$t$")
@@ -327,7 +328,7 @@ plt.show()
 
 # %% [markdown]
 # To report a zCDP guarantee in the language of {prf:ref}`def-approx-dp`, one converts it. The
-# conversion the Census Bureau uses is
+# conversion the Census Bureau used for the 2020 DHC File (the census chapters' release) is
 #
 # ```{prf:proposition} From $\rho$-zCDP to $(\varepsilon, \delta)$-DP
 # :label: prop-primer-zcdp-to-dp
@@ -338,13 +339,14 @@ plt.show()
 # ```
 #
 # It is an upper bound, and not the best one: converting through the Rényi curve gives a smaller
-# $\varepsilon$, and the exact profile of the actual noise a smaller one still. The census chapters
-# measure how much smaller.
+# $\varepsilon$ — the Bureau's redistricting data (P.L. 94-171) were converted that way, by Canonne, Kamath and
+# Steinke's tighter bound ({doc}`13_redistricting`) — and the exact profile of the actual noise a smaller one still.
+# The census chapters measure how much smaller.
 
 # %%
 delta_report = 1e-10
 rho_census = float(census.TOTAL_RHO)
-print(f"ρ = {rho_census}: ε_zCDP(1e-10) = {conversions.zcdp_epsilon(census.TOTAL_RHO, delta_report):.4f} (Bureau's conversion)")
+print(f"ρ = {rho_census}: ε_zCDP(1e-10) = {conversions.zcdp_epsilon(census.TOTAL_RHO, delta_report):.4f} (the DHC's conversion)")
 print(f"                 ε via the Rényi conversion = {conversions.zcdp_epsilon_via_rdp(rho_census, delta_report):.4f}")
 
 # %% [markdown]
@@ -365,8 +367,9 @@ print(f"                 ε via the Rényi conversion = {conversions.zcdp_epsilo
 # {cite}`abowd2022topdown`. The data are counts: for each geographic unit, ten *{term}`marginal queries <marginal query>`* (age, sex,
 # race, Hispanic or Latino origin, household type, and so on) tabulate how many people fall in each
 # category. The geographic units are nested in eight *{term}`geographic levels <geographic level>`*, from the whole nation down to
-# the census block: US, State, County, PRIM, Tract Subset, Tract Subset Group, Block Group and Block
-# {cite}`cumingsmenon2024spines`. TopDown adds independent discrete Gaussian noise to every count at every
+# the census block: US, State, County, PRIM, Tract Subset Group, Tract Subset, Block Group and Block
+# {cite}`cumingsmenon2024spines`. PRIM is the level of the Bureau's *primitive* units: the pieces into which places
+# and county subdivisions cut a county; the tract subsets and their groups regroup census tracts within them. TopDown adds independent discrete Gaussian noise to every count at every
 # level and then post-processes the noisy counts (makes them consistent and non-negative), which costs no
 # privacy.
 #
@@ -389,15 +392,16 @@ print(f"                 ε via the Rényi conversion = {conversions.zcdp_epsilo
 # it, with how many cells each of the 43 allocations uses.
 
 # %%
-table = np.array([float(r) for r in census.load_allocation(allocation)]).reshape(10, 8)
-levels = ["Block", "Block Group", "County", "PRIM", "State", "Tract Subset", "Tract Subset Group", "US"]
+shipped = ["Block", "Block Group", "County", "PRIM", "State", "Tract Subset", "Tract Subset Group", "US"]  # file order
+levels = ["US", "State", "County", "PRIM", "Tract Subset Group", "Tract Subset", "Block Group", "Block"]  # top down
+table = np.array([float(r) for r in census.load_allocation(allocation)]).reshape(10, 8)[:, [shipped.index(g) for g in levels]]
 used = [sum(1 for r in census.load_allocation(k) if r) for k in census.ALLOCATIONS]
 totals = {sum(census.load_allocation(k)) for k in census.ALLOCATIONS}
 print(f"{len(census.ALLOCATIONS)} allocations; every one sums to {sorted(totals)} (= {float(census.TOTAL_RHO)})")
 print(f"allocation {allocation}: {int((table > 0).sum())} cells used, largest budget {table.max():.4f}, "
       f"smallest nonzero {table[table > 0].min():.4f}")
 
-# %% mystnb={"figure": {"caption": "Left: allocation 13 (M0, the sieve paper's Table 1), the budget \u03c1 of each marginal query (rows) at each geographic level (columns; the column order of the shipped tables). Right: how many of the 80 cells each of the 43 allocations uses (the others are 0: levels a path does not use).", "name": "fig-primer-allocation"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "Left: allocation 13 (M0, the sieve paper's Table 1), the budget \u03c1 of each marginal query (rows) at each geographic level (columns, from the nation down to the block; PRIM is the level of the primitive units that places and county subdivisions cut a county into). Right: how many of the 80 cells each of the 43 allocations uses (the others are 0: levels a path does not use).", "name": "fig-primer-allocation"}} tags=["hide-input"]
 fig, (left, right) = plt.subplots(1, 2, figsize=(10.5, 4.0), gridspec_kw={"width_ratios": [1.4, 1]})
 image = left.imshow(np.log10(np.where(table > 0, table, np.nan)), cmap="viridis", aspect="auto")
 left.set_xticks(range(8), levels, rotation=45, ha="right", fontsize=8)
@@ -500,12 +504,14 @@ print("ε* = log", ratio, "=", math.log(ratio))
 # ```{exercise} The privacy-loss distribution determines the profile (★, code)
 # :label: ex-primer-pld
 #
+# % change: pld_ratios = ["3/2", 4, 5]
 # Write a function that takes only `three.pld()` (the atoms $(r_j, w_j)$: likelihood ratio and $P$-mass) and
 # returns $\delta_{P\Vert Q}(\log s)$ through the identity
 # $\delta_{P\Vert Q}(\varepsilon) = \mathbb{E}_P[(1 - e^{\varepsilon - L})_+]$, in exact fractions. Compare it with the
-# direct computation at $e^\varepsilon \in \{1, 2, 3\}$, then do the same for the reverse direction from the PLD
-# of the reversed pair. (`accountlib.theory.pairs.curves_from_pld` computes both one-sided curves from one PLD;
-# use it as a check.)
+# direct computation at the ratios $e^\varepsilon$ of `pld_ratios` in the parameters cell ($1, 2, 3$), then do the
+# same for the reverse direction from the PLD of the reversed pair. (`accountlib.theory.pairs.curves_from_pld`
+# computes both one-sided curves from one PLD; use it as a check.) Then set `pld_ratios = ["3/2", 4, 5]` and run
+# it again: which of the six values are zero, and why?
 # ```
 #
 # ```{solution-start} ex-primer-pld
@@ -515,7 +521,9 @@ print("ε* = log", ratio, "=", math.log(ratio))
 # With atoms $(r_j, P\text{-mass } w_j)$ of the likelihood ratio $r = e^{L}$, the identity reads
 # $\delta_{P\Vert Q}(\log s) = \sum_j w_j (1 - s/r_j)_+$ (an atom at $r = \infty$ contributes its whole mass).
 # The function below, the direct sum and the library's recovery give the same exact fractions, in both
-# directions:
+# directions. A one-sided profile is zero from the largest likelihood ratio on: $\delta_{P\Vert Q}$ for
+# $e^\varepsilon \ge 3$ (outcome 0 is three times likelier under $P$) and $\delta_{Q\Vert P}$ for $e^\varepsilon \ge 5$
+# (outcome 2 is five times likelier under $Q$).
 
 # %%
 def delta_from_pld(pld, s):
@@ -525,12 +533,13 @@ def delta_from_pld(pld, s):
                Fraction(0))
 
 
-for s in (1, 2, 3):
+for s in map(Fraction, pld_ratios):
     assert delta_from_pld(three.pld(), s) == three.delta_at_ratio(s)
     assert delta_from_pld(three.reverse().pld(), s) == three.reverse().delta_at_ratio(s)
     forward, reverse = pairs.curves_from_pld(three.pld(), s)
     assert forward == three.delta_at_ratio(s)
     assert reverse == three.reverse().delta_at_ratio(s)
+    assert (forward == 0) == (s >= 3) and (reverse == 0) == (s >= 5)  # zero from the largest likelihood ratio on
     print(f"e^ε = {s}: δ_P‖Q = {forward}, δ_Q‖P = {reverse}")
 
 # %% [markdown]
@@ -540,19 +549,23 @@ for s in (1, 2, 3):
 # ```{exercise} Discrete against continuous (★, run)
 # :label: ex-primer-sigma
 #
-# In the parameters cell at the top, set `sigma = 0.5`, then `sigma = 2.0`, and re-run the chapter (or
-# call the code below with other values). How does the largest difference between the discrete Gaussian's
-# profile $\delta(\varepsilon)$ and the $\mu$-GDP profile with $\mu = 1/\sigma$ change with $\sigma$? Explain
-# why in one sentence.
+# % change: sigma = 0.5
+# % change: sigma = 2.0
+# In the parameters cell at the top, set `sigma = 0.5`, then `sigma = 2.0`, and re-run the chapter. How does the
+# largest difference between the discrete Gaussian's profile $\delta(\varepsilon)$ and the $\mu$-GDP profile with
+# $\mu = 1/\sigma$ change with $\sigma$? Explain why in one sentence.
 # ```
 #
 # ```{solution-start} ex-primer-sigma
 # :class: dropdown
 # ```
 #
-# The largest difference over $\varepsilon \in [0.1, 4]$ falls quickly as $\sigma$ grows. A wide discrete
-# Gaussian is nearly a sampled continuous Gaussian (its {term}`characteristic function`'s periodic images are
-# tiny), while a narrow one puts most of its mass on a few integers and behaves very differently.
+# The largest difference over $\varepsilon \in [0.1, 4]$ falls quickly as $\sigma$ grows: the code computes it at
+# the chapter's `sigma` and at twice and four times that. A wide discrete Gaussian is nearly a sampled continuous
+# Gaussian (its {term}`characteristic function`'s periodic images are tiny), while a narrow one puts most of its
+# mass on a few integers and behaves very differently. (The fall starts near $\sigma = 0.4$, where the difference
+# peaks at about 0.3; for narrower noise neither mechanism hides much, both profiles approach 1 over this range of
+# $\varepsilon$, and their difference shrinks again.)
 
 # %%
 def largest_difference(noise_scale, epsilons=np.linspace(0.1, 4, 40)):
@@ -561,10 +574,11 @@ def largest_difference(noise_scale, epsilons=np.linspace(0.1, 4, 40)):
     return max(abs(float(pt.delta) - edgeworth.gdp_delta(float(pt.epsilon), 1 / noise_scale)) for pt in points)
 
 
-differences = {s: largest_difference(s) for s in (0.5, 1.0, 2.0)}
+differences = {s: largest_difference(s) for s in (sigma, 2 * sigma, 4 * sigma)}
 for s, d in differences.items():
-    print(f"σ = {s}: max |δ_discrete − δ_GDP| = {d:.3e}")
-assert differences[0.5] > differences[1.0] > differences[2.0]
+    print(f"σ = {s:g}: max |δ_discrete − δ_GDP| = {d:.3e}")
+falling = [d for s, d in differences.items() if s >= 0.4]  # past the peak near σ = 0.4
+assert all(a > b for a, b in zip(falling, falling[1:])) and len(falling) >= 2
 
 # %% [markdown]
 # ```{solution-end}

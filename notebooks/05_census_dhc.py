@@ -79,9 +79,13 @@ quick_pairs = [(13, 13), (2, 13), (8, 13), (13, 16), (1, 13), (3, 13), (5, 13), 
                (2, 8), (1, 2)]
 variance_levels_quick = [1e-1, 1e-2, 1e-5, 1e-10]
 top_pairs_for_variance = 3  # the c search runs over the pairs with the largest δ at each level
+find_paper_range = True  # search the δ at which the paper's percentages are given back (minutes; False: say so)
 workers = 2
+my_budgets = ["1/2", "1/4", "1/4", "1/10", "1/10", "3/10"]  # "Try your own allocation": your ρ per count, one path
+give_back_level = 1e-10  # the level of the variance table that the exercise on giving back variance takes
 
 # %% tags=["hide-cell"]
+import math
 import tempfile
 from fractions import Fraction as F
 from pathlib import Path
@@ -314,7 +318,7 @@ for a in (1e-6, 0.2138):
 # The panels share their axes; the pairs differ by about $10^{-4}$ in $f$, far too little to see here, which is what
 # the next section measures.
 
-# %% mystnb={"figure": {"caption": "Trade-off curves of the 43 pairs [M0, Ml] (the sieve paper's Figure 3): exact (blue, the certified pessimistic side, within 10\u207b\u2074 of the exact curve) against the curve implied by \u03c1-zCDP through the Bureau's conversion (red). Each panel is one pair, titled by l; all panels share the axes, type I error \u03b1 on a logarithmic scale from 1e-14 to 1 (horizontal) and type II error \u03b2 (vertical).", "name": "fig-census-pairs-tradeoff"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "Trade-off curves of the 43 pairs [M0, Ml] (the sieve paper's Figure 3): exact (blue, the certified pessimistic side, within 10\u207b\u2074 of the exact curve) against the curve implied by \u03c1-zCDP through the Bureau's conversion (red). Each panel is one pair (13, l) = [M0, allocation l], titled by it, (13, 13) being [M0, M0]; all panels share the axes, type I error \u03b1 on a logarithmic scale from 1e-14 to 1 (horizontal) and type II error \u03b2 (vertical).", "name": "fig-census-pairs-tradeoff"}} tags=["hide-input"]
 with_m0 = [p for p in pairs if 13 in p]
 columns = 6
 rows = int(np.ceil(len(with_m0) / columns))
@@ -326,7 +330,7 @@ with plt.rc_context({"font.size": 8, "xtick.labelsize": 7.5, "ytick.labelsize": 
                                                                    c["slope_left"], c["slope_right"])
         ax.semilogx([float(a) for a in side_alpha], [float(b) for b in side_beta], "C0", lw=1, label="exact")
         ax.semilogx(grid, f_zcdp, "C3", lw=0.8, label="zCDP")
-        ax.set_title(f"[M0, M{p[0] if p[1] == 13 else p[1]}]", fontsize=8, pad=2)
+        ax.set_title(f"(13, {p[0] if p[1] == 13 else p[1]})", fontsize=8, pad=2)
         ax.set_xlim(1e-14, 1)
         ax.set_xticks([1e-12, 1e-6, 1], ["1e-12", "1e-6", "1"])
         ax.minorticks_off()
@@ -335,7 +339,7 @@ with plt.rc_context({"font.size": 8, "xtick.labelsize": 7.5, "ytick.labelsize": 
         ax.axis("off")
     handles, labels = axes.flat[0].get_legend_handles_labels()
     fig.legend(handles, ["exact", "zCDP (Bureau conversion)"], loc="lower right", fontsize=8, frameon=False)
-    fig.suptitle("Trade-off curves of the pairs [M0, Ml]", fontsize=9)
+    fig.suptitle("Trade-off curves of the pairs (13, l) = [M0, allocation l]", fontsize=9)
     fig.supxlabel(r"type I error $\alpha$ (log scale)", fontsize=8)
     fig.supylabel(r"type II error $\beta$", fontsize=8)
     fig.tight_layout()
@@ -346,20 +350,20 @@ with plt.rc_context({"font.size": 8, "xtick.labelsize": 7.5, "ytick.labelsize": 
 # zCDP statement itself (red), on a logarithmic $\delta$ axis. The gap between the curves, two orders of magnitude at
 # the smallest $\delta$, is the same in every panel to the eye.
 
-# %% mystnb={"figure": {"caption": "(\u03b5, \u03b4) curves of the 43 pairs [M0, Ml] (the sieve paper's Figure 4): for each \u03b4 of the zCDP statement, the exact \u03b4 of the pair at \u03b5_zCDP(\u03b4) (blue) against the zCDP \u03b4 (red). Each panel is one pair, titled by l; all panels share the axes, \u03b5 (horizontal) and \u03b4 on a logarithmic scale (vertical).", "name": "fig-census-pairs-eps-delta"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "(\u03b5, \u03b4) curves of the 43 pairs [M0, Ml] (the sieve paper's Figure 4): for each \u03b4 of the zCDP statement, the exact \u03b4 of the pair at \u03b5_zCDP(\u03b4) (blue) against the zCDP \u03b4 (red). Each panel is one pair (13, l) = [M0, allocation l], titled by it, (13, 13) being [M0, M0]; all panels share the axes, \u03b5 (horizontal) and \u03b4 on a logarithmic scale (vertical).", "name": "fig-census-pairs-eps-delta"}} tags=["hide-input"]
 with plt.rc_context({"font.size": 8, "xtick.labelsize": 7.5, "ytick.labelsize": 7.5}):
     fig, axes = plt.subplots(rows, columns, figsize=(7.0, 1.2 * rows + 0.8), sharex=True, sharey=True, squeeze=False)
     for ax, p in zip(axes.flat, with_m0):
         c = curves[p]
         ax.semilogy([float(e) for e in c["epsilon"]], [float(d) for d in c["delta_zcdp"]], "C3", lw=0.9, label="zCDP")
         ax.semilogy([float(e) for e in c["epsilon"]], [float(d) for d in c["delta"]], "C0", lw=1.1, label="exact")
-        ax.set_title(f"[M0, M{p[0] if p[1] == 13 else p[1]}]", fontsize=8, pad=2)
+        ax.set_title(f"(13, {p[0] if p[1] == 13 else p[1]})", fontsize=8, pad=2)
         ax.set_yticks([1e-30, 1e-15, 1])
     for ax in list(axes.flat)[len(with_m0):]:
         ax.axis("off")
     handles, labels = axes.flat[0].get_legend_handles_labels()
     fig.legend(handles, ["zCDP", "exact"], loc="lower right", fontsize=8, frameon=False)
-    fig.suptitle("(ε, δ) curves of the pairs [M0, Ml]", fontsize=9)
+    fig.suptitle("(ε, δ) curves of the pairs (13, l) = [M0, allocation l]", fontsize=9)
     fig.supxlabel(r"$\varepsilon$", fontsize=8)
     fig.supylabel(r"$\delta$", fontsize=8)
     fig.tight_layout()
@@ -493,7 +497,7 @@ fig.tight_layout()
 # (`census.level_variance_reductions`): the same order as the paper's range, but not its ends, and no other
 # $\delta$ or conversion we tried gives them.
 
-# %% tags=["remove-cell"]
+# %% tags=["hide-cell"]
 # the ends of the paper's range, as the reproduction ledger quotes them
 paper_range = {name: ledger.claim(f"sieve.§1.variance_reduction_{name}")["paper"] for name in ("min", "max")}
 
@@ -504,7 +508,9 @@ ends = {}
 for name in ("min", "max"):
     paper = paper_range[name]  # the paper's 15.08 and 24.82
     bracket = census.reduction_bracket(reductions, F(paper) / 100)
-    if bracket:
+    if not find_paper_range:
+        print(f"{paper}%: not searched (find_paper_range = False)")
+    elif bracket:
         ends[name] = census.delta_at_reduction(F(paper) / 100, binding, low=bracket[0], high=bracket[1])
         # δ* lies in the bracket: its certified digits are those every point of the bracket rounds to
         bracket_low, bracket_high = ends[name]["bracket"]
@@ -607,10 +613,10 @@ for row, point in zip(released, exact_at_released):
 # to $3/2$. Two records on paths with this allocation give the pair `my_budgets + my_budgets`, which is
 # $\rho$-zCDP with $\rho = \tfrac12\sum_i\rho_i = 3/2$ over both copies. The cell compares the exact $\delta$ with the
 # zCDP statement at three levels, and the exact trade-off function with the one zCDP implies at three values of
-# $\alpha$. Edit `my_budgets` and run it again for your own allocation.
+# $\alpha$. Set `my_budgets` in the parameters cell to your own allocation and run the chapter again.
 
 # %%
-my_budgets = [F(1, 2), F(1, 4), F(1, 4), F(1, 10), F(1, 10), F(3, 10)]  # your own ρ per count along one path
+my_budgets = [F(r) for r in my_budgets]  # the budgets of the parameters cell, as exact fractions
 my_pair = ShiftPair(my_budgets + my_budgets)  # two records on paths with this allocation
 my_rho = sum(my_budgets + my_budgets) / 2
 my_levels = [1e-2, 1e-6, 1e-10]
@@ -681,10 +687,11 @@ assert abs(float(row["delta"]) - float(library.delta)) <= float(library.error_bo
 # ```{exercise} Less noise, less privacy (★, run)
 # :label: ex-census-own
 #
-# In the cell of the section {ref}`census-own-allocation`, double every budget
-# (`my_budgets = [2 * r for r in ...]`) and run it again. What happens to $\rho$ and to
-# $\varepsilon_{\mathrm{zCDP}}(\delta)$? Is the exact $\delta$ still below the zCDP $\delta$? At the *old* $\varepsilon$,
-# is the new allocation more or less private than the old one?
+# % change: my_budgets = ["1", "1/2", "1/2", "1/5", "1/5", "3/5"]
+# Double every budget of the allocation of the section {ref}`census-own-allocation`: set
+# `my_budgets = ["1", "1/2", "1/2", "1/5", "1/5", "3/5"]` in the parameters cell and re-run the chapter. What happens
+# to $\rho$ and to $\varepsilon_{\mathrm{zCDP}}(\delta)$? Is the exact $\delta$ still below the zCDP $\delta$? At the *old*
+# $\varepsilon$, is the new allocation more or less private than the old one?
 # ```
 #
 # ```{solution-start} ex-census-own
@@ -693,19 +700,21 @@ assert abs(float(row["delta"]) - float(library.delta)) <= float(library.error_bo
 #
 # Doubling every $\rho_i$ halves every noise variance, so $\rho$ doubles and $\varepsilon_{\mathrm{zCDP}}(\delta)$ grows at
 # every $\delta$. The zCDP statement stays a valid upper bound, so the exact $\delta$ at the new $\varepsilon$ is still
-# below it. At a fixed $\varepsilon$, less noise means larger $\delta$: the new allocation is less private.
+# below it. At a fixed $\varepsilon$, less noise means larger $\delta$: the new allocation is less private. The code
+# compares the allocation of the parameters cell with the one of half its budgets (the old one, once you have
+# doubled them).
 
 # %%
-doubled = [2 * r for r in my_budgets]
-doubled_pair = ShiftPair(doubled + doubled)
-doubled_rho = sum(doubled + doubled) / 2
-assert doubled_rho == 2 * my_rho
+halved = [r / 2 for r in my_budgets]  # the old allocation
+halved_pair = ShiftPair(halved + halved)
+halved_rho = sum(halved + halved) / 2
+assert my_rho == 2 * halved_rho
 level = 1e-6
-old_epsilon = zcdp_epsilon(float(my_rho), level)
-new_epsilon = zcdp_epsilon(float(doubled_rho), level)
-at_new, at_old = doubled_pair.delta([new_epsilon, old_epsilon])
-before = my_pair.delta([old_epsilon])[0]
-print(f"ρ: {my_rho} -> {doubled_rho}; ε_zCDP(1e-6): {old_epsilon:.4f} -> {new_epsilon:.4f}")
+old_epsilon = zcdp_epsilon(float(halved_rho), level)
+new_epsilon = zcdp_epsilon(float(my_rho), level)
+at_new, at_old = my_pair.delta([new_epsilon, old_epsilon])
+before = halved_pair.delta([old_epsilon])[0]
+print(f"ρ: {halved_rho} -> {my_rho}; ε_zCDP({level:g}): {old_epsilon:.4f} -> {new_epsilon:.4f}")
 print(f"exact δ at the new ε: {float(at_new.delta):.3e}; at the old ε: {float(before.delta):.3e} -> {float(at_old.delta):.3e}")
 assert new_epsilon > old_epsilon
 assert at_new.delta + at_new.error_bound <= level
@@ -867,10 +876,12 @@ assert chords_above > 0
 # ```{exercise} Giving back variance by hand (★★, code)
 # :label: ex-census-give-back
 #
-# Take the level $\delta = 10^{-10}$ of the variance table, its $c$ and its binding pair. With
-# `census.scaled_delta(k, l, c, epsilon)` (every variance multiplied by $c$), check that at that $c$ the pair's
-# certified upper bound on $\delta$ at $\varepsilon_{\mathrm{zCDP}}(10^{-10})$ is at most $10^{-10}$, and that at
-# $c - 1/100$ it is certainly above. What does the table's $1 - c$ then mean?
+# % change: give_back_level = 1e-20
+# Take the level $\delta$ of the variance table that `give_back_level` in the parameters cell names ($10^{-10}$), its
+# $c$ and its binding pair. With `census.scaled_delta(k, l, c, epsilon)` (every variance multiplied by $c$), check that
+# at that $c$ the pair's certified upper bound on $\delta$ at $\varepsilon_{\mathrm{zCDP}}(\delta)$ is at most $\delta$, and
+# that at $c - 1/100$ it is certainly above. What does the table's $1 - c$ then mean? Do it again at
+# `give_back_level = 1e-20`.
 # ```
 #
 # ```{solution-start} ex-census-give-back
@@ -883,11 +894,11 @@ assert chords_above > 0
 # since the table is certified over all pairs, for the census.
 
 # %%
-row = next(r for r in reductions if r["delta"] == 1e-10)
+row = min(reductions, key=lambda r: abs(math.log(r["delta"] / give_back_level)))  # the table's level nearest to it
 epsilon = F(repr(zcdp_epsilon(census.TOTAL_RHO, row["delta"])))
 at_c = census.scaled_delta(*row["pair"], F(row["c"]), epsilon)
 below_c = census.scaled_delta(*row["pair"], F(row["c"]) - F(1, 100), epsilon)
-print(f"pair {row['pair']}, c = {row['c']}: δ ≤ {float(at_c.delta + at_c.error_bound):.4e}; "
+print(f"δ = {row['delta']:g}, pair {row['pair']}, c = {row['c']}: δ ≤ {float(at_c.delta + at_c.error_bound):.4e}; "
       f"at c − 0.01: δ ≥ {float(below_c.delta - below_c.error_bound):.4e}")
 assert at_c.delta + at_c.error_bound <= row["delta"]
 assert below_c.delta - below_c.error_bound > row["delta"]

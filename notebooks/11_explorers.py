@@ -35,7 +35,8 @@
 # This chapter revisits the book rather than adding to it, so it draws on all of it. From the
 # {doc}`primer <00_primer>`: the privacy profile ({prf:ref}`def-privacy-profile`), $\mu$-GDP ({prf:ref}`def-gdp`), the
 # privacy-loss distribution ({prf:ref}`def-pld`), Rényi DP and zCDP ({prf:ref}`def-rdp`, {prf:ref}`def-zcdp`) with the
-# conversion the Census Bureau uses ({prf:ref}`prop-primer-zcdp-to-dp`), and allocations ({prf:ref}`def-allocation`).
+# conversion the Census Bureau used for the DHC ({prf:ref}`prop-primer-zcdp-to-dp`), and allocations
+# ({prf:ref}`def-allocation`).
 # The first two explorers build on {doc}`08_what_zcdp_forgets`, the third on {doc}`01_discrete_gaussian` and
 # {doc}`06_edgeworth`, the fourth on {doc}`02_fourier_inversion` and {doc}`03_trapezoid_convergence`, and the fifth on
 # {doc}`05_census_dhc`. You can read each section on its own once you have read the chapter it builds on.
@@ -62,6 +63,10 @@
 # %% tags=["parameters", "hide-cell"]
 census_k = 13  # the allocation paired with every other one in the census explorer (13 is the paper's Table 1)
 census_results = "../results/dhc"  # the full sweep's per-pair files
+powers_shift = 0.02  # the exercise on the powers of s: the larger of the two shifts (the other is half of it)
+noise_z = 2.0  # the exercise "More noise, same story": the noise multiplier z
+aliasing_sigma2 = 8  # the exercise on the aliased mass: the variance σ²
+census_row = 1  # the exercise "Another row of the census": the allocation k of the row
 
 # %% tags=["hide-cell"]
 import math
@@ -377,7 +382,9 @@ explorers.live("census")
 # ```{exercise} The powers of s, from two shifts (★, run)
 # :label: ex-explorers-powers
 #
-# Call `explorers.gap_series(s, [1.0, 2.0])` with $s = 0.02$ and again with $s = 0.01$. By what factor does each
+# % change: powers_shift = 0.01
+# Call `explorers.gap_series(s, [1.0, 2.0])` with $s$ = `powers_shift` of the parameters cell (0.02) and again with
+# half of it; then set `powers_shift = 0.01` and run the chapter again. By what factor does each
 # noise's gap shrink when the shift is halved, and which power of $s$ does that indicate? Check your answer against
 # {prf:ref}`prop-zcdp-three-noises`.
 # ```
@@ -393,18 +400,18 @@ explorers.live("census")
 
 # %%
 orders_ex = [1.0, 2.0]
-coarse = {series.name: series.y for series in explorers.gap_series(0.02, orders_ex)}
-fine = {series.name: series.y for series in explorers.gap_series(0.01, orders_ex)}
+coarse = {series.name: series.y for series in explorers.gap_series(powers_shift, orders_ex)}
+fine = {series.name: series.y for series in explorers.gap_series(powers_shift / 2, orders_ex)}
 powers = {name: np.log2(coarse[name] / fine[name]) for name in ("Gaussian mixture", "Laplace")}
 for name, p in powers.items():
-    print(f"{name}: halving s divides the gap by {2 ** p[0]:.2f} (t = 1) and {2 ** p[1]:.2f} (t = 2); "
-          f"power {p.round(2)}")
+    print(f"{name}: halving s = {powers_shift:g} divides the gap by {2 ** p[0]:.2f} (t = 1) and {2 ** p[1]:.2f} "
+          f"(t = 2); power {p.round(2)}")
 assert np.max(np.abs(coarse["Gaussian"])) < 1e-12 and np.max(np.abs(fine["Gaussian"])) < 1e-12
 assert np.all(np.abs(powers["Gaussian mixture"] - 2) < 0.1)
 assert np.all(np.abs(powers["Laplace"] - 4) < 0.1)
 
 # %% [markdown]
-# The estimated powers are 2 and 4 to within a few hundredths, at both orders. At larger shifts the two-point estimate
+# At $s = 0.02$ the estimated powers are 2 and 4 to within a few hundredths, at both orders. At larger shifts the two-point estimate
 # drifts away from the limit (try $s = 0.5$ and $s = 0.25$), which is why {doc}`08_what_zcdp_forgets` fits the slope
 # over $s \le 0.01$ only.
 #
@@ -516,8 +523,9 @@ assert abs(laplace_ex.rho(0.01) - (0.01 + math.exp(-0.01) - 1)) < 1e-15
 # ```{exercise} More noise, same story (★, run)
 # :label: ex-explorers-noise
 #
-# Repeat the explorer with noise multiplier $z = 2$ instead of 1: call
-# `explorers.subsampled_gap_series(q, orders, z=2.0)` for $q = 0.001, 0.01, 0.1, 1$ at the orders
+# % change: noise_z = 4.0
+# Repeat the explorer with the noise multiplier $z$ = `noise_z` of the parameters cell (2) instead of 1, then with
+# $z = 4$: call `explorers.subsampled_gap_series(q, orders, z=noise_z)` for $q = 0.001, 0.01, 0.1, 1$ at the orders
 # $t = 0.5, 1, 2, 4, 8$. Does $\rho$ depend on $q$? Is the gap between $0$ and $\rho\,t(t+1)$, and does it fall as $q$
 # grows? What share of the parabola does it reach at $q = 0.1$, compared with $z = 1$?
 # ```
@@ -526,20 +534,20 @@ assert abs(laplace_ex.rho(0.01) - (0.01 + math.exp(-0.01) - 1)) < 1e-15
 # :class: dropdown
 # ```
 #
-# By {prf:ref}`prop-zcdp-subsampling`, $\rho = 1/(2z^2) = 1/8$ for every $q$; the bounds
+# By {prf:ref}`prop-zcdp-subsampling`, $\rho = 1/(2z^2)$ ($1/8$ at $z = 2$) for every $q$; the bounds
 # $0 \le \Gamma(t) \le \rho\,t(t+1)$ hold because $K_q \ge 0$; and at $q = 1$ the step is the plain Gaussian, whose
 # gap is zero. A larger $q$ means a larger $K_q$ at every order (more of the step's signal reaches the output), hence
 # a smaller gap. The code checks all four statements.
 
 # %%
-z_ex = 2.0
+z_ex = noise_z
 rates_ex = [0.001, 0.01, 0.1, 1.0]
 orders_sub = np.array([0.5, 1.0, 2.0, 4.0, 8.0])
 rhos_ex = [rdp.PoissonSubsampledGaussian(q, z_ex).rho(1.0) for q in rates_ex]
 gaps_sub = np.array([explorers.subsampled_gap_series(q, orders_sub, z=z_ex)[0].y for q in rates_ex])
 parabola = rhos_ex[0] * orders_sub * (orders_sub + 1)
 for q, row in zip(rates_ex, gaps_sub):
-    print(f"q = {q:<5g}: Γ(t) / (ρ t(t+1)) = {np.round(row / parabola, 4)}")
+    print(f"z = {z_ex:g}, q = {q:<5g}: Γ(t) / (ρ t(t+1)) = {np.round(row / parabola, 4)}")
 assert all(rho == 1 / (2 * z_ex**2) for rho in rhos_ex)  # ρ does not depend on q
 assert np.all(gaps_sub >= -1e-12) and np.all(gaps_sub <= parabola + 1e-12)
 assert np.all(np.diff(gaps_sub, axis=0) <= 1e-12)  # the gap falls as q grows, at every order
@@ -609,10 +617,13 @@ assert np.max(np.abs(np.log(ratio_ex))) > 0.5  # the discrete profiles differ by
 # ```{exercise} The error is the aliased mass (★★, code)
 # :label: ex-explorers-aliasing
 #
-# Take $\sigma^2 = 8$ and $t = 0$: `explorers.trapezoid_series(8, range(8, 41, 4), targets=(0,))`. Check that each
+# % change: aliasing_sigma2 = 18
+# Take $\sigma^2$ = `aliasing_sigma2` of the parameters cell (8) and $t = 0$:
+# `explorers.trapezoid_series(aliasing_sigma2, range(8, 41, 4), targets=(0,))`. Check that each
 # drawn error equals the alias sum $\sum_{j \ne 0}\Pr(X = jN)$, computed with `accountlib.engine.discrete_gaussian.pmf`, and
 # that the bound lies above it. Then change the variance: find the smallest $N$ on the grid $2, 4, 6, \dots$ with an
-# error below $10^{-20}$ for $\sigma^2 = 2, 8, 32$, and check that it grows like $\sigma$.
+# error below $10^{-20}$ for a quarter, one and four times $\sigma^2$, and check that it grows like $\sigma$. Do it
+# again at $\sigma^2 = 18$.
 # ```
 #
 # ```{solution-start} ex-explorers-aliasing
@@ -626,21 +637,23 @@ assert np.max(np.abs(np.log(ratio_ex))) > 0.5  # the discrete profiles differ by
 # to $\sigma$: quadrupling $\sigma^2$ should double it, up to the spacing of the grid.
 
 # %%
-error_ex, bound_ex = explorers.trapezoid_series(8, range(8, 41, 4), targets=(0,))
+sigma2_alias = Fraction(aliasing_sigma2)
+error_ex, bound_ex = explorers.trapezoid_series(aliasing_sigma2, range(8, 41, 4), targets=(0,))
 bound_at = dict(zip(bound_ex.x, bound_ex.y))
 with mpmath.workdps(60):
     for n, err in zip(error_ex.x, error_ex.y):
-        aliases = mpmath.fsum(dg.pmf(j * int(n), Fraction(8), dps=60) for j in range(-6, 7) if j)
+        aliases = mpmath.fsum(dg.pmf(j * int(n), sigma2_alias, dps=60) for j in range(-6, 7) if j)
         assert abs(err / float(aliases) - 1) < 1e-6  # the error is the aliased mass
         assert n not in bound_at or bound_at[n] >= err  # the bound lies above the error
-print(f"σ² = 8: {len(error_ex.x)} errors, each equal to its alias sum, all below the bound")
+print(f"σ² = {sigma2_alias}: {len(error_ex.x)} errors, each equal to its alias sum, all below the bound")
 
+variances = (sigma2_alias / 4, sigma2_alias, 4 * sigma2_alias)
 needed = {}
-for sigma2_ex in (2, 8, 32):
+for sigma2_ex in variances:
     errors_ex = explorers.trapezoid_series(sigma2_ex, range(2, 101, 2), targets=(0,))[0]
     needed[sigma2_ex] = int(next(n for n, e in zip(errors_ex.x, errors_ex.y) if e < 1e-20))
-print("smallest N with error < 1e-20:", needed)
-assert 1.5 <= needed[8] / needed[2] <= 2.5 and 1.5 <= needed[32] / needed[8] <= 2.5
+print("smallest N with error < 1e-20:", {str(s2): n for s2, n in needed.items()})
+assert all(1.5 <= needed[b] / needed[a] <= 2.5 for a, b in zip(variances, variances[1:]))
 
 # %% [markdown]
 # ```{solution-end}
@@ -650,10 +663,12 @@ assert 1.5 <= needed[8] / needed[2] <= 2.5 and 1.5 <= needed[32] / needed[8] <= 
 # ```{exercise} Another row of the census (★★, code)
 # :label: ex-explorers-census
 #
-# Write a loop that calls `explorers.census_series(1, l, out_dir=census_results)` for every allocation `l` in
-# `census.ALLOCATIONS` (row 1 of the census, where the explorer shows row `census_k` = 13). Check that
-# the Bureau's zCDP curve lies above the exact $\delta$ for every pair $(1, l)$, even after adding the certified
-# error, and find the allocation $l$ whose curve is farthest from the Gaussian. Is it the same as in row 13?
+# % change: census_row = 2
+# Write a loop that calls `explorers.census_series(k, l, out_dir=census_results)` for every allocation `l` in
+# `census.ALLOCATIONS`, with $k$ = `census_row` of the parameters cell (row 1 of the census, where the explorer shows
+# row `census_k` = 13). Check that the Bureau's zCDP curve lies above the exact $\delta$ for every pair $(k, l)$, even
+# after adding the certified error, and find the allocation $l$ whose curve is farthest from the Gaussian. Is it the
+# same as in row 13? Then take row 2.
 # ```
 #
 # ```{solution-start} ex-explorers-census
@@ -662,10 +677,11 @@ assert 1.5 <= needed[8] / needed[2] <= 2.5 and 1.5 <= needed[32] / needed[8] <= 
 #
 # {prf:ref}`prop-primer-zcdp-to-dp` is a valid conversion, so the zCDP $\delta$ bounds the exact $\delta$ of every
 # pair; the check adds the certified error so that it holds for the true value, not only for the computed one. The
-# code runs the check on row 1 and on row `census_k` and prints, for each, the allocation farthest from the Gaussian.
+# code runs the check on row `census_row` and on row `census_k` and prints, for each, the allocation farthest from the
+# Gaussian.
 
 # %%
-row_k = 1
+row_k = census_row
 farthest = {}
 for k in (row_k, census_k):
     distances = {}
@@ -678,8 +694,8 @@ for k in (row_k, census_k):
           f"(relative distance {distances[farthest[k]]:.1e})")
 
 # %% [markdown]
-# In both rows the farthest allocation is 6, at the same relative distance: the departure from the Gaussian is carried
-# by allocation 6's own path, whatever its partner. The bound holds for every pair of both rows.
+# In rows 1 and 13 the farthest allocation is 6, at the same relative distance: the departure from the Gaussian is
+# carried by allocation 6's own path, whatever its partner. The bound holds for every pair of both rows.
 #
 # ```{solution-end}
 # ```

@@ -76,8 +76,10 @@ releases = 10                   # the peers' comparison: this many releases of o
 peer_eps, peer_delta = 1.0, 1e-6
 weights = [1, 4, 9, 16, 25]     # the allocation example: the weight of each query's variance in the loss
 mu = 1.0                        # the mu-GDP target
+curve_budgets = ["1/2", "1/3"]  # the exercise on a curve given by two guarantees: the budgets calibrated to it
 
 # %% tags=["hide-cell"]
+import math
 import warnings
 from fractions import Fraction as F
 
@@ -87,6 +89,7 @@ import numpy as np
 import accountlib
 from accountlib.applications import census
 from accountlib.theory import calibration
+from accountlib.theory.conversions import zcdp_epsilon
 
 target = accountlib.ApproximateDP(target_eps, target_delta)
 
@@ -327,9 +330,10 @@ plt.show()
 # ```{exercise} A stricter delta (★, run)
 # :label: ex-calibrate-delta
 #
-# Set `target_delta = "1e-15"` in the parameters cell (the Bureau's $\varepsilon$ unchanged) and run the chapter, or
-# run the solution's code. Does pair (13, 13) need more or less variance than the zCDP rule now, and does more or
-# less of it come back?
+# % change: target_delta = "1e-15"
+# Set `target_delta = "1e-15"` in the parameters cell (the Bureau's $\varepsilon$ unchanged) and run the chapter. Does
+# pair (13, 13) need more or less variance than the zCDP rule now, and does more or less of it come back than at the
+# Bureau's $\delta = 10^{-10}$?
 # ```
 #
 # ```{solution-start} ex-calibrate-delta
@@ -338,12 +342,18 @@ plt.show()
 #
 # A smaller $\delta$ at the same $\varepsilon$ is a stricter target, so both rules need more variance; the zCDP
 # multiplier is no longer 1. The exact rule still needs less than the zCDP rule, but less of the variance comes back
-# than at $10^{-10}$; the code checks both sides of the certificate and prints the share.
+# than at $10^{-10}$. The code reads the chapter's calibration of the pair at the target of the parameters cell and
+# compares it with the one at the Bureau's target.
 
 # %%
-strict = accountlib.calibrate(census.pair_rhos(13, 13), accountlib.ApproximateDP(target_eps, "1e-15"))
-assert strict.proven_smallest and strict.scale < strict.zcdp_scale and strict.zcdp_scale > 1
-print(f"exact {float(strict.scale):.3f}, zCDP {float(strict.zcdp_scale):.3f}, saved {strict.variance_saved:.1%}")
+bureau = accountlib.calibrate(census.pair_rhos(*pair), accountlib.ApproximateDP(target_eps, "1e-10"))
+for name, fitted in ((f"δ = {target_delta}", one), ("the Bureau's δ = 1e-10", bureau)):
+    print(f"pair {tuple(pair)} at {name}: exact {float(fitted.scale):.3f}, zCDP {float(fitted.zcdp_scale):.3f}, "
+          f"saved {fitted.variance_saved:.1%}")
+    assert fitted.proven_smallest and fitted.scale < fitted.zcdp_scale
+if F(target_delta) < F("1e-10"):  # a stricter target at the same ε
+    assert one.zcdp_scale > bureau.zcdp_scale and one.scale > bureau.scale
+    assert one.variance_saved < bureau.variance_saved
 
 # %% [markdown]
 # ```{solution-end}
@@ -352,22 +362,26 @@ print(f"exact {float(strict.scale):.3f}, zCDP {float(strict.zcdp_scale):.3f}, sa
 # ```{exercise} The certified epsilon of a delta (★, run)
 # :label: ex-calibrate-epsilon
 #
+# % change: target_delta = "1e-15"
 # `accountlib.epsilon(composition, delta)` returns an interval $[\varepsilon_{lo}, \varepsilon_{hi}]$ with the
 # composition $(\varepsilon_{hi}, \delta)$-DP and not $(\varepsilon_{lo}, \delta)$-DP. Compute it for pair (13, 13) at
-# $\delta = 10^{-10}$ and compare it with the Bureau's 26.34. How far apart are the ends of the interval?
+# the `target_delta` of the parameters cell ($10^{-10}$) and compare it with the zCDP statement's $\varepsilon$ there (the
+# Bureau's 26.34). How far apart are the ends of the interval? Then at `target_delta = "1e-15"`.
 # ```
 #
 # ```{solution-start} ex-calibrate-epsilon
 # :class: dropdown
 # ```
 #
-# The exact $\varepsilon$ is about 24.46, nearly two units below the zCDP statement; the interval is narrower than
-# the tolerance asked for ($10^{-9}$ by default).
+# At $10^{-10}$ the exact $\varepsilon$ is about 24.46, nearly two units below the zCDP statement; the interval is
+# narrower than the tolerance asked for ($10^{-9}$ by default).
 
 # %%
-interval = accountlib.epsilon(accountlib.ShiftPair(census.pair_rhos(13, 13)), "1e-10")
-assert interval.upper - interval.lower <= F(1, 10**9) and interval.upper < 26.34
-print(f"epsilon in [{float(interval.lower):.9f}, {float(interval.upper):.9f}]")
+interval = accountlib.epsilon(accountlib.ShiftPair(census.pair_rhos(*pair)), target_delta)
+zcdp_statement = zcdp_epsilon(float(sum(census.pair_rhos(*pair))) / 2, float(F(target_delta)))
+assert interval.upper - interval.lower <= F(1, 10**9) and interval.upper < zcdp_statement
+print(f"δ = {target_delta}: ε in [{float(interval.lower):.9f}, {float(interval.upper):.9f}]; "
+      f"the zCDP statement {zcdp_statement:.4f}")
 
 # %% [markdown]
 # ```{solution-end}
@@ -376,11 +390,12 @@ print(f"epsilon in [{float(interval.lower):.9f}, {float(interval.upper):.9f}]")
 # ```{exercise} A curve given by two guarantees (★★, code)
 # :label: ex-calibrate-curve
 #
+# % change: curve_budgets = ["1", "1/5", "1/5"]
 # A release must be both $(1, 10^{-2})$-DP and $(3, 10^{-8})$-DP. The trade-off function of $(\varepsilon, \delta)$-DP is
 # $\max\{0, 1 - \delta - e^{\varepsilon}\alpha, e^{-\varepsilon}(1 - \delta - \alpha)\}$; the curve of both guarantees is the
-# larger of the two. Write it as points on the curve, calibrate the budgets $\rho = (1/2, 1/3)$ to it as a
-# `TradeoffCurve`, and check that the calibrated release lies above the curve halfway between two of the points, where
-# no level of the check was evaluated.
+# larger of the two. Write it as points on the curve, calibrate the budgets `curve_budgets` of the parameters cell,
+# $\rho = (1/2, 1/3)$, to it as a `TradeoffCurve`, and check that the calibrated release lies above the curve halfway
+# between two of the points, where no level of the check was evaluated. Then calibrate $\rho = (1, 1/5, 1/5)$.
 # ```
 #
 # ```{solution-start} ex-calibrate-curve
@@ -401,12 +416,13 @@ def dp_curve(eps, dlt, a):
 
 both = lambda a: max(dp_curve(1, F(1, 100), a), dp_curve(3, F(1, 10**8), a))  # noqa: E731
 grid = [F(k, 400) for k in range(401)]  # points on the curve; collinear ones share one level of the check
-fit = accountlib.calibrate(["1/2", "1/3"], accountlib.TradeoffCurve([(a, both(a)) for a in grid]))
+fit = accountlib.calibrate(curve_budgets, accountlib.TradeoffCurve([(a, both(a)) for a in grid]))
 a0, a1, mid = F(1, 400), F(2, 400), F(3, 800)  # halfway between two of the points
 chord = both(a0) + (both(a1) - both(a0)) * (mid - a0) / (a1 - a0)
 (between,) = accountlib.ShiftPair(list(fit.rhos)).tradeoff([mid], abs_tol=1e-20)
 assert float(between.beta - between.error_bound) >= float(chord) and fit.proven_smallest
-print(f"multiplier {float(fit.scale):.4f}; f(0.00375) = {float(between.beta):.6f} >= {float(chord):.6f}")
+print(f"budgets {', '.join(curve_budgets)}: multiplier {float(fit.scale):.4f}; "
+      f"f(0.00375) = {float(between.beta):.6f} >= {float(chord):.6f}")
 
 # %% [markdown]
 # ```{solution-end}
@@ -443,9 +459,12 @@ print(f"multiplier {float(fit.scale):.4f}; f(0.00375) = {float(between.beta):.6f
 log_inv_delta = float(np.log(1 / float(F(target_delta))))
 rho_star = (np.sqrt(float(F(target_eps)) + log_inv_delta) - np.sqrt(log_inv_delta)) ** 2
 rho_pair = float(sum(census.pair_rhos(*pair))) / 2
-print(f"rho* = {rho_star:.10f}, rho' of pair {pair} = {rho_pair:.10f}, "
+print(f"at ({float(F(target_eps)):g}, {target_delta}): ρ* = {rho_star:.10f}, ρ' of pair {tuple(pair)} = {rho_pair:.10f}, "
       f"rule's multiplier {rho_pair / rho_star:.10f} (library: {float(one.zcdp_scale):.10f})")
-assert abs(rho_pair / rho_star - float(one.zcdp_scale)) < 1e-9 and abs(rho_pair / rho_star - 1) < 1e-9
+assert abs(rho_pair / rho_star - float(one.zcdp_scale)) < 1e-9
+log_inv_bureau = math.log(1e10)  # the Bureau's own target: its ε is the conversion at ρ = 4.9622, so v = 1 there
+rho_star_bureau = (math.sqrt(26.340588852722 + log_inv_bureau) - math.sqrt(log_inv_bureau)) ** 2
+assert abs(float(census.TOTAL_RHO) / rho_star_bureau - 1) < 1e-9
 
 # %% [markdown]
 # ```{solution-end}

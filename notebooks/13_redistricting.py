@@ -70,8 +70,10 @@ releases = ["pl94-persons", "pl94-units", "pl94-persons-pr", "pl94-units-pr"]
 target_delta = "1e-10"           # the certificates' delta
 abs_tol = 1e-6                   # width of each certified epsilon interval
 figure_release = "pl94-persons"  # the release whose worst pair the figure draws
-figure_eps = (10, 22, 25)        # the figure's epsilon range: first, last, number of points
+figure_eps = (10, 22, 97)        # the figure's epsilon range: first, last, number of points
 dhc_pair = (13, 13)              # the DHC pair [M0, M0] for the comparison
+cross_release = "pl94-persons"   # the exercise "The curves cross": the release whose two pairs are compared
+engines_release = "pl94-units"   # the exercise "Two engines, one answer": the release whose plain pair is computed
 
 # %% tags=["hide-cell"]
 from collections import defaultdict
@@ -329,8 +331,9 @@ plt.show()
 # %% [markdown]
 # At every $\varepsilon$ of the figure the exact curve lies below both zCDP curves, by a factor that grows into the
 # tail, and within two percent of the continuous Gaussian, above it at some $\varepsilon$ and below at others
-# (right panel; the swing's period, about 4.6 in $\varepsilon$, is $2\rho_i$ of the state's `total` on the absorbed path): the discrete worst pair and the continuous mechanism differ far less than either differs from what
-# zCDP can say, but in no fixed direction.
+# (right panel; the swing has a period of about 5.3 in $\varepsilon$, with maxima near $\varepsilon = 12$ and $17.4$ and
+# minima near $14.75$ and $20$): the discrete worst pair and the continuous mechanism differ far less than either
+# differs from what zCDP can say, but in no fixed direction.
 #
 # ## Why the lattice engine cannot do this
 #
@@ -428,30 +431,40 @@ print(f"all {len(pl94.pl94_paths('pl94-persons'))} paths sum to {rho_persons} = 
 # ```{exercise} The curves cross (★★, code)
 # :label: ex-redistricting-cross
 #
-# For US persons the pair with the largest $\delta$ at the certificate's $\varepsilon$ is not the pair that decides
-# $\varepsilon$ at $10^{-10}$. Compute both pairs' $\delta$ at the certificate's $\varepsilon$ and at the certified
-# $\varepsilon_{hi}$ of the worst case, and say which is larger where. What does that mean for a worst case decided
-# at one $\varepsilon$ and reported at another?
+# % change: cross_release = "pl94-units"
+# For US persons (`cross_release` in the parameters cell) the pair with the largest $\delta$ at the certificate's
+# $\varepsilon$ is not the pair that decides $\varepsilon$ at $10^{-10}$. Compute both pairs' $\delta$ at the
+# certificate's $\varepsilon$ and at the certified $\varepsilon_{hi}$ of the worst case, and say which is larger where.
+# What does that mean for a worst case decided at one $\varepsilon$ and reported at another? Then do the same for US
+# housing units, `cross_release = "pl94-units"`.
 # ```
 #
 # ```{solution-start} ex-redistricting-cross
 # :class: dropdown instructor-only
 # ```
 #
-# At the certificate's $\varepsilon$ the first pair has the larger $\delta$; at $\varepsilon_{hi}$, where $\delta$ is
-# near $10^{-10}$, the deciding pair has. Their curves cross in between. A ranking made at one $\varepsilon$ is
-# therefore only a guess at another, which is why `pl94_worst_epsilon` checks every pair at the $\varepsilon$ it
-# reports instead of trusting the ranking it started from.
+# For US persons, at the certificate's $\varepsilon$ the first pair has the larger $\delta$; at $\varepsilon_{hi}$, where
+# $\delta$ is near $10^{-10}$, the deciding pair has. Their curves cross in between. A ranking made at one
+# $\varepsilon$ is therefore only a guess at another, which is why `pl94_worst_epsilon` checks every pair at the
+# $\varepsilon$ it reports instead of trusting the ranking it started from. Where one pair is first at both levels,
+# as the code says when it finds it so, nothing crosses for that release.
 
 # %%
-first = (sweeps["pl94-persons"][0].path, sweeps["pl94-persons"][0].other)
-deciding = worst["pl94-persons"].pair
-levels = [certificates["pl94-persons"]["epsilon"], worst["pl94-persons"].upper]
-for name, pair in [("first at 17.14", first), ("deciding at 1e-10", deciding)]:
-    points = accountlib.ShiftPair(pl94.pl94_rhos("pl94-persons", *pair)).delta(levels)
-    print(f"{name}:\n    {path_name(pair[0])}\n    {path_name(pair[1])}")
+first = (sweeps[cross_release][0].path, sweeps[cross_release][0].other)
+deciding = worst[cross_release].pair
+levels = [certificates[cross_release]["epsilon"], worst[cross_release].upper]
+found = {}
+for name, pair in [(f"first at ε = {float(levels[0]):.2f}", first), (f"deciding at δ = {target_delta}", deciding)]:
+    found[name] = accountlib.ShiftPair(pl94.pl94_rhos(cross_release, *pair)).delta(levels)
+    print(f"{cross_release}, {name}:\n    {path_name(pair[0])}\n    {path_name(pair[1])}")
     print("    " + ", ".join(f"delta({float(e):.4f}) = {certified_digits(p.delta, p.error_bound)}"
-                             for e, p in zip(levels, points)))
+                             for e, p in zip(levels, found[name])))
+if first == deciding:
+    print("one pair is first at both levels: the curves do not cross for this release")
+else:  # each pair leads where it was chosen, by more than the certified bounds
+    (at_cert_first, at_hi_first), (at_cert_deciding, at_hi_deciding) = found.values()
+    assert at_cert_first.delta - at_cert_first.error_bound >= at_cert_deciding.delta + at_cert_deciding.error_bound
+    assert at_hi_deciding.delta - at_hi_deciding.error_bound >= at_hi_first.delta + at_hi_first.error_bound
 
 # %% [markdown]
 # ```{solution-end}
@@ -460,8 +473,10 @@ for name, pair in [("first at 17.14", first), ("deciding at 1e-10", deciding)]:
 # ```{exercise} Two engines, one answer (★, run)
 # :label: ex-redistricting-engines
 #
-# The US units' plain pair stays on the lattice. Compute its $\delta$ at the certificate's $\varepsilon$ with
-# `engine="lattice"` and with `engine="smoothed"`, and check that the two certified intervals overlap.
+# % change: engines_release = "pl94-units-pr"
+# The US units' plain pair (`engines_release` in the parameters cell) stays on the lattice. Compute its $\delta$ at the
+# certificate's $\varepsilon$ with `engine="lattice"` and with `engine="smoothed"`, and check that the two certified
+# intervals overlap. Then do it for Puerto Rico's units, `engines_release = "pl94-units-pr"`.
 # ```
 #
 # ```{solution-start} ex-redistricting-engines
@@ -472,8 +487,8 @@ for name, pair in [("first at 17.14", first), ("deciding at 1e-10", deciding)]:
 # their centres agree to well within the bounds.
 
 # %%
-eps_units = pl94.certificate("pl94-units")["epsilon"]
-answers = {kind: accountlib.ShiftPair(pl94.pl94_rhos("pl94-units"), engine=kind).delta([eps_units])[0]
+eps_units = pl94.certificate(engines_release)["epsilon"]
+answers = {kind: accountlib.ShiftPair(pl94.pl94_rhos(engines_release), engine=kind).delta([eps_units])[0]
            for kind in ("lattice", "smoothed")}
 (a, b) = answers.values()
 assert abs(a.delta - b.delta) <= a.error_bound + b.error_bound

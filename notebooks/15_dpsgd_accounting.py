@@ -60,6 +60,7 @@ steps_list = [1000, 10_000]  # the two run lengths of the standard case
 delta = 1e-5  # the delta of the standard case
 deep_deltas = [1e-12, 1e-15, 1e-20, 1e-30]  # deep deltas, at T = 1000
 calibration_resolution = 1e-4  # relative grid step of the DP-SGD grid's exact calibration (1e-5: a few minutes)
+schedule_exercise = [[0.01, 800], [0.02, 200]]  # the exercise's schedule: [sampling rate q, steps] per group, z = 1
 
 # %% tags=["hide-cell"]
 import json
@@ -589,10 +590,12 @@ assert all(b.delta - b.error_bound > a.delta + a.error_bound for a, b in zip(poi
 # ```{exercise} A schedule with a larger batch at the end (★, run)
 # :label: ex-dpsgd-acc-schedule
 #
+# % change: schedule_exercise = [[0.01, 500], [0.04, 500]]
 # Many training runs change the batch size. Account for 800 steps at $q = 0.01$ followed by 200 steps at
-# $q = 0.02$, both with $z = 1$, with `DPSGDComposition(schedule=[...])`, and calibrate the common noise multiplier
-# for $(3, 10^{-5})$ with `calibrate_noise_multiplier(schedule=...)`. Is the schedule's $\varepsilon(10^{-5})$
-# between those of 1,000 steps at either rate?
+# $q = 0.02$, both with $z = 1$ (`schedule_exercise` in the parameters cell), with `DPSGDComposition(schedule=[...])`,
+# and calibrate the common noise multiplier for $(3, 10^{-5})$ with `calibrate_noise_multiplier(schedule=...)`. Is
+# the schedule's $\varepsilon(10^{-5})$ between those of 1,000 steps at either rate? Then set `schedule_exercise =
+# [[0.01, 500], [0.04, 500]]` and run the solution again.
 # ```
 
 # %% [markdown]
@@ -604,14 +607,17 @@ assert all(b.delta - b.error_bound > a.delta + a.error_bound for a, b in zip(poi
 # monotonicity in $q$ of the previous exercise (replace the 200 larger-batch steps by smaller or larger ones).
 
 # %%
-schedule = DPSGDComposition(schedule=[(0.01, 1.0, 800), (0.02, 1.0, 200)])
+groups = [(float(rate), 1.0, int(count)) for rate, count in schedule_exercise]
+total = sum(count for _, _, count in groups)
+q_low, q_high = min(rate for rate, _, _ in groups), max(rate for rate, _, _ in groups)
+schedule = DPSGDComposition(schedule=groups)
 e_sched = schedule.epsilon(1e-5, abs_tol=1e-6)
-e_low = DPSGDComposition(0.01, 1.0, 1000).epsilon(1e-5, abs_tol=1e-6)
-e_high = DPSGDComposition(0.02, 1.0, 1000).epsilon(1e-5, abs_tol=1e-6)
-print(f"eps: 1000 steps at 0.01 {float(e_low.upper):.5f} < schedule {float(e_sched.upper):.5f} < "
-      f"1000 steps at 0.02 {float(e_high.upper):.5f}")
+e_low = DPSGDComposition(q_low, 1.0, total).epsilon(1e-5, abs_tol=1e-6)
+e_high = DPSGDComposition(q_high, 1.0, total).epsilon(1e-5, abs_tol=1e-6)
+print(f"eps: {total} steps at {q_low:g} {float(e_low.upper):.5f} < schedule {float(e_sched.upper):.5f} < "
+      f"{total} steps at {q_high:g} {float(e_high.upper):.5f}")
 assert e_low.upper < e_sched.lower and e_sched.upper < e_high.lower
-cal = calibrate_noise_multiplier(schedule=[(0.01, 1.0, 800), (0.02, 1.0, 200)], target=(3.0, 1e-5), resolution=1e-3)
+cal = calibrate_noise_multiplier(schedule=groups, target=(3.0, 1e-5), resolution=1e-3)
 print(f"common noise multiplier for (3, 1e-5): {float(cal.noise_multiplier):.4f}, proven smallest: {cal.proven_smallest}")
 assert cal.proven_smallest
 

@@ -8,8 +8,9 @@ Printing: headless Chromium (Debian's ``chromium``) loads the single-page HTML b
 styles (``book/assets/book.css``); networking is off (a dead proxy), as the site needs nothing from outside.
 
 Checking (:func:`check_pdf`): pypdf opens the file, it has pages, and its text holds the title of every
-chapter listed in ``_toc.yml`` (the first ``#`` heading of each chapter's source). Titles are compared
-after folding whitespace, since the PDF's text breaks lines where the page does.
+chapter listed in ``_toc.yml`` (the first ``#`` heading of each chapter's source). Titles are compared as a
+reader reads them (:func:`_fold`): ligatures and other compatibility forms folded (pypdf extracts "Diﬀerential" with
+one ﬀ glyph), whitespace folded, since the PDF's text breaks lines where the page does.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import unicodedata
 from pathlib import Path
 
 import yaml
@@ -65,7 +67,10 @@ def _plain(title: str) -> str:
 
 
 def _fold(text: str) -> str:
-    text = text.replace("\u00ad", "").replace("ﬁ", "fi").replace("ﬂ", "fl")
+    """Text as a reader reads it: Unicode compatibility forms folded (NFKC: the ligatures ﬀ, ﬁ, ﬂ, ﬃ that PDF
+    text extraction returns become ff, fi, fl, ffi; non-breaking spaces become spaces), soft hyphens and line breaks
+    inside words removed, whitespace folded, lower case."""
+    text = unicodedata.normalize("NFKC", text).replace("\u00ad", "")
     text = re.sub(r"-\s*\n\s*", "-", text)
     return re.sub(r"\s+", " ", text).strip().lower()
 

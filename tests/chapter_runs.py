@@ -56,6 +56,11 @@ CHAPTERS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py"))
 #: competing, against 87 s alone).
 ONE_THREAD = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
 
+#: The default execution is the book build's (its cache is what the book renders), so it records the reproduction
+#: ledger in the repository, as ``make book`` does (``accountbook.ledger.RESULTS_VARIABLE``); the second-CPU
+#: execution records in a copy, and an exercise's changed execution (``exercise_runs``) nowhere.
+RECORD_IN_THE_REPOSITORY = {"ACCOUNTLIB_RESULTS": str(ROOT / "results")}
+
 
 def run_id() -> str:
     """The same for every xdist worker of one pytest run, different for every run."""
@@ -120,7 +125,7 @@ def execute_chapter(script: Path, cache_dir: Path = CACHE) -> dict:
         with suppress(KeyError):
             cache.remove_cache(cache.match_cache_notebook(notebook).pk)
     try:
-        with batch_environment(**ONE_THREAD):
+        with batch_environment(**ONE_THREAD, **RECORD_IN_THE_REPOSITORY):
             result = single_nb_execution(notebook, cwd=str(script.parent), timeout=execute["timeout"],
                                          allow_errors=execute["allow_errors"], meta_override=True)
     except Exception as error:  # a kernel that dies or does not start

@@ -11,7 +11,7 @@ pair's zCDP ρ, X_i ~ N_Z(0, σ_i²)), with s₀ = ε/ρ − 1 and X = S − s�
 
     δ(ε) = E[k(X)],   k(x) = (1 − e^{−ρx})₊
 
-(the hockey-stick divergence written under the first distribution; sieve paper §2, Prop. 3.3). k is continuous with
+(the hockey-stick divergence written under the first distribution; sieve paper §3.2, Prop. 3.3). k is continuous with
 one kink, at x = 0.
 
 **Smoothing, with a two-sided bound** (derived for this module). Let k_η = k ∗ N(0, η²), c = ρη ≤ 1/2 and

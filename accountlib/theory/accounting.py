@@ -3,7 +3,7 @@
 These are the front door's :func:`~accountlib.theory.accounting.delta`, :func:`~accountlib.theory.accounting.tradeoff` and :func:`~accountlib.theory.accounting.epsilon`. Each takes the composition as a
 :class:`~accountlib.theory.composition.Composition` or as its budgets ρ_i (with optional sensitivities), and one point
 or a list of points: one point gives one result, a list gives a list. The numbers are the composition's exact
-privacy profile and trade-off function (sieve paper §2, Prop. 2.1; unifying paper §2), each with a rigorous error
+privacy profile and trade-off function (sieve paper §3.2, Props. 3.3 and 3.4; unifying paper §2), each with a rigorous error
 bound.
 """
 
@@ -65,7 +65,7 @@ def _kept(points: list, best_effort: bool, explain) -> list:
 def delta(composition, epsilon, *, rel_tol: float = 1e-6, sensitivities=None,
           best_effort: bool = False) -> DeltaPoint | list[DeltaPoint]:
     """The exact δ(ε) of ``composition`` at ``epsilon`` (a number or a list, each in [0, 5000]), each with
-    ``error_bound ≤ rel_tol·δ`` (sieve paper Prop. 2.1: δ(ε) = P(S > ε/ρ' − 1) − e^ε P(S > ε/ρ' + 1); δ(0) is the
+    ``error_bound ≤ rel_tol·δ`` (sieve paper §3.2, Prop. 3.3: δ(ε) = P(S > ε/ρ' − 1) − e^ε P(S > ε/ρ' + 1); δ(0) is the
     total variation distance).
 
     The tolerance is met or the call says so: a δ whose certified bound misses ``rel_tol`` (the float64 floor of

@@ -2,7 +2,7 @@
 
 Theory layer of :mod:`accountlib`; :class:`Composition` is the library's central object (the front door's
 ``accountlib.Composition``). Mechanism i releases a count plus N_Z(0, σ_i² = 1/ρ_i), and neighbouring data move
-the count by the integer s_i (1 for the 2020 Census; sieve paper §3, Props. 3.3–3.4; book, Derivations §2). With
+the count by the integer s_i (1 for the 2020 Census; sieve paper §3.2, Prop. 3.3 for δ(ε) and Prop. 3.4 for the trade-off curve; book, Derivations §2). With
 ρ = Σρ_i s_i²/2, a_i = ρ_i s_i/ρ and S = Σ a_i X_i, the privacy loss is ρ(1 − S) under the first hypothesis, and
 
 * (ε, δ) curve:  δ(ε) = P(S > ε/ρ − 1) − e^ε·P(S > ε/ρ + 1);
@@ -225,7 +225,7 @@ class Composition:
     Mechanism i adds discrete Gaussian noise of variance 1/ρ_i to a query that neighbouring data move by the
     integer s_i (its sensitivity). The privacy loss is ρ'(1 − S) with ρ' = Σ ρ_i s_i²/2 (the pair's zCDP ρ) and
     S = Σ (ρ_i s_i/ρ') X_i, so δ(ε) = P(S > ε/ρ' − 1) − e^ε P(S > ε/ρ' + 1), and S under the second
-    distribution is S + 2 (sieve paper §2; the book's chapter "Fourier inversion on a lattice").
+    distribution is S + 2 (sieve paper §3.2, Prop. 3.3; the book's chapter "Fourier inversion on a lattice").
 
     Parameters
     ----------

@@ -7,7 +7,8 @@ Used by the census chapters (the zCDP-implied curves and the sweep's ε grid), b
   curve U (Balle et al. 2020, Thm 21; the conversion AutoDP uses). Written with the privacy-loss CGF
   K(t) = t·U(t+1) it is ε_R = inf_t (K(t) + log c_t − log δ)/t, c_t = t^t/(1+t)^{1+t} (unifying paper §3.2).
 * :func:`zcdp_epsilon` — ε_zCDP(δ) = ρ + 2·sqrt(ρ log(1/δ)) (Bun & Steinke 2016, Prop. 1.3): the classical
-  bound, what the Census Bureau reports and the ε grid of the DHC sweep; :func:`zcdp_delta` inverts it.
+  bound, the conversion the Census Bureau used for the 2020 DHC and the ε grid of the DHC sweep (its redistricting
+  data, P.L. 94-171, were converted by :func:`zcdp_epsilon_via_rdp`); :func:`zcdp_delta` inverts it.
 * :func:`zcdp_epsilon_via_rdp` — C_δ of the RDP curve U(α) = ρα of ρ-zCDP, i.e.
   ε_Z = inf_t ρ(t+1) + (log c_t − log δ)/t (unifying paper §3.2): always below :func:`zcdp_epsilon`
   (25.4193 against 26.3406 at ρ = 4.9622, δ = 1e-10); :func:`zcdp_delta_via_rdp` is its inverse,
@@ -136,7 +137,9 @@ def c_t(t) -> float:
 
 def zcdp_epsilon(rho, delta) -> float:
     """ε_zCDP(δ) = ρ + 2·sqrt(ρ log(1/δ)): the classical (ε, δ) implied by ρ-zCDP (Bun & Steinke 2016,
-    Prop. 1.3), the Census Bureau's conversion and the ε grid of the DHC sweep.
+    Prop. 1.3): the conversion the Census Bureau used for the 2020 DHC, and the ε grid of the DHC sweep. (The
+    Bureau's redistricting data, P.L. 94-171, used the tighter :func:`zcdp_epsilon_via_rdp`: Canonne, Kamath and
+    Steinke 2020, Cor. 13.)
 
     ``rho`` ≥ 0 and ``delta`` ∈ (0, 1) may be ints, floats, ``Fraction`` or ``Decimal`` values, mpf or strings
     (:func:`accountlib.infrastructure.numbers.as_float`); a ρ whose ε overflows a float raises ValueError.

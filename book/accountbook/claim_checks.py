@@ -54,11 +54,12 @@ def all_claims(folder: Path | None = None) -> dict:
 
 
 def record(path: Path | None = None, folder: Path | None = None) -> list[dict]:
-    """Compute every claim and record it in the ledger (``path``, default the book's)."""
+    """Compute every claim and record it in the ledger ``path`` (default :func:`accountbook.ledger.recording_path`:
+    nowhere unless ``$ACCOUNTLIB_RESULTS`` is set)."""
     return ledger.reproduce(all_claims(folder), not_reproducible=(*NOT_REPRODUCIBLE_HERE, *UNIFYING_NOT_REPRODUCIBLE),
                             path=path)
 
 
-if __name__ == "__main__":
-    for entry in record():
+if __name__ == "__main__":  # the explicit command: records in the book's ledger (results/ledger.json)
+    for entry in record(path=ledger.ledger_path()):
         print(f"{entry['verdict']:>22}  {entry['id']}: ours {entry['ours']} against {entry['paper']}")

@@ -200,7 +200,7 @@ def trapezoid_series(sigma2: float, node_counts, targets=(0, 2, 5), *, dps: int 
 
     T_N is the trapezoid rule on the characteristic function (:func:`accountlib.engine.quadrature.dft_pmf`); the
     reference is :func:`accountlib.engine.discrete_gaussian.pmf` at ``dps`` digits and the bound is
-    :func:`accountlib.engine.quadrature.trapezoid_pmf_error_bound` (sieve paper Prop. 3.5). Errors below the
+    :func:`accountlib.engine.quadrature.trapezoid_pmf_error_bound` (Trefethen and Weideman; sieve paper Lemma 4.3). Errors below the
     working precision (10^-(dps-5)) are not drawn, nor bounds there or ≥ 1.
     """
     s2 = _exact(sigma2, "sigma2")

@@ -2,7 +2,9 @@
 
 Chapters call :func:`record` for each claim they reproduce, and
 :func:`not_reproducible` for a claim that cannot be tested here. Records live in
-``results/ledger.json``: a JSON list of objects with the keys ``id``,
+``results/ledger.json``, written only by a run that asks for it (:data:`RESULTS_VARIABLE`: the book build at the
+chapters' default parameters, ``python -m accountbook.claim_checks``, a sweep into its own folder); any other
+execution of a chapter computes and judges its claims but stores them nowhere. The file is a JSON list of objects with the keys ``id``,
 ``source``, ``paper``, ``ours``, ``tolerance``, ``verdict`` and ``reason``, plus
 ``basis``, ``quote``, ``tolerance_reason``, ``checks`` and ``note`` where they
 apply. A record with an existing ``id`` is replaced, so re-running a chapter
@@ -95,7 +97,8 @@ from accountlib.infrastructure.atomic import write_text_atomically
 from accountlib.infrastructure.numbers import as_fraction
 
 __all__ = [
-    "reproduce", "claim", "claims", "record", "not_reproducible", "remove", "load", "ledger_path",
+    "reproduce", "claim", "claims", "record", "not_reproducible", "remove", "load", "ledger_path", "recording_path",
+    "RESULTS_VARIABLE",
     "printed_tolerance", "judge", "audit", "VERDICTS", "BASES", "CLAIMS_PATH",
 ]
 
@@ -280,12 +283,20 @@ def _results_folder(value: str) -> Path:
     return folder
 
 
+RESULTS_VARIABLE = "ACCOUNTLIB_RESULTS"
+"""The environment variable naming the folder whose ``ledger.json`` the chapters record in. Only a run that sets it
+records: the book build at the chapters' default parameters (``make book``, and ``make test``'s one default
+execution of each chapter) sets it to the repository's ``results``, a sweep to a folder of its own. Every other
+execution — a chapter run in ``make lab``, with papermill, with an exercise's changed parameters — leaves it unset
+and writes no ledger at all, so that a reader's run never changes the committed results."""
+
+
 def ledger_path() -> Path:
-    """Where the ledger lives: ``$ACCOUNTLIB_RESULTS/ledger.json`` if set (an absolute folder path; anything
+    """Where the ledger is read from: ``$ACCOUNTLIB_RESULTS/ledger.json`` if set (an absolute folder path; anything
     else raises ValueError), else
     ``results/ledger.json`` in the nearest folder above the working directory
     that holds the book (``_toc.yml``), else ``./results/ledger.json``."""
-    override = os.environ.get("ACCOUNTLIB_RESULTS")
+    override = os.environ.get(RESULTS_VARIABLE)
     if override is not None:
         return _results_folder(override) / "ledger.json"
     here = Path.cwd().resolve()
@@ -293,6 +304,13 @@ def ledger_path() -> Path:
         if (folder / "_toc.yml").is_file():
             return folder / "results" / "ledger.json"
     return here / "results" / "ledger.json"
+
+
+def recording_path() -> Path | None:
+    """Where :func:`record`, :func:`reproduce` and :func:`remove` write when given no ``path``:
+    ``$ACCOUNTLIB_RESULTS/ledger.json`` when that variable is set (see :data:`RESULTS_VARIABLE`), else None:
+    nowhere (the entries are computed, judged and returned, but not stored)."""
+    return ledger_path() if os.environ.get(RESULTS_VARIABLE) is not None else None
 
 
 def printed_tolerance(paper: str) -> float:
@@ -508,8 +526,11 @@ def says_the_same(stored: dict, entry: dict, allowed=None) -> bool:
 
 def _store(entry: dict, path: Path | None, allowed=None) -> dict:
     """Store ``entry`` (replacing the record with its id) and return the stored record. A record that
-    :func:`says_the_same` is kept as it is and the file is not written at all."""
-    path = Path(path) if path else ledger_path()
+    :func:`says_the_same` is kept as it is and the file is not written at all. Without ``path`` the entry goes
+    to :func:`recording_path`; where that is None it is returned and stored nowhere."""
+    path = Path(path) if path else recording_path()
+    if path is None:
+        return entry
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path.with_suffix(".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # chapters run in parallel under papermill sweeps
@@ -609,8 +630,8 @@ def record(
 def remove(ids, path: Path | None = None) -> list[str]:
     """Delete the records with these ids (e.g. after a claim's id was renamed); returns the ids removed."""
     ids = {ids} if isinstance(ids, str) else set(ids)
-    path = Path(path) if path else ledger_path()
-    if not path.is_file():
+    path = Path(path) if path else recording_path()
+    if path is None or not path.is_file():
         return []
     with open(path.with_suffix(".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)

@@ -74,8 +74,8 @@ def test_smallest_variances_chapter_1():
     assert round(smallest_sigma2(13), 1) == number(m[1])
     assert min(range(1, 44), key=smallest_sigma2) == int(m[3])
     assert round(smallest_sigma2(int(m[3])), 3) == number(m[2])
-    claim(text, r"sigma\^2 = 2\.5, the smallest variance of allocation 13 .*the census's smallest variance, 0\.668 in "
-          r"allocation 6")
+    claim(text, r"(σ²|\\u03c3\\u00b2) = 2\.5, the smallest variance of allocation 13 .*the census's smallest variance, "
+          r"0\.668 in allocation 6")  # a caption: jupytext writes its metadata with \u escapes
     assert "census' smallest variance" not in source(text)
 
 
@@ -206,12 +206,22 @@ def test_rule_of_thumb_on_the_whole_stated_grid():
     assert round(largest, 1) == 2.5 and fails_at_one
 
 
-def test_exercise_solution_holds_at_both_levels_it_invites():
-    m = claim("notebooks/06_edgeworth.py", r"Set `target_delta = 1e-(\d+)` \(then `1e-(\d+)`\)")
-    for e in (int(m[1]), int(m[2])):
-        g = edgeworth.discrete_continuous_gap([5, 10], [1, 4], 10.0 ** -e)
-        assert edgeworth.rule_of_thumb_holds(g, [5, 10], constant=3)
-        assert not edgeworth.rule_of_thumb_holds(g, [5, 10], constant=1)
+def test_exercise_solution_holds_at_the_levels_it_names():
+    text = "notebooks/06_edgeworth.py"
+    m = claim(text, r"Set `target_delta = 1e-(\d+)` in the parameters cell")
+    p = claim(text, r"From \$10\^\{-(\d+)\}\$ down to \$10\^\{-(\d+)\}\$ the rule with \$3/\\sigma\^2\$ holds; "
+              r"\$1/\\sigma\^2\$ fails at \$10\^\{-(\d+)\}\$ and \$10\^\{-(\d+)\}\$, for a single mechanism of "
+              r"\$\\sigma\^2 = (\d+)\$")
+    assert int(p[1]) <= int(m[1]) <= int(p[2])  # the exercise's level is among those the solution speaks for
+    gaps = {e: edgeworth.discrete_continuous_gap([5, 10], [1, 4], 10.0 ** -e) for e in range(int(p[1]), int(p[2]) + 1)}
+    assert all(edgeworth.rule_of_thumb_holds(g, [5, 10], constant=3) for g in gaps.values())
+    for e in (int(p[3]), int(p[4])):
+        assert not edgeworth.rule_of_thumb_holds(gaps[e], [5, 10], constant=1)
+        assert gaps[e][[5, 10].index(int(p[5]))][0] >= 1 / int(p[5])  # m = 1 at that σ² is where it fails
+    f = claim(text, r"Go further, to \$\\delta = 10\^\{-(\d+)\}\$, and even \$3/\\sigma\^2\$ fails, at "
+              r"\$\\sigma\^2 = (\d+)\$, \$m = (\d+)\$")
+    deeper = edgeworth.discrete_continuous_gap([int(f[2])], [int(f[3])], 10.0 ** -int(f[1]))
+    assert deeper[0][0] >= 3 / int(f[2])
 
 
 # --- derivations page -------------------------------------------------------------------------------------------
@@ -457,3 +467,136 @@ def test_dpsgd_ablation_sentences_agree_with_the_stored_runs():
     assert dpsgd.MODEL["kernel_size"] == 5 and ablation.VARIANTS["kernel5"][0]["kernel_size"] == 5
     first = ROOT / "results" / "dpsgd" / "fashion-mnist" / "first-model-3x3"
     assert len(list(first.glob("eps=*/*.json"))) * 2 + len(list(first.glob("clip_only/*.json"))) == 75
+
+
+# --- the redistricting chapter: the swing of the exact curve about the continuous Gaussian ----------------------
+
+def _extrema(xs, ys):
+    return [(x, "max" if y > before else "min") for before, (x, y), after in zip(ys, zip(xs[1:], ys[1:]), ys[2:])
+            if (y - before) * (after - y) < 0]
+
+
+@pytest.mark.slow
+def test_the_swing_of_the_worst_persons_pair_has_the_period_the_text_states():
+    """The right panel of the redistricting chapter's profile figure: the exact δ of the deciding pair over the
+    continuous Gaussian's, on the figure's grid (97 points for ε from 10 to 22); the text's period and extrema."""
+    from accountlib.applications.census import pl94
+    from accountlib.theory.conversions import gaussian_delta
+
+    text = "notebooks/13_redistricting.py"
+    m = claim(text, r"the swing has a period of about ([\d.]+) in \$\\varepsilon\$, with maxima near "
+              r"\$\\varepsilon = ([\d.]+)\$ and \$([\d.]+)\$ and minima near \$([\d.]+)\$ and \$([\d.]+)\$")
+    first, last, count = claim(text, r"figure_eps = \((\d+), (\d+), (\d+)\)").groups()
+    claim(text, r"the path with Tract and Block absorbed against the path with every level absorbed")
+    pair = ("absorbed-Tract-Block", "absorbed-County-Tract-Block_Group-Block")
+    rho = float(pl94.certificate("pl94-persons")["rho"])
+    grid = [Fraction(str(e)) for e in np.round(np.linspace(int(first), int(last), int(count)), 6)]
+    points = Composition(pl94.pl94_rhos("pl94-persons", *pair)).delta(grid)
+    eps = [float(e) for e in grid]
+    ratio = [float(p.delta) / gaussian_delta(e, rho) for p, e in zip(points, eps)]
+    found = _extrema(eps, ratio)
+    step = eps[1] - eps[0]
+    for value, kind in ((m[2], "max"), (m[3], "max"), (m[4], "min"), (m[5], "min")):
+        assert any(abs(x - number(value)) <= step and k == kind for x, k in found), (value, kind, found)
+    maxima = [x for x, k in found if k == "max"]
+    minima = [x for x, k in found if k == "min"]
+    periods = np.diff(maxima).tolist() + np.diff(minima).tolist()
+    assert periods and round(float(np.mean(periods)), 1) == number(m[1]), (periods, found)
+    assert max(abs(r - 1) for r in ratio) < 0.02  # "within two percent, on either side"
+    assert min(ratio) < 1 < max(ratio)
+
+
+# --- which conversion of ρ-zCDP each release used ---------------------------------------------------------------
+
+def test_each_release_is_said_to_use_the_conversion_it_used():
+    """The DHC's 26.34 at δ = 1e-10 is the classical ρ + 2√(ρ log 1/δ) of ρ = 4.9622; the redistricting data's
+    certificates (P.L. 94-171) are Canonne, Kamath and Steinke's tighter conversion of their ρ, not the classical
+    one. The primer, the notation page and the library say so, and no text says the Bureau uses one conversion."""
+    from accountlib.applications.census import pl94
+
+    assert f"{zcdp_epsilon(census.TOTAL_RHO, 1e-10):.2f}" == "26.34" != f"{zcdp_epsilon_via_rdp(4.9622, 1e-10):.2f}"
+    for release in ("pl94-persons", "pl94-units", "pl94-persons-pr", "pl94-units-pr"):
+        c = pl94.certificate(release)
+        cks, classical = zcdp_epsilon_via_rdp(float(c["rho"]), 1e-10), zcdp_epsilon(float(c["rho"]), 1e-10)
+        assert f"{cks:.2f}" == c["epsilon_printed"] != f"{classical:.2f}", (release, cks, classical)
+    primer = "notebooks/00_primer.py"
+    claim(primer, r"The conversion the Census Bureau used for the 2020 DHC File \(the census chapters' release\) is "
+          r"```\{prf:proposition\} From \$\\rho\$-zCDP to \$\(\\varepsilon, \\delta\)\$-DP")
+    claim(primer, r"the Bureau's redistricting data \(P\.L\. 94-171\) were converted that way, by Canonne, Kamath and "
+          r"Steinke's tighter bound")
+    claim("book/notation.md", r"\$\\rho \+ 2\\sqrt\{\\rho\\log\(1/\\delta\)\}\$, the conversion of \$\\rho\$-zCDP the "
+          r"Census Bureau used for the DHC")
+    from accountlib.theory import conversions
+    assert "used for the 2020 DHC" in conversions.zcdp_epsilon.__doc__ and "P.L. 94-171" in conversions.zcdp_epsilon.__doc__
+    for path, text in pages():
+        assert not re.search(r"(conversion|what) the (Census )?Bureau (uses|reports)", " ".join(text.split())), path
+
+
+# --- one citation per formula: the census pair's profile is the sieve paper's Proposition 3.3 ------------------
+
+def _sieve_paper() -> str | None:
+    """The sieve paper's text, where this checkout can see it (it is not shipped with the repository)."""
+    import os
+
+    folder = Path(os.environ.get("ACCOUNTLIB_PAPERS", ROOT.parent / "shared" / "papers"))
+    found = sorted(folder.glob("sieve*.md")) if folder.is_dir() else []
+    return found[0].read_text(encoding="utf-8") if found else None
+
+
+def _library_and_pages() -> list[tuple[str, str]]:
+    files = [*sorted((ROOT / "accountlib").rglob("*.py")), *sorted((ROOT / "book" / "accountbook").rglob("*.py")),
+             *sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py")), *sorted((ROOT / "book").glob("*.md"))]
+    return [(str(p.relative_to(ROOT)), " ".join(p.read_text(encoding="utf-8").replace("#", " ").split())) for p in files]
+
+
+def test_the_census_profile_formula_has_one_citation():
+    """δ(ε) = P(S > ε/ρ − 1) − e^ε P(S > ε/ρ + 1) is the sieve paper's Proposition 3.3 (§3.2), everywhere the book or
+    the library cites it; the trade-off curve its Proposition 3.4. Every proposition of the sieve paper that a text
+    cites exists in the paper."""
+    m = claim("notebooks/02_fourier_inversion.py", r"This is the sieve paper's Proposition (\d\.\d) \(§3\.2\)")
+    d = claim("book/derivations.md", r"affine function of \$S\$, so \(sieve paper §3\.2, Proposition (\d\.\d)\)")
+    t = claim("book/derivations.md", r"the trade-off curve is traced by \(sieve paper §3\.2, Proposition (\d\.\d)\)")
+    assert m[1] == d[1] == "3.3" and t[1] == "3.4"
+    from accountlib.engine import smoothed
+    from accountlib.theory import accounting, composition
+    for doc in (accounting.delta.__doc__, composition.__doc__, composition.Composition.__doc__, smoothed.__doc__):
+        assert "§3.2, Prop. 3.3" in " ".join(doc.split())
+    cited = set()
+    for path, text in _library_and_pages():
+        assert not re.search(r"sieve paper[^.;)]{0,30}Props?\.\s*2\.1", text), path  # the paper has no Prop. 2.1
+        assert "Props. 3.3–3.4" not in text, path
+        for found in re.finditer(r"sieve paper(?:'s)?[^.;)]{0,30}?\b(?:Prop\.|Props\.|Propositions?)\s*(\d\.\d+)", text):
+            cited.add(found[1])
+    paper = _sieve_paper()
+    if paper is None:
+        pytest.skip("the sieve paper's text is not in this checkout (ACCOUNTLIB_PAPERS)")
+    assert "as stated in Propositions 3.3 and 3.4" in paper
+    assert "According to Proposition 3.3, an effective numerical error tolerance should be much smaller than" in paper
+    assert re.search(r"Proof of Proposition 3\.4 \$\$ \\begin\{aligned\}\\displaystyle\\alpha_\{kl\}", paper)
+    assert all(f"Proposition {number}" in paper for number in cited), sorted(cited)
+
+
+# --- the foundations chapter's census paragraph -----------------------------------------------------------------
+
+def test_the_foundations_census_paragraph_defines_its_terms_and_counts_right():
+    text = "notebooks/14_foundations.py"
+    m = claim(text, r"cells along the record's \*\{term\}`geographic path`\*, the units that contain its block, one per "
+              r"level\. The budgets \$\\rho_i\$ of those cells form an \*\{term\}`allocation`\*, a table of (\d+) queries "
+              r"by (\d+) levels that the primer defines \(\{prf:ref\}`def-allocation`\)\. The DHC File uses (\d+) "
+              r"allocations, .*?allocation 13, the table the sieve paper prints, uses all (\d+) cells, the others "
+              r"between (\d+) and (\d+)\.")
+    counts = {k: sum(1 for r in census.load_allocation(k) if r) for k in census.ALLOCATIONS}
+    assert int(m[1]) * int(m[2]) == len(census.load_allocation(13)) == counts[13] == int(m[4])
+    assert len(census.ALLOCATIONS) == int(m[3])
+    others = [c for k, c in counts.items() if k != 13]
+    assert (min(others), max(others)) == (int(m[5]), int(m[6]))
+    # the terms are linked where the chapter first uses them (the primer, which defines them, comes after it)
+    prose = source(text)
+    for term in ("allocation", "path"):
+        first = re.search(rf"\b{term}s?\b", prose)
+        assert first and prose[max(0, first.start() - 30):first.start()].rstrip().endswith(("{term}`", "geographic")), \
+            (term, prose[max(0, first.start() - 60):first.end() + 20])
+    claim(text, r"The Bureau's published \$\\rho = 4\.9622\$ for the DHC File is the replace value \(every one of its "
+          r"43 allocations sums to it\)")
+    assert {sum(census.load_allocation(k)) for k in census.ALLOCATIONS} == {Fraction("4.9622")}
+    claim(text, r"the census uses replace, and the DHC File's \$\\rho = 4\.9622\$ is the replace value")

@@ -188,7 +188,7 @@ def test_data_lookup_order_and_quick_subset(tmp_path, monkeypatch):
     found = dpsgd.load_data(tmp_path / "empty")  # data_dir without the files: the installed copy, said so
     assert found.name == "Fashion-MNIST" and "installed copy" in found.note
     quick = dpsgd.load_data(None, subsample=20)
-    assert quick.x_train.shape[0] == 20 and "quick subset" in quick.name and "QUICK RUN" in quick.note
+    assert quick.x_train.shape[0] == 20 and "quick subset" in quick.name and "of these, a random 20 training" in quick.note
     assert dpsgd.load_data(None, dataset="digits").name == "scikit-learn digits"
     monkeypatch.setattr(dpsgd.data, "SYSTEM_DATA_DIR", tmp_path / "nowhere")
     fallback = dpsgd.load_data(None)  # no whole data set: the shipped sample, and the note says how to install it

@@ -412,3 +412,26 @@ def test_the_ledger_page_indexes_every_entry_and_shows_the_fails_first():
     failing = [e["id"] for e in entries if e["verdict"] == "fail"]
     assert failing and all(f'href="#{name}"' in fails for name in failing)
     assert text.index("## The fails") < text.index("## Sieve")
+
+
+def test_only_a_run_that_names_the_results_folder_records(tmp_path, monkeypatch):
+    """A reader's run (make lab, papermill, an exercise's change: ACCOUNTLIB_RESULTS unset) computes and judges its
+    claims but writes no ledger, not even the book's; the book build, which sets the variable, records there."""
+    book = tmp_path / "book"
+    (book / "results").mkdir(parents=True)
+    (book / "_toc.yml").write_text("root: intro\n")
+    committed = book / "results" / "ledger.json"
+    ledger.record("x", source="paper §1", paper="0.19", ours=0.1896, tolerance="printed", path=committed)
+    committed.with_suffix(".lock").unlink()
+    before = committed.read_text()
+    monkeypatch.chdir(book)
+    monkeypatch.delenv("ACCOUNTLIB_RESULTS", raising=False)
+    assert ledger.ledger_path() == committed and ledger.recording_path() is None
+    entry = ledger.record("x", source="paper §1", paper="0.19", ours=0.25, tolerance="printed")
+    assert entry["verdict"] == "fail" and committed.read_text() == before  # judged, stored nowhere
+    assert ledger.remove(["x"]) == [] and committed.read_text() == before
+    assert sorted(p.name for p in (book / "results").iterdir()) == ["ledger.json"]  # no lock file either
+    monkeypatch.setenv("ACCOUNTLIB_RESULTS", str(book / "results"))
+    assert ledger.recording_path() == committed
+    ledger.record("x", source="paper §1", paper="0.19", ours=0.25, tolerance="printed")
+    assert ledger.load(committed)[0]["verdict"] == "fail"

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from .results import N_SWEEP, PAPER_TARGETS, Q_SWEEP, _t_interval, endpoint_contrast, paper_settings, seedwise_trend
+from .results import N_SWEEP, PAPER_TARGETS, Q_SWEEP, t_interval, endpoint_contrast, paper_settings, seedwise_trend
 
 def calibration_checks(targets=PAPER_TARGETS, settings=None, *, tolerance: float = 1e-10) -> dict:
     """The numerical checks of the calibration that the unifying paper reports in Appendix D.4.1.
@@ -50,7 +50,7 @@ TABLE_SETTINGS = ((0.0075, 500), (0.01, 500), (0.02, 500), (0.05, 500), (0.01, 2
 
 def _cell_tolerance(values) -> float:
     """√2 × the 95% Student-t half-width of a five-seed mean: the seed spread of ours and of the paper's mean."""
-    return math.sqrt(2) * _t_interval(values)[1]
+    return math.sqrt(2) * t_interval(values)[1]
 
 
 def _seeds_trained(by_setting: dict, epsilon: float, along: str) -> str:
@@ -106,13 +106,13 @@ def record_ledger(fashion: list[dict], *, calibration_checks: dict, digits: list
                 "ours": f"{loss.mean():.4f}", "tolerance": f"abs:{_cell_tolerance(loss):.4f}", "fields": seeds}
         d_acc = 100 * (final["rdp"]["accuracy"] - final["zcdp"]["accuracy"])
         d_loss = final["zcdp"]["cross_entropy"] - final["rdp"]["cross_entropy"]
-        half = _t_interval(d_acc)[1]
+        half = t_interval(d_acc)[1]
         # the paired gain is judged on its own seed spread: the paper's mean must lie in our 95% interval
         gain = "unifying.5.2.accuracy_gain_q=0.005" if epsilon == 3.0 else f"{head}.accuracy_gain_q=0.005"
         values[gain] = {"ours": f"{d_acc.mean():.3f}", "tolerance": f"abs:{half:.3f}",
                         "fields": {**seeds, "half": f"{half:.2f}", "ours": f"{d_acc.mean():.2f}"}}
         values[f"{head}.loss_gap_q=0.005"] = {
-            "ours": f"{d_loss.mean():.4f}", "tolerance": f"abs:{math.sqrt(2) * _t_interval(d_loss)[1]:.4f}",
+            "ours": f"{d_loss.mean():.4f}", "tolerance": f"abs:{math.sqrt(2) * t_interval(d_loss)[1]:.4f}",
             "fields": seeds}
 
     # |Acc_R − Acc_0| < 0.08 at all nine settings (§5.2), judged on the paired difference's 95% interval at each:
@@ -123,7 +123,7 @@ def record_ledger(fashion: list[dict], *, calibration_checks: dict, digits: list
         if all(len(group) >= 5 for group in trained.values()):
             closest = {}
             for (q, n), group in trained.items():
-                mean, half = _t_interval([100 * (r["runs"]["rdp"]["accuracy"] - r["runs"]["clip_only"]["accuracy"])
+                mean, half = t_interval([100 * (r["runs"]["rdp"]["accuracy"] - r["runs"]["clip_only"]["accuracy"])
                                           for r in group])
                 closest[q, n] = (max(abs(mean) - half, 0.0), mean, half)
             (q, n), (least, mean, half) = max(closest.items(), key=lambda item: item[1][0])
@@ -240,8 +240,9 @@ def agreement_summary(entries: list[dict]) -> list[str]:
         e = by_id.get(ident)
         if e and e["verdict"] in ("pass", "fail"):
             half = str(e["tolerance"]).split()[-1].removeprefix("abs:")  # stored as "absolute 2.25"
+            places = len(half.partition(".")[2])  # ours at the digits of its half-width
             lines.append(f"The paired accuracy gain Acc_R − Acc_Z at the headline setting and ({eps}, 1e-5): ours "
-                         f"{e['ours']} ± {half} points, the paper's {e['paper']} "
+                         f"{float(e['ours']):.{places}f} ± {half} points, the paper's {e['paper']} "
                          + ("inside our 95% interval." if e["verdict"] == "pass" else "outside our 95% interval."))
     for eps in (3, 5):
         e = by_id.get(f"unifying.D4.eps={eps}.rdp_vs_clip_only")

@@ -172,8 +172,7 @@ def _subsample(data: Dataset, size: int | None, seed: int) -> Dataset:
     train = np.sort(rng.permutation(len(data.y_train))[:size])
     test = np.sort(rng.permutation(len(data.y_test))[:max(size // 5, 10)])
     return Dataset(f"{data.name} (quick subset)", data.x_train[train], data.y_train[train], data.x_test[test], data.y_test[test],
-                   data.note + f"; QUICK RUN on a random subset of {len(train):,} training and {len(test):,} test "
-                   "images")
+                   data.note + f"; of these, a random {len(train):,} training and {len(test):,} test images")
 
 
 def data_slug(name: str) -> str:

@@ -51,7 +51,7 @@ def load_results(out_dir) -> list[dict]:
     return sorted(results, key=lambda r: (r["epsilon"], r["delta"], r["q"], r["steps"], r["seed"]))
 
 
-def _t_interval(values) -> tuple[float, float]:
+def t_interval(values) -> tuple[float, float]:
     """Mean and Student-t 95% half-width (nan with fewer than two values)."""
     from scipy import stats
 
@@ -102,9 +102,9 @@ def summarise(results: list[dict]) -> list[dict]:
                 values = scale * np.array([r["runs"][name][key] for r in group], dtype=float)
                 final[name, key] = values if not bad else np.full(len(group), math.nan)
                 row[f"{label}_{letter}"], row[f"{label}_{letter}_half"] = (
-                    _t_interval(values) if not bad else (math.nan, math.nan))
-        row["dL"], row["dL_half"] = _t_interval(final["zcdp", "cross_entropy"] - final["rdp", "cross_entropy"])
-        row["dAcc"], row["dAcc_half"] = _t_interval(final["rdp", "accuracy"] - final["zcdp", "accuracy"])
+                    t_interval(values) if not bad else (math.nan, math.nan))
+        row["dL"], row["dL_half"] = t_interval(final["zcdp", "cross_entropy"] - final["rdp", "cross_entropy"])
+        row["dAcc"], row["dAcc_half"] = t_interval(final["rdp", "accuracy"] - final["zcdp", "accuracy"])
         rows.append(row)
     return rows
 
