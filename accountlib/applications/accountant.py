@@ -18,6 +18,16 @@ either direction (there is no safe direction to round without a monotonicity the
 The price is the lattice: several distinct σ with long binary expansions may need a lattice beyond the
 engine's limits, which is refused with the engine's own one-line error; one σ composed any number of times
 (the case of calibration) is always one term.
+
+Neighbouring relations. An event's ``sensitivity`` C is, as in dp_accounting's events (its
+``DiscreteLaplaceDpEvent``: "if the L_1 norm of the values are bounded ||v_i||_1 <= C, the sensitivity is C"),
+the bound on one record's contribution v_i to the released sum. Adding or removing a record, or replacing it by
+the special zero record (``ADD_OR_REMOVE_ONE``, ``REPLACE_SPECIAL``), moves the sum by v_i: a shift of at most C.
+Replacing it by any other record (``REPLACE_ONE``) moves it by v_i − v'_i: a shift of at most 2C, attained by
+contributions of both signs, so this accountant composes each event at shift 2C there (erring towards less
+privacy; Dwork & Roth 2014, Def. 3.1 with neighbours at Hamming distance one). A counting query — each
+contribution 0 or 1 — moves by at most 1 under either relation, so its replace-one δ is its add/remove one: give
+it to an ``ADD_OR_REMOVE_ONE`` accountant rather than pay the doubled shift.
 """
 
 from __future__ import annotations
@@ -37,9 +47,9 @@ except ImportError as error:  # pragma: no cover - the extra is missing
 
 from ..infrastructure.numbers import as_bounded_float, as_fraction, as_probability
 from ..theory.accounting import epsilon as certified_epsilon
-from ..theory.composition import Composition
+from ..theory.composition import MAX_EPSILON, Composition
 
-__all__ = ["CertifiedDiscreteGaussianAccountant", "DiscreteGaussianDpEvent", "exact_budget"]
+__all__ = ["CertifiedDiscreteGaussianAccountant", "DiscreteGaussianDpEvent", "exact_budget", "SHIFT_PER_SENSITIVITY"]
 
 
 if hasattr(dp_event, "DiscreteGaussianDpEvent"):  # dp_accounting's own, where it has one
@@ -55,6 +65,12 @@ else:
 
 
 _DISCRETE = tuple({DiscreteGaussianDpEvent, getattr(dp_event, "DiscreteGaussianDpEvent", DiscreteGaussianDpEvent)})
+
+
+SHIFT_PER_SENSITIVITY = {NeighboringRelation.ADD_OR_REMOVE_ONE: 1, NeighboringRelation.REPLACE_SPECIAL: 1,
+                         NeighboringRelation.REPLACE_ONE: 2}
+"""How far neighbouring data move a query of sensitivity C, in units of C, under each relation (module docstring):
+the integer shift the composition is computed at."""
 
 
 def exact_budget(sigma) -> Fraction:
@@ -86,10 +102,11 @@ class CertifiedDiscreteGaussianAccountant(PrivacyAccountant):
 
     def __init__(self, neighboring_relation: NeighboringRelation = NeighboringRelation.ADD_OR_REMOVE_ONE, *,
                  rel_tol: float = 1e-9, epsilon_tol: float = 1e-9):
+        if neighboring_relation not in SHIFT_PER_SENSITIVITY:
+            raise ValueError(f"neighboring_relation must be one of {', '.join(r.name for r in SHIFT_PER_SENSITIVITY)} "
+                             f"(the shift of a query of sensitivity C: C, C, 2C); got {neighboring_relation!r}")
         super().__init__(neighboring_relation)
-        if neighboring_relation not in (NeighboringRelation.ADD_OR_REMOVE_ONE, NeighboringRelation.REPLACE_ONE):
-            raise ValueError(f"neighboring_relation must be ADD_OR_REMOVE_ONE or REPLACE_ONE; got "
-                             f"{neighboring_relation}")
+        self._shift = SHIFT_PER_SENSITIVITY[neighboring_relation]
         self._terms: dict[tuple[Fraction, int], int] = {}  # (ρ, sensitivity) → count
         self._rel_tol, self._epsilon_tol = rel_tol, epsilon_tol
         self._pair = None
@@ -114,7 +131,7 @@ class CertifiedDiscreteGaussianAccountant(PrivacyAccountant):
             except ValueError as error:
                 return self.CompositionErrorDetails(invalid_event=event, error_message=str(error))
             if do_compose and count > 0:
-                key = (rho, sensitivity)
+                key = (rho, sensitivity * self._shift)
                 self._terms[key] = self._terms.get(key, 0) + count
                 self._pair = None
             return None
@@ -138,9 +155,8 @@ class CertifiedDiscreteGaussianAccountant(PrivacyAccountant):
         pair = self._composition()
         if pair is None:
             return 0.0
-        target_epsilon = as_bounded_float(target_epsilon, "target_epsilon", smallest=0)
-        if not target_epsilon > 0:
-            raise ValueError(f"target_epsilon must be > 0; got {target_epsilon!r}")
+        target_epsilon = as_bounded_float(target_epsilon, "target_epsilon", smallest=0, largest=MAX_EPSILON,
+                                          strict=False)  # δ(0): the total variation distance
         (point,) = pair.delta([Fraction(target_epsilon)], rel_tol=self._rel_tol)
         return min(1.0, _round_up(point.delta + point.error_bound))
 

@@ -30,38 +30,43 @@ def add_parser(sub) -> None:
                            "rather than print a looser one.")
     add_composition_arguments(delta)
     delta.add_argument("--eps", nargs="+", action=Once, type=number("eps"), required=True, metavar="E",
-                       help=f"ε values in (0, {MAX_EPSILON}], decimals or fractions, e.g. 26.34 or 1317/50")
+                       help=f"ε values in [0, {MAX_EPSILON}], decimals or fractions, e.g. 26.34 or 1317/50 (δ(0) is the "
+                       "total variation distance)")
     delta.add_argument("--rel-tol", action=Once, type=number("rel-tol"), default=Fraction(1, 10**6), metavar="R",
                        help=f"relative accuracy, in [{SMALLEST_REL_TOL:g}, 0.5] (default 1e-6); an unmet "
                        "tolerance is an error (exit 2)")
+    delta.add_argument("--best-effort", action="store_true", help="print a bound that misses --rel-tol instead of "
+                       "failing, with a shortfall column naming why (node cap, precision, underflow)")
     delta.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
     delta.set_defaults(handler=run)
 
 
 def run(args) -> int:
     """δ(ε) at each ``--eps``, printed with the digits its bound supports; a bound that misses ``--rel-tol`` fails."""
-    bad = [decimal_string(e, 6) for e in args.eps if e <= 0 or e > MAX_EPSILON]
+    bad = [decimal_string(e, 6) for e in args.eps if e < 0 or e > MAX_EPSILON]
     if bad:
-        fail(f"--eps values must be > 0 and at most {MAX_EPSILON} (the largest supported ε); got {', '.join(bad)}")
+        fail(f"--eps values must be in [0, {MAX_EPSILON}] (δ(0) is the total variation distance; {MAX_EPSILON} the "
+             f"largest supported ε); got {', '.join(bad)}")
     rel_tol = tolerance(args.rel_tol, "rel-tol")
     pair = composition(args)
     points = pair.delta(args.eps, rel_tol=max(rel_tol / 2, SMALLEST_REL_TOL))
     rows = certified_rows(points, KEYS, lambda value, bound: bound <= exact_tolerance(rel_tol, value) * value,
-                          lambda p: uncertified(pair, p, rel_tol), lambda value: abs(value) * mpmath.mpf("1e-45"))
-    return emit_rows(args, rows, KEYS)
+                          lambda p: uncertified(pair, p, rel_tol), lambda value: abs(value) * mpmath.mpf("1e-45"), args.best_effort)
+    return emit_rows(args, rows, KEYS + ("shortfall",) * args.best_effort)
 
 
 def uncertified(pair, point, rel_tol: float) -> str:
     """The one-line error of a δ(ε) whose bound misses --rel-tol: the certified upper bound, and where the ε of
     these budgets is certified to a relative accuracy."""
-    where = f"could not certify --rel-tol {rel_tol:g} at ε = {decimal_string(point.epsilon, 10)}"
+    why = f" ({point.shortfall})" if getattr(point, "shortfall", None) else ""
+    where = f"could not certify --rel-tol {rel_tol:g} at ε = {decimal_string(point.epsilon, 10)}{why}"
     if point.delta > point.error_bound:
         return (f"{where}: the best certified bound is {decimal_string(point.error_bound, 3)} on δ = "
-                f"{decimal_string(point.delta, 6)}; loosen --rel-tol")
+                f"{decimal_string(point.delta, 6)}; loosen --rel-tol, or print it flagged with --best-effort")
     with mpmath.workdps(30):
         upper = mpmath.nstr(mpmath.mpf(point.delta) + point.error_bound, 3, min_fixed=-4, max_fixed=6)
     limit = pair.relative_epsilon_limit()
     if limit is None or exact_rational(point.epsilon) < limit:
-        return f"{where}: only the certified upper bound δ ≤ {upper} was reached; loosen --rel-tol"
+        return f"{where}: only the certified upper bound δ ≤ {upper} was reached; loosen --rel-tol, or print it flagged with --best-effort"
     return (f"{where}: only the certified upper bound δ ≤ {upper} (the rigorous sub-Gaussian tail bound); --eps "
             f"below {decimal_string(limit, 10)} is certified to a relative accuracy for these budgets")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from . import Once, add_composition_arguments, composition, decimal, emit_rows, number, tolerance
+from . import Once, add_composition_arguments, composition, decimal, emit_rows, fail, number, tolerance
 
 __all__ = ["add_parser", "run"]
 
@@ -33,7 +33,14 @@ def run(args) -> int:
     """The ε interval of each ``--delta``."""
     from ..theory.accounting import epsilon
 
+    from ..theory.targets import as_target_delta
+
     abs_tol = tolerance(args.abs_tol, "abs-tol")  # the one validator of an absolute tolerance, as tradeoff's
+    for d in args.delta:
+        try:
+            as_target_delta(d, "--delta values")
+        except ValueError as error:
+            fail(str(error))
     pair = composition(args)
     rows = []
     for d in args.delta:

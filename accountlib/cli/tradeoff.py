@@ -33,6 +33,8 @@ def add_parser(sub) -> None:
     trade.add_argument("--abs-tol", action=Once, type=number("abs-tol"), default=Fraction(1, 10**25), metavar="T",
                        help=f"absolute accuracy, in [{SMALLEST_ABS_TOL:g}, 0.5] (default 1e-25); an unmet "
                        "tolerance is an error (exit 2)")
+    trade.add_argument("--best-effort", action="store_true", help="print a bound that misses --abs-tol instead of "
+                       "failing, with a shortfall column naming why (node cap, precision, underflow)")
     trade.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
     trade.set_defaults(handler=run)
 
@@ -45,7 +47,8 @@ def run(args) -> int:
     abs_tol = tolerance(args.abs_tol, "abs-tol")
     points = composition(args).tradeoff(args.alpha, abs_tol=max(abs_tol / 2, SMALLEST_ABS_TOL))
     rows = certified_rows(points, KEYS, lambda value, bound: bound <= exact_tolerance(abs_tol, bound),
-                          lambda p: f"could not certify --abs-tol {abs_tol:g} at α = {decimal_string(p.alpha, 10)}: "
-                          f"the best certified bound is {decimal_string(p.error_bound, 3)}; loosen --abs-tol",
-                          lambda value: mpmath.mpf("1e-75"))
-    return emit_rows(args, rows, KEYS)
+                          lambda p: f"could not certify --abs-tol {abs_tol:g} at α = {decimal_string(p.alpha, 10)}"
+                          f"{f' ({p.shortfall})' if p.shortfall else ''}: "
+                          f"the best certified bound is {decimal_string(p.error_bound, 3)}; loosen --abs-tol, or print it flagged with --best-effort",
+                          lambda value: mpmath.mpf("1e-75"), args.best_effort)
+    return emit_rows(args, rows, KEYS + ("shortfall",) * args.best_effort)

@@ -209,9 +209,14 @@ class CertifiedTails:
         the rest start from an engine at :data:`START_ACCURACY` (:data:`COARSE_START_ACCURACY` for a batch of at
         least :data:`COARSE_START_BATCH` requests) and are recomputed with
         Δ ≈ rel_tol·lower/(2·gain) (``_needed_accuracy``, :func:`next_accuracy`) until met or at the floor.
+        A request the contour could not meet keeps its narrowest certified bound from either path (the caller
+        flags it); one whose certified lower bound needs Δ below the untilted floor 1e-300 is not sent to the
+        untilted engines at all (they could only return 0 with a wider bound).
         """
         requests = [tuple(int(j) for j in r) for r in requests]
         points: dict[int, object] = {}
+        narrowest: dict[int, tuple] = {}  # request → (point, bound): the tilted contour's narrowest unmet bound
+        out_of_reach: dict[int, bool] = {}
         deep = [i for i, r in enumerate(requests) if self.is_deep(r[0])]
         for j_tol in TILT_TOLERANCES:
             todo = [i for i in deep if i not in points]
@@ -226,6 +231,13 @@ class CertifiedTails:
                 k += n
                 if bound <= rel_tol * value:
                     points[i] = point
+                elif i not in narrowest or bound < narrowest[i][1]:
+                    narrowest[i] = (point, bound)
+                    # its certified lower bound says whether an untilted engine (Δ ≥ 1e-300) could meet rel_tol
+                    out_of_reach[i] = bool(value > bound and (value - bound) * rel_tol / (2 * gains[i]) < SMALLEST_ACCURACY)
+        for i, (point, _) in narrowest.items():  # best effort: the tilted contour's narrowest bound, unless bettered
+            if i not in points and out_of_reach[i]:
+                points[i] = point
         accuracy = COARSE_START_ACCURACY if len(requests) >= COARSE_START_BATCH else START_ACCURACY
         todo = [i for i in range(len(requests)) if i not in points]
         while todo:
@@ -238,8 +250,13 @@ class CertifiedTails:
                 n = len(requests[i])
                 point, value, bound = combine(digits, i, tails[k:k + n])
                 k += n
+                met = bound <= rel_tol * value
+                if not met and i in narrowest:  # an unmet bound never replaces a narrower one
+                    if bound < narrowest[i][1]:
+                        narrowest[i] = (point, bound)
+                    point = narrowest[i][0]
                 points[i] = point
-                if not bound <= rel_tol * value:
+                if not met:
                     needed[i] = _needed_accuracy(value, bound, rel_tol, gains[i], accuracy)
             if not needed or engine.accuracy <= SMALLEST_ACCURACY:
                 break
@@ -308,9 +325,42 @@ class SmoothedTails:
         self.engine = SmoothedProfile(groups, rho, max_nodes=max_nodes)
         self._finest: dict = {}  # ε → the result at the finest η the node cap allows (computed once)
 
-    def delta(self, epsilon, *, rel_tol: float = 1e-6):
+    def planned_nodes(self, epsilon, *, rel_tol: float = 1e-6) -> int:
+        """The cost estimate of :meth:`delta`: the contour nodes of its second pass (the η chosen for ``rel_tol``
+        from a first, coarse pass of a few hundred nodes), found before that pass's sum; 0 when the first pass
+        settles δ or no contour applies. Each later pass (at most :data:`SMOOTHING_PASSES`) follows a missed
+        one, and the node cap bounds every pass."""
+        from .smoothed import DegenerateContour, TooManyNodes
+
+        engine = self.engine
+        epsilon = Fraction(epsilon)
+        s0, tau, prefactor, lp_rad = engine.start(epsilon)
+        with mpmath.workdps(40):
+            b = float(engine.rho)
+            eta_max = 0.4 / b
+            eta = min(eta_max, SMOOTHING_START)
+            try:
+                first = engine.evaluate(epsilon, s0, tau, prefactor, lp_rad, eta, prefactor * 1e-3 / 4, b)
+                lower = first.delta - first.error_bound
+                estimate = lower if lower > 0 else first.delta / 2
+                if not estimate > 0:
+                    return 0
+                g = max(first.terms["G"], estimate * mpmath.mpf(10) ** -30)
+                cap1 = mpmath.sqrt(rel_tol * estimate * eta * math.sqrt(2 * math.pi) / (2 * b * g))
+                cap2 = mpmath.sqrt(rel_tol * estimate / (b * b * prefactor))
+                eta = float(min(0.7 * min(cap1, cap2), eta, eta_max))
+                engine.evaluate(epsilon, s0, tau, prefactor, lp_rad, eta, rel_tol * estimate / 4, b, node_limit=0)
+            except TooManyNodes as planned:
+                return planned.nodes
+            except (DegenerateContour, OverflowError, ZeroDivisionError, FloatingPointError):
+                return 0
+        return 0
+
+    def delta(self, epsilon, *, rel_tol: float = 1e-6, best_effort: bool = True):
         """δ(ε) with error_bound ≤ rel_tol·δ, or the narrowest certified bound the node cap allows (then
-        ``terms["capped"]`` is True). Where float64 cannot carry the contour's scales (δ far below 1e-280 of the
+        ``terms["capped"]`` is True). With ``best_effort=False`` a pass that would exceed the node cap ends the work
+        at once: the bound reached so far is returned, capped (what a caller that refuses an unmet tolerance
+        needs, in a second rather than the cap's half-minute). Where float64 cannot carry the contour's scales (δ far below 1e-280 of the
         Chernoff bound, a huge tilt) the answer is the certified bracket [0, M(τ)e^{−τs₀}]
         (``terms["chernoff_only"]``). A :class:`~accountlib.engine.smoothed.SmoothedDelta`.
 
@@ -333,6 +383,8 @@ class SmoothedTails:
                 try:
                     result = engine.evaluate(epsilon, s0, tau, prefactor, lp_rad, eta, target / 4, b)
                 except TooManyNodes as too_fine:
+                    if not best_effort:
+                        return self._capped(best if best is not None else engine.chernoff_only(epsilon, prefactor, lp_rad))
                     finest = self._finest_result(epsilon, s0, tau, prefactor, lp_rad, eta, eta_max, target / 4, b,
                                                  too_fine.nodes)
                     return intersect(best, finest)
@@ -355,6 +407,13 @@ class SmoothedTails:
                 if not eta > 1e-15:
                     return best
             return best
+
+    @staticmethod
+    def _capped(result):
+        """``result`` marked as stopped by the node cap."""
+        from .smoothed import SmoothedDelta
+
+        return SmoothedDelta(result.epsilon, result.delta, result.error_bound, {**result.terms, "capped": True})
 
     def _finest_result(self, epsilon, s0, tau, prefactor, lp_rad, eta, eta_max, budget, b, nodes):
         """The result at the smallest η whose node count fits the cap (nodes ∝ 1/η; η ≤ ``eta_max``), remembered

@@ -59,9 +59,10 @@ def check_lattice_size(lattice: Lattice) -> None:
     check_distinct_terms(len(lattice.groups))
     if lattice.variance_proxy > MAX_VARIANCE_PROXY:
         raise ResourceLimitError(
-            f"the lattice of these mechanisms is too fine (variance proxy V ≈ 1e{len(str(int(lattice.variance_proxy))) - 1}, "
-            f"lattice scale L with {len(str(lattice.scale.numerator))} digits): no quadrature could resolve it; "
-            f"give budgets and weights with small denominators (e.g. '1/10', not a 53-bit binary fraction)")
+            f"the lattice of these budgets is too fine (variance proxy V ≈ 1e{len(str(int(lattice.variance_proxy))) - 1}, "
+            f"above the 1e30 the lattice engines take; lattice scale L with {len(str(lattice.scale.numerator))} digits): "
+            f"give budgets with small denominators (e.g. '1/10', not a 53-bit binary fraction) and not far below "
+            f"1e-12 (a budget rho is a noise variance 1/rho)")
 
 
 @dataclass(frozen=True)

@@ -221,10 +221,12 @@ class SmoothedProfile:
             eps_m = mpmath.mpf(epsilon.numerator) / epsilon.denominator
             return SmoothedDelta(eps_m, top / 2, top / 2 * (1 + mpmath.mpf(10) ** -12), {"chernoff_only": True})
 
-    def evaluate(self, epsilon, s0: Fraction, tau: Fraction, prefactor, lp_rad, eta: float, budget, b: float) -> SmoothedDelta:
+    def evaluate(self, epsilon, s0: Fraction, tau: Fraction, prefactor, lp_rad, eta: float, budget, b: float,
+                 node_limit: int | None = None) -> SmoothedDelta:
         """One contour sum at smoothing η (the two-sided bracket of the module docstring); ``budget`` is the absolute
         error allowed for the contour part, ``b`` = float(ρ) and the rest what :meth:`start` returns. Raises
-        :class:`TooManyNodes` when the node count would exceed the cap, :class:`DegenerateContour` when float64 cannot
+        :class:`TooManyNodes` when the node count would exceed the cap (or ``node_limit``, when smaller: with
+        ``node_limit=0`` the call is a cost estimate, the node count in the exception, before any sum), :class:`DegenerateContour` when float64 cannot
         carry the contour's scales. Which η, and what to do then, is the front door's schedule
         (:class:`accountlib.engine.front.SmoothedTails`)."""
         tau_f = float(tau)
@@ -262,7 +264,7 @@ class SmoothedProfile:
         trunc_g = (2 / (2 * math.pi)) * kappa * math.sqrt(2 * math.pi) * math.exp(tau_f**2 * kappa**2 / 2) \
             * math.exp(-(t_cut**2) * kappa**2 / 2) / (t_cut * kappa**2)
         n_nodes = int(math.ceil(t_cut / step))
-        if n_nodes > self.max_nodes:
+        if n_nodes > (self.max_nodes if node_limit is None else min(self.max_nodes, node_limit)):
             raise TooManyNodes(n_nodes)
         drop_i = share * p / (2 * n_nodes)  # per node: all dropped together stay below share
         c_plus = b * eta * (1 / math.sqrt(2 * math.pi) + c) * math.exp(2 * c) * (1 + 1e-12)

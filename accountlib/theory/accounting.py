@@ -14,7 +14,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ..infrastructure.numbers import as_abs_tol, as_rel_tol
+import mpmath
+
+from ..infrastructure.numbers import SMALLEST_REL_TOL, ResourceLimitError, as_abs_tol, as_rel_tol
 from ..infrastructure.search import FAILS, HOLDS, arithmetic, certified_bisect
 from .composition import MAX_EPSILON, Composition, DeltaPoint, TradeoffPoint, as_composition
 from .decision import check_levels
@@ -49,9 +51,28 @@ def _points(values, name: str) -> tuple[list, bool]:
     return values, False
 
 
-def delta(composition, epsilon, *, rel_tol: float = 1e-6, sensitivities=None) -> DeltaPoint | list[DeltaPoint]:
-    """The exact δ(ε) of ``composition`` at ``epsilon`` (a number or a list), each with
-    ``error_bound ≤ rel_tol·δ`` (sieve paper §3.2, Prop. 3.3: δ(ε) = P(S > ε/ρ' − 1) − e^ε P(S > ε/ρ' + 1)).
+def _kept(points: list, best_effort: bool, explain) -> list:
+    """The rule of every front-door result (the same in the CLI): a bound that misses the tolerance asked is an
+    ``ArithmeticError`` naming the point, the bound reached and why (its ``shortfall``), unless ``best_effort``;
+    then the point is returned with ``meets_tolerance`` False."""
+    if not best_effort:
+        for p in points:
+            if not p.meets_tolerance:
+                raise ArithmeticError(explain(p))
+    return points
+
+
+def delta(composition, epsilon, *, rel_tol: float = 1e-6, sensitivities=None,
+          best_effort: bool = False) -> DeltaPoint | list[DeltaPoint]:
+    """The exact δ(ε) of ``composition`` at ``epsilon`` (a number or a list, each in [0, 5000]), each with
+    ``error_bound ≤ rel_tol·δ`` (sieve paper §3.2, Prop. 3.3: δ(ε) = P(S > ε/ρ' − 1) − e^ε P(S > ε/ρ' + 1); δ(0) is the
+    total variation distance).
+
+    The tolerance is met or the call says so: a δ whose certified bound misses ``rel_tol`` (the float64 floor of
+    the tilted contour, the smoothed engine's node cap, a δ below what the engine resolves) raises a one-line
+    ``ArithmeticError``; with ``best_effort=True`` the narrowest certified bound found is returned instead, with
+    ``meets_tolerance`` False and its ``shortfall`` named (:data:`accountlib.theory.composition.SHORTFALLS`). The
+    CLI follows the same rule (exit 2, or ``--best-effort``).
 
     >>> point = delta(["1/2", "1/3"], 1, rel_tol=1e-9)
     >>> point.error_bound <= 1e-9 * point.delta
@@ -64,15 +85,22 @@ def delta(composition, epsilon, *, rel_tol: float = 1e-6, sensitivities=None) ->
         return composition.delta(epsilon, rel_tol=rel_tol)
     pair = as_composition(composition, sensitivities)
     points, single = _points(epsilon, "epsilon")
-    result = pair.delta(points, rel_tol=rel_tol)
+    rel_tol = as_rel_tol(rel_tol)
+    result = _kept(pair.delta(points, rel_tol=rel_tol, best_effort=best_effort), best_effort, lambda p: (
+        f"rel_tol: could not certify {rel_tol:g} at epsilon = {mpmath.nstr(p.epsilon, 10)} ({p.shortfall}): the "
+        f"narrowest certified bound is {mpmath.nstr(p.error_bound, 3)} on delta = {mpmath.nstr(p.delta, 6)}; loosen "
+        "rel_tol, or pass best_effort=True for the flagged result"))
     return result[0] if single else result
 
 
-def tradeoff(composition, alpha, *, abs_tol: float | None = None, sensitivities=None) -> TradeoffPoint | list[TradeoffPoint]:
+def tradeoff(composition, alpha, *, abs_tol: float | None = None, sensitivities=None,
+             best_effort: bool = False) -> TradeoffPoint | list[TradeoffPoint]:
     """β = f(α) of ``composition`` at ``alpha`` in [0, 1] (a number or a list), each with
     ``error_bound ≤ abs_tol``: the smallest type II error of a test of type I error α between the two
     distributions (unifying paper §2; the exact trade-off function, not read off a grid). ``abs_tol`` defaults to
-    1e-12 (1e-9 for a DP-SGD run, whose float64 evaluation certifies about that).
+    1e-12 (1e-9 for a DP-SGD run, whose float64 evaluation certifies about that). A bound that misses ``abs_tol``
+    raises a one-line ``ArithmeticError`` unless ``best_effort=True`` (then it is returned flagged): the rule of
+    :func:`delta`.
 
     >>> point = tradeoff(["1/2"], "0.05", abs_tol=1e-15)
     >>> 0 < point.beta < 0.95 and point.error_bound <= 1e-15
@@ -82,7 +110,11 @@ def tradeoff(composition, alpha, *, abs_tol: float | None = None, sensitivities=
         return composition.tradeoff(alpha, abs_tol=1e-9 if abs_tol is None else abs_tol)
     pair = as_composition(composition, sensitivities)
     points, single = _points(alpha, "alpha")
-    result = pair.tradeoff(points, abs_tol=1e-12 if abs_tol is None else abs_tol)
+    abs_tol = as_abs_tol(1e-12 if abs_tol is None else abs_tol)
+    result = _kept(pair.tradeoff(points, abs_tol=abs_tol), best_effort, lambda p: (
+        f"abs_tol: could not certify {abs_tol:g} at alpha = {mpmath.nstr(p.alpha, 10)} ({p.shortfall}): the "
+        f"narrowest certified bound is {mpmath.nstr(p.error_bound, 3)}; loosen abs_tol, or pass best_effort=True "
+        "for the flagged result"))
     return result[0] if single else result
 
 
@@ -107,6 +139,27 @@ class EpsilonInterval:
     def width(self) -> Fraction:
         """upper − lower (exact): at most the tolerance asked."""
         return self.upper - self.lower
+
+
+SMOOTHED_EPSILON_OVERRUN = 4
+"""How many node caps (:data:`accountlib.engine.smoothed.MAX_SMOOTHED_NODES`) one δ(ε) at relative accuracy
+``abs_tol`` may be estimated to need before :func:`epsilon` refuses a smoothed composition (the decisive δ near the
+answer needs a relative accuracy of about abs_tol·|d log δ/dε|/2, so the estimate at abs_tol errs high)."""
+
+
+def check_smoothed_epsilon_cost(pair, delta, near, abs_tol: float) -> None:
+    """Refuse, in one line naming ``abs_tol``, an ε interval the smoothed engine could only narrow past its node
+    cap: an interval of width abs_tol is decided by δ(ε) to a relative accuracy of about abs_tol there, and the
+    contour nodes that needs (:meth:`accountlib.engine.front.SmoothedTails.planned_nodes`, at the zCDP ε ``near``)
+    beyond :data:`SMOOTHED_EPSILON_OVERRUN` caps would leave bisection steps undecided after a node cap's work each."""
+    cap = pair.smoothed.engine.max_nodes
+    planned = pair.smoothed.planned_nodes(near, rel_tol=max(abs_tol, SMALLEST_REL_TOL))
+    if planned > SMOOTHED_EPSILON_OVERRUN * cap:
+        raise ResourceLimitError(
+            f"abs_tol: an epsilon interval {abs_tol:g} wide for delta = {float(delta):g} needs delta(epsilon) to a "
+            f"relative accuracy of about {abs_tol:g}, about {planned:,} contour nodes of the smoothed engine per "
+            f"value (its cap is {cap:,}, ACCOUNTLIB_MAX_SMOOTHED_NODES); loosen abs_tol (the cost grows as "
+            "1/sqrt(abs_tol))")
 
 
 def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitivities=None) -> EpsilonInterval:
@@ -148,12 +201,14 @@ def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitiv
 
     # an upper end: the zCDP conversion of the pair's ρ holds for every composition here; doubled until certified
     upper = min(MAX_EPSILON, Fraction(math.ceil(float(pair.rho) + 2 * math.sqrt(float(pair.rho) * -math.log(float(delta)))) + 1))
+    if pair.smoothed is not None:  # the cost estimate, before any fine contour sum
+        check_smoothed_epsilon_cost(pair, delta, upper, float(tol))
     state, at_upper = status(upper)
     while state != "holds":
         if upper >= MAX_EPSILON:
             raise ArithmeticError(f"could not certify δ(ε) ≤ {float(delta):g} for any ε up to {MAX_EPSILON} (the largest "
                                   "ε supported); the engine's bounds are too wide there for these budgets (a budget "
-                                  "ρ_i ≫ 1 leaves almost no noise)")
+                                  "rho_i ≫ 1 leaves almost no noise)")
         upper = min(upper * 2, MAX_EPSILON)
         state, at_upper = status(upper)
     lower, at_lower = Fraction(0), None

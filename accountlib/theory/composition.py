@@ -23,29 +23,29 @@ from __future__ import annotations
 import bisect
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import mpmath
 
 from ..infrastructure.numbers import (SMALLEST_ABS_TOL, SMALLEST_REL_TOL, ErrorBound, as_abs_tol, as_fraction,  # noqa: F401
-                                     as_positive_fraction, as_rel_tol, decimal_string, error_bound)
+                                     as_positive_fraction, as_rel_tol, decimal_string, error_bound, resource_limit)
 from ..engine import arithmetic
 from ..engine.lattice import lattice_of, threshold_index
 from ..engine.front import CertifiedTails, SmoothedTails
 from ..engine.results import (DEFAULT_PATHS, MAX_VARIANCE_PROXY, EvaluationPaths, ResourceLimitError,
                               check_distinct_terms, check_lattice_size)
-from ..engine.quadrature import lattice_candidates, lattice_nodes
+from ..engine.quadrature import lattice_candidates, lattice_nodes, lattice_survivors
 from ..engine.smoothed import SMALLEST_SMOOTHED_SIGMA2
 
 if TYPE_CHECKING:
     from ..engine.tails import TailEngine
     from ..engine.tilted import TiltedTailEngine
 
-__all__ = ["Composition", "DeltaPoint", "TradeoffPoint", "as_composition", "check_budget", "MAX_EPSILON",
-           "BUDGET_RANGE", "MAX_SENSITIVITY", "ENGINES", "LATTICE_UP_TO", "LATTICE_NODES_UP_TO", "SMOOTHED_RHO_FROM",
-           "SMOOTHED_RHO_UP_TO", "SMOOTHED_TRADEOFF_REL_TOL"]
+__all__ = ["Composition", "DeltaPoint", "TradeoffPoint", "SHORTFALLS", "as_composition", "check_budget", "MAX_EPSILON",
+           "BUDGET_RANGE", "MAX_SENSITIVITY", "ENGINES", "LATTICE_UP_TO", "LATTICE_NODES_UP_TO", "LATTICE_WORK_UP_TO", "SMOOTHED_RHO_FROM",
+           "SMOOTHED_RHO_UP_TO", "SMOOTHED_TRADEOFF_REL_TOL", "MAX_SMOOTHED_TRADEOFF_NODES"]
 
 # SMALLEST_REL_TOL (1e-30) and SMALLEST_ABS_TOL (1e-60) are re-exported from infrastructure.numbers, their owner
 BUDGET_RANGE = (Fraction(1, 10**300), Fraction(10**300))
@@ -58,30 +58,72 @@ its bound kept as mpf numbers (δ(200) ≈ 1.5e-836, δ(5000) ≈ 2.8e-545925 fo
 second); near ε = 10⁴ the float64 phases of the contour can no longer be certified for some census pairs."""
 
 
+SHORTFALLS = ("node cap", "precision", "underflow")
+"""Why a certified bound can miss the tolerance asked (a result's ``shortfall``):
+
+* ``"node cap"`` — the smoothed engine's node cap stopped the smoothing η from shrinking further
+  (``ACCOUNTLIB_MAX_NODES``);
+* ``"precision"`` — the arithmetic's floor: the tilted contour's float64 sum (relative accuracy about 1e-12 after
+  the cancellation in δ = P₁ − e^ε P₂), or the untilted engines' finest Δ = 1e-300;
+* ``"underflow"`` — the value is below what the engine resolves at all: only a certified upper bound was reached
+  (the result is 0 ± bound, or the smoothed engine's Chernoff bracket)."""
+
+
 @dataclass(frozen=True)
 class DeltaPoint:
     """δ(ε) of a pair: the true δ lies within ``error_bound`` of ``delta``.
 
+    ``meets_tolerance`` says whether ``error_bound ≤ rel_tol·δ`` for the tolerance asked; when not, ``shortfall``
+    says why (one of :data:`SHORTFALLS`). The bound is certified either way.
+
     >>> (p,) = Composition(["1/2"]).delta([1])
-    >>> p.epsilon, p.error_bound <= 1e-6 * p.delta
-    (mpf('1.0'), True)"""
+    >>> p.epsilon, p.error_bound <= 1e-6 * p.delta, p.meets_tolerance, p.shortfall
+    (mpf('1.0'), True, True, None)"""
 
     epsilon: mpmath.mpf
     delta: mpmath.mpf
     error_bound: ErrorBound  # an mpf: cannot underflow (δ may be far below 1e-308)
+    meets_tolerance: bool = True
+    shortfall: str | None = None
 
 
 @dataclass(frozen=True)
 class TradeoffPoint:
     """β = f(α): the true β lies within ``error_bound`` of ``beta``.
 
+    ``meets_tolerance`` says whether ``error_bound ≤ abs_tol`` for the tolerance asked; when not, ``shortfall``
+    says why (one of :data:`SHORTFALLS`).
+
     >>> (p,) = Composition(["1/2"]).tradeoff(["0.1"], abs_tol=1e-20)
-    >>> 0 < p.beta < 0.9 and p.error_bound <= 1e-20
+    >>> 0 < p.beta < 0.9 and p.error_bound <= 1e-20 and p.meets_tolerance
     True"""
 
     alpha: mpmath.mpf
     beta: mpmath.mpf
     error_bound: ErrorBound
+    meets_tolerance: bool = True
+    shortfall: str | None = None
+
+
+def _flag_tradeoff(point: TradeoffPoint, abs_tol: float, why: str) -> TradeoffPoint:
+    """``point`` with ``meets_tolerance`` (error_bound ≤ ``abs_tol``) and, when missed, ``shortfall`` = ``why``."""
+    if point.error_bound <= abs_tol:
+        return point
+    return replace(point, meets_tolerance=False, shortfall=why)
+
+
+def _flag_delta(point: DeltaPoint, rel_tol: float, terms: Mapping | None = None) -> DeltaPoint:
+    """``point`` with ``meets_tolerance`` and ``shortfall`` set for ``rel_tol`` (``terms``: the smoothed engine's)."""
+    if point.error_bound <= rel_tol * point.delta:
+        return replace(point, meets_tolerance=True, shortfall=None)
+    terms = terms or {}
+    if terms.get("capped"):
+        why = "node cap"
+    elif terms.get("chernoff_only") or not point.delta > point.error_bound:
+        why = "underflow"
+    else:
+        why = "precision"
+    return replace(point, meets_tolerance=False, shortfall=why)
 
 
 MAX_SENSITIVITY = 10**6
@@ -112,7 +154,22 @@ def _smoothable(rhos) -> bool:
 
 
 SMOOTHED_TRADEOFF_REL_TOL = 1e-8
-"""The relative accuracy of each δ(ε) behind a trade-off point of the smoothed engine."""
+"""The relative accuracy of each δ(ε) behind a trade-off point of the smoothed engine (abs_tol/4 where that is
+finer: δ ≤ 1, and its error enters β about linearly)."""
+
+MAX_SMOOTHED_TRADEOFF_NODES = 50_000_000
+"""The most contour nodes the smoothed engine may scan for one trade-off point: about 10 s for two distinct terms
+on one core (the sieve keeps a fifth of the nodes scanned or fewer; ``tradeoff(Composition([2.5, "0.05"],
+engine="smoothed"), "1/2", abs_tol=1e-6)`` plans 2.6e7). Estimated before the work, as the first grid's 17 δ(ε) at
+the cost of the dearer of two of them (:meth:`accountlib.engine.front.SmoothedTails.planned_nodes`), and counted
+during it (refinement rounds and missed passes add nodes): an estimate beyond it is refused at once, naming
+``abs_tol`` (in well under a second), and a point whose work passes :data:`OVERRUN` times it is refused then.
+Raise it with the environment variable ``ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES``."""
+
+OVERRUN = 4
+"""How far the nodes actually scanned for one smoothed trade-off point may exceed the estimate's limit
+(:data:`MAX_SMOOTHED_TRADEOFF_NODES`) before the point is refused: the estimate counts one pass per δ of the first
+grid, the work adds the coarse passes, missed passes and refinement rounds."""
 
 LATTICE_UP_TO = 2 * 10**7
 """``engine="auto"`` uses the lattice while its sieve would scan at most this many candidate nodes (an estimate at
@@ -124,6 +181,20 @@ LATTICE_NODES_UP_TO = 10**10
 """... and while its quadrature needs at most this many nodes N at Δ = 1e-30 (:func:`accountlib.engine.quadrature.lattice_nodes`;
 the lattice engines refuse N beyond 1.1e12): one tiny budget among coarse ones can keep the sieve's candidates few
 while N is out of reach."""
+
+
+LATTICE_WORK_UP_TO = 4 * 10**8
+"""... and while the untilted engine at Δ = 1e-30 (where a δ request starts) would evaluate at most this many node-bits
+in arb, estimated as :func:`accountlib.engine.quadrature.lattice_survivors` × its working bits: four times the
+engines' limit :data:`accountlib.engine.tails.MAX_NODE_BITS` (the estimate errs up to twice above the sieve's
+count). Every DHC pair stays below 1.2e8 (the largest, (6, 10)); budgets 13/17 and 7/1000003, whose engine the
+limit refuses (2.0e6 nodes kept at 190 bits), estimate 6.6e8 and go to the smoothed engine."""
+
+
+def lattice_work(lattice) -> float:
+    """The estimated node-bits of the untilted engine at Δ = 1e-30 (:data:`LATTICE_WORK_UP_TO`)."""
+    nodes = lattice_nodes(lattice)
+    return lattice_survivors(lattice) * (math.ceil(-math.log2(1e-30) + math.log2(max(nodes, 2))) + 64)
 
 
 def _sensitivities(values, count: int) -> list[int]:
@@ -166,7 +237,9 @@ class Composition:
         (sieve paper §4) work on the lattice of S, whose size grows with the budgets' common denominator; the
         smoothed engine (:mod:`accountlib.engine.smoothed`) never forms it, so its cost depends on the number of
         distinct budgets and the accuracy only. ``"auto"`` takes the lattice while its sieve would scan at most
-        :data:`LATTICE_UP_TO` candidate nodes (every DHC pair does), the smoothed engine beyond. There, trade-off points come
+        :data:`LATTICE_UP_TO` candidate nodes, need at most :data:`LATTICE_NODES_UP_TO` nodes and its arb work is
+        estimated at most :data:`LATTICE_WORK_UP_TO` node-bits (every DHC pair does), the smoothed engine beyond
+        where every budget is in its range. There, trade-off points come
         from δ(ε) by duality (:mod:`accountlib.theory.tradeoff_duality`), certified on both sides.
 
     Every tail probability goes through the engine's front door, :class:`~accountlib.engine.front.CertifiedTails`,
@@ -233,7 +306,7 @@ class Composition:
         weights = list(zip(self.rhos, self._weights))
         if engine == "auto":
             fine = (self.lattice.variance_proxy > MAX_VARIANCE_PROXY or lattice_candidates(self.lattice) > LATTICE_UP_TO
-                    or lattice_nodes(self.lattice) > LATTICE_NODES_UP_TO)
+                    or lattice_nodes(self.lattice) > LATTICE_NODES_UP_TO or lattice_work(self.lattice) > LATTICE_WORK_UP_TO)
             engine = "smoothed" if fine and _smoothable(self.rhos) else "lattice"
         self.engine_kind = engine
         # S moves by 2 between the two distributions: 2L on the lattice, an integer
@@ -325,8 +398,13 @@ class Composition:
             error = (first.error_bound + growth * second.error_bound) * (1 + 1e-9)  # mpf: no overflow, no underflow
         return DeltaPoint(eps, value, error_bound(error))
 
-    def delta(self, epsilons, *, rel_tol: float = 1e-6) -> list[DeltaPoint]:
-        """The exact privacy profile δ(ε) at each ε, each with error_bound ≤ rel_tol·δ (the book's chapter "The sieve").
+    def delta(self, epsilons, *, rel_tol: float = 1e-6, best_effort: bool = True) -> list[DeltaPoint]:
+        """The exact privacy profile δ(ε) at each ε in [0, :data:`MAX_EPSILON`] (δ(0) = the total variation distance
+        between the two distributions), each with error_bound ≤ rel_tol·δ (the book's chapter "The sieve"),
+        or, where no engine reaches that, the narrowest certified bound found, flagged (``meets_tolerance`` False, its
+        ``shortfall`` named): this method is best effort; :func:`accountlib.theory.accounting.delta` refuses such a
+        point unless asked for best effort. ``best_effort=False`` lets the smoothed engine stop at once where its
+        node cap would stop it (the point comes back flagged, from the coarse pass: for a caller that refuses it).
 
         ``rel_tol`` in [1e-30, 0.5] (:func:`accountlib.infrastructure.numbers.as_rel_tol`, checked here once). The
         front door decides everything else (:meth:`accountlib.engine.front.CertifiedTails.relative_combined`):
@@ -336,10 +414,12 @@ class Composition:
         """
         if isinstance(epsilons, (str, bytes)) or not hasattr(epsilons, "__iter__"):
             raise ValueError(f"epsilons must be a list of numbers; got {epsilons!r}")
-        eps = [as_positive_fraction(e, "epsilons", floats="decimal") for e in epsilons]
+        eps = [as_fraction(e, "epsilons", floats="decimal") for e in epsilons]
         for e in eps:
-            if e > MAX_EPSILON:
-                raise ValueError(f"epsilons must be at most {MAX_EPSILON} (the largest ε supported); got {decimal_string(e, 6)}")
+            if not 0 <= e <= MAX_EPSILON:
+                raise ValueError(f"epsilons must be in [0, {MAX_EPSILON}] (δ(0) is the total variation distance; "
+                                 f"{MAX_EPSILON} the largest ε supported); got "
+                                 f"{decimal_string(e, 6) if abs(e) < 10**300 else 'a value beyond 1e300'}")
         rel_tol = as_rel_tol(rel_tol)
 
         def combine(digits, i, tails):
@@ -349,11 +429,12 @@ class Composition:
         if self.smoothed is not None:
             points = []
             for e in eps:
-                d = self.smoothed.delta(e, rel_tol=rel_tol)
-                points.append(DeltaPoint(d.epsilon, d.delta, error_bound(d.error_bound)))
+                d = self.smoothed.delta(e, rel_tol=rel_tol, best_effort=best_effort)
+                points.append(_flag_delta(DeltaPoint(d.epsilon, d.delta, error_bound(d.error_bound)), rel_tol, d.terms))
             return points
         gains = [1 + math.exp(min(float(e), 700)) for e in eps]
-        return self.tails.relative_combined([self._thresholds(e) for e in eps], combine, rel_tol, gains=gains)
+        points = self.tails.relative_combined([self._thresholds(e) for e in eps], combine, rel_tol, gains=gains)
+        return [_flag_delta(p, rel_tol) for p in points]
 
     def relative_epsilon_limit(self) -> Fraction | None:
         """ε below this are within the tilted contour's reach (the first threshold index ≤ DEEP_UP_TO·√V), so δ(ε)
@@ -421,21 +502,45 @@ class Composition:
         abs_tol = as_abs_tol(abs_tol)
         if self.smoothed is not None:
             return [self._tradeoff_from_profile(a, abs_tol) for a in values]
-        return self.tails.absolute_batch(lambda engine, todo: self._tradeoff_batch(engine, [values[i] for i in todo]),
-                                         len(values), abs_tol)
+        points = self.tails.absolute_batch(lambda engine, todo: self._tradeoff_batch(engine, [values[i] for i in todo]),
+                                           len(values), abs_tol)
+        return [_flag_tradeoff(p, abs_tol, "precision") for p in points]
 
     def _tradeoff_from_profile(self, alpha: Fraction, abs_tol: float) -> TradeoffPoint:
         """f(α) by duality from the smoothed engine's δ(ε) (:mod:`accountlib.theory.tradeoff_duality`): the lattice
         is too fine for vertices. δ is asked to a relative 1e-8 (its error enters β about linearly)."""
+        from .tradeoff_duality import FIRST_GRID, first_grid, tradeoff_from_profile  # only the smoothed trade-off needs it
+
+        rel_tol = min(SMOOTHED_TRADEOFF_REL_TOL, abs_tol / 4)
+        limit = resource_limit("ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES", MAX_SMOOTHED_TRADEOFF_NODES)
+        grid = first_grid(alpha)
+        planned = FIRST_GRID * max((self.smoothed.planned_nodes(e, rel_tol=rel_tol) for e in (grid[0], grid[len(grid) // 2])),
+                                   default=0) if grid else 0
+
+        def refuse(nodes):
+            raise ResourceLimitError(
+                f"abs_tol: the smoothed trade-off at alpha = {decimal_string(alpha, 6)} to abs_tol = {abs_tol:g} needs "
+                f"{nodes} contour nodes, more than the {limit:,} accepted (ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES); "
+                "loosen abs_tol (the cost grows about as 1/sqrt(abs_tol)) or raise the limit")
+
+        if planned > limit:
+            refuse(f"about {planned:,}")
+        capped, spent = [], [0]
+
         def delta_at(eps):
-            d = self.smoothed.delta(eps, rel_tol=SMOOTHED_TRADEOFF_REL_TOL)
+            if spent[0] > OVERRUN * limit:
+                refuse(f"more than {spent[0]:,}")
+            d = self.smoothed.delta(eps, rel_tol=rel_tol)
+            spent[0] += int(d.terms.get("scanned", 0))
+            if d.terms.get("capped"):
+                capped.append(eps)
             return d.delta, d.error_bound
-        from .tradeoff_duality import tradeoff_from_profile  # here: only the smoothed engine's trade-off needs it
 
         lower, upper = tradeoff_from_profile(delta_at, alpha, abs_tol)
         with mpmath.workdps(30):
             target = mpmath.mpf(alpha.numerator) / alpha.denominator
-            return TradeoffPoint(target, (lower + upper) / 2, error_bound((upper - lower) / 2 * (1 + mpmath.mpf(10) ** -12)))
+            point = TradeoffPoint(target, (lower + upper) / 2, error_bound((upper - lower) / 2 * (1 + mpmath.mpf(10) ** -12)))
+        return _flag_tradeoff(point, abs_tol, "node cap" if capped else "precision")
 
     def _tradeoff_batch(self, engine: TailEngine, alphas: list[Fraction]) -> list[TradeoffPoint]:
         """``_tradeoff_at`` for many α at once: the bisections for all brackets advance together, one batch
@@ -489,11 +594,13 @@ class Composition:
 
     def tradeoff_vertices(self, indices, *, abs_tol: float = 1e-25) -> list[TradeoffPoint]:
         """The vertices (α_j, β_j) of f for the given lattice indices j (no interpolation needed)."""
-        engine = self.tails.absolute_engine(as_abs_tol(abs_tol))
+        abs_tol = as_abs_tol(abs_tol)
+        engine = self.tails.absolute_engine(abs_tol)
         points = []
         for j in indices:
             a, b = self.vertex(engine, int(j))
-            points.append(TradeoffPoint(a.value, b.value, error_bound(max(a.error_bound, b.error_bound))))
+            points.append(_flag_tradeoff(TradeoffPoint(a.value, b.value, error_bound(max(a.error_bound, b.error_bound))),
+                                         abs_tol, "precision"))
         return points
 
 

@@ -19,7 +19,7 @@ from fractions import Fraction
 
 import mpmath
 
-from ..infrastructure.numbers import as_positive_fraction, fraction_to_mpf
+from ..infrastructure.numbers import as_positive_fraction, decimal_string, fraction_to_mpf
 from .composition import MAX_EPSILON
 from .gaussian_dp import gaussian_profile, gaussian_tradeoff
 
@@ -45,7 +45,7 @@ def as_target_delta(value, name: str) -> Fraction:
     """A target's δ as an exact rational in [:data:`SMALLEST_DELTA`, 1) (``ValueError`` naming ``name`` otherwise)."""
     value = _fraction(value, name)
     if not value < 1:
-        raise ValueError(f"{name} must be in [1e-300, 1); got {float(value)!r}")
+        raise ValueError(f"{name} must be in [1e-300, 1); got {decimal_string(value, 6) if value < 10**300 else 'a value above 1e300'}")
     if value < SMALLEST_DELTA:
         raise ValueError(f"{name} must be in [1e-300, 1); got a value below 1e-300")
     return value

@@ -32,7 +32,7 @@ from fractions import Fraction
 
 import mpmath
 
-__all__ = ["tradeoff_from_profile", "MAX_REFINEMENTS", "delta_from_tradeoff", "lower_convex_envelope"]
+__all__ = ["tradeoff_from_profile", "first_grid", "FIRST_GRID", "MAX_REFINEMENTS", "delta_from_tradeoff", "lower_convex_envelope"]
 
 MAX_REFINEMENTS = 30
 """Rounds of cell splitting per α (each evaluates δ at up to four new ε)."""
@@ -76,6 +76,21 @@ def _bracket_bounds(c0, c1, xs, lo, hi, decreasing: bool):
     return lower, cells
 
 
+FIRST_GRID = 17
+"""The ε of the first round of :func:`tradeoff_from_profile`: 0 to E in 16 steps (E past where 1 − α e^E < 0)."""
+
+
+def first_grid(alpha: Fraction) -> list[Fraction]:
+    """The ε at which :func:`tradeoff_from_profile` first evaluates δ for ``alpha`` in (0, 1) (empty at 0 and 1):
+    what a cost estimate of the trade-off point reads."""
+    if not 0 < alpha < 1:
+        return []
+    with mpmath.workdps(40):
+        a = float(mpmath.mpf(alpha.numerator) / alpha.denominator)
+    top = Fraction(math.ceil(max(-math.log(a), 1.0) * 8) + 8, 8)  # 1 − α e^E < 0 beyond E
+    return sorted({top * k / (FIRST_GRID - 1) for k in range(FIRST_GRID)})
+
+
 def tradeoff_from_profile(delta_at, alpha: Fraction, abs_tol: float) -> tuple:
     """(lower, upper) of f(α) from ``delta_at(ε) -> (δ, error_bound)`` (mpf, for exact ε ≥ 0), with
     upper − lower ≤ 2·abs_tol where :data:`MAX_REFINEMENTS` rounds reach it.
@@ -101,8 +116,8 @@ def tradeoff_from_profile(delta_at, alpha: Fraction, abs_tol: float) -> tuple:
                 cache[eps] = (max(d - e, mpmath.mpf(0)), min(d + e, mpmath.mpf(1)))
             return cache[eps]
 
-        top = Fraction(math.ceil(max(-math.log(float(a)), 1.0) * 8) + 8, 8)  # 1 − α e^E < 0 beyond E
-        points = sorted({top * k / 16 for k in range(17)})
+        points = first_grid(alpha)
+        top = points[-1]
         while True:
             epss = sorted(points)
             vals = [ends(e) for e in epss]

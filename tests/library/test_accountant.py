@@ -54,3 +54,21 @@ def test_calibrate_dp_mechanism_runs_on_it_and_lands_on_the_safe_side():
                                        dpa.mechanism_calibration.ExplicitBracketInterval(1.0, 20.0))
     accountant = CertifiedDiscreteGaussianAccountant().compose(make(sigma))
     assert accountant.get_epsilon(1e-6) <= 1.0
+
+
+def test_each_neighbouring_relation_maps_the_sensitivity_to_its_stated_shift():
+    """Issue 37: REPLACE_ONE returned the add/remove δ. The shift of a query of sensitivity C is C under add/remove
+    and replace-special, 2C under replace-one (replace = remove v_i, add v'_i); δ(0) is accepted (the total
+    variation distance)."""
+    from dp_accounting.privacy_accountant import NeighboringRelation as R
+
+    def delta_at(relation, sensitivity, eps):
+        accountant = CertifiedDiscreteGaussianAccountant(relation)
+        accountant.compose(DiscreteGaussianDpEvent(sigma=2.0, sensitivity=sensitivity))
+        return accountant.get_delta(eps)
+
+    for eps in (0.0, 1.0):
+        add_remove = delta_at(R.ADD_OR_REMOVE_ONE, 1, eps)
+        assert delta_at(R.REPLACE_SPECIAL, 1, eps) == add_remove
+        assert delta_at(R.REPLACE_ONE, 1, eps) == delta_at(R.ADD_OR_REMOVE_ONE, 2, eps) > add_remove
+    assert abs(delta_at(R.ADD_OR_REMOVE_ONE, 1, 0.0) - float(brute_delta(Fraction(1, 4), Fraction(0)))) <= 1e-9

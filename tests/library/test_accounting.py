@@ -68,3 +68,92 @@ def test_numpy_numbers_and_hostile_containers():
         accountlib.delta({"1/2": 1}, 1)
     with pytest.raises(ValueError, match="composition must be a Composition or a list"):
         accountlib.calibrate(np.array(0.5), accountlib.ApproximateDP(1, "1e-6"))
+
+
+# -- issue 37: the tolerance met or the result says so; ε = 0; bounded time -------------------------------------------
+
+def _wide_brute_delta(sigma2, eps, reach=400):
+    """δ(ε) of N_Z(0, σ²) against N_Z(1, σ²) summed over |x| ≤ reach at 60 digits (the mass beyond is e^{-reach²/2σ²})."""
+    with mpmath.workdps(60):
+        p = {x: mpmath.exp(-mpmath.mpf(x) ** 2 / (2 * sigma2)) for x in range(-reach, reach + 1)}
+        q = {x: mpmath.exp(-mpmath.mpf(x - 1) ** 2 / (2 * sigma2)) for x in range(-reach, reach + 1)}
+        zp, zq = mpmath.fsum(p.values()), mpmath.fsum(q.values())
+        return mpmath.fsum(max(mpmath.mpf(0), p[x] / zp - mpmath.exp(eps) * q[x] / zq) for x in p)
+
+
+def test_a_tolerance_no_engine_meets_is_refused_or_returned_flagged():
+    """δ(40) of N_Z(0, 2) (8.39e-697) at rel_tol 1e-12: the tilted contour's float64 sum reaches about 1.1e-12, the
+    untilted engines' floor is 1e-300. It used to come back as 0 ± 5.6e-678, unflagged; now the front door refuses
+    it in one line naming rel_tol and why, and best effort returns the narrowest certified bound, flagged."""
+    with pytest.raises(ArithmeticError, match=r"rel_tol: could not certify 1e-12 at epsilon = 40.0 \(precision\)"):
+        accountlib.delta(["1/2"], 40, rel_tol=1e-12)
+    point = accountlib.delta(["1/2"], 40, rel_tol=1e-12, best_effort=True)
+    assert not point.meets_tolerance and point.shortfall == "precision"
+    truth = _wide_brute_delta(2, 40)
+    assert abs(point.delta - truth) <= point.error_bound and point.error_bound <= 1e-11 * truth
+    met = accountlib.delta(["1/2"], 40, rel_tol=1e-9)  # a tolerance it meets: no flag
+    assert met.meets_tolerance and met.shortfall is None and met.error_bound <= 1e-9 * met.delta
+
+
+def test_the_smoothed_node_cap_is_named_and_refused_before_the_capped_work():
+    """At rel_tol 1e-12 the smoothed engine's node cap stops δ(10) of budget 1 (it returned 1.2e-8·δ unflagged,
+    after half a minute at the cap): refused at the cost estimate, and flagged "node cap" where best effort is asked."""
+    pair = accountlib.Composition(["1"], engine="smoothed")
+    with pytest.raises(ArithmeticError, match=r"\(node cap\)"):
+        accountlib.delta(pair, 10, rel_tol=1e-12)
+    (coarse,) = pair.delta([10], rel_tol=1e-12, best_effort=False)  # stops at the estimate: flagged, certified
+    assert not coarse.meets_tolerance and coarse.shortfall == "node cap"
+    assert abs(coarse.delta - _wide_brute_delta(1, 10)) <= coarse.error_bound
+
+
+@pytest.mark.parametrize("engine", ["lattice", "smoothed"])
+def test_epsilon_zero_is_the_total_variation_distance(engine):
+    """δ(0) = TV(N_Z(0, 2), N_Z(1, 2)), certified like any other point, by both engines (it was refused)."""
+    point = accountlib.delta(accountlib.Composition(["1/2"], engine=engine), 0, rel_tol=1e-9)
+    with mpmath.workdps(60):
+        p, q = _pmf(2, 0), _pmf(2, 1)
+        tv = mpmath.fsum(abs(p[x] - q[x]) for x in p) / 2
+    assert abs(point.delta - tv) <= point.error_bound + 1e-40 and point.error_bound <= 1e-9 * point.delta
+    with pytest.raises(ValueError, match=r"epsilons must be in \[0, 5000\]"):
+        accountlib.delta(["1/2"], -1)
+
+
+def test_a_smoothed_tradeoff_beyond_its_cost_limit_is_refused_at_the_estimate():
+    """f(1/2) of budgets (2.5, 0.05) to 1e-9 ran past 120 s: its cost estimate (17 δ of the first grid at the
+    planned contour nodes) exceeds MAX_SMOOTHED_TRADEOFF_NODES, so it is refused before any fine contour sum,
+    naming abs_tol (a cost check, not a clock: the estimate itself is compared with the limit)."""
+    from accountlib.theory.composition import MAX_SMOOTHED_TRADEOFF_NODES
+    from accountlib.theory.tradeoff_duality import FIRST_GRID
+    from fractions import Fraction
+
+    pair = accountlib.Composition([2.5, "0.05"], engine="smoothed")
+    planned = pair.smoothed.planned_nodes(Fraction(0), rel_tol=1e-9 / 4)
+    assert FIRST_GRID * planned > MAX_SMOOTHED_TRADEOFF_NODES
+    with pytest.raises(ValueError, match=r"abs_tol: the smoothed trade-off at alpha = 0.5.* contour nodes"):
+        accountlib.tradeoff(pair, "1/2", abs_tol=1e-9)
+
+
+def test_auto_sends_lattices_its_engines_would_refuse_to_the_smoothed_engine_and_it_answers():
+    """engine='auto' picked the lattice for these budgets, whose untilted engine its node-bit limit then refused (after
+    minutes of tilted-contour work); the estimated arb work (lattice_survivors x bits) now sends them to the smoothed
+    engine, and every DHC-sized lattice stays (LATTICE_WORK_UP_TO)."""
+    from accountlib.theory.composition import LATTICE_WORK_UP_TO, lattice_work
+    from accountlib.applications.census.allocations import pair_rhos
+
+    for budgets in (["13/17", "7/1000003"], ["13/17", "7/1000003", "0.2"], ["1/3", "7/1000003", "0.1", "2"]):
+        pair = accountlib.Composition(budgets)
+        assert pair.engine_kind == "smoothed" and lattice_work(pair.lattice) > LATTICE_WORK_UP_TO
+    point = accountlib.delta(["13/17", "7/1000003"], 1, rel_tol=1e-9)
+    assert point.meets_tolerance and point.error_bound <= 1e-9 * point.delta
+    assert accountlib.Composition(pair_rhos(6, 10)).engine_kind == "lattice"  # the DHC pair of largest estimate
+
+
+def test_a_smoothed_epsilon_interval_beyond_the_node_cap_is_refused_at_the_estimate():
+    """epsilon(["7/1000003", "1/2", "1/99"], 1e-20, abs_tol=1e-12) ran past 120 s: deciding δ to about 1e-12
+    relative needs about 22 node caps of contour nodes per value (planned_nodes), refused before the bisection."""
+    from accountlib.theory.accounting import SMOOTHED_EPSILON_OVERRUN
+
+    pair = accountlib.Composition(["7/1000003", "1/2", "1/99"])
+    assert pair.smoothed.planned_nodes(7, rel_tol=1e-12) > SMOOTHED_EPSILON_OVERRUN * pair.smoothed.engine.max_nodes
+    with pytest.raises(ValueError, match=r"abs_tol: an epsilon interval 1e-12 wide"):
+        accountlib.epsilon(pair, "1e-20", abs_tol=1e-12)

@@ -66,7 +66,7 @@ def test_tradeoff_json_and_table():
         (["delta", "--pair", "0", "13", "--eps", "1"], "between 1 and 43"),
         (["delta", "--pair", "13", "44", "--eps", "1"], "between 1 and 43"),
         (["delta", "--pair", "x", "13", "--eps", "1"], "between 1 and 43"),
-        (["delta", "--pair", "13", "13", "--eps", "0"], "must be > 0"),
+        (["delta", "--pair", "13", "13", "--eps", "5001"], "must be in [0, 5000]"),
         (["delta", "--pair", "13", "13", "--eps", "abc"], "could not be read"),
         (["delta", "--pair", "13", "13", "--eps", "1", "--rel-tol", "0.6"], "rel-tol must be in"),
         (["delta", "--pair", "13", "13", "--eps", "1", "--rel-tol", "0"], "rel-tol must be in"),
@@ -217,3 +217,21 @@ def test_extreme_budgets_and_deltas_are_refused_naming_the_option(capsys):
     assert "absorbed-Block" in captured.out and captured.err == ""
     with pytest.raises(ValueError, match=r"rhos\[1\] must be a budget between"):
         __import__("accountlib").Composition(["1/2", 10**301])
+
+
+def test_best_effort_prints_a_missed_bound_with_its_shortfall_and_plain_runs_refuse_it():
+    """Issue 37's one rule in the CLI: δ(40) of --rho 1/2 at --rel-tol 1e-12 fails (exit 2, naming why), and with
+    --best-effort prints the narrowest certified bound with a shortfall column; ε = 0 is accepted."""
+    refused = run("delta", "--rho", "1/2", "--eps", "40", "--rel-tol", "1e-12")
+    assert refused.returncode == 2 and "could not certify --rel-tol 1e-12" in refused.stderr
+    flagged = run("delta", "--rho", "1/2", "--eps", "40", "1", "--rel-tol", "1e-12", "--best-effort", "--json")
+    assert flagged.returncode == 0, flagged.stderr
+    rows = json.loads(flagged.stdout)
+    assert rows[0]["shortfall"] == "precision" and rows[0]["delta"].startswith("8.3947")
+    assert rows[1]["shortfall"] == ""
+    tv = run("delta", "--rho", "1/2", "--eps", "0", "--json")
+    with mpmath.workdps(40):  # TV(N_Z(0, 2), N_Z(1, 2)) summed directly
+        weights = [mpmath.exp(-mpmath.mpf(x) ** 2 / 4) for x in range(-60, 62)]
+        brute = mpmath.fsum(abs(a - b) for a, b in zip(weights[1:], weights[:-1])) / (2 * mpmath.fsum(weights))
+        (row,) = json.loads(tv.stdout)
+        assert tv.returncode == 0 and abs(mpmath.mpf(row["delta"]) - brute) <= mpmath.mpf(row["error_bound"]) + 1e-35

@@ -93,8 +93,8 @@ def test_bad_input():
         Composition([1, 0])
     with pytest.raises(ValueError, match="alphas must lie in"):
         Composition([1]).tradeoff([2])
-    with pytest.raises(ValueError, match="epsilons must be > 0"):
-        Composition([1]).delta([0])
+    with pytest.raises(ValueError, match=r"epsilons must be in \[0, 5000\]"):
+        Composition([1]).delta([-1])
 
 
 def test_results_do_not_depend_on_the_callers_mpmath_precision():
