@@ -37,8 +37,9 @@ def accounts_itself(composition, sensitivities=None) -> bool:
     return own
 
 
-def _points(values, name: str) -> tuple[list, bool]:
-    """(the points as a list, whether one point was given)."""
+def as_points(values, name: str) -> tuple[list, bool]:
+    """(the points as a list, whether one point was given): ``values`` is one number or a non-empty list of them
+    (a numpy 0-d array counts as one number); ``name`` names the argument in the error."""
     if isinstance(values, Mapping):
         raise ValueError(f"{name} must be a number or a list of numbers; got a {type(values).__name__}")
     if getattr(values, "ndim", None) == 0:  # a numpy 0-d array is one number
@@ -84,7 +85,7 @@ def delta(composition, epsilon, *, rel_tol: float = 1e-6, sensitivities=None,
     if accounts_itself(composition, sensitivities):  # a DP-SGD run: its own certified δ(ε), add/remove-one
         return composition.delta(epsilon, rel_tol=rel_tol)
     pair = as_composition(composition, sensitivities)
-    points, single = _points(epsilon, "epsilon")
+    points, single = as_points(epsilon, "epsilon")
     rel_tol = as_rel_tol(rel_tol)
     result = _kept(pair.delta(points, rel_tol=rel_tol, best_effort=best_effort), best_effort, lambda p: (
         f"rel_tol: could not certify {rel_tol:g} at epsilon = {mpmath.nstr(p.epsilon, 10)} ({p.shortfall}): the "
@@ -109,7 +110,7 @@ def tradeoff(composition, alpha, *, abs_tol: float | None = None, sensitivities=
     if accounts_itself(composition, sensitivities):
         return composition.tradeoff(alpha, abs_tol=1e-9 if abs_tol is None else abs_tol)
     pair = as_composition(composition, sensitivities)
-    points, single = _points(alpha, "alpha")
+    points, single = as_points(alpha, "alpha")
     abs_tol = as_abs_tol(1e-12 if abs_tol is None else abs_tol)
     result = _kept(pair.tradeoff(points, abs_tol=abs_tol), best_effort, lambda p: (
         f"abs_tol: could not certify {abs_tol:g} at alpha = {mpmath.nstr(p.alpha, 10)} ({p.shortfall}): the "

@@ -48,8 +48,9 @@ from ..engine.subsampled_gaussian_inversion import certified_profile, integrals_
 from ..infrastructure.numbers import (ResourceLimitError, as_abs_tol, as_fraction, as_rel_tol, as_resolution,
                                      error_bound)
 from ..infrastructure.search import FAILS, HOLDS, UNDECIDED, arithmetic, certified_bisect
+from .accounting import as_points
 from .composition import DeltaPoint
-from .dpsgd_arguments import (MAX_DPSGD_EPSILON, MAX_GROUPS, as_points, as_schedule, as_step_group,
+from .dpsgd_arguments import (MAX_DPSGD_EPSILON, MAX_GROUPS, as_schedule, as_step_group,
                               calibration_targets, exact_alpha, exact_epsilon, finest_tolerance, target_delta)
 from .dpsgd_noise_calibration import smallest_noise_multiplier
 from .dpsgd_results import (RELATION, DPSGDCalibration, DPSGDDeltaPoint, DPSGDEpsilonInterval,
@@ -225,8 +226,10 @@ class DPSGDComposition:
             bound = (upper - lower) / 2 * (1 + mpmath.mpf(10) ** -20) + abs(value) * mpmath.mpf(10) ** -38
             eps = as_fraction(epsilon, "epsilon", floats="binary")
             shown = mpmath.mpf(eps.numerator) / eps.denominator
-        return DPSGDDeltaPoint(shown, value, error_bound(bound), RELATION, dominant,
-                               (remove.lower, remove.upper), add_interval)
+        meets = bound <= rel_tol * value
+        return DPSGDDeltaPoint(epsilon=shown, delta=value, error_bound=error_bound(bound), meets_tolerance=bool(meets),
+                               shortfall=None if meets else "precision", relation=RELATION, dominant=dominant,
+                               remove=(remove.lower, remove.upper), add=add_interval)
 
     # -- δ(ε) ---------------------------------------------------------------------------------------------------
     def delta(self, epsilon, *, rel_tol: float = 1e-6):
@@ -329,7 +332,9 @@ class DPSGDComposition:
                                           f"lies in [{mpmath.nstr(lo, 12)}, {mpmath.nstr(hi, 12)}]")
             value = (lo + hi) / 2
             bound = (hi - lo) / 2 + abs(value) * mpmath.mpf(10) ** -38
-        return DPSGDTradeoffPoint(exact, value, error_bound(bound), RELATION)
+        return DPSGDTradeoffPoint(alpha=exact, beta=value, error_bound=error_bound(bound),
+                                  meets_tolerance=bool(bound <= abs_tol), shortfall=None if bound <= abs_tol else "precision",
+                                  relation=RELATION)
 
     def _delta_estimate(self, eps: float) -> float:
         """The saddle-point estimate of δ(ε) (the larger direction; no nodes, nothing certified): for searching."""

@@ -16,7 +16,7 @@ from ..engine.subsampled_gaussian import Q_RANGE, STEPS_RANGE, Z_RANGE, StepGrou
 from ..infrastructure.numbers import ResourceLimitError, as_fraction
 from .targets import ApproximateDP, GaussianDP
 
-__all__ = ["as_step_group", "as_schedule", "as_points", "exact_epsilon", "exact_alpha", "target_delta",
+__all__ = ["as_step_group", "as_schedule", "exact_epsilon", "exact_alpha", "target_delta",
            "calibration_targets", "finest_tolerance", "MAX_DPSGD_EPSILON", "MAX_GROUPS", "FINEST_TOLERANCE"]
 
 MAX_DPSGD_EPSILON = 200
@@ -135,20 +135,6 @@ def as_schedule(schedule) -> tuple[StepGroup, ...]:
     if total > STEPS_RANGE[1]:
         raise ValueError(f"schedule has {total:,} steps in all; at most {STEPS_RANGE[1]:g} are accepted")
     return tuple(StepGroup(q, z, n) for (q, z), n in merged.items())
-
-
-def as_points(values, name: str) -> tuple[list, bool]:
-    """(the points as a list, whether one point was given): ``values`` is one number or a non-empty list of them."""
-    if isinstance(values, Mapping):
-        raise ValueError(f"{name} must be a number or a list of numbers; got a {type(values).__name__}")
-    if getattr(values, "ndim", None) == 0:
-        return [values.item()], True
-    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
-        return [values], True
-    values = list(values)
-    if not values:
-        raise ValueError(f"{name} must be a number or a non-empty list of numbers; got an empty list")
-    return values, False
 
 
 def exact_epsilon(value, name: str = "epsilon") -> Fraction:

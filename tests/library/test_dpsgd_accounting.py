@@ -454,3 +454,18 @@ def test_the_front_door_accepts_a_dpsgd_composition():
     assert c.proven_smallest and accountlib.calibrate_noise_multiplier is calibrate_noise_multiplier
     with pytest.raises(ValueError, match="sensitivities"):
         accountlib.delta(run, 1.0, sensitivities=[2])
+
+
+def test_the_front_doors_dpsgd_points_carry_every_field_by_name():
+    """The DP-SGD points extend the composition's (which carry meets_tolerance and shortfall): every field lands
+    where it belongs, through accountlib.delta and accountlib.tradeoff alike."""
+    import accountlib
+    from accountlib.theory.dpsgd_results import RELATION
+
+    run = accountlib.DPSGDComposition(q=0.01, noise_multiplier=1.0, steps=1000)
+    point = accountlib.delta(run, 2.0, rel_tol=1e-6)
+    assert point.relation == RELATION and point.dominant in ("remove", "add", "both")
+    assert point.meets_tolerance is True and point.shortfall is None and point.error_bound <= 1e-6 * point.delta
+    assert point.remove[0] <= point.delta + point.error_bound and len(point.add) == 2
+    curve = accountlib.tradeoff(run, 0.1)
+    assert curve.relation == RELATION and curve.meets_tolerance is True and curve.shortfall is None
