@@ -447,8 +447,8 @@ draw(3.0, [(0.005, 500)], history_figure, 3.0, 0.005, 500)
 draw(5.0, [(0.005, 500)], history_figure, 5.0, 0.005, 500)
 
 # %% [markdown]
-# Along the sampling rate at $n = 500$ ({numref}`fig-dpsgd-sweep-q-3`, as the paper's Figure 10(a)–(b);
-# {numref}`fig-dpsgd-sweep-q-5`, Figure 15(a)–(b)). The larger $q$, the larger the expected batch $qN$ and the
+# Along the sampling rate at $n = 500$ (the next two figures, at $(3, 10^{-5})$ as the paper's Figure 10(a)–(b)
+# and at $(5, 10^{-5})$ as its Figure 15(a)–(b), drawn once every setting has its five seeds). The larger $q$, the larger the expected batch $qN$ and the
 # smaller the noise on the averaged gradient, $zC/(qN)$, for both accountants; $nq$ also grows from 2.5 to 25 epochs.
 
 # %% mystnb={"figure": {"caption": "Fashion-MNIST, (\u03b5, \u03b4) = (3, 10\u207b\u2075), n = 500: final test accuracy (left) and test cross-entropy (right) against the sampling rate q (log axis) for the three runs; mean over five seeds, error bars \u00b11 standard error.", "name": "fig-dpsgd-sweep-q-3"}} tags=["hide-input"]
@@ -458,10 +458,10 @@ draw(3.0, Q_SETTINGS, sweep_figure, 3.0, "q")
 draw(5.0, Q_SETTINGS, sweep_figure, 5.0, "q")
 
 # %% [markdown]
-# Along the number of steps at $q = 0.01$ ({numref}`fig-dpsgd-sweep-n-3`, as the paper's Figure 2(a)–(b);
-# {numref}`fig-dpsgd-sweep-n-5`, Figure 16(a)–(b)): each horizon $n$ is calibrated on its own, so a longer run
+# Along the number of steps at $q = 0.01$ (the next two figures, as the paper's Figures 2(a)–(b) and 16(a)–(b),
+# drawn once every setting has its five seeds): each horizon $n$ is calibrated on its own, so a longer run
 # trains for longer but with more noise per step. The training histories of the calibrated runs of every horizon
-# follow ({numref}`fig-dpsgd-horizons-3`, as Figure 2(c)–(d); {numref}`fig-dpsgd-horizons-5`, Figure 16(c)–(d)).
+# follow (the two figures after them, as Figure 2(c)–(d) and Figure 16(c)–(d)).
 
 # %% mystnb={"figure": {"caption": "Fashion-MNIST, (\u03b5, \u03b4) = (3, 10\u207b\u2075), q = 0.01: final test accuracy (left) and test cross-entropy (right) against the number of steps n (log axis) for the three runs; mean over five seeds, error bars \u00b11 standard error.", "name": "fig-dpsgd-sweep-n-3"}} tags=["hide-input"]
 draw(3.0, N_SETTINGS, sweep_figure, 3.0, "n")
