@@ -229,7 +229,7 @@ def test_library_hash_follows_the_code(tmp_path):
 TABLES = [("results_engine.json", "RESULTS.md"), ("results_sweep.json", "RESULTS_sweep.md"),
           ("results_dpsgd.json", "RESULTS_dpsgd.md"), ("results_dpsgd_batched.json", "RESULTS_dpsgd_batched.md"),
           ("results_calibration.json", "RESULTS_calibration.md"),
-          ("results_pl94.json", "RESULTS_pl94.md")]
+          ("results_pl94.json", "RESULTS_pl94.md"), ("results_dpsgd_accounting.json", "RESULTS_dpsgd_accounting.md")]
 
 
 @pytest.mark.parametrize("results, page", TABLES)
@@ -396,7 +396,7 @@ def test_the_benchmarks_page_shows_each_notice_at_its_table(tmp_path):
     for _, page in TABLES:
         (src / "benchmarks" / page).write_text((ROOT / "benchmarks" / page).read_text(encoding="utf-8"))
     changed = {}
-    for (results, _), variant in zip(TABLES, ("current", "stale", "old", "current", "current", "current")):
+    for (results, _), variant in zip(TABLES, ("current", "stale", "old", "current", "current", "current", "current")):
         copies = _results_copies(tmp_path / results, results)
         (src / "benchmarks" / results).write_text(copies[variant].read_text())
         changed[results] = copies["changed file"]
@@ -414,7 +414,7 @@ def test_the_benchmarks_page_shows_each_notice_at_its_table(tmp_path):
                           "RESULTS_sweep.md": f"changed: {changed['results_sweep.json']}",
                           "RESULTS_dpsgd.md": "records no per-file hashes", "RESULTS_dpsgd_batched.md": "current",
                           "RESULTS_calibration.md": "current",
-                          "RESULTS_pl94.md": "current"})
+                          "RESULTS_pl94.md": "current", "RESULTS_dpsgd_accounting.md": "current"})
     assert '<div class="warning admonition">' in html
 
 
