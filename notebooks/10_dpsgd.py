@@ -365,6 +365,7 @@ def history_figure(epsilon, q, n):
         ax.set_xlabel(f"step (q = {q:g}, n = {n})")
         ax.grid(alpha=0.3)
     axes[0].legend(title=f"(ε, δ) = ({epsilon:g}, 10⁻⁵)")
+    fig.suptitle(f"Along training at q = {q:g}, n = {n}, (ε, δ) = ({epsilon:g}, 10⁻⁵)")
     fig.tight_layout()
     return fig
 
@@ -387,6 +388,7 @@ def horizon_figure(epsilon):
         ax.set_xlabel("step (q = 0.01)")
         ax.grid(alpha=0.3)
     fig.legend(loc="lower center", ncol=5, fontsize=8, bbox_to_anchor=(0.5, -0.08))
+    fig.suptitle(f"The calibrated runs of every horizon, q = 0.01, (ε, δ) = ({epsilon:g}, 10⁻⁵)")
     fig.tight_layout()
     return fig
 
@@ -412,6 +414,8 @@ def sweep_figure(epsilon, along):
         ax.set_xlabel("sampling rate q (n = 500)" if along == "q" else "steps n (q = 0.01)")
         ax.grid(alpha=0.3)
     axes[0].legend(title=f"(ε, δ) = ({epsilon:g}, 10⁻⁵)")
+    fig.suptitle(f"Final test metrics along {'q at n = 500' if along == 'q' else 'n at q = 0.01'}, "
+                 f"(ε, δ) = ({epsilon:g}, 10⁻⁵)")
     fig.tight_layout()
     return fig
 
