@@ -283,10 +283,10 @@ def test_the_sweep_claims_say_what_is_trained_and_are_judged_once_five_seeds_exi
               "gaussian_q1": 0.0}
     rng = np.random.default_rng(1)
 
-    def sweep(seeds, gap_2000, gain_slope):
+    def sweep(seeds, gap_2000, gain_slope, settings=(250, 500, 1000, 1500, 2000)):
         out = []
         for seed in seeds:
-            for n in (250, 500, 2000):  # L_Z − L_R: 0.012 at n = 250; Acc_R − Acc_Z grows with log n by gain_slope
+            for n in settings:  # L_Z − L_R: 0.012 at n = 250; Acc_R − Acc_Z grows with log n by gain_slope
                 gain = gain_slope * math.log(n / 250) + rng.normal(0, 0.002)
                 gap = 0.012 if n == 250 else gap_2000 if n == 2000 else 0.1
                 out += [_fake_result(eps, 0.01, n, seed, (0.70 - gain, 0.70, 0.70), (0.98 + gap + rng.normal(0, 0.002),
@@ -300,7 +300,12 @@ def test_the_sweep_claims_say_what_is_trained_and_are_judged_once_five_seeds_exi
                   "unifying.5.2.accuracy_trend_n"):
         assert few[ident]["verdict"] == "not reproducible here", ident
     assert "seeds trained here at n = 250: 2, at n = 2000: 2" in few["unifying.5.2.accuracy_endpoint_contrast"]["reason"]
-    assert "n = 250: 2, n = 500: 2, n = 1000: 0" in few["unifying.5.2.accuracy_trend_n"]["reason"]
+    assert "n = 250: 2, n = 500: 2, n = 1000: 2" in few["unifying.5.2.accuracy_trend_n"]["reason"]
+    # five seeds of three of the sweep's five settings: the trend is not the paper's test yet, so it is not judged
+    part = {e["id"]: e for e in dpsgd.record_ledger(sweep(range(5), 0.182, 0.0, settings=(250, 500, 2000)),
+                                                    calibration_checks=checks, path=tmp_path / "part.json")}
+    assert part["unifying.5.2.accuracy_trend_n"]["verdict"] == "not reproducible here"
+    assert "n = 1000: 0" in part["unifying.5.2.accuracy_trend_n"]["reason"]
     assert "trained here with 2 of them (seeds 0, 1)" in few["unifying.D4.eps=5.loss_gap_n=250"]["reason"]
 
     like = {e["id"]: e for e in dpsgd.record_ledger(sweep(range(5), 0.182, 0.0), calibration_checks=checks,
