@@ -379,7 +379,7 @@ for i, d in enumerate(deep_deltas):
         if value is None:
             cells.append(f"{name}: refused")
         elif not math.isfinite(value):
-            cells.append(f"{name}: inf")
+            cells.append(f"{name}: no finite bound")
         else:
             cells.append(f"{name}: {value:.6f}" + (" (BELOW: false)" if value < lo else ""))
     print(" | ".join(cells))
