@@ -18,6 +18,8 @@ import math
 import time
 from pathlib import Path
 
+from .results import parse_settings
+
 __all__ = ["VARIANTS", "ABLATION_SETTINGS", "ablation_path", "run_ablation", "ablation_table"]
 
 VARIANTS = {
@@ -130,12 +132,10 @@ def main(argv=None) -> int:
     import torch
 
     torch.set_num_threads(args.threads)
-    settings = ABLATION_SETTINGS
-    if args.settings:
-        try:
-            settings = [(float(q), int(n)) for q, n in (item.split(",") for item in args.settings)]
-        except ValueError:
-            parser.error(f"--settings takes Q,N pairs such as 0.005,500; got {' '.join(args.settings)}")
+    try:
+        settings = parse_settings(args.settings) if args.settings else ABLATION_SETTINGS
+    except ValueError as error:
+        parser.error(str(error))
     try:
         run_ablation(args.out, variants=args.variants, settings=settings, seeds=args.seeds,
                      progress=lambda line: print(line, flush=True))

@@ -20,7 +20,7 @@ import math
 import time
 from pathlib import Path
 
-from .results import PAPER_TARGETS, t_interval, load_results
+from .results import PAPER_TARGETS, load_results, parse_settings, t_interval
 
 __all__ = ["EXACT_SETTINGS", "exact_path", "exact_noise_multiplier", "train_exact", "load_exact", "exact_table",
            "main"]
@@ -146,12 +146,10 @@ def main(argv=None) -> int:
     from .data import load_data
 
     torch.set_num_threads(args.threads)
-    settings = EXACT_SETTINGS
-    if args.settings:
-        try:
-            settings = [(float(q), int(n)) for q, n in (item.split(",") for item in args.settings)]
-        except ValueError:
-            parser.error(f"--settings takes Q,N pairs such as 0.005,500; got {' '.join(args.settings)}")
+    try:
+        settings = parse_settings(args.settings) if args.settings else EXACT_SETTINGS
+    except ValueError as error:
+        parser.error(str(error))
     data = load_data(dataset=args.dataset)
     for q, steps in settings:
         for seed in args.seeds:

@@ -27,6 +27,15 @@ def paper_settings() -> list[tuple[float, int]]:
     return by_q + by_n
 
 
+def parse_settings(items) -> list[tuple[float, int]]:
+    """``["0.005,500", "0.01,2000"]`` → ``[(0.005, 500), (0.01, 2000)]``, the (q, n) settings of a command line;
+    ValueError naming the form accepted otherwise."""
+    try:
+        return [(float(q), int(n)) for q, n in (item.split(",") for item in items)]
+    except ValueError:
+        raise ValueError(f"--settings takes Q,N pairs such as 0.005,500; got {' '.join(items)}") from None
+
+
 def _tag(value: float) -> str:
     return f"{value:g}"
 
