@@ -13,11 +13,13 @@ from collections.abc import Mapping
 from fractions import Fraction
 
 from ..engine.subsampled_gaussian import Q_RANGE, STEPS_RANGE, Z_RANGE, StepGroup
-from ..infrastructure.numbers import ResourceLimitError, as_fraction
+from ..infrastructure.numbers import (LARGEST_TOL, SMALLEST_ABS_TOL, SMALLEST_REL_TOL, ResourceLimitError, as_fraction,
+                                     as_tolerance)
 from .targets import ApproximateDP, GaussianDP
 
 __all__ = ["as_step_group", "as_schedule", "exact_epsilon", "exact_alpha", "target_delta",
-           "calibration_targets", "finest_tolerance", "MAX_DPSGD_EPSILON", "MAX_GROUPS", "FINEST_TOLERANCE"]
+           "calibration_targets", "finest_tolerance", "dpsgd_rel_tol", "dpsgd_abs_tol", "MAX_DPSGD_EPSILON",
+           "MAX_GROUPS", "FINEST_TOLERANCE"]
 
 MAX_DPSGD_EPSILON = 200
 """The largest ε :meth:`~accountlib.theory.dpsgd_accounting.DPSGDComposition.delta` accepts."""
@@ -45,6 +47,35 @@ def finest_tolerance(tolerance: float, name: str) -> float:
                                  f"evaluation reaches about T·1e-13 relative in δ); give {name} >= "
                                  f"{FINEST_TOLERANCE:g}")
     return tolerance
+
+
+def dpsgd_rel_tol(value, name: str = "rel_tol") -> float:
+    """A DP-SGD run's relative tolerance on δ: a float in [FINEST_TOLERANCE, 0.5] = [1e-12, 0.5], checked by the
+    library's one validator of its kind (:func:`~accountlib.infrastructure.numbers.as_rel_tol`'s range) and
+    :func:`finest_tolerance`, its messages naming the range a DP-SGD run accepts (the command line's ``--rel-tol``
+    has the same floor, this module's :data:`FINEST_TOLERANCE`).
+
+    >>> dpsgd_rel_tol(1e-9)
+    1e-09
+    """
+    return _tolerance(value, name, SMALLEST_REL_TOL)
+
+
+def dpsgd_abs_tol(value, name: str = "abs_tol") -> float:
+    """A DP-SGD run's absolute tolerance (an ε interval's width, or β's bound): a float in [1e-12, 0.5], as
+    :func:`dpsgd_rel_tol`."""
+    return _tolerance(value, name, SMALLEST_ABS_TOL)
+
+
+def _tolerance(value, name: str, smallest: float) -> float:
+    """A tolerance of a DP-SGD run: out of the library's range of its kind, ``ValueError`` naming this run's range
+    [1e-12, 0.5]; inside it but finer than :data:`FINEST_TOLERANCE`, ``ResourceLimitError`` (:func:`finest_tolerance`)."""
+    try:
+        checked = as_tolerance(value, name, smallest=smallest, largest=LARGEST_TOL)
+    except ValueError:
+        raise ValueError(f"{name} must be a number in [{FINEST_TOLERANCE:g}, {LARGEST_TOL:g}] for a DP-SGD run; got "
+                         f"{_shown(value)}") from None
+    return finest_tolerance(checked, name)
 
 
 def _shown(value) -> str:
