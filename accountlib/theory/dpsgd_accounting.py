@@ -179,14 +179,22 @@ class DPSGDComposition:
         return bound
 
     def _add_upper_bound(self, epsilon: float) -> float:
-        """A cheap certified upper bound on the add direction's δ(ε): the Chernoff bound C_λ M_A(λ) e^{−λε} at a few λ
-        (log, −inf when the add loss cannot exceed ε)."""
-        if epsilon >= loss_supremum(self.groups, "add") * (1 + 1e-12):
+        """A cheap certified upper bound on the add direction's δ(ε) (log): :meth:`chernoff_log_bound`."""
+        return self.chernoff_log_bound("add", epsilon)
+
+    def chernoff_log_bound(self, direction: str, epsilon: float) -> float:
+        """A cheap certified upper bound on one direction's δ(ε), no inversion: the log of the Chernoff bound
+        C_λ M(λ) e^{−λε} at a few λ (0 when none is below 1; −inf when the add loss cannot exceed ε)."""
+        if epsilon >= loss_supremum(self.groups, direction) * (1 + 1e-12):
             return -math.inf
         best = 0.0
-        for lam in (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0):
+        orders = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0)
+        if direction == "remove":  # small orders too: where the noise is small, only they have a finite moment
+            orders = (0.01, 0.03, 0.1, 0.25) + orders
+        for lam in orders:
             try:
-                log_m = math.fsum(g.steps * self._integral(g).log_real(-lam)[2] for g in self.groups)
+                w = -lam if direction == "add" else lam + 1
+                log_m = math.fsum(g.steps * self._integral(g).log_real(w)[2] for g in self.groups)
             except (ArithmeticError, OverflowError, ResourceLimitError):
                 continue
             best = min(best, lam * math.log(lam) - (1 + lam) * math.log1p(lam) + log_m - lam * epsilon)
@@ -653,7 +661,11 @@ def calibrate_noise_multiplier(q=None, steps=None, target=None, *, schedule=None
     Homogeneous: ``calibrate_noise_multiplier(q, steps, (epsilon, delta))``. Heterogeneous: ``schedule`` is a list
     of (q, factor, steps) triples; group g then runs with noise multiplier factor_g·z. ``target`` is one (ε, δ)
     pair, an :class:`~accountlib.theory.targets.ApproximateDP`, or a list of them (all must hold); a μ-GDP target is
-    refused. ``resolution`` is checked by :func:`~accountlib.infrastructure.numbers.as_resolution` ([1e-9, 0.5]),
+    refused. The search runs over the accepted noise multipliers (every group's z in [0.05, 1000]): where every
+    multiplier down to the floor meets the targets, the answer is the smallest grid point at or above it (z·factor ≥
+    0.05 for every group), with no failure below it (``failure`` None, ``proven_smallest`` False: nothing smaller is
+    accepted); where none up to the search's upper end does, a one-line ``ArithmeticError`` names each target's δ
+    there. ``resolution`` is checked by :func:`~accountlib.infrastructure.numbers.as_resolution` ([1e-9, 0.5]),
     ``rel_tol`` (each δ's relative accuracy) by :func:`~accountlib.infrastructure.numbers.as_rel_tol` and no finer
     than 1e-12. The search is :func:`accountlib.theory.dpsgd_noise_calibration.smallest_noise_multiplier`.
 

@@ -170,13 +170,18 @@ def as_schedule(schedule) -> tuple[StepGroup, ...]:
 
 def exact_epsilon(value, name: str = "epsilon") -> Fraction:
     """A privacy ε ∈ [0, MAX_DPSGD_EPSILON], exactly: a user's number, so a float is the decimal it prints as (0.1 is
-    the rational 1/10, and δ there is bracketed by its values at the two floats around it).
+    the rational 1/10, and δ there is bracketed by its values at the two floats around it). The range is checked on
+    the exact number: ``Fraction(200) + Fraction(1, 10**300)`` is refused though its nearest float is 200.
 
     >>> exact_epsilon(0.1), exact_epsilon("2/3")
     (Fraction(1, 10), Fraction(2, 3))
     """
     _float_in(value, name, 0.0, MAX_DPSGD_EPSILON, "the privacy parameter")
-    return as_fraction(value, name, floats="decimal")
+    exact = as_fraction(value, name, floats="decimal")
+    if not 0 <= exact <= MAX_DPSGD_EPSILON:  # exactly: Fraction(200) + 10^-300 is above 200 though its float is not
+        raise ValueError(f"{name} (the privacy parameter) must be in [0, {MAX_DPSGD_EPSILON}] exactly; got a number "
+                         f"{'above' if exact > 0 else 'below'} it ({_shown(value)} as a float)")
+    return exact
 
 
 def exact_alpha(value, name: str = "alpha") -> Fraction:
@@ -224,7 +229,7 @@ def calibration_targets(target) -> tuple:
         elif isinstance(t, (tuple, list)) and len(t) == 2:
             eps = exact_epsilon(t[0], "target epsilon")
             if eps <= 0:
-                raise ValueError(f"target epsilon must be > 0; got {t[0]!r}")
+                raise ValueError(f"target epsilon must be > 0; got {_shown(t[0])}")
             out.append(ApproximateDP(eps, target_delta(t[1], "target delta")))
         else:
             raise ValueError(f"target must be an ApproximateDP, an (epsilon, delta) pair or a list of them (a DP-SGD "

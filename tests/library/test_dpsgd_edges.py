@@ -116,3 +116,118 @@ def test_dp_accounting_drop_in_returns_inf_beyond_the_range():
     assert time.perf_counter() - start < 5
     gaussian = _accountant(dp.SelfComposedDpEvent(dp.GaussianDpEvent(0.05), 1000)).get_epsilon(1e-5)
     assert gaussian >= float(_gaussian_epsilon(math.sqrt(1000) / 0.05, 1e-5))
+
+
+# -- a tolerance the run cannot reach: one line, the work bounded -----------------------------------------------------
+
+def test_a_tolerance_below_the_rounding_floor_is_refused_in_one_line_after_one_contour():
+    """q = 0.01, z = 1, T = 2, ε = 1/10 at rel_tol 1e-9: float64 rounding over the nodes bounds δ to about 2e-9
+    relative, and more nodes only add rounding. One line naming rel_tol and what is accepted (was a ResourceLimitError
+    traceback after three contours, the last over the node cap); best_effort=True returns the flagged result."""
+    run = DPSGDComposition(0.01, 1.0, 2)
+    with pytest.raises(ArithmeticError, match=r"^rel_tol: could not certify 1e-09 at epsilon = 0\.1 .*best_effort=True"):
+        run.delta("0.1", rel_tol=1e-9)
+    point = run.delta("0.1", rel_tol=1e-9, best_effort=True)
+    assert not point.meets_tolerance and point.shortfall == "precision"
+    assert point.error_bound <= 1e-7 * point.delta  # the narrowest bound reached, still certified
+    checked = run.delta("0.1", rel_tol=1e-6)
+    with mpmath.workdps(40):
+        assert abs(checked.delta - point.delta) <= checked.error_bound + point.error_bound
+
+
+def test_best_effort_goes_through_the_front_door():
+    from accountlib import delta
+
+    point = delta(DPSGDComposition(0.01, 1.0, 2), "0.1", rel_tol=1e-9, best_effort=True)
+    assert not point.meets_tolerance
+
+
+def test_a_first_contour_over_the_node_cap_is_refused_before_its_nodes():
+    from accountlib.engine.subsampled_gaussian import StepGroup
+    from accountlib.engine.subsampled_gaussian_inversion import MAX_NODES, plan_contour
+
+    plan = plan_contour([StepGroup(0.01, 1.0, 2)], "remove", 0.1, 5e-10, widen=2)
+    assert plan.count == MAX_NODES + 1  # the plan the old code computed two contours to reach, known without nodes
+
+
+# -- calibration at the ends of the search range --------------------------------------------------------------------
+
+def test_calibration_met_by_every_multiplier_returns_the_floor():
+    """(200, 0.5) at q = 0.01, T = 10 holds at every accepted multiplier: the answer is the grid point at the floor
+    0.05, with no failure below it (was 'out of reach')."""
+    from accountlib.theory.dpsgd_accounting import calibrate_noise_multiplier
+
+    c = calibrate_noise_multiplier(0.01, 10, (200, 0.5), resolution=1e-3)
+    assert 0.05 <= c.noise_multiplier < 0.05 * (1 + 2e-3)
+    assert c.failure is None and not c.proven_smallest
+    assert all(k.status == "holds" for k in c.checks)
+
+
+def test_an_unreachable_calibration_target_names_the_target_and_the_search_end():
+    from accountlib.theory.dpsgd_accounting import calibrate_noise_multiplier
+
+    with pytest.raises(ArithmeticError, match=r"^target: no noise multiplier up to 1000 .*ε = 0\.01, δ = 1e-10\): "
+                                              r"δ there is [0-9.]+, fails$"):
+        calibrate_noise_multiplier(1, 10**6, (0.01, 1e-10), resolution=1e-3)
+
+
+# -- the arguments --------------------------------------------------------------------------------------------------
+
+def test_tolerance_messages_name_a_dpsgd_runs_range():
+    run = DPSGDComposition(0.01, 1.0, 10)
+    with pytest.raises(ValueError, match=r"^rel_tol must be a number in \[1e-12, 0\.5\] for a DP-SGD run; got 0\.6$"):
+        run.delta(1, rel_tol=0.6)
+    with pytest.raises(ValueError, match=r"^abs_tol must be a number in \[1e-12, 0\.5\] for a DP-SGD run"):
+        run.epsilon(1e-5, abs_tol=0.7)
+    with pytest.raises(ResourceLimitError, match="give rel_tol >= 1e-12"):
+        run.delta(1, rel_tol=1e-13)
+
+
+def test_epsilon_is_range_checked_exactly():
+    with pytest.raises(ValueError, match=r"must be in \[0, 200\] exactly"):
+        DPSGDComposition(0.01, 1.0, 10).delta(Fraction(200) + Fraction(1, 10**300))
+    assert DPSGDComposition(0.01, 1.0, 10).delta(Fraction(200)).delta >= 0
+
+
+def test_numpy_float32_arguments_are_the_decimals_they_print_as():
+    np = pytest.importorskip("numpy")
+    assert DPSGDComposition(np.float32(0.1), np.float32(1.1), 10).groups == DPSGDComposition(0.1, 1.1, 10).groups
+
+
+def test_calibration_message_shows_a_number_not_a_fraction_repr():
+    from accountlib.theory.dpsgd_accounting import calibrate_noise_multiplier
+
+    with pytest.raises(ValueError, match=r"^target epsilon must be > 0; got 0\.0$"):
+        calibrate_noise_multiplier(1, 4, (Fraction(0), 1e-5))
+
+
+# -- the command line -----------------------------------------------------------------------------------------------
+
+def _cli(*args):
+    from accountlib.cli import main
+
+    import contextlib
+    import io
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        status = main(list(args))
+    return status, err.getvalue().strip()
+
+
+def test_the_command_line_has_the_apis_tolerance_floor():
+    from accountlib.theory.dpsgd_arguments import FINEST_TOLERANCE
+
+    status, err = _cli("dpsgd", "tradeoff", "--q", "1", "--noise-multiplier", "2", "--steps", "4", "--alpha", "0.05",
+                       "--abs-tol", f"{FINEST_TOLERANCE:g}")
+    assert status == 0, err  # 1e-12 was refused (the command line's floor was 2e-12)
+    status, err = _cli("dpsgd", "delta", "--q", "0.01", "--noise-multiplier", "1", "--steps", "10", "--eps", "1",
+                       "--rel-tol", "0.6")
+    assert status == 2 and err == "error: --rel-tol must be a number in [1e-12, 0.5] for a DP-SGD run; got 0.6"
+
+
+@pytest.mark.parametrize("command", ["allocate", "calibrate", "delta"])
+def test_discrete_gaussian_commands_point_a_dpsgd_run_at_dpsgd(command):
+    status, err = _cli(command, "--q", "0.01", "--steps", "10")
+    assert status == 2 and err.count("\n") == 0
+    assert "compositions of discrete Gaussians" in err and "python -m accountlib dpsgd" in err
