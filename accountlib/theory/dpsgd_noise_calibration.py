@@ -16,7 +16,7 @@ from fractions import Fraction
 import mpmath
 
 from ..engine.subsampled_gaussian import Z_RANGE
-from ..infrastructure.numbers import as_fraction, error_bound
+from ..infrastructure.numbers import ResourceLimitError, as_fraction, error_bound
 from ..infrastructure.search import bisect, integer
 from .decision import LevelCheck
 from .dpsgd_results import RELATION, DPSGDCalibration, DPSGDDeltaPoint
@@ -181,4 +181,22 @@ def smallest_noise_multiplier(base, targets, run_at, *, resolution: float, rel_t
     if lo * step >= z_floor:  # below the search floor nothing is evaluated: every accepted multiplier meets the targets
         failure = next((c for c in at(lo * step)[1] if c.status == "fails"), None)
     z = hi * step
-    return DPSGDCalibration(z, step, tuple(schedule_at(z)), targets, tuple(at(z)[1]), failure, evaluations)
+    return DPSGDCalibration(z, step, tuple(schedule_at(z)), targets, _exact_checks(at(z)[1], run_at(schedule_at(z)),
+                                                                                   rel_tol), failure, evaluations)
+
+
+def _exact_checks(checks, run, rel_tol: float) -> tuple:
+    """The checks at the answer, each decided by a Chernoff bound replaced by the certified δ there (what is printed
+    and stored), where the inversion reaches it (it still holds: the Chernoff bound is above the true δ)."""
+    out = []
+    for check in checks:
+        if check.point.shortfall is not None and check.point.dominant == "both" and check.point.remove[0] == 0:
+            try:
+                point = run.delta_bracket(check.level.epsilon, rel_tol)
+                with mpmath.workdps(40):
+                    if point.delta + point.error_bound <= check.level.allowed:
+                        check = LevelCheck(check.level, point, "holds")
+            except (ArithmeticError, ResourceLimitError):
+                pass  # the Chernoff bound stays the certificate
+        out.append(check)
+    return tuple(out)
