@@ -133,7 +133,10 @@ def add_parser(sub) -> None:
     delta.add_argument("--eps", nargs="+", action=Once, type=number("eps"), required=True, metavar="E",
                        help="ε values in [0, 200], exact (0.1 is 1/10)")
     delta.add_argument("--rel-tol", action=Once, type=number("rel-tol"), default=Fraction(1, 10**6), metavar="R",
-                       help=f"relative accuracy, in [{FINEST_TOLERANCE:g}, 0.5] (default 1e-6)")
+                       help=f"relative accuracy, in [{FINEST_TOLERANCE:g}, 0.5] (default 1e-6); an unmet "
+                       "tolerance is an error (exit 2)")
+    delta.add_argument("--best-effort", action="store_true", help="print a bound that misses --rel-tol instead of "
+                       "failing, with a shortfall column naming why (node cap, precision)")
     delta.set_defaults(handler=run_delta)
 
     eps = actions.add_parser("epsilon", help="the certified ε for each δ", description="For each δ an interval "
@@ -174,11 +177,12 @@ def add_parser(sub) -> None:
     cal.set_defaults(handler=run_calibrate)
 
 
-def _rows(points, keys: tuple[str, str, str], certified, explain) -> list[dict]:
+def _rows(points, keys: tuple[str, str, str], certified, explain, best_effort: bool = False) -> list[dict]:
     """The points as rows (:func:`accountlib.cli.certified_rows`: the digits each bound supports, a bound no finer
-    than 1e-30 relative), each with the relation and the dominant direction."""
+    than 1e-30 relative), each with the relation and the dominant direction; with ``best_effort`` a bound that
+    misses the tolerance is printed, flagged in a ``shortfall`` column."""
     rows = certified_rows(points, keys, certified, explain,
-                          lambda value: max(abs(value) * mpmath.mpf("1e-30"), mpmath.mpf("1e-300")))
+                          lambda value: max(abs(value) * mpmath.mpf("1e-30"), mpmath.mpf("1e-300")), best_effort)
     for row, p in zip(rows, points):
         row["relation"] = p.relation
         if hasattr(p, "dominant"):
@@ -198,10 +202,12 @@ def run_delta(args) -> int:
     """δ(ε) at each ``--eps``, printed with the digits its bound supports; a bound over ``--rel-tol``·δ fails."""
     rel_tol, asked = _checked_tolerance(args.rel_tol, "rel-tol", halved=True)
     run = _composition(args)
-    points = run.delta(list(args.eps), rel_tol=asked)
+    points = run.delta(list(args.eps), rel_tol=asked, best_effort=True)  # a missed tolerance decided per row below
     rows = _rows(points, ("epsilon", "delta", "error_bound"), lambda v, b: b <= rel_tol * v or v == 0,
-                 lambda p: f"could not certify --rel-tol {rel_tol:g} at ε = {float(p.epsilon):g}; loosen --rel-tol")
-    return _emit(args, rows, ("epsilon", "delta", "error_bound", "dominant"))
+                 lambda p: (f"could not certify --rel-tol {rel_tol:g} at ε = {float(p.epsilon):g}"
+                            + (f" ({p.shortfall})" if getattr(p, "shortfall", None) else "")
+                            + "; loosen --rel-tol, or print it flagged with --best-effort"), args.best_effort)
+    return _emit(args, rows, ("epsilon", "delta", "error_bound", "dominant") + ("shortfall",) * args.best_effort)
 
 
 def run_epsilon(args) -> int:

@@ -231,3 +231,23 @@ def test_discrete_gaussian_commands_point_a_dpsgd_run_at_dpsgd(command):
     status, err = _cli(command, "--q", "0.01", "--steps", "10")
     assert status == 2 and err.count("\n") == 0
     assert "compositions of discrete Gaussians" in err and "python -m accountlib dpsgd" in err
+
+
+def test_a_missed_rel_tol_at_the_command_line_fails_or_prints_flagged_with_best_effort():
+    """`dpsgd delta` misses --rel-tol 1e-9 at T = 2, ε = 0.1 (rounding): exit 2 naming --best-effort (which the
+    command has, unlike the library's best_effort=True), and with --best-effort the row printed and flagged."""
+    import contextlib
+    import io
+    import json
+
+    from accountlib.cli import main
+
+    run = ("dpsgd", "delta", "--q", "0.01", "--noise-multiplier", "1", "--steps", "2", "--eps", "0.1",
+           "--rel-tol", "1e-9")
+    status, err = _cli(*run)
+    assert status == 2 and err.count("\n") == 0 and "--best-effort" in err and "best_effort=True" not in err
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main([*run, "--best-effort", "--json"]) == 0
+    (row,) = json.loads(out.getvalue())
+    assert row["shortfall"] and Fraction(row["error_bound"]) > Fraction(1, 10**9) * Fraction(row["delta"])
