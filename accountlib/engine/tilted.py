@@ -84,8 +84,8 @@ SMALLEST_PRECISE_J_TOL = 1e-60
 
 MAX_PRECISE_NODE_TERMS = 120_000
 """The most factor evaluations one call of a precise tilted engine's :meth:`~TiltedTailEngine.tail_indices` may make:
-kept nodes × distinct terms × thresholds, each an arb evaluation of the dual form (about 65 µs at 166 bits on one
-core, so some 8 s at the limit). The deep level of budgets 3/2 and 11/10000 at ε = 34.24 makes 6.4e4 at
+kept nodes × distinct terms × thresholds, each an arb evaluation of the dual form (some 35 µs at 166 bits on one
+core, so about 4 s at the limit). The deep level of budgets 3/2 and 11/10000 at ε = 34.24 makes 6.4e4 at
 rel_tol = 1e-12 (J accuracy 1e-25: 16,000 nodes, 2 terms, 2 thresholds). Checked before any node is summed
 (``ResourceLimitError``); the front door then leaves the level to the untilted engines. Raise it with the
 environment variable ``ACCOUNTLIB_MAX_PRECISE_NODE_TERMS``."""
@@ -243,31 +243,39 @@ class TiltedTailEngine:
 
         Per group, φ_θ(ξ) = e^{−σ²ξ²/2 + iμξ}·w/D(μ) with w = Σ_{|u| ≤ R} e^{−au² + 2πσ²uξ − 2πiuμ} and
         D(μ) = Σ_{|u| ≤ R} e^{−au²}cos 2πuμ (a = 2π²σ², μ = σ²θc, |ξ| ≤ π): the images |u| > R add at most
-        2Σ_{u > R} e^{−a(u² − u)} to |w| (2πσ²|ξ| ≤ a) and 2Σ_{u > R} e^{−au²} to D, and are carried as radii."""
+        2Σ_{u > R} e^{−au² + bu} to |w| (b = 2πσ²·max|ξ| ≤ a over the kept nodes) and 2Σ_{u > R} e^{−au²} to D, and
+        are carried as radii."""
         n = self.modulus
         with arithmetic.precision(self.bits):
             pi = arb.pi()
             theta_arb = arithmetic.arb_fraction(theta)
             groups = []
-            for (s2, c), mult in self.lattice.groups:
+            for g, ((s2, c), mult) in enumerate(self.lattice.groups):
                 a_f = 2 * math.pi**2 * float(s2)
-                reach = 1  # R: the images |u| > R are below 2^−bits of the main term
-                while a_f * ((reach + 1) ** 2 - (reach + 1)) < (self.bits + 10) * math.log(2) + math.log(4):
+                # R: the images |u| > R, each at most e^{−au² + b|u|} of the main term (b = 2πσ²·max|ξ| over the kept
+                # nodes, ≤ a), are below 2^−bits together; a group with a large σ² keeps its nodes at small |ξ|
+                b_f = 2 * math.pi * float(s2) * min(math.pi, float(np.max(np.abs(self._xi[g]), initial=0.0)) * (1 + 1e-9) + 1e-12)
+                image = lambda u: math.exp(-(a_f * u * u - b_f * u))
+                reach = 0
+                while 2 * sum(image(u) for u in range(reach + 1, reach + 41)) > 2.0 ** -(self.bits + 10):
                     reach += 1
                 mu = s2 * theta * c
                 a = 2 * pi**2 * arithmetic.arb_fraction(s2)
-                d = arb(1)
-                images = []
+                images = []  # e^{−au²}·e^{∓2πiuμ} for u = 1..R
                 for u in range(1, reach + 1):
-                    weight = (-(a * u * u)).exp()
-                    d += 2 * weight * arb.cos_pi_fmpq(fmpq(2 * u * mu.numerator, mu.denominator))
                     turn = acb.exp_pi_i(acb(arithmetic.arb_fraction(-2 * u * mu)))  # e^{−2πiuμ}
+                    weight = (-(a * u * u)).exp()
                     images.append((weight * turn, weight * turn.conjugate()))  # for +u and −u
-                w_rest = 2 * sum(math.exp(-a_f * (u * u - u)) for u in range(reach + 1, reach + 41)) * 1.01
-                d = arithmetic.add_error(d, 2 * image_sum(float(s2), reach + 1))
+                # (1e-300: an image sum that underflows float64 is still carried)
+                w_rest = 2 * sum(image(u) for u in range(reach + 1, reach + 41)) * 1.01 + 1e-300
+                d, u = arb(1), 1  # D(μ), to its own reach: its images do not grow with ξ
+                while 2 * image_sum(float(s2), u) > 2.0 ** -(self.bits + 10):
+                    d += 2 * (-(a * u * u)).exp() * arb.cos_pi_fmpq(fmpq(2 * u * mu.numerator, mu.denominator))
+                    u += 1
+                d = arithmetic.add_error(d, 2 * image_sum(float(s2), u))
                 s2_arb = arithmetic.arb_fraction(s2)
                 groups.append((-s2_arb / 2, 2 * pi * s2_arb, arithmetic.arb_fraction(mu), mult, images,
-                               acb(arb(0, w_rest), arb(0, w_rest)) if w_rest > 0 else None, 1 / d))
+                               acb(arb(0, w_rest), arb(0, w_rest)), 1 / d))
             e_theta = (-theta_arb).exp()
             gain = -((-theta_arb * n).expm1())
             total = arb(0)
@@ -275,15 +283,16 @@ class TiltedTailEngine:
                 phi = acb(1)
                 for g, (half_s2, reach_scale, mu, mult, images, w_rest, inverse_d) in enumerate(groups):
                     xi = pi * arb(fmpq(2 * int(self._residues[g, col]), n))
-                    main = acb(half_s2 * xi * xi, mu * xi).exp()
-                    q = (reach_scale * xi).exp()  # e^{2πσ²ξ}
-                    w, up, down = acb(1), arb(1), arb(1)
-                    for plus, minus in images:
-                        up, down = up * q, down / q
-                        w += plus * up + minus * down
-                    if w_rest is not None:
-                        w += w_rest
-                    factor = main * w * inverse_d
+                    factor = acb(half_s2 * xi * xi, mu * xi).exp() * inverse_d  # the main term over D(μ)
+                    if images:
+                        q = (reach_scale * xi).exp()  # e^{2πσ²ξ}
+                        w, up, down = acb(1), arb(1), arb(1)
+                        for plus, minus in images:
+                            up, down = up * q, down / q
+                            w += plus * up + minus * down
+                        factor *= w + w_rest
+                    else:
+                        factor *= 1 + w_rest
                     phi *= factor if mult == 1 else factor**mult
                 turn = acb.exp_pi_i(acb(arb(fmpq(-2 * k, n))))  # e^{−iζ}
                 phase = acb.exp_pi_i(acb(arb(fmpq(-2 * ((k * lo) % n), n))))  # e^{−i·lo·ζ}, reduced exactly
@@ -327,10 +336,13 @@ class TiltedTailEngine:
             j_error = wrap + sieve + float_error
             with arithmetic.precision(160):  # log M(θ) − θ·lo at the precision of log M(θ): both are ~lo²/2V
                 log_prefactor = self.log_mgf(theta) - arithmetic.arb_fraction(theta * lo)
-            with mpmath.workdps(40):
-                prefactor = mpmath.exp(mpmath.mpf(log_prefactor.mid().str(40, radius=False)))
+            # the prefactor from log M(θ) − θ·lo (|·| ≤ ~1e7 for ε ≤ 5000) to 40 digits, or 60 for the arb sum (whose
+            # J is good to 1e-30 and finer); the slack covers the decimal string and the exponential
+            digits, slack = (60, 1e-45) if self.precise else (40, 1e-30)
+            with mpmath.workdps(digits):
+                prefactor = mpmath.exp(mpmath.mpf(log_prefactor.mid().str(digits, radius=False)))
                 value = prefactor * mpmath.mpf(j_value)
-                prefactor_rel = math.expm1(float(log_prefactor.rad()) * 1.01 + 1e-30)
+                prefactor_rel = math.expm1(float(log_prefactor.rad()) * 1.01 + slack)
                 # |P'J' − PJ_N| ≤ P·j_error + P·prefactor_rel·(|J_N| + j_error), kept as an mpf (no underflow)
                 bound = prefactor * (j_error + prefactor_rel * (abs(j_value) + j_error)) * (1 + 1e-9)
                 budget = ErrorBudget(aliasing=prefactor * wrap, sieve=prefactor * sieve, float_path=prefactor * float_error,
