@@ -476,8 +476,8 @@ print(f"zCDP claims delta    = 1e-10, i.e. {1e-10 / float(point.delta):.0f}x lar
 # %% [markdown]
 # At the same $\varepsilon \approx 26.34$ the exact $\delta$ is about $1.78\times10^{-12}$, 56 times smaller
 # than the $10^{-10}$ that the zCDP statement promises: the zCDP conversion is a valid upper bound, but a
-# loose one for this pair. The certified error, below $5\times10^{-25}$, is a relative error of
-# $2\times10^{-13}$, so the first twelve significant digits are certain, and those are the digits printed (every
+# loose one for this pair. The certified error, below $2\times10^{-26}$, is a relative error below
+# $10^{-14}$, so the first thirteen significant digits are certain, and those are the digits printed (every
 # number within the error of ours rounds to them); the further digits of our value agree with the authors' released
 # value as well, but this tolerance does not certify them. The $\varepsilon$ is
 # passed as an exact rational (`eps_exact`: the conversion's value at $\delta = 10^{-10}$ to 50 significant
