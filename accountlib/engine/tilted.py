@@ -41,7 +41,7 @@ tilted factors); each dropped node costs at most τ/(N(1 − e^{−θ})) per sid
 The float64 sum carries a rigorous rounding bound, measured against the
 sieve's bound on |φ| at each node; it limits J to an absolute accuracy of about 1e-15, i.e. a tail to a relative
 accuracy of about 1e-13 (less where J itself is small: a lattice sum with a coarse, low-noise term puts little tilted
-mass next to lo). An engine built with ``precise=True`` sums J in arb instead (:meth:`TiltedTailEngine._j_sum_arb`,
+mass next to lo). An engine built with ``precise=True`` sums J in arb instead (``TiltedTailEngine._j_sum_arb``,
 the same dual form with its neglected images bounded), at ``j_tol`` down to :data:`SMALLEST_PRECISE_J_TOL`: the
 front door uses it where a tolerance asks for more than float64 gives. M(θ) is evaluated in arb.
 """
