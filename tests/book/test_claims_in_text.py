@@ -469,6 +469,29 @@ def test_dpsgd_ablation_sentences_agree_with_the_stored_runs():
     assert len(list(first.glob("eps=*/*.json"))) * 2 + len(list(first.glob("clip_only/*.json"))) == 75
 
 
+def test_released_curve_agreement_as_the_table_beside_it_prints_it():
+    """The census chapter's sentence on how far the paper's released curve for (13, 13) agrees with the certified
+    δ, read against the table the executed chapter prints beside it (released / certified − 1 per δ_zCDP)."""
+    words = {"three": 3, "four": 4, "five": 5, "six": 6, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
+             "fourteen": 14, "fifteen": 15, "sixteen": 16}
+    m = claim("notebooks/07_census_dhc.py",
+              r"The two agree to (\w+) digits at \$\\delta_\{\\mathrm\{zCDP\}\} = 10\^\{(-\d+)\}\$, to (\w+) at "
+              r"\$10\^\{(-\d+)\}\$ and to (\w+) at \$10\^\{(-\d+)\}\$; further down the released values drift "
+              r"away, by about ([\d.]+)% at \$10\^\{(-\d+)\}\$, (\d+)% at \$10\^\{(-\d+)\}\$ and a factor of "
+              r"(\w+) at \$10\^\{(-\d+)\}\$")
+    notebook = jupytext.read(ROOT / "notebooks" / "07_census_dhc.ipynb")
+    table = next("".join(o.get("text", "")) for cell in notebook.cells if cell.cell_type == "code"
+                 for o in cell.get("outputs", []) if "released / certified - 1" in "".join(o.get("text", "")))
+    error = {int(math.log10(float(line.split()[0]))): float(line.split()[-1])
+             for line in table.splitlines()[1:] if line.strip()}
+    for digits, level in ((m[1], m[2]), (m[3], m[4]), (m[5], m[6])):
+        assert math.floor(-math.log10(abs(error[int(level)]))) == words[digits], (digits, level, error)
+    assert round(100 * error[int(m[8])], 1) == number(m[7])
+    assert round(100 * error[int(m[10])]) == number(m[9])
+    assert round(1 + error[int(m[12])]) == words[m[11]]
+    assert sorted(error) == sorted(int(m[i]) for i in (2, 4, 6, 8, 10, 12)), "a table row the sentence leaves out"
+
+
 # --- the redistricting chapter: the swing of the exact curve about the continuous Gaussian ----------------------
 
 def _extrema(xs, ys):
