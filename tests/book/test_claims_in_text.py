@@ -58,7 +58,7 @@ def gap(rhos) -> float:
 # --- the census's variances and pair sizes (03_discrete_gaussian and 08_edgeworth) ----------------------------
 
 def test_smallest_variances_chapter_6():
-    m = claim("notebooks/08_edgeworth.py", r"the smallest variance of allocation 13, ([\d.]+), and the census's smallest, "
+    m = claim("notebooks/08_edgeworth.py", r"the smallest variance of allocation 13, ([\d.]+), and the DHC's smallest, "
               r"([\d.]+) \(allocation (\d+); allocations (\d+) and (\d+) go down to ([\d.]+) and ([\d.]+)\)")
     assert round(smallest_sigma2(13), 1) == number(m[1])
     smallest = sorted(range(1, 44), key=smallest_sigma2)
@@ -70,18 +70,18 @@ def test_smallest_variances_chapter_6():
 def test_smallest_variances_chapter_1():
     text = "notebooks/03_discrete_gaussian.py"
     m = claim(text, r"\$\\sigma\^2 = ([\d.]+)\$ \(the smallest variance of allocation 13, the sieve paper's \$M_0\$; "
-              r"the census's smallest is ([\d.]+), in allocation (\d+)\)")
+              r"the DHC's smallest is ([\d.]+), in allocation (\d+)\)")
     assert round(smallest_sigma2(13), 1) == number(m[1])
     assert min(range(1, 44), key=smallest_sigma2) == int(m[3])
     assert round(smallest_sigma2(int(m[3])), 3) == number(m[2])
-    claim(text, r"(σ²|\\u03c3\\u00b2) = 2\.5, the smallest variance of allocation 13 .*the census's smallest variance, "
+    claim(text, r"(σ²|\\u03c3\\u00b2) = 2\.5, the smallest variance of allocation 13 .*the DHC's smallest variance, "
           r"0\.668 in allocation 6")  # a caption: jupytext writes its metadata with \u escapes
     assert "census' smallest variance" not in source(text)
 
 
 def test_lambda4_at_the_census_variances():
     m = claim("notebooks/03_discrete_gaussian.py", r"Gaussian to about (\w+) digits in its cumulants "
-              r"\(\$\\lambda_4 \\approx (\d+)\\times10\^\{(-\d+)\}\$\)\. The census's smallest variance is lower, "
+              r"\(\$\\lambda_4 \\approx (\d+)\\times10\^\{(-\d+)\}\$\)\. The DHC's smallest variance is lower, "
               r"\$\\sigma\^2 = ([\d.]+)\$ \(allocation (\d+)\), where \$\\lambda_4 \\approx ([\d.]+)\\times10\^\{(-\d+)\}\$")
     lam_25 = float(dg.lambda4("2.5", dps=40))
     assert math.isclose(float(f"{lam_25:.0e}"), int(m[2]) * 10.0 ** int(m[3]))
@@ -126,7 +126,7 @@ def test_gap_of_pair_13_13():
 
 
 def test_gap_of_pair_6_6():
-    m = claim("notebooks/08_edgeworth.py", r"even pair \(6, 6\), the census-wide largest gap, to about one part in "
+    m = claim("notebooks/08_edgeworth.py", r"even pair \(6, 6\), the DHC-wide largest gap, to about one part in "
               r"\$10\^(\d)\$")
     relative = gap(census.pair_rhos(6, 6))
     assert round(math.log10(relative)) == -int(m[1])
