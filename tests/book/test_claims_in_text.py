@@ -469,6 +469,21 @@ def test_dpsgd_ablation_sentences_agree_with_the_stored_runs():
     assert len(list(first.glob("eps=*/*.json"))) * 2 + len(list(first.glob("clip_only/*.json"))) == 75
 
 
+def test_exact_multiplier_takes_the_fraction_of_variance_the_text_says():
+    """'At both targets the exact multiplier takes between an eighth and a sixth off the RDP run's noise
+    variance': 1 - (z_exact/z_RDP)² of the stored exact-calibrated runs lies strictly between the two fractions."""
+    from accountbook.dpsgd.exact import exact_table
+
+    words = {"a tenth": 10, "a ninth": 9, "an eighth": 8, "a seventh": 7, "a sixth": 6, "a fifth": 5}
+    m = claim("notebooks/14_dpsgd_accounting.py", r"At both targets the exact multiplier takes between "
+              r"(a \w+|an \w+) and (a \w+|an \w+) off the RDP run's noise variance")
+    low, high = 1 / words[m[1]], 1 / words[m[2]]
+    rows = exact_table(ROOT / "results" / "dpsgd" / "fashion-mnist")
+    assert {row["epsilon"] for row in rows} == {3.0, 5.0}, "the sentence speaks of both targets"
+    taken = [1 - 1 / row["variance_ratio"] for row in rows]
+    assert all(low < t < high for t in taken), (taken, m[0])
+
+
 def test_released_curve_agreement_as_the_table_beside_it_prints_it():
     """The census chapter's sentence on how far the paper's released curve for (13, 13) agrees with the certified
     δ, read against the table the executed chapter prints beside it (released / certified − 1 per δ_zCDP)."""
