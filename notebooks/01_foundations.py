@@ -445,7 +445,7 @@ for k in (10, 100, 1000, k_max):
 # shifts $\mu_i$ behave exactly like one with $\mu = (\sum_i \mu_i^2)^{1/2}$, the rule the primer states
 # for Gaussian differential privacy ({prf:ref}`def-gdp`).
 
-# %% mystnb={"figure": {"caption": "Composition of k mechanisms that are each \u03b5\u2080-DP (\u03b5\u2080 = 0.1), read at \u03b4 = 10\u207b\u2076 on log axes: basic composition k\u03b5\u2080, advanced composition, and the exact composition of k randomised responses, which is optimal for \u03b5\u2080-DP mechanisms.", "name": "fig-found-composition"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "Composition of k mechanisms that are each \u03b5\u2080-DP (the chapter's \u03b5\u2080, 0.1 by default; the title gives the value used), read at \u03b4 = 10\u207b\u2076 on log axes: basic composition k\u03b5\u2080, advanced composition, and the exact composition of k randomised responses, which is optimal for \u03b5\u2080-DP mechanisms.", "name": "fig-found-composition"}} tags=["hide-input"]
 fig, ax = plt.subplots(figsize=(6.8, 4.0))
 ax.loglog(ks, basic, label=r"basic: $k\varepsilon_0$")
 ax.loglog(ks, advanced, "--", label=r"advanced, $\delta' = 10^{-6}$")

@@ -65,14 +65,14 @@
 #
 # The parameters cell below lists the variances used. `sigma2_lambda4` is the table of the sieve paper's
 # Appendix A.1; `sigma2_cf` runs from well below 1, where the distribution is nearly a three-point law, up to
-# 909.1, the largest variance in the census {term}`allocations <allocation>`. `dps` is the {term}`working precision <dps>` of the
+# 909.1, the largest variance in the DHC's {term}`allocations <allocation>`. `dps` is the {term}`working precision <dps>` of the
 # high-precision checks: 60 significant decimal digits, far more than double precision's 16, so that two
 # independent formulas can be compared to fifty digits.
 
 # %% tags=["parameters", "hide-cell"]
 dps = 60  # working precision (decimal digits) for the high-precision checks
 sigma2_lambda4 = ["0.1", "0.2", "0.4", "1", "2", "4", "10"]  # the sieve paper's Appendix A.1 table
-sigma2_cf = ["0.05", "0.3", "2.5", "20.9", "909.1"]  # from below the census' smallest σ² (0.668) to its largest
+sigma2_cf = ["0.05", "0.3", "2.5", "20.9", "909.1"]  # from below the DHC's smallest σ² (0.668) to its largest
 
 # %% tags=["hide-cell"]
 import html
@@ -92,7 +92,7 @@ from accountbook import ledger
 #
 # At $\sigma^2 = 0.3$ almost all mass sits on $\{-1,0,1\}$ and the continuous density with the
 # same $\sigma$ is a poor description; at $\sigma^2 = 2.5$ (the smallest variance of allocation 13, the sieve paper's
-# $M_0$; the census's smallest is 0.668, in allocation 6) the two are hard to tell apart by eye ({numref}`fig-dg-pmf`). The reason is visible in the formula: the
+# $M_0$; the DHC's smallest is 0.668, in allocation 6) the two are hard to tell apart by eye ({numref}`fig-dg-pmf`). The reason is visible in the formula: the
 # continuous density spreads its mass over the whole real line, and for small $\sigma$ most of that mass
 # lies between the integers, where the discrete law has none. Normalising by $\Theta(\sigma^2)$ instead of
 # $\sqrt{2\pi\sigma^2}$ puts all of it on the integers, so the stems at $-1, 0, 1$ stand well above the
@@ -100,7 +100,7 @@ from accountbook import ledger
 # sampling it at the integers loses almost nothing. How much "almost" is, is the subject of the rest of
 # the chapter.
 
-# %% mystnb={"figure": {"caption": "The discrete Gaussian pmf (stems) against the continuous normal density with the same parameter (line), at \u03c3\u00b2 = 0.3 (left: mass concentrated on \u22121, 0, 1, well above the density) and \u03c3\u00b2 = 2.5, the smallest variance of allocation 13 (right: the two agree to the eye; the census's smallest variance, 0.668 in allocation 6, lies between the two panels).", "name": "fig-dg-pmf"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "The discrete Gaussian pmf (stems) against the continuous normal density with the same parameter (line), at \u03c3\u00b2 = 0.3 (left: mass concentrated on \u22121, 0, 1, well above the density) and \u03c3\u00b2 = 2.5, the smallest variance of allocation 13 (right: the two agree to the eye; the DHC's smallest variance, 0.668 in allocation 6, lies between the two panels).", "name": "fig-dg-pmf"}} tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), sharey=False)
 for ax, s2 in zip(axes, ["0.3", "2.5"]):
     xs = np.arange(-6, 7)
@@ -259,7 +259,7 @@ for s2 in sigma2_lambda4:
 # %% [markdown]
 # $\lambda_4$ falls like $e^{-2\pi^2\sigma^2}$: by $\sigma^2 = 2.5$, the smallest variance of allocation 13,
 # a single discrete Gaussian is Gaussian to about seventeen digits in its cumulants ($\lambda_4 \approx 7\times10^{-18}$).
-# The census's smallest variance is lower, $\sigma^2 = 0.668$ (allocation 6), where $\lambda_4 \approx 2.6\times10^{-3}$. Yet composing
+# The DHC's smallest variance is lower, $\sigma^2 = 0.668$ (allocation 6), where $\lambda_4 \approx 2.6\times10^{-3}$. Yet composing
 # many of them is *not* the same as composing Gaussians, as the next figure starts to show.
 #
 # Two remarks keep this in proportion. First, a small $\lambda_4$ says that the *moments* are nearly

@@ -559,9 +559,9 @@ _ = ledger.reproduce(not_reproducible=given)
 #
 # The paper's authors released their curve for pair $[M_0, M_0] = (13, 13)$, computed with that $\Delta$, and it holds
 # the test of the sentence: at each of its $\varepsilon$ the second cell computes the certified $\delta(\varepsilon)$ and
-# prints the released value's relative error. The two agree to fifteen digits and more while $\delta$ is large; from
-# $\delta_{\mathrm{zCDP}} \approx 10^{-17}$ down the released values drift away, by about 0.4% at $10^{-19}$, 10% at
-# $10^{-20}$ and a factor of three at $10^{-21}$. The reason is arithmetic, not a bug: $\delta = P_1 - e^{\varepsilon} P_2$
+# prints the released value's relative error. The two agree to fifteen digits at $\delta_{\mathrm{zCDP}} = 10^{-10}$,
+# to twelve at $10^{-12}$ and to five at $10^{-17}$; further down the released values drift away, by about 0.4% at
+# $10^{-19}$, 10% at $10^{-20}$ and a factor of three at $10^{-21}$. The reason is arithmetic, not a bug: $\delta = P_1 - e^{\varepsilon} P_2$
 # is a difference, and a tolerance $\Delta$ on each tail allows an error of up to $\Delta(1 + e^{\varepsilon})$ in
 # $\delta$. At $\varepsilon \approx 36$ that is $4 \times 10^{-20}$, thousands of times the $\delta$ being computed. An
 # absolute tolerance cannot protect a relative quantity; the sentence that $\Delta = 10^{-35}$ keeps the curve's

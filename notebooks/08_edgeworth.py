@@ -27,7 +27,7 @@
 #   shoulders, and when (in $m$) the first correction explains that pattern;
 # - when the difference between discrete and continuous Gaussian noise matters for a privacy guarantee
 #   $\delta(\varepsilon)$, with a rule of thumb and two census pairs as case studies: (13, 13) and (6, 6), the pair
-#   with the census's smallest variances and its largest discrete-versus-continuous gap.
+#   with the DHC's smallest variances and its largest discrete-versus-continuous gap.
 # ```
 #
 # ```{admonition} What you need
@@ -89,7 +89,7 @@ fit_from = 16  # fit the log-log slope over m >= fit_from
 heat_sigma2 = [0.1, 0.2, 0.5, 1, 2, 5, 10, 100, 1000]
 heat_m = [1, 2, 5, 10, 20, 40, 80, 160]
 target_delta = 1e-6
-gap_pairs = None  # the pairs compared at ε = 26.34 for the census-wide largest gap; None: all 946
+gap_pairs = None  # the pairs compared at ε = 26.34 for the DHC-wide largest gap; None: all 946
 
 # %% tags=["hide-cell"]
 import math
@@ -120,7 +120,7 @@ from accountbook import ledger
 # $\kappa_4 \approx 2p$, so $\lambda_4 \approx 1/(2p)$ is *large*: the law is a sharp spike with rare excursions.
 # For large $\sigma^2$ the Poisson-summation argument of {doc}`03_discrete_gaussian` gives the exponential decay.
 # In between, the curve passes from one regime to the other; the plotted range, $\sigma^2$ from 0.05 to about 8,
-# includes the smallest variance of allocation 13, 2.5, and the census's smallest, 0.668 (allocation 6; allocations
+# includes the smallest variance of allocation 13, 2.5, and the DHC's smallest, 0.668 (allocation 6; allocations
 # 12 and 39 go down to 0.669 and 0.734).
 
 # %% mystnb={"figure": {"caption": "The fourth cumulant \u03ba\u2084 (dashed) and the standardised ratio \u03bb\u2084 = \u03ba\u2084/\u03ba\u2082\u00b2 (solid) of the discrete Gaussian against \u03c3\u00b2, on log\u2013log axes: both are positive everywhere and fall off like exp(\u22122\u03c0\u00b2\u03c3\u00b2) for large \u03c3\u00b2.", "name": "fig-edgeworth-lambda4"}} tags=["hide-input"]
@@ -364,8 +364,8 @@ print(f"relative gap {dhc['relative']:.1e} at epsilon = 26.34; {on_map['(13, 13)
       f"(the star: m = {m_pair}, effective sigma^2 = {sigma2_effective:.1f})")
 
 # %% [markdown]
-# Pair (13, 13) is not the census's worst case. Allocation 6 has only 20 non-zero budgets, and the largest of them
-# gives the smallest variance in the census, $\sigma^2 = 0.668$; pair (6, 6) is also the binding pair of the
+# Pair (13, 13) is not the DHC's worst case. Allocation 6 has only 20 non-zero budgets, and the largest of them
+# gives the smallest variance in the DHC, $\sigma^2 = 0.668$; pair (6, 6) is also the binding pair of the
 # variance give-back at several levels ({doc}`07_census_dhc`). Its 40 mechanisms, placed the same way (second star),
 # are further from the continuous Gaussian, at $\varepsilon = 26.34$ and at the map's level:
 
@@ -377,7 +377,7 @@ print(f"relative gap {dhc_66['relative']:.1e} at epsilon = 26.34; {on_map['(6, 6
       f"(the star: m = {m_pair_66}, effective sigma^2 = {sigma2_effective_66:.1f})")
 
 # %% [markdown]
-# The same comparison at $\varepsilon = 26.34$ for all 946 pairs (about a minute) finds the census-wide largest gap:
+# The same comparison at $\varepsilon = 26.34$ for all 946 pairs (about a minute) finds the DHC-wide largest gap:
 
 # %% tags=["nbval-check-output"]
 eps_zcdp = F("26.340588852722324353781974500154992685015224391761")
@@ -407,7 +407,7 @@ print("rule of thumb holds on this grid (sigma^2 >= 5 => relative gap < 3/sigma^
 # comes from the lattice of the privacy loss (its atoms are $1/\sigma^2$ apart), not from $\lambda_4$, which is below
 # $10^{-13}$ there: $\delta(\varepsilon)$ of the discrete composition is a staircase-like function of $\varepsilon$ at that scale.
 # Heterogeneous compositions like the census' have a far finer lattice ($L \sim 10^4$–$10^6$): pair (13, 13) agrees
-# with the continuous Gaussian to a few parts in $10^9$, and even pair (6, 6), the census-wide largest gap, to about
+# with the continuous Gaussian to a few parts in $10^9$, and even pair (6, 6), the DHC-wide largest gap, to about
 # one part in $10^6$, both at $\varepsilon = 26.34$. At the map's shallower level the stars of
 # {numref}`fig-edgeworth-heatmap` show (13, 13) about as close and (6, 6) further off, a few parts in $10^5$: the
 # gap depends on the depth in the tail as well as on the lattice.
@@ -436,7 +436,7 @@ print("rule of thumb holds on this grid (sigma^2 >= 5 => relative gap < 3/sigma^
 #   within a relative $3/\sigma^2$ for $\sigma^2 \ge 5$ on the grid tested ($\delta$ from $10^{-3}$ to $10^{-10}$; not
 #   beyond, and $1/\sigma^2$ already fails at $10^{-8}$). At the census's $\varepsilon = 26.34$ the pair (13, 13) agrees to
 #   a few parts in $10^9$, and
-#   pair (6, 6), with the census's smallest variance 0.668, to about one part in $10^6$, the census-wide largest gap;
+#   pair (6, 6), with the DHC's smallest variance 0.668, to about one part in $10^6$, the DHC-wide largest gap;
 #   below $\sigma^2 \approx 1$ exact accounting is indispensable.
 #
 # ## Exercises

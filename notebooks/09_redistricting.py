@@ -213,7 +213,7 @@ for release in releases:
 # the DHC; *Gaussian* is the exact $\varepsilon$ of the same budgets with *continuous* Gaussian noise, a Gaussian
 # mechanism with $\mu = \sqrt{2\rho}$ ({term}`μ-GDP`, {cite}`dong2022gaussian` Cor. 2.13); *exact* is the certified
 # worst case over the pairs. The last row is the DHC's pair $[M_0, M_0]$ of {doc}`07_census_dhc`, whose printed
-# $\varepsilon$ is the classical conversion of $\rho = 4.9622$; it is one pair, not the census-wide worst case
+# $\varepsilon$ is the classical conversion of $\rho = 4.9622$; it is one pair, not the worst case over the DHC's pairs
 # (that one is in {doc}`07_census_dhc`). The lower table gives $\delta$ at the printed $\varepsilon$ (for the
 # redistricting runs the certificate's exact fraction, of which 17.14 and 2.47 are the first digits).
 

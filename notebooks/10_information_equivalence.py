@@ -25,8 +25,8 @@
 # - how each recovery works as an algorithm: {term}`privacy-loss distribution` to profiles, trade-off function to
 #   privacy-loss distribution, profiles to trade-off function by a convex conjugate, Rényi moments to
 #   privacy-loss distribution by Prony's method;
-# - why the theorem needs the Rényi curve to be finite at *some* order (Example 2.2), and why the usual two-sided
-#   $\delta(\varepsilon)$ curve is *not* one of the equivalent descriptions (Example 2.3);
+# - why the theorem needs the Rényi curve to be finite at *some* order (the unifying paper's Example 2.2), and why the usual two-sided
+#   $\delta(\varepsilon)$ curve is *not* one of the equivalent descriptions (its Example 2.3);
 # - why symmetric noise needs only one of the two one-sided curves.
 # ```
 #
@@ -72,14 +72,14 @@
 #
 # Two words in the statement deserve attention. *Extended* means that $L$ may take the values $+\infty$ (outputs that
 # only $P$ produces) and $-\infty$ (outputs that only $Q$ produces); the theorem needs no absolute continuity. And the
-# first item is the *pair* of one-sided curves: as Example 2.3 below shows, their maximum — the curve usually
+# first item is the *pair* of one-sided curves: as the unifying paper's Example 2.3 below shows, their maximum — the curve usually
 # reported — carries less. The theorem is about information, not computation: a conversion may need the whole
 # curve and have no closed form. The sections below run each conversion as code and compare its output with the
 # original exactly, with Python's `Fraction` (rational numbers with integer numerator and denominator, so equality
 # means equality, not agreement to rounding).
 
 # %% tags=["parameters", "hide-cell"]
-zeta_w = 3.0  # the exponent of Example 2.2's zeta pair
+zeta_w = 3.0  # the exponent of the zeta pair (the unifying paper's Example 2.2)
 truth = "3/4"  # the exercise on randomised response: the probability of a truthful answer
 asymmetric_tails = [2, 3]  # the exercise on asymmetric noise: q(k) ∝ a^-k for k ≥ 0 and ∝ b^k for k < 0, [a, b]
 
@@ -177,7 +177,7 @@ print("equals the PLD:", recovered == absolutely.pld())
 print("with the P-only output, D_2 =", show(pair.renyi_moment(2)), "(every order infinite)")
 
 # %% [markdown]
-# ## Example 2.2: every Rényi order infinite, the curves still finite
+# ## Every Rényi order infinite, the curves still finite (the unifying paper's Example 2.2)
 #
 # $P\{k\} = k^{-w}/\zeta(w)$ and $Q\{k\} = P\{k\}e^{-k}$ for $k \ge 1$, with the rest of $Q$'s mass on an extra point. The
 # privacy loss under $P$ is $L = k$, heavy-tailed: $\mathbb E_Pe^{tL} = \sum_k k^{-w}e^{tk}/\zeta(w) = \infty$ for every $t > 0$.
@@ -201,7 +201,7 @@ with mpmath.workdps(30):
 print("partial sums of E_P exp(0.01 L) (times zeta(w)):", ", ".join(mpmath.nstr(s, 6) for s in partial), "... diverge")
 
 # %% [markdown]
-# ## Example 2.3: the usual two-sided curve loses information
+# ## The usual two-sided curve loses information (the unifying paper's Example 2.3)
 #
 # Two integer noise laws added to a count of {term}`sensitivity` 1 share the right tail $q(k) = \tfrac{6}{11}4^{-k}$ ($k \ge 0$)
 # and differ on the left: $q_A(k) = \tfrac3{11}2^{k}$, $q_B(k) = \tfrac6{11}3^{k}$ ($k < 0$), geometric left tails that
@@ -226,7 +226,7 @@ for variant in ("A", "B"):
 
 # %% [markdown]
 # ```{dropdown} Reproduction notes
-# The paper's display of the two laws of Example 2.3 was lost; the geometric left tails used here are the ones that
+# The paper's display of the two laws of its Example 2.3 was lost; the geometric left tails used here are the ones that
 # reproduce every number its text states. The two fractions printed for each variant, the reverse curve at $\log 3$
 # and $\exp D_2$, are recorded in the reproduction ledger and compared there, exactly, with the paper's fractions.
 # ```
@@ -262,9 +262,9 @@ print("trade-off functions equal:", symmetric.tradeoff_vertices() == symmetric.r
 # - For one pair $(P, Q)$, the pair of one-sided profiles, the pair of trade-off functions and the law of the extended
 #   privacy loss carry the same information; the Rényi curve joins them when it is finite at some order above 1
 #   ({prf:ref}`thm-info-equivalence`). Each recovery runs here as code and round-trips exactly in fractions.
-# - The finite-order condition cannot be dropped: the zeta pair of Example 2.2 has every Rényi order infinite and finite
+# - The finite-order condition cannot be dropped: the zeta pair of the unifying paper's Example 2.2 has every Rényi order infinite and finite
 #   one-sided curves.
-# - The usual two-sided curve $\max\{\delta_{P\Vert Q}, \delta_{Q\Vert P}\}$ is not equivalent: the two pairs of Example 2.3 share it but
+# - The usual two-sided curve $\max\{\delta_{P\Vert Q}, \delta_{Q\Vert P}\}$ is not equivalent: the two pairs of the unifying paper's Example 2.3 share it but
 #   differ in their reverse curves ($3/22$ against $0$ at $\log 3$) and in $\exp D_2$ ($265/88$ against $3$).
 # - Symmetric noise has equal one-sided curves, so one suffices; asymmetric noise needs both.
 # - Choosing among the equivalent descriptions is a matter of convenience. Replacing the Rényi curve by {term}`zCDP`'s single
@@ -376,10 +376,10 @@ print(f"tails {right}^-k and {left}^k: δ_P‖Q(log 2) = {float(asymmetric.delta
 # ```
 
 # %% [markdown]
-# ```{exercise} Example 2.3 by hand (★★, derive)
+# ```{exercise} The unifying paper's Example 2.3 by hand (★★, derive)
 # :label: ex-infoeq-example-2-3
 #
-# For the two noise laws of Example 2.3, $q(k) = \tfrac6{11}4^{-k}$ for $k \ge 0$ and on the left
+# For the two noise laws of the unifying paper's Example 2.3, $q(k) = \tfrac6{11}4^{-k}$ for $k \ge 0$ and on the left
 # $q_A(k) = \tfrac3{11}2^k$ or $q_B(k) = \tfrac6{11}3^k$ for $k < 0$, with $P = \mathrm{Law}(1 + Z)$ and
 # $Q = \mathrm{Law}(Z)$: derive the PLD of each pair (its likelihood ratios with their $P$- and $Q$-masses), and
 # from it show that both pairs have $\delta_{P\Vert Q}(\varepsilon) = \tfrac2{11}(4 - e^\varepsilon)_+$, that

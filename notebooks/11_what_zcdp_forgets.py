@@ -104,6 +104,7 @@ from accountlib.theory import rdp
 from accountbook import diagnostics, explorers, ledger
 
 mixture, laplace, gaussian = rdp.GaussianMixture(1.0), rdp.Laplace(), rdp.Gaussian()
+papers_order = t_main == 1.0  # the paper's Figures 4-6 and §4.2-4.4 state their values at t = 1: compared only there
 
 # %% [markdown]
 # ## The picture in one figure (the unifying paper's Figure 1)
@@ -218,9 +219,13 @@ for name in ("mixture", "Laplace"):
 
 # %% tags=["remove-input", "hide-output", "nbval-check-output"]
 # the notes are shown folded, without this source: it names the ledger's records
-print("Reproduction notes: our fitted slopes beside the paper's (the ledger page keeps the comparison)")
-for name in ("mixture", "Laplace"):
-    print(f"{name}: ours {slopes_1[name]:.4f}, the paper {ledger.claim(f'unifying.4.1.slope.{name}')['paper']}")
+if papers_order:
+    print("Reproduction notes: our fitted slopes beside the paper's (the ledger page keeps the comparison)")
+    for name in ("mixture", "Laplace"):
+        print(f"{name}: ours {slopes_1[name]:.4f}, the paper {ledger.claim(f'unifying.4.1.slope.{name}')['paper']}")
+else:
+    print(f"Reproduction notes: the paper's fitted slopes are at t = 1, so ours at t = {t_main:g} are not compared "
+          "with them (run the chapter with t_main = 1.0 for the comparison)")
 
 # %% [markdown]
 # ### Try it: the gap as a function of the order, for any shift
@@ -248,7 +253,8 @@ plt.show()
 explorers.live("gap")
 
 # %% tags=["remove-cell"]
-_ = ledger.reproduce({f"unifying.4.1.slope.{name}": f"{slopes_1[name]:.4f}" for name in ("mixture", "Laplace")})
+if papers_order:  # the paper's slopes are at t = 1
+    _ = ledger.reproduce({f"unifying.4.1.slope.{name}": f"{slopes_1[name]:.4f}" for name in ("mixture", "Laplace")})
 
 # %% [markdown]
 # ## Poisson subsampling (the unifying paper's Proposition 4.2 and Figure 4(b)–(c))
@@ -332,11 +338,12 @@ smallest_gap = {name: min(mechanism.gap(o, 1.0) for o in orders_overview)
                 for name, mechanism in (("mixture", mixture), ("Laplace", laplace))}
 _ = ledger.reproduce({
     "unifying.4.1.gaussian_gap_zero": mpmath.nstr(gaussian_gap_quadrature, 3),
-    **{f"unifying.4.1.gap_positive.{name}": f"{value:.6e}" for name, value in smallest_gap.items()},
-    "unifying.4.2.gap_q=1": f"{subsampled_gap[-1]:.3e}",
-    "unifying.4.2.gap_decreasing_in_q": f"{np.max(np.diff(subsampled_gap)):.6e}",
-    "unifying.4.2.gap_q_to_0": {"ours": f"{subsampled_gap[0]:.8f}", "paper": f"{rho_sum * t_main * (t_main + 1):.1f}",
-                                "fields": {"q": f"{qs[0]:g}"}}})
+    **{f"unifying.4.1.gap_positive.{name}": f"{value:.6e}" for name, value in smallest_gap.items()}})
+if papers_order:  # Proposition 4.2's curves of Figure 4(b)-(c) are at t = 1
+    _ = ledger.reproduce({
+        "unifying.4.2.gap_q=1": f"{subsampled_gap[-1]:.3e}",
+        "unifying.4.2.gap_decreasing_in_q": f"{np.max(np.diff(subsampled_gap)):.6e}",
+        "unifying.4.2.gap_q_to_0": {"ours": f"{subsampled_gap[0]:.8f}", "fields": {"q": f"{qs[0]:g}"}}})
 
 # %% [markdown]
 # ### Try it: the subsampled step's gap for any sampling rate
@@ -423,18 +430,23 @@ print(f"non-negative interior second differences of the mixture's Φ_t at 384 no
 
 # %% tags=["remove-input", "hide-output", "nbval-check-output"]
 # the notes are shown folded, without this source: it names the ledger's records
-print("Reproduction notes: the two ends of the allocation path beside the paper's values (the ledger page keeps the comparison)")
-for name in ("Laplace", "mixture"):
-    values = allocation_1[name]
-    uniform, concentrated = (ledger.claim(f"unifying.4.3.{name}.{end}")["paper"] for end in ("uniform", "concentrated"))
-    print(f"{name}: uniform ours {values[0]:.9f}, the paper {uniform}; concentrated ours {values[-1]:.9f}, the paper {concentrated}")
+if papers_order:
+    print("Reproduction notes: the two ends of the allocation path beside the paper's values (the ledger page keeps the comparison)")
+    for name in ("Laplace", "mixture"):
+        values = allocation_1[name]
+        uniform, concentrated = (ledger.claim(f"unifying.4.3.{name}.{end}")["paper"] for end in ("uniform", "concentrated"))
+        print(f"{name}: uniform ours {values[0]:.9f}, the paper {uniform}; concentrated ours {values[-1]:.9f}, the paper {concentrated}")
+else:
+    print(f"Reproduction notes: the paper's values at the two ends of the allocation path are at t = 1, so ours at "
+          f"t = {t_main:g} are not compared with them (run the chapter with t_main = 1.0 for the comparison)")
 
 # %% tags=["remove-cell"]
 found_4_3 = {"unifying.D1.mixture_concavity_384_nodes": non_negative_384}
 for name in ("Laplace", "mixture"):
     found_4_3[f"unifying.4.3.{name}.uniform"] = f"{allocation_1[name][0]:.12f}"
     found_4_3[f"unifying.4.3.{name}.concentrated"] = f"{allocation_1[name][-1]:.12f}"
-_ = ledger.reproduce(found_4_3)
+if papers_order:  # §4.3's values and Appendix D.1's concavity check are at t = 1
+    _ = ledger.reproduce(found_4_3)
 
 # %% [markdown]
 # ## Tails do not order the gap (§4.4, Figure 6)
@@ -506,12 +518,14 @@ print(f"nu* = {float(nu_star):.10f}; the paper: near {ledger.claim('unifying.4.4
 
 # %% tags=["remove-cell"]
 found_4_4 = {f"unifying.4.4.chi_beta={b:g}": f"{rdp.GeneralizedGaussian(b).chi:.15f}" for b in (1.0, 2.0)}
-_ = ledger.reproduce({**found_4_4, "unifying.D1.nu_star": f"{float(nu_star):.12f}",
-                      "unifying.4.4.nu_star": {"ours": f"{float(nu_star):.12f}", "fields": {"gap_argmax": f"{gap_argmax:.4f}"}},
-                      # Figure 6's shapes on its grids: the generalized Gaussian gap's largest step (must be a fall),
-                      # the Student-t gap's smaller of its largest rise and largest fall (both must occur)
-                      "unifying.4.4.generalized_gaussian_decreasing": f"{np.max(np.diff(general_1)):.6e}",
-                      "unifying.4.4.student_t_nonmonotone": f"{min(np.max(np.diff(student_1)), -np.min(np.diff(student_1))):.6e}"})
+_ = ledger.reproduce({**found_4_4, "unifying.D1.nu_star": f"{float(nu_star):.12f}"})  # neither depends on t
+if papers_order:  # Figure 6 is at (t, s) = (1, 0.2), and nu_star's note quotes the gap's peak there
+    _ = ledger.reproduce({
+        "unifying.4.4.nu_star": {"ours": f"{float(nu_star):.12f}", "fields": {"gap_argmax": f"{gap_argmax:.4f}"}},
+        # Figure 6's shapes on its grids: the generalized Gaussian gap's largest step (must be a fall),
+        # the Student-t gap's smaller of its largest rise and largest fall (both must occur)
+        "unifying.4.4.generalized_gaussian_decreasing": f"{np.max(np.diff(general_1)):.6e}",
+        "unifying.4.4.student_t_nonmonotone": f"{min(np.max(np.diff(student_1)), -np.min(np.diff(student_1))):.6e}"})
 _ = ledger.remove(["unifying.4.4.student_t_argmax"])  # compared a quantity the paper does not state (see nu_star's note)
 
 # %% [markdown]

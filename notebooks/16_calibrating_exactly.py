@@ -93,6 +93,15 @@ from accountlib.theory.conversions import zcdp_epsilon
 
 target = accountlib.ApproximateDP(target_eps, target_delta)
 
+
+def grid_decimals(step) -> int:
+    """The decimals that print every multiple of the grid step exactly (at least three): a step of 1/625 = 0.0016
+    needs four, so 961/625 prints as 1.5376, not 1.538."""
+    decimals = 3
+    while (F(step) * 10 ** decimals).denominator != 1 and decimals < 12:
+        decimals += 1
+    return decimals
+
 # %% [markdown]
 # ## One census pair
 #
@@ -104,11 +113,12 @@ target = accountlib.ApproximateDP(target_eps, target_delta)
 # %% tags=["nbval-check-output"]
 one = accountlib.calibrate(census.pair_rhos(*pair), target)
 held = one.checks[0]
-print(f"smallest variance multiplier: {float(one.scale):.3f} (grid step {float(one.step):.3f})")
+places = grid_decimals(one.step)
+print(f"smallest variance multiplier: {float(one.scale):.{places}f} (grid step {float(one.step):.{places}f})")
 print(f"zCDP rule: {float(one.zcdp_scale):.3f}")
-print(f"at {float(one.scale):.3f}: delta = {float(held.point.delta):.4e} <= {float(held.level.allowed):.1e}"
+print(f"at {float(one.scale):.{places}f}: delta = {float(held.point.delta):.4e} <= {float(held.level.allowed):.1e}"
       f" (bound {float(held.point.error_bound):.0e})")
-print(f"at {float(one.scale - one.step):.3f}: delta = {float(one.failure.point.delta):.4e} > "
+print(f"at {float(one.scale - one.step):.{places}f}: delta = {float(one.failure.point.delta):.4e} > "
       f"{float(one.failure.level.witness):.1e} (bound {float(one.failure.point.error_bound):.0e})")
 print(f"variance given back: {one.variance_saved:.1%}")
 
@@ -147,7 +157,7 @@ plt.show()
 
 # %% tags=["nbval-check-output"]
 wide = census.calibrate_census(target, pairs=census_pairs)
-print(f"census-wide smallest multiplier: {float(wide.scale):.3f}; {wide.pairs_checked} pairs hold there")
+print(f"census-wide smallest multiplier: {float(wide.scale):.{grid_decimals(wide.calibration.step)}f}; {wide.pairs_checked} pairs hold there")
 print(f"their delta at it: {float(wide.delta_range[0]):.6e} to {float(wide.delta_range[1]):.6e}")
 print(f"first to bind: pair {wide.deciding}; given back against the zCDP rule: "
       f"{wide.calibration.variance_saved:.1%}")
@@ -271,7 +281,7 @@ smallest_variance = float(smallest.scale)
 short = {"zCDP rule": "zCDP rule", "Opacus, RDP accountant": "Opacus RDP", "Opacus, PRV accountant": "Opacus PRV",
          "dp_accounting, PLD accountant": "dp_accounting PLD",
          "dp_accounting on this book's accountant": "dp_accounting, certified"}
-print(f"grid step of the smallest: {float(smallest.step):.3f}")
+print(f"grid step of the smallest: {float(smallest.step):.{grid_decimals(smallest.step)}f}")
 print(f"{'calibration':25} {'variance':>9} {'excess':>8}  target")
 print(f"{'smallest on the grid':25} {smallest_variance:9.2f} {'':>8}  holds")
 for name, variance in variances.items():

@@ -58,7 +58,7 @@ def gap(rhos) -> float:
 # --- the census's variances and pair sizes (03_discrete_gaussian and 08_edgeworth) ----------------------------
 
 def test_smallest_variances_chapter_6():
-    m = claim("notebooks/08_edgeworth.py", r"the smallest variance of allocation 13, ([\d.]+), and the census's smallest, "
+    m = claim("notebooks/08_edgeworth.py", r"the smallest variance of allocation 13, ([\d.]+), and the DHC's smallest, "
               r"([\d.]+) \(allocation (\d+); allocations (\d+) and (\d+) go down to ([\d.]+) and ([\d.]+)\)")
     assert round(smallest_sigma2(13), 1) == number(m[1])
     smallest = sorted(range(1, 44), key=smallest_sigma2)
@@ -70,18 +70,18 @@ def test_smallest_variances_chapter_6():
 def test_smallest_variances_chapter_1():
     text = "notebooks/03_discrete_gaussian.py"
     m = claim(text, r"\$\\sigma\^2 = ([\d.]+)\$ \(the smallest variance of allocation 13, the sieve paper's \$M_0\$; "
-              r"the census's smallest is ([\d.]+), in allocation (\d+)\)")
+              r"the DHC's smallest is ([\d.]+), in allocation (\d+)\)")
     assert round(smallest_sigma2(13), 1) == number(m[1])
     assert min(range(1, 44), key=smallest_sigma2) == int(m[3])
     assert round(smallest_sigma2(int(m[3])), 3) == number(m[2])
-    claim(text, r"(σ²|\\u03c3\\u00b2) = 2\.5, the smallest variance of allocation 13 .*the census's smallest variance, "
+    claim(text, r"(σ²|\\u03c3\\u00b2) = 2\.5, the smallest variance of allocation 13 .*the DHC's smallest variance, "
           r"0\.668 in allocation 6")  # a caption: jupytext writes its metadata with \u escapes
     assert "census' smallest variance" not in source(text)
 
 
 def test_lambda4_at_the_census_variances():
     m = claim("notebooks/03_discrete_gaussian.py", r"Gaussian to about (\w+) digits in its cumulants "
-              r"\(\$\\lambda_4 \\approx (\d+)\\times10\^\{(-\d+)\}\$\)\. The census's smallest variance is lower, "
+              r"\(\$\\lambda_4 \\approx (\d+)\\times10\^\{(-\d+)\}\$\)\. The DHC's smallest variance is lower, "
               r"\$\\sigma\^2 = ([\d.]+)\$ \(allocation (\d+)\), where \$\\lambda_4 \\approx ([\d.]+)\\times10\^\{(-\d+)\}\$")
     lam_25 = float(dg.lambda4("2.5", dps=40))
     assert math.isclose(float(f"{lam_25:.0e}"), int(m[2]) * 10.0 ** int(m[3]))
@@ -126,7 +126,7 @@ def test_gap_of_pair_13_13():
 
 
 def test_gap_of_pair_6_6():
-    m = claim("notebooks/08_edgeworth.py", r"even pair \(6, 6\), the census-wide largest gap, to about one part in "
+    m = claim("notebooks/08_edgeworth.py", r"even pair \(6, 6\), the DHC-wide largest gap, to about one part in "
               r"\$10\^(\d)\$")
     relative = gap(census.pair_rhos(6, 6))
     assert round(math.log10(relative)) == -int(m[1])
@@ -467,6 +467,44 @@ def test_dpsgd_ablation_sentences_agree_with_the_stored_runs():
     assert dpsgd.MODEL["kernel_size"] == 5 and ablation.VARIANTS["kernel5"][0]["kernel_size"] == 5
     first = ROOT / "results" / "dpsgd" / "fashion-mnist" / "first-model-3x3"
     assert len(list(first.glob("eps=*/*.json"))) * 2 + len(list(first.glob("clip_only/*.json"))) == 75
+
+
+def test_exact_multiplier_takes_the_fraction_of_variance_the_text_says():
+    """'At both targets the exact multiplier takes between an eighth and a sixth off the RDP run's noise
+    variance': 1 - (z_exact/z_RDP)² of the stored exact-calibrated runs lies strictly between the two fractions."""
+    from accountbook.dpsgd.exact import exact_table
+
+    words = {"a tenth": 10, "a ninth": 9, "an eighth": 8, "a seventh": 7, "a sixth": 6, "a fifth": 5}
+    m = claim("notebooks/14_dpsgd_accounting.py", r"At both targets the exact multiplier takes between "
+              r"(a \w+|an \w+) and (a \w+|an \w+) off the RDP run's noise variance")
+    low, high = 1 / words[m[1]], 1 / words[m[2]]
+    rows = exact_table(ROOT / "results" / "dpsgd" / "fashion-mnist")
+    assert {row["epsilon"] for row in rows} == {3.0, 5.0}, "the sentence speaks of both targets"
+    taken = [1 - 1 / row["variance_ratio"] for row in rows]
+    assert all(low < t < high for t in taken), (taken, m[0])
+
+
+def test_released_curve_agreement_as_the_table_beside_it_prints_it():
+    """The census chapter's sentence on how far the paper's released curve for (13, 13) agrees with the certified
+    δ, read against the table the executed chapter prints beside it (released / certified − 1 per δ_zCDP)."""
+    words = {"three": 3, "four": 4, "five": 5, "six": 6, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
+             "fourteen": 14, "fifteen": 15, "sixteen": 16}
+    m = claim("notebooks/07_census_dhc.py",
+              r"The two agree to (\w+) digits at \$\\delta_\{\\mathrm\{zCDP\}\} = 10\^\{(-\d+)\}\$, to (\w+) at "
+              r"\$10\^\{(-\d+)\}\$ and to (\w+) at \$10\^\{(-\d+)\}\$; further down the released values drift "
+              r"away, by about ([\d.]+)% at \$10\^\{(-\d+)\}\$, (\d+)% at \$10\^\{(-\d+)\}\$ and a factor of "
+              r"(\w+) at \$10\^\{(-\d+)\}\$")
+    notebook = jupytext.read(ROOT / "notebooks" / "07_census_dhc.ipynb")
+    table = next("".join(o.get("text", "")) for cell in notebook.cells if cell.cell_type == "code"
+                 for o in cell.get("outputs", []) if "released / certified - 1" in "".join(o.get("text", "")))
+    error = {int(math.log10(float(line.split()[0]))): float(line.split()[-1])
+             for line in table.splitlines()[1:] if line.strip()}
+    for digits, level in ((m[1], m[2]), (m[3], m[4]), (m[5], m[6])):
+        assert math.floor(-math.log10(abs(error[int(level)]))) == words[digits], (digits, level, error)
+    assert round(100 * error[int(m[8])], 1) == number(m[7])
+    assert round(100 * error[int(m[10])]) == number(m[9])
+    assert round(1 + error[int(m[12])]) == words[m[11]]
+    assert sorted(error) == sorted(int(m[i]) for i in (2, 4, 6, 8, 10, 12)), "a table row the sentence leaves out"
 
 
 # --- the redistricting chapter: the swing of the exact curve about the continuous Gaussian ----------------------
