@@ -35,7 +35,7 @@ except ImportError as error:  # pragma: no cover - the extra is missing
                       f"'accountlib[accountant]' ({error})", name=error.name) from error
 
 from ..engine.subsampled_gaussian import Q_RANGE, Z_RANGE
-from ..infrastructure.numbers import as_fraction
+from ..infrastructure.numbers import as_fraction, upper_end
 from ..theory.dpsgd_accounting import MAX_DPSGD_EPSILON, DPSGDComposition, EpsilonOutOfRange
 
 __all__ = ["CertifiedDPSGDAccountant"]
@@ -137,4 +137,4 @@ class CertifiedDPSGDAccountant(PrivacyAccountant):
             target_epsilon = MAX_DPSGD_EPSILON  # δ decreases in ε: its value there is an upper bound
         point = run.delta(target_epsilon, rel_tol=self._rel_tol)
         with mpmath.workdps(40):
-            return min(1.0, _round_up(point.delta + point.error_bound))
+            return min(1.0, _round_up(upper_end(point.delta, point.error_bound)))

@@ -154,9 +154,40 @@ def as_positive_fraction(value, name: str, *, floats: str) -> Fraction:
     return result
 
 
-def fraction_to_mpf(value: Fraction) -> mpmath.mpf:
-    """The nearest ``mpf`` to ``value`` at the current working precision."""
-    return mpmath.mpf(value.numerator) / value.denominator
+def fraction_to_mpf(value: Fraction, rounding: str = "n") -> mpmath.mpf:
+    """``value`` as an ``mpf`` at the current working precision: the nearest (``rounding="n"``), or rounded down
+    (``"d"``, towards zero) or up (``"u"``, away from zero) — mpmath's rounding modes, for a bound that must stay on
+    one side of the exact value.
+
+    >>> from fractions import Fraction
+    >>> with mpmath.workdps(5):
+    ...     fraction_to_mpf(Fraction(1, 3), "d") < Fraction(1, 3) < fraction_to_mpf(Fraction(1, 3), "u")
+    True
+    """
+    return mpmath.fdiv(value.numerator, value.denominator, rounding=rounding)
+
+
+def upper_end(value, bound) -> mpmath.mpf:
+    """``value + bound`` exactly (an ``mpf`` with as many bits as it needs): the upper end of a certified interval,
+    never rounded down by the working precision (at 53 bits, 1e-6 + 6e-23 rounds to nearest and can land below
+    the sum, so a check ``value + bound ≤ allowed`` could pass for a point that is above ``allowed``)."""
+    return mpmath.fadd(value, bound, exact=True)
+
+
+def round_up_to_float(value) -> float:
+    """The smallest float ≥ the ``mpf`` ``value`` (compared exactly; 5e-324 for a positive value below every
+    float, ``inf`` beyond them): a certified upper bound handed on as a float.
+
+    >>> round_up_to_float(mpmath.mpf("1e-400")), round_up_to_float(mpmath.mpf(1) / 3) > 1 / 3
+    (5e-324, True)
+    """
+    rounded = float(value)
+    return rounded if mpmath.mpf(rounded) >= value else math.nextafter(rounded, math.inf)
+
+
+def lower_end(value, bound) -> mpmath.mpf:
+    """``value − bound`` exactly: the lower end of a certified interval, never rounded up (:func:`upper_end`)."""
+    return mpmath.fsub(value, bound, exact=True)
 
 
 def as_int(value, name: str) -> int:

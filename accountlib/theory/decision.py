@@ -14,7 +14,7 @@ from fractions import Fraction
 
 import mpmath
 
-from ..infrastructure.numbers import as_rel_tol, fraction_to_mpf
+from ..infrastructure.numbers import as_rel_tol, fraction_to_mpf, lower_end, upper_end
 from .composition import SMALLEST_REL_TOL, Composition, DeltaPoint, as_composition
 from .gaussian_dp import gaussian_profile
 from .targets import LEVEL_DIGITS, LEVEL_MARGIN, TAIL_SLACK, GaussianDP, Level, level_targets, parts
@@ -41,9 +41,9 @@ def check_levels(pair: Composition, levels: list[Level], rel_tol: float) -> list
         undecided = []
         for i, p in zip(todo, points):
             lv = levels[i]
-            if p.delta + p.error_bound <= lv.allowed:
+            if upper_end(p.delta, p.error_bound) <= lv.allowed:  # exact: no rounding decides a level
                 status = "holds"
-            elif p.delta - p.error_bound > lv.witness:
+            elif lower_end(p.delta, p.error_bound) > lv.witness:
                 status = "fails"
             else:
                 status = "undecided"

@@ -87,9 +87,9 @@ class ApproximateDP:
 
     def levels(self) -> list[Level]:
         """The (ε, allowed δ, witness δ) levels at which this target is checked (:class:`Level`)."""
-        with mpmath.workdps(LEVEL_DIGITS):
-            d = fraction_to_mpf(self.delta)
-        return [Level(self.epsilon, d, d)]
+        with mpmath.workdps(LEVEL_DIGITS):  # allowed rounded down, witness up: each errs on its safe side
+            allowed, witness = fraction_to_mpf(self.delta, "d"), fraction_to_mpf(self.delta, "u")
+        return [Level(self.epsilon, allowed, witness)]
 
     def __str__(self) -> str:
         return f"({float(self.epsilon):g}, {float(self.delta):g})-DP"

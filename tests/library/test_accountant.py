@@ -72,3 +72,21 @@ def test_each_neighbouring_relation_maps_the_sensitivity_to_its_stated_shift():
         assert delta_at(R.REPLACE_SPECIAL, 1, eps) == add_remove
         assert delta_at(R.REPLACE_ONE, 1, eps) == delta_at(R.ADD_OR_REMOVE_ONE, 2, eps) > add_remove
     assert abs(delta_at(R.ADD_OR_REMOVE_ONE, 1, 0.0) - float(brute_delta(Fraction(1, 4), Fraction(0)))) <= 1e-9
+
+
+@pytest.mark.parametrize("sigma, eps", [(2.0, 1.0), (0.7, 0.25), (13.0, 3.0), (2.7, 1.0)])
+def test_get_delta_is_rounded_up_from_the_exact_upper_end(sigma, eps):
+    """get_delta returns a float ≥ δ + bound of the certified point, the sum taken exactly (a 53-bit sum rounded to
+    nearest returned 0.11961160535160016 for σ = 2, replace-one, ε = 1, below the true δ 0.11961160535160016 67)."""
+    from dp_accounting.privacy_accountant import NeighboringRelation as R
+
+    for relation in (R.ADD_OR_REMOVE_ONE, R.REPLACE_ONE):
+        accountant = CertifiedDiscreteGaussianAccountant(relation)
+        accountant.compose(DiscreteGaussianDpEvent(sigma=sigma))
+        value = accountant.get_delta(eps)
+        # the certified point get_delta rounds, computed as it computes it
+        (point,) = accountant._composition().delta([Fraction(eps)], rel_tol=accountant._rel_tol)
+        man, exp = point.delta.man_exp
+        bman, bexp = point.error_bound.man_exp
+        upper = Fraction(int(man)) * Fraction(2) ** int(exp) + Fraction(int(bman)) * Fraction(2) ** int(bexp)
+        assert Fraction(value) >= min(upper, 1)

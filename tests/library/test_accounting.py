@@ -217,3 +217,22 @@ def test_a_smoothed_epsilon_interval_beyond_the_node_cap_is_refused_at_the_estim
     assert pair.smoothed.planned_nodes(7, rel_tol=1e-12) > SMOOTHED_EPSILON_OVERRUN * pair.smoothed.engine.max_nodes
     with pytest.raises(ValueError, match=r"abs_tol: an epsilon interval 1e-12 wide"):
         accountlib.epsilon(pair, "1e-20", abs_tol=1e-12)
+
+
+@pytest.mark.parametrize("rhos, delta, abs_tol", [(["1/2"], "1e-6", 1e-25), (["1/2", "1/3"], "1e-6", 1e-25),
+                                                  (["1/2"], "1e-5", 1e-20), (["1/2"], "7e-6", 1e-30)])
+def test_an_epsilon_interval_at_a_fine_tolerance_is_decided_without_rounding(rhos, delta, abs_tol):
+    """At abs_tol ≲ 1e-17 the ends are decided by δ ± bound within a few ulps of the target δ: the upper end's
+    δ + bound must be ≤ δ and the lower end's δ − bound > δ exactly (as rationals), not after a 53-bit sum rounded
+    to nearest (which passed an upper end 6e-23 above the target at 1e-6, abs_tol 1e-25)."""
+    from fractions import Fraction
+
+    def exact(x):
+        man, exp = x.man_exp
+        return Fraction(int(man)) * Fraction(2) ** int(exp)
+
+    e = accountlib.epsilon(rhos, delta, abs_tol=abs_tol)
+    target = Fraction(delta)
+    assert e.upper - e.lower <= Fraction(abs_tol)
+    assert exact(e.at_upper.delta) + exact(e.at_upper.error_bound) <= target
+    assert exact(e.at_lower.delta) - exact(e.at_lower.error_bound) > target

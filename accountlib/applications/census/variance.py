@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ...infrastructure.atomic import write_csv_atomically
 from ...infrastructure.executor import run_jobs
-from ...infrastructure.numbers import as_fraction, as_positive_fraction
+from ...infrastructure.numbers import as_fraction, as_positive_fraction, round_up_to_float, upper_end
 from ...infrastructure.search import bisect, geometric, integer
 from ...theory.conversions import zcdp_epsilon
 from ...theory.composition import Composition
@@ -60,7 +60,7 @@ def smallest_variance_scale(pairs, delta_target: float, *, resolution: int = 10_
         best = None
         for k, l in order:
             point = scaled_delta(k, l, scale, epsilon, rel_tol=rel_tol)
-            upper = float(point.delta + point.error_bound)
+            upper = round_up_to_float(upper_end(point.delta, point.error_bound))
             if best is None or upper > best[0]:
                 best = (upper, (k, l))
             if upper > delta_target:  # infeasible already; try this pair first next time
@@ -178,7 +178,7 @@ def _check_pair_job(k: int, l: int, checks: list) -> tuple:
     for level, c in checks:
         epsilon = as_fraction(zcdp_epsilon(TOTAL_RHO, level), "epsilon", floats="decimal")
         point = scaled_delta(k, l, Fraction(c), epsilon)
-        uppers.append(float(point.delta + point.error_bound))
+        uppers.append(round_up_to_float(upper_end(point.delta, point.error_bound)))
     return (k, l), uppers
 
 
