@@ -159,9 +159,9 @@ def fraction_to_mpf(value: Fraction, rounding: str = "n") -> mpmath.mpf:
     (``"d"``, towards zero) or up (``"u"``, away from zero) — mpmath's rounding modes, for a bound that must stay on
     one side of the exact value.
 
-    >>> from fractions import Fraction
     >>> with mpmath.workdps(5):
-    ...     fraction_to_mpf(Fraction(1, 3), "d") < Fraction(1, 3) < fraction_to_mpf(Fraction(1, 3), "u")
+    ...     low, high = fraction_to_mpf(Fraction(1, 3), "d"), fraction_to_mpf(Fraction(1, 3), "u")
+    >>> 3 * low < 1 < 3 * high
     True
     """
     return mpmath.fdiv(value.numerator, value.denominator, rounding=rounding)
@@ -178,7 +178,9 @@ def round_up_to_float(value) -> float:
     """The smallest float ≥ the ``mpf`` ``value`` (compared exactly; 5e-324 for a positive value below every
     float, ``inf`` beyond them): a certified upper bound handed on as a float.
 
-    >>> round_up_to_float(mpmath.mpf("1e-400")), round_up_to_float(mpmath.mpf(1) / 3) > 1 / 3
+    >>> with mpmath.workdps(30):
+    ...     third = mpmath.mpf(1) / 3  # above the float 1/3, which is rounded down
+    >>> round_up_to_float(mpmath.mpf("1e-400")), round_up_to_float(third) > 1 / 3
     (5e-324, True)
     """
     rounded = float(value)
