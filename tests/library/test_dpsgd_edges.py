@@ -251,3 +251,26 @@ def test_a_missed_rel_tol_at_the_command_line_fails_or_prints_flagged_with_best_
         assert main([*run, "--best-effort", "--json"]) == 0
     (row,) = json.loads(out.getvalue())
     assert row["shortfall"] and Fraction(row["error_bound"]) > Fraction(1, 10**9) * Fraction(row["delta"])
+
+
+# -- issue 38's second review: one reading rule, the CLI's floor, calibration near z = 1000, ε at a cheap certificate -
+
+def test_a_scalar_float32_is_read_as_the_decimal_it_prints_as_like_the_list_form():
+    """A numpy float32 ε is the decimal it prints as on every path: δ(np.float32(0.1)) was δ at 0.100000001490116 (its
+    binary value, 0.35232517122971757) while δ([np.float32(0.1)]) was δ(1/10); a float32 tolerance likewise (rel_tol
+    np.float32(1e-12) was read as 9.99999996e-13 and refused)."""
+    import numpy as np
+
+    import accountlib
+
+    run = DPSGDComposition(1, 1, 1)  # the Gaussian mechanism μ = 1: δ in closed form
+    tenth = gaussian_delta(1, mpmath.mpf(1) / 10, dps=60)
+    binary = gaussian_delta(1, mpmath.mpf(float(np.float32(0.1))), dps=60)
+    assert abs(tenth - binary) > 1e-10  # the two readings differ far beyond the bound
+    for given in (np.float32(0.1), np.array(0.1, dtype=np.float32), [np.float32(0.1)]):
+        point = run.delta(given, rel_tol=1e-12)
+        point = point[0] if isinstance(point, list) else point
+        assert _within(point, tenth), given
+    assert abs(accountlib.tradeoff(run, np.float32(0.1)).alpha - mpmath.mpf(1) / 10) < 1e-15  # not 0.1000000015
+    point = accountlib.delta(run, 1, rel_tol=np.float32(1e-12))  # refused before: "1e-12 is finer ... >= 1e-12"
+    assert _within(point, gaussian_delta(1, 1, dps=60)) and point.error_bound <= 1e-12 * point.delta
