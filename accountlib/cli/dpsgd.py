@@ -26,7 +26,7 @@ import mpmath
 
 from ..infrastructure.numbers import as_fraction, as_resolution, certified_decimal, decimal_string
 from ..theory.dpsgd_arguments import FINEST_TOLERANCE, dpsgd_abs_tol, dpsgd_rel_tol
-from . import Once, Parser, certified_rows, emit_row, emit_rows, fail, number
+from . import Once, Parser, certified_rows, emit_row, emit_rows, exact_tolerance, fail, number
 
 __all__ = ["add_parser", "run_delta", "run_epsilon", "run_tradeoff", "run_calibrate", "RUN_HELP",
            "NEGATIVE_VALUE_MESSAGES"]
@@ -179,10 +179,13 @@ def add_parser(sub) -> None:
 
 def _rows(points, keys: tuple[str, str, str], certified, explain, best_effort: bool = False) -> list[dict]:
     """The points as rows (:func:`accountlib.cli.certified_rows`: the digits each bound supports, a bound no finer
-    than 1e-30 relative), each with the relation and the dominant direction; with ``best_effort`` a bound that
-    misses the tolerance is printed, flagged in a ``shortfall`` column."""
+    than 1e-30 relative, 18 decades finer than the finest tolerance; the floor is relative only, so a δ of 1e-1000
+    prints with its digits, as the library certifies it, and only an exact 0 is printed as 0 ± 1e-300), each with the
+    relation and the dominant direction; with ``best_effort`` a bound that misses the tolerance is printed, flagged
+    in a ``shortfall`` column."""
     rows = certified_rows(points, keys, certified, explain,
-                          lambda value: max(abs(value) * mpmath.mpf("1e-30"), mpmath.mpf("1e-300")), best_effort)
+                          lambda value: abs(value) * mpmath.mpf("1e-30") if value else mpmath.mpf("1e-300"),
+                          best_effort)
     for row, p in zip(rows, points):
         row["relation"] = p.relation
         if hasattr(p, "dominant"):
@@ -203,7 +206,7 @@ def run_delta(args) -> int:
     rel_tol, asked = _checked_tolerance(args.rel_tol, "rel-tol", halved=True)
     run = _composition(args)
     points = run.delta(list(args.eps), rel_tol=asked, best_effort=True)  # a missed tolerance decided per row below
-    rows = _rows(points, ("epsilon", "delta", "error_bound"), lambda v, b: b <= rel_tol * v or v == 0,
+    rows = _rows(points, ("epsilon", "delta", "error_bound"), lambda v, b: b <= exact_tolerance(rel_tol, v) * v or v == 0,
                  lambda p: (f"could not certify --rel-tol {rel_tol:g} at ε = {float(p.epsilon):g}"
                             + (f" ({p.shortfall})" if getattr(p, "shortfall", None) else "")
                             + "; loosen --rel-tol, or print it flagged with --best-effort"), args.best_effort)
@@ -227,7 +230,7 @@ def run_tradeoff(args) -> int:
     abs_tol, asked = _checked_tolerance(args.abs_tol, "abs-tol", halved=True)
     run = _composition(args)
     points = run.tradeoff(list(args.alpha), abs_tol=asked)
-    rows = _rows(points, ("alpha", "beta", "error_bound"), lambda v, b: b <= abs_tol,
+    rows = _rows(points, ("alpha", "beta", "error_bound"), lambda v, b: b <= exact_tolerance(abs_tol, b),
                  lambda p: f"could not certify --abs-tol {abs_tol:g} at α = {float(p.alpha):g}; loosen --abs-tol")
     return _emit(args, rows, ("alpha", "beta", "error_bound"))
 

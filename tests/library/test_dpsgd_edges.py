@@ -274,3 +274,44 @@ def test_a_scalar_float32_is_read_as_the_decimal_it_prints_as_like_the_list_form
     assert abs(accountlib.tradeoff(run, np.float32(0.1)).alpha - mpmath.mpf(1) / 10) < 1e-15  # not 0.1000000015
     point = accountlib.delta(run, 1, rel_tol=np.float32(1e-12))  # refused before: "1e-12 is finer ... >= 1e-12"
     assert _within(point, gaussian_delta(1, 1, dps=60)) and point.error_bound <= 1e-12 * point.delta
+
+
+def _cli_json(*args):
+    """(exit status, the JSON printed, stderr) of ``python -m accountlib ARGS --json``."""
+    import contextlib
+    import io
+    import json
+
+    from accountlib.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+        status = main([*args, "--json"])
+    return status, json.loads(out.getvalue()) if status == 0 else None, err.getvalue().strip()
+
+
+@pytest.mark.parametrize("steps,eps", [(1, "100"), (4, "200"), (4, "1")])
+def test_the_command_line_prints_a_delta_far_below_1e_300_as_the_library_certifies_it(steps, eps):
+    """`dpsgd delta` refused every δ below about 1e-294 (a printed bound floored at 1e-300, and --rel-tol·δ formed in
+    float64, 0 there): q = 1 is the Gaussian mechanism μ = √T, δ(100) ≈ 6.1e-2155 at T = 1; each row holds the
+    reference and meets --rel-tol 1e-12."""
+    status, rows, err = _cli_json("dpsgd", "delta", "--q", "1", "--noise-multiplier", "1", "--steps", str(steps),
+                                  "--eps", eps, "--rel-tol", "1e-12")
+    assert status == 0, err
+    (row,) = rows
+    with mpmath.workdps(60):
+        value, bound = mpmath.mpf(row["delta"]), mpmath.mpf(row["error_bound"])
+        reference = gaussian_delta(mpmath.sqrt(steps), mpmath.mpf(eps), dps=60)
+        assert value - bound <= reference <= value + bound and bound <= mpmath.mpf("1e-12") * value
+
+
+def test_the_command_line_prints_a_subsampled_delta_below_1e_300():
+    """q = 0.01, T = 10, ε = 200: δ ≈ 3.7e-1286, certified by the library; the row was refused (exit 2)."""
+    status, rows, err = _cli_json("dpsgd", "delta", "--q", "0.01", "--noise-multiplier", "1", "--steps", "10",
+                                  "--eps", "200")
+    assert status == 0, err
+    point = DPSGDComposition(0.01, 1, 10).delta(200, rel_tol=1e-6)
+    with mpmath.workdps(60):
+        value, bound = mpmath.mpf(rows[0]["delta"]), mpmath.mpf(rows[0]["error_bound"])
+        assert value - bound <= point.delta - point.error_bound and point.delta + point.error_bound <= value + bound
+        assert 0 < bound <= mpmath.mpf("1e-6") * value < mpmath.mpf("1e-1280")
