@@ -315,3 +315,29 @@ def test_the_command_line_prints_a_subsampled_delta_below_1e_300():
         value, bound = mpmath.mpf(rows[0]["delta"]), mpmath.mpf(rows[0]["error_bound"])
         assert value - bound <= point.delta - point.error_bound and point.delta + point.error_bound <= value + bound
         assert 0 < bound <= mpmath.mpf("1e-6") * value < mpmath.mpf("1e-1280")
+
+
+def test_calibration_answers_near_the_largest_noise_multiplier_and_refuses_beyond_it_in_one_line():
+    """(ε, δ) = (1e-6, 3.98482560684e-4) at q = 1, T = 1 is met near z = 999.9, but its RDP calibration (the search's
+    start) is 1521: the search left [0.05, 1000] with an internal message. Now the smallest z on the grid, checked
+    against the Gaussian reference (δ(z) ≤ δ* < δ(z − step)); a target no z ≤ 1000 meets (T = 1e9) is refused in the
+    intended one line, on the command line too."""
+    from accountlib.theory.dpsgd_accounting import calibrate_noise_multiplier
+
+    target = mpmath.mpf("0.000398482560684")
+    c = calibrate_noise_multiplier(1, 1, ("1e-6", "0.000398482560684"))
+    z, step = Fraction(c.noise_multiplier), Fraction(c.step)
+    with mpmath.workdps(50):
+        def reference(zz):
+            return gaussian_delta(1 / (mpmath.mpf(zz.numerator) / zz.denominator), mpmath.mpf("1e-6"), dps=50)
+        assert reference(z) <= target < reference(z - step) and 999 < z <= 1000 and c.proven_smallest
+    with pytest.raises(ArithmeticError) as raised:
+        calibrate_noise_multiplier(1, 10**9, (1, 1e-5))
+    message = str(raised.value)
+    assert message.startswith("target: no noise multiplier up to 1000 ") and "\n" not in message
+    status, row, err = _cli_json("dpsgd", "calibrate", "--q", "1", "--steps", "1", "--target-eps", "1e-6",
+                                 "--target-delta", "0.000398482560684")
+    assert status == 0 and Fraction(row["noise_multiplier"]) == z, err
+    status, _, err = _cli_json("dpsgd", "calibrate", "--q", "1", "--steps", "1000000000", "--target-eps", "1",
+                               "--target-delta", "1e-5")
+    assert status == 2 and err.startswith("error: target: no noise multiplier up to 1000 ") and "\n" not in err
