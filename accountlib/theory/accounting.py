@@ -111,7 +111,7 @@ def tradeoff(composition, alpha, *, abs_tol: float | None = None, sensitivities=
     True
     """
     if accounts_itself(composition, sensitivities):
-        return composition.tradeoff(alpha, abs_tol=1e-9 if abs_tol is None else abs_tol)
+        return composition.tradeoff(alpha, abs_tol=1e-9 if abs_tol is None else abs_tol, best_effort=best_effort)
     pair = as_composition(composition, sensitivities)
     points, single = as_points(alpha, "alpha")
     abs_tol = as_abs_tol(1e-12 if abs_tol is None else abs_tol)

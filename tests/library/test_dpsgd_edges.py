@@ -341,3 +341,132 @@ def test_calibration_answers_near_the_largest_noise_multiplier_and_refuses_beyon
     status, _, err = _cli_json("dpsgd", "calibrate", "--q", "1", "--steps", "1000000000", "--target-eps", "1",
                                "--target-delta", "1e-5")
     assert status == 2 and err.startswith("error: target: no noise multiplier up to 1000 ") and "\n" not in err
+
+
+def _total_variation_upper(schedule, dps=50):
+    """1 − Π (1 − q·erf(1/(2√2 z)))^T, from the definitions (mpmath): an upper bound on δ(0), so on δ(ε) at every ε."""
+    with mpmath.workdps(dps):
+        stay = mpmath.mpf(1)
+        for q, z, steps in schedule:
+            stay *= (1 - mpmath.mpf(q) * mpmath.erf(1 / (2 * mpmath.sqrt(2) * mpmath.mpf(z)))) ** steps
+        return 1 - stay
+
+
+def test_epsilon_is_zero_where_the_total_variation_bound_meets_delta_without_an_inversion():
+    """q = 1e-8, T = 10: δ(0) ≤ 3.8e-8 < 1e-5, so ε(1e-5) = 0; epsilon() raised ResourceLimitError (an inversion of
+    more than 400,000 nodes, naming an internal 'rel_tol 1e-10') after 3.5 s."""
+    assert _total_variation_upper([(1e-8, 1, 10)]) < 1e-5
+    start = time.perf_counter()
+    e = DPSGDComposition(1e-8, 1, 10).epsilon("1e-5", abs_tol=1e-6)
+    assert e.lower == e.upper == 0 and time.perf_counter() - start < 2
+    with mpmath.workdps(40):
+        assert e.at_upper.delta + e.at_upper.error_bound <= mpmath.mpf("1e-5")
+
+
+def test_epsilon_beyond_every_inversion_is_refused_in_abs_tol_terms_or_bounded_with_best_effort():
+    """q = 1e-6, z = 0.5, T = 100: no contour fits the node cap at any tolerance, and δ(0) may exceed 1e-5 (the total
+    variation bound is 6.8e-5), so ε > 0 is possible; the refusal names abs_tol and the interval the bounds that
+    need no inversion give, and best_effort=True returns it, its upper end certified (the Chernoff bound)."""
+    from accountlib.infrastructure.numbers import ResourceLimitError
+
+    run = DPSGDComposition(1e-6, 0.5, 100)
+    with pytest.raises(ResourceLimitError) as raised:
+        run.epsilon("1e-5")
+    message = str(raised.value)
+    assert message.startswith("abs_tol: ε(δ = 1e-05) is certified only within [") and "\n" not in message
+    assert "best_effort=True" in message and "rel_tol 1e-10" not in message
+    e = run.epsilon("1e-5", best_effort=True)
+    assert e.lower == 0 and e.at_lower is None and 0 < e.upper < 5
+    with mpmath.workdps(40):
+        assert e.at_upper.delta + e.at_upper.error_bound <= mpmath.mpf("1e-5")
+
+
+def test_epsilon_loosens_its_internal_tolerance_where_the_contour_would_pass_the_node_cap():
+    """q = 0.5, z = 0.25, T = 12: δ to 1e-10 relative would need more than 400,000 nodes at ε = 0, and `dpsgd
+    epsilon` exited 2 with 'this inversion would need more than 400,000 nodes ... rel_tol 1e-10' (a tolerance the
+    caller never gave); 1e-8 is in reach and decides an interval of width 1e-6, the command line's the same."""
+    e = DPSGDComposition(0.5, 0.25, 12).epsilon("1e-5", abs_tol=1e-6)
+    assert 0 < e.upper - e.lower <= Fraction(1, 10**6) and 100 < e.lower
+    with mpmath.workdps(40):
+        assert e.at_upper.delta + e.at_upper.error_bound <= mpmath.mpf("1e-5") < e.at_lower.delta - e.at_lower.error_bound
+    status, rows, err = _cli_json("dpsgd", "epsilon", "--q", "0.5", "--noise-multiplier", "0.25", "--steps", "12",
+                                  "--delta", "1e-5", "--abs-tol", "1e-6")
+    assert status == 0, err
+    assert Fraction(rows[0]["epsilon_lower"]) <= e.lower and e.upper <= Fraction(rows[0]["epsilon_upper"])
+
+
+def _gaussian_tradeoff(mu, alpha, dps=60):
+    """f(α) = Φ(Φ⁻¹(1 − α) − μ) of the Gaussian mechanism, from the definition (mpmath)."""
+    with mpmath.workdps(dps):
+        alpha = mpmath.mpf(alpha)
+        quantile = -mpmath.sqrt(2) * mpmath.erfinv(2 * alpha - 1)  # Φ⁻¹(1 − α)
+        return mpmath.ncdf(quantile - mpmath.mpf(mu))
+
+
+@pytest.mark.parametrize("q,z,steps,alpha,abs_tol", [(1, 0.5, 30, "1e-6", 1e-9), (1, 2, 1000, "1e-10", 1e-9),
+                                                     (1, 0.05, 1, "0.5", 1e-9), (1, 1, 1000, "0.01", 1e-9)])
+def test_tradeoff_at_q_one_is_the_gaussian_closed_form_however_small_beta_is(q, z, steps, alpha, abs_tol):
+    """Every q = 1: f(α) = Φ(Φ⁻¹(1 − α) − μ), μ = √T/z; a small β (2.8e-10, 1.7e-21, 2.8e-89, 5.8e-189) was refused
+    ('could not certify f(1e-06) ... it lies in [0.0, 0.999999]')."""
+    point = DPSGDComposition(q, z, steps).tradeoff(alpha, abs_tol=abs_tol)
+    with mpmath.workdps(60):
+        reference = _gaussian_tradeoff(mpmath.sqrt(steps) / mpmath.mpf(z), alpha)
+        assert point.beta - point.error_bound <= reference <= point.beta + point.error_bound
+        assert point.error_bound <= 1e-30 * reference and point.meets_tolerance
+
+
+def test_a_tradeoff_the_bounds_cannot_close_is_refused_in_the_callers_terms():
+    """q = 0.5, z = 2, T = 1000, α = 1e-10: the library names abs_tol and the interval reached, best_effort returns it
+    flagged; the command line names --abs-tol with the value given (it named the halved 'abs_tol = 1e-09' and the run's
+    repr, or ended in an IndexError from the chord bound when the grid collapsed)."""
+    run = DPSGDComposition(0.5, 2, 1000)
+    with pytest.raises(ArithmeticError) as raised:
+        run.tradeoff("1e-10", abs_tol=1e-9)
+    message = str(raised.value)
+    assert message.startswith("abs_tol: f(1.0e-10) is not certified to 1e-09 for ") and "\n" not in message
+    assert "best_effort=True" in message
+    flagged = run.tradeoff("1e-10", abs_tol=1e-9, best_effort=True)
+    assert not flagged.meets_tolerance and flagged.shortfall == "precision" and flagged.error_bound > 1e-9
+    status, _, err = _cli_json("dpsgd", "tradeoff", "--q", "0.5", "--noise-multiplier", "2", "--steps", "1000",
+                               "--alpha", "1e-10", "--abs-tol", "2e-9")
+    assert status == 2 and err == "error: could not certify --abs-tol 2e-09 at α = 1e-10; loosen --abs-tol"
+
+
+def test_messages_name_the_callers_terms():
+    """A DP-SGD option given to a discrete-Gaussian command: 'names' for one option, 'name' for several; ε beyond a
+    closed form's ceiling says that the ceiling is abs_tol·2⁵⁰ and a looser abs_tol lifts it (at 1e-6 it answers)."""
+    status, err = _cli("delta", "--q=0.01", "--rho", "1", "--eps", "1")
+    assert status == 2 and "; --q names a DP-SGD run: " in err
+    status, err = _cli("delta", "--q=0.01", "--steps", "3", "--rho", "1", "--eps", "1")
+    assert status == 2 and "; --q --steps name a DP-SGD run: " in err
+    run = DPSGDComposition(1, 0.05, 2)  # the Gaussian mechanism μ = √2/0.05: ε(1e-300) ≈ 1447.2
+    with pytest.raises(EpsilonOutOfRange) as raised:
+        run.epsilon("1e-300", abs_tol=1e-12)
+    assert "abs_tol·2⁵⁰" in str(raised.value) and "a looser abs_tol lifts it" in str(raised.value)
+    e = run.epsilon("1e-300", abs_tol=1e-6)
+    with mpmath.workdps(50):  # ε(1e-300) of μ = √2/0.05 by bisection on the reference's δ(ε) (1447.2110114...)
+        mu, low, high = mpmath.sqrt(2) / mpmath.mpf("0.05"), mpmath.mpf(1000), mpmath.mpf(2000)
+        for _ in range(120):
+            mid = (low + high) / 2
+            low, high = (mid, high) if gaussian_delta(mu, mid, dps=50) > mpmath.mpf("1e-300") else (low, mid)
+        reference = low
+        assert mpmath.mpf(e.lower.numerator) / e.lower.denominator <= reference
+        assert reference <= mpmath.mpf(e.upper.numerator) / e.upper.denominator
+
+
+def test_the_dp_accounting_dropin_accounts_a_gaussian_event_beyond_z_1000_in_closed_form():
+    """calibrate_dp_mechanism(..., SelfComposedDpEvent(GaussianDpEvent(z), 1), ε = 1e-3, δ = 1e-10) needs z above 1000,
+    the cap of a DP-SGD run, where the drop-in counted z as 1000: NoBracketIntervalFoundError. A run of q = 1 events is
+    the Gaussian mechanism (closed form, no cap on z): the calibrated z meets the target by the mpmath reference."""
+    dp_accounting = pytest.importorskip("dp_accounting")
+    from dp_accounting import mechanism_calibration
+
+    from accountlib.applications.dpsgd_accountant import CertifiedDPSGDAccountant
+
+    z = mechanism_calibration.calibrate_dp_mechanism(
+        CertifiedDPSGDAccountant, lambda z: dp_accounting.SelfComposedDpEvent(dp_accounting.GaussianDpEvent(z), 1),
+        target_epsilon=1e-3, target_delta=1e-10)
+    assert z > 1000
+    with mpmath.workdps(50):
+        assert gaussian_delta(1 / mpmath.mpf(z), mpmath.mpf("1e-3"), dps=50) <= mpmath.mpf("1e-10")
+        assert gaussian_delta(1 / (mpmath.mpf(z) * (1 - mpmath.mpf("1e-3"))), mpmath.mpf("1e-3"), dps=50) > 1e-10
