@@ -24,6 +24,7 @@ Events outside the accepted ranges are accounted by a valid upper bound: a noise
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import mpmath
 
@@ -34,18 +35,12 @@ except ImportError as error:  # pragma: no cover - the extra is missing
     raise ImportError(f"accountlib.applications.dpsgd_accountant needs dp_accounting: pip install "
                       f"'accountlib[accountant]' ({error})", name=error.name) from error
 
-from ..engine.subsampled_gaussian import Q_RANGE, Z_RANGE
-from ..infrastructure.numbers import as_fraction, upper_end
-from ..theory.dpsgd_accounting import MAX_DPSGD_EPSILON, DPSGDComposition, EpsilonOutOfRange
+from ..engine.subsampled_gaussian import Q_RANGE, Z_RANGE, gaussian_profile
+from ..infrastructure.numbers import ResourceLimitError, as_fraction, upper_end
+from ..theory.dpsgd_accounting import MAX_DPSGD_EPSILON, DPSGDComposition
+from .dpsgd_upper import certified_upper_epsilon, round_up, total_variation_bound
 
 __all__ = ["CertifiedDPSGDAccountant"]
-
-
-def _round_up(x) -> float:
-    """The smallest float ≥ x (a Fraction or an mpf, compared exactly)."""
-    value = float(x)
-    exact = as_fraction(x, "bound", floats="binary", bounded=False)  # a computed number, as it is
-    return value if as_fraction(value, "bound", floats="binary") >= exact else math.nextafter(value, math.inf)
 
 
 class CertifiedDPSGDAccountant(PrivacyAccountant):
@@ -68,6 +63,8 @@ class CertifiedDPSGDAccountant(PrivacyAccountant):
                              f"add/remove-one); got {neighboring_relation}")
         self._groups: dict[tuple[float, float], int] = {}  # (q, z) → steps
         self._no_noise = False
+        self._gaussian_mu2 = Fraction(0)  # Σ count/z² over the events with q = 1, exactly (no cap on z)
+        self._all_gaussian = True  # every event so far has q = 1: the Gaussian mechanism, in closed form
         self._epsilon_tol, self._rel_tol = epsilon_tol, rel_tol
 
     def _maybe_compose(self, event, count: int, do_compose: bool):
@@ -104,12 +101,25 @@ class CertifiedDPSGDAccountant(PrivacyAccountant):
             else:
                 key = (max(q, Q_RANGE[0]), min(z, Z_RANGE[1]))
                 self._groups[key] = self._groups.get(key, 0) + count
+                if q == 1:
+                    self._gaussian_mu2 += count / Fraction(z) ** 2
+                else:
+                    self._all_gaussian = False
         return None
 
     def _composition(self) -> DPSGDComposition | None:
         if not self._groups:
             return None
         return DPSGDComposition(schedule=[(q, z, n) for (q, z), n in self._groups.items()])
+
+    def _uncapped_gaussian(self) -> Fraction | None:
+        """z² = 1/μ² of the Gaussian mechanism the events compose to where every event has q = 1 and some z exceeds
+        1000 (the cap of a DP-SGD run, :data:`~accountlib.engine.subsampled_gaussian.Z_RANGE`): the closed form
+        (:func:`~accountlib.engine.subsampled_gaussian.gaussian_profile`) has no cap, so such z is accounted as it is,
+        not as 1000 (a calibration needing z ≈ 4e9 finds it). None otherwise."""
+        if not self._all_gaussian or not self._groups or max(z for _, z in self._groups) < Z_RANGE[1]:
+            return None
+        return 1 / self._gaussian_mu2
 
     def get_epsilon(self, target_delta: float) -> float:
         """The upper end of the certified ε interval for ``target_delta``, rounded up to a float; ``inf`` where ε is not
@@ -120,11 +130,10 @@ class CertifiedDPSGDAccountant(PrivacyAccountant):
         run = self._composition()
         if run is None:
             return 0.0
-        try:
-            interval = run.epsilon(target_delta, abs_tol=self._epsilon_tol)
-        except EpsilonOutOfRange:
-            return math.inf  # dp_accounting's answer when no finite ε is found: a valid upper bound
-        return _round_up(interval.upper)
+        z_squared = self._uncapped_gaussian()
+        if z_squared is not None:
+            return _gaussian_epsilon_upper(z_squared, target_delta, self._epsilon_tol)
+        return certified_upper_epsilon(run, target_delta, self._epsilon_tol)  # inf where none is certified
 
     def get_delta(self, target_epsilon: float) -> float:
         """A certified upper bound on δ(target_epsilon) (its value plus its error bound, rounded up to a float)."""
@@ -133,8 +142,46 @@ class CertifiedDPSGDAccountant(PrivacyAccountant):
         run = self._composition()
         if run is None:
             return 0.0
+        z_squared = self._uncapped_gaussian()
+        if z_squared is not None:
+            return min(1.0, round_up(gaussian_profile(z_squared, _float_below(target_epsilon)).upper))
         if target_epsilon > MAX_DPSGD_EPSILON:
             target_epsilon = MAX_DPSGD_EPSILON  # δ decreases in ε: its value there is an upper bound
-        point = run.delta(target_epsilon, rel_tol=self._rel_tol)
+        try:
+            point = run.delta(target_epsilon, rel_tol=self._rel_tol, best_effort=True)  # flagged: still a bound
+        except (ArithmeticError, ResourceLimitError):  # beyond the inversion's reach (a tiny rate, few steps)
+            return min(1.0, round_up(total_variation_bound(run)))  # δ(ε) ≤ δ(0), the total variation
         with mpmath.workdps(40):
-            return min(1.0, _round_up(upper_end(point.delta, point.error_bound)))
+            return min(1.0, round_up(upper_end(point.delta, point.error_bound)))
+
+
+def _float_below(epsilon) -> float:
+    """The largest float ≤ ``epsilon`` (δ decreases in ε: δ there bounds δ(ε) from above)."""
+    value = float(epsilon)
+    exact = as_fraction(epsilon, "target_epsilon", floats="binary")
+    return value if Fraction(value) <= exact else math.nextafter(value, -math.inf)
+
+
+def _gaussian_epsilon_upper(z_squared: Fraction, delta, width: float) -> float:
+    """A certified upper bound on ε(δ) of the Gaussian mechanism μ² = 1/z², within ``width`` of it (absolute, or
+    relative to ε where ε is smaller): bisection on the floats, each end decided by the closed form's ball."""
+    allowed = as_fraction(delta, "target_delta", floats="binary")
+    with mpmath.workdps(40):
+        bound = mpmath.mpf(allowed.numerator) / allowed.denominator
+
+    def holds(eps: float) -> bool:
+        return gaussian_profile(z_squared, eps).upper <= bound
+
+    if holds(0.0):
+        return 0.0
+    low, high = 0.0, 2.0 ** -60
+    while not holds(high):
+        low, high = high, high * 2
+        if high > 1e6:
+            return math.inf
+    while high - low > min(width, width * high):
+        mid = (low + high) / 2
+        if mid in (low, high):
+            break
+        low, high = (low, mid) if holds(mid) else (mid, high)
+    return high

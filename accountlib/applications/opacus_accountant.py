@@ -28,7 +28,6 @@ noise with probability 1 − q'/q), and a rate of 0 as no step at all.
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 
 try:
     from opacus.accountants import IAccountant, register_accountant
@@ -37,19 +36,13 @@ except ImportError as error:  # pragma: no cover - the optional dependency is mi
                       name=error.name) from error
 
 from ..engine.subsampled_gaussian import Q_RANGE, Z_RANGE
-from ..infrastructure.numbers import as_fraction
 from ..theory.dpsgd_accounting import DPSGDComposition
+from .dpsgd_upper import certified_upper_epsilon
 
 __all__ = ["CertifiedDPSGDAccountant", "MECHANISM", "register"]
 
 MECHANISM = "accountlib"
 """The name the accountant is registered under in Opacus (``PrivacyEngine(accountant=MECHANISM)``)."""
-
-
-def _round_up(x: Fraction) -> float:
-    """The smallest float ≥ x."""
-    value = float(x)
-    return value if as_fraction(value, "epsilon", floats="binary") >= x else math.nextafter(value, math.inf)
 
 
 def schedule_of(history) -> list[tuple[float, float, int]] | None:
@@ -100,14 +93,24 @@ class CertifiedDPSGDAccountant(IAccountant):
     def get_epsilon(self, delta: float, **kwargs) -> float:
         """The upper end of the certified ε interval for ``delta`` (rounded up to a float): the training so far is
         certainly (ε, δ)-DP for the returned ε under add/remove-one. 0 before any step; inf when a step had a noise
-        multiplier below 0.05."""
+        multiplier below 0.05, or where ε is not certified at or below the largest ε accounted (200 for a run of
+        several steps with some q < 1), as the dp_accounting drop-in answers: a valid upper bound, which Opacus's
+        ``get_noise_multiplier`` reads as "more noise" (:func:`~accountlib.applications.dpsgd_upper.
+        certified_upper_epsilon`)."""
         schedule = schedule_of(self.history)
         if schedule is None:
             return math.inf
         if not schedule:
             return 0.0
-        interval = DPSGDComposition(schedule=schedule).epsilon(delta, abs_tol=self.epsilon_tol)
-        return _round_up(interval.upper)
+        participations = math.fsum(q * steps for q, _, steps in schedule)
+        if participations <= float(delta) * (1 - 1e-12):
+            # δ(ε) ≤ δ(0) ≤ Σ T·q whatever the noise: ε = 0 at every noise multiplier, 0 included, and Opacus's
+            # get_noise_multiplier, whose search stops only where ε comes within epsilon_tolerance of the target,
+            # would never stop (its own PRV accountant raises 'Cannot compute epsilon' here)
+            raise ValueError(f"delta = {float(delta):g} is met with no noise at all: the expected number of steps an "
+                             f"example takes part in, Σ steps·sample_rate = {participations:.3g}, is below it, so "
+                             "ε = 0 at every noise multiplier; give a smaller target delta")
+        return certified_upper_epsilon(DPSGDComposition(schedule=schedule), delta, self.epsilon_tol)
 
     def __len__(self) -> int:
         return sum(n for _, _, n in self.history)

@@ -525,8 +525,10 @@ def _refuse_dpsgd_run(argv: list[str]) -> None:
     if argv and argv[0] in COMMANDS and argv[0] not in ("dpsgd", "sweep"):
         given = [t.split("=", 1)[0] for t in argv if t.split("=", 1)[0] in DPSGD_OPTIONS]
         if given:
+            options = list(dict.fromkeys(given))
             fail(f"python -m accountlib {argv[0]} accounts for compositions of discrete Gaussians (--rho budgets, a "
-                 f"DHC pair, a census release); {' '.join(dict.fromkeys(given))} name a DP-SGD run: use python -m "
+                 f"DHC pair, a census release); {' '.join(options)} {'name' if len(options) > 1 else 'names'} a "
+                 "DP-SGD run: use python -m "
                  f"accountlib dpsgd {argv[0] if argv[0] in ('delta', 'epsilon', 'tradeoff', 'calibrate') else 'ACTION'}"
                  " ... (see python -m accountlib dpsgd --help)")
 

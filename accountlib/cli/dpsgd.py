@@ -19,14 +19,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from fractions import Fraction
 
 import mpmath
 
-from ..infrastructure.numbers import as_fraction, as_resolution, certified_decimal, decimal_string
+from ..infrastructure.numbers import (as_fraction, as_resolution, as_string, certified_decimal, decimal_string,
+                                     floor_log10)
 from ..theory.dpsgd_arguments import FINEST_TOLERANCE, dpsgd_abs_tol, dpsgd_rel_tol
-from . import Once, Parser, certified_rows, emit_row, emit_rows, fail, number
+from . import Once, Parser, certified_rows, emit_row, emit_rows, exact_tolerance, fail, number
 
 __all__ = ["add_parser", "run_delta", "run_epsilon", "run_tradeoff", "run_calibrate", "RUN_HELP",
            "NEGATIVE_VALUE_MESSAGES"]
@@ -179,10 +181,13 @@ def add_parser(sub) -> None:
 
 def _rows(points, keys: tuple[str, str, str], certified, explain, best_effort: bool = False) -> list[dict]:
     """The points as rows (:func:`accountlib.cli.certified_rows`: the digits each bound supports, a bound no finer
-    than 1e-30 relative), each with the relation and the dominant direction; with ``best_effort`` a bound that
-    misses the tolerance is printed, flagged in a ``shortfall`` column."""
+    than 1e-30 relative, 18 decades finer than the finest tolerance; the floor is relative only, so a δ of 1e-1000
+    prints with its digits, as the library certifies it, and only an exact 0 is printed as 0 ± 1e-300), each with the
+    relation and the dominant direction; with ``best_effort`` a bound that misses the tolerance is printed, flagged
+    in a ``shortfall`` column."""
     rows = certified_rows(points, keys, certified, explain,
-                          lambda value: max(abs(value) * mpmath.mpf("1e-30"), mpmath.mpf("1e-300")), best_effort)
+                          lambda value: abs(value) * mpmath.mpf("1e-30") if value else mpmath.mpf("1e-300"),
+                          best_effort)
     for row, p in zip(rows, points):
         row["relation"] = p.relation
         if hasattr(p, "dominant"):
@@ -203,7 +208,7 @@ def run_delta(args) -> int:
     rel_tol, asked = _checked_tolerance(args.rel_tol, "rel-tol", halved=True)
     run = _composition(args)
     points = run.delta(list(args.eps), rel_tol=asked, best_effort=True)  # a missed tolerance decided per row below
-    rows = _rows(points, ("epsilon", "delta", "error_bound"), lambda v, b: b <= rel_tol * v or v == 0,
+    rows = _rows(points, ("epsilon", "delta", "error_bound"), lambda v, b: b <= exact_tolerance(rel_tol, v) * v or v == 0,
                  lambda p: (f"could not certify --rel-tol {rel_tol:g} at ε = {float(p.epsilon):g}"
                             + (f" ({p.shortfall})" if getattr(p, "shortfall", None) else "")
                             + "; loosen --rel-tol, or print it flagged with --best-effort"), args.best_effort)
@@ -217,17 +222,33 @@ def run_epsilon(args) -> int:
     rows = []
     for d in args.delta:
         e = run.epsilon(d, abs_tol=abs_tol)
-        rows.append({"delta": decimal_string(d, 30), "epsilon_lower": decimal_string(e.lower, 15),
-                     "epsilon_upper": decimal_string(e.upper, 15), "relation": e.relation, "dominant": e.dominant})
+        rows.append({"delta": decimal_string(d, 30), "epsilon_lower": _outward(e.lower, up=False),
+                     "epsilon_upper": _outward(e.upper, up=True), "relation": e.relation, "dominant": e.dominant})
     return _emit(args, rows, ("delta", "epsilon_lower", "epsilon_upper", "dominant"))
+
+
+def _outward(value: Fraction, *, up: bool, digits: int = 15) -> str:
+    """An end of a certified ε interval with ``digits`` significant digits, rounded away from the interval's inside
+    (the lower end down, the upper end up), so that the printed interval contains the certified one: rounded to
+    the nearest, 117.78135808408945 printed as the upper end 117.781358084089, below the certified upper end.
+
+    >>> _outward(Fraction(117781358084089450, 10**15), up=True), _outward(Fraction(1, 3), up=False)
+    ('117.781358084090', '0.333333333333333')
+    """
+    if value == 0:
+        return "0"
+    exponent = floor_log10(abs(value)) - digits + 1
+    unit = Fraction(10) ** exponent
+    steps = math.ceil(value / unit) if up else math.floor(value / unit)
+    return as_string(steps * unit, exponent)
 
 
 def run_tradeoff(args) -> int:
     """f(α) at each ``--alpha``, printed with the digits its bound supports; a bound over ``--abs-tol`` fails."""
     abs_tol, asked = _checked_tolerance(args.abs_tol, "abs-tol", halved=True)
     run = _composition(args)
-    points = run.tradeoff(list(args.alpha), abs_tol=asked)
-    rows = _rows(points, ("alpha", "beta", "error_bound"), lambda v, b: b <= abs_tol,
+    points = run.tradeoff(list(args.alpha), abs_tol=asked, best_effort=True)  # a miss decided per row below
+    rows = _rows(points, ("alpha", "beta", "error_bound"), lambda v, b: b <= exact_tolerance(abs_tol, b),
                  lambda p: f"could not certify --abs-tol {abs_tol:g} at α = {float(p.alpha):g}; loosen --abs-tol")
     return _emit(args, rows, ("alpha", "beta", "error_bound"))
 

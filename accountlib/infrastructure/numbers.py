@@ -363,11 +363,13 @@ def reread_resource_limits() -> None:
 
 
 def as_tolerance(value, name: str, *, smallest: float, largest: float) -> float:
-    """A tolerance as a float in [smallest, largest]; NaN, infinities, bools and out-of-range values raise."""
+    """A tolerance as a float in [smallest, largest]; NaN, infinities, bools and out-of-range values raise. A user's
+    number, read by :func:`as_fraction`'s decimal rule (a float32 ``1e-12`` is the 1e-12 it prints as, not the
+    9.9999999960e-13 it holds; a Python float is itself either way)."""
     if isinstance(value, bool) or not isinstance(value, (numbers.Real, str, Decimal)):
         raise ValueError(f"{name} must be a number in [{smallest:g}, {largest:g}]; got {value!r}")
     try:
-        result = float(as_fraction(value, name, floats="binary"))
+        result = float(as_fraction(value, name, floats="decimal"))
     except (ValueError, OverflowError):
         raise ValueError(f"{name} must be a finite number in [{smallest:g}, {largest:g}]; got {value!r}") from None
     if not smallest <= result <= largest:

@@ -39,11 +39,14 @@ def accounts_itself(composition, sensitivities=None) -> bool:
 
 def as_points(values, name: str) -> tuple[list, bool]:
     """(the points as a list, whether one point was given): ``values`` is one number or a non-empty list of them
-    (a numpy 0-d array counts as one number); ``name`` names the argument in the error."""
+    (a numpy scalar or 0-d array counts as one number, kept as the numpy number it is: ``item()`` would turn a
+    float32 into the float64 of its binary value, and each point is read by
+    :func:`~accountlib.infrastructure.numbers.as_fraction`'s decimal rule, which reads a float32 as the decimal it
+    prints as, as it does inside a list); ``name`` names the argument in the error."""
     if isinstance(values, Mapping):
         raise ValueError(f"{name} must be a number or a list of numbers; got a {type(values).__name__}")
-    if getattr(values, "ndim", None) == 0:  # a numpy 0-d array is one number
-        return [values.item()], True
+    if getattr(values, "ndim", None) == 0:  # a numpy scalar or 0-d array is one number
+        return [values[()]], True
     if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
         return [values], True
     values = list(values)
@@ -108,7 +111,7 @@ def tradeoff(composition, alpha, *, abs_tol: float | None = None, sensitivities=
     True
     """
     if accounts_itself(composition, sensitivities):
-        return composition.tradeoff(alpha, abs_tol=1e-9 if abs_tol is None else abs_tol)
+        return composition.tradeoff(alpha, abs_tol=1e-9 if abs_tol is None else abs_tol, best_effort=best_effort)
     pair = as_composition(composition, sensitivities)
     points, single = as_points(alpha, "alpha")
     abs_tol = as_abs_tol(1e-12 if abs_tol is None else abs_tol)

@@ -28,7 +28,8 @@ error term bounded), and every result states the relation: add or remove one exa
 
 The modules beside this one, by job: :mod:`.dpsgd_arguments` (the arguments, checked), :mod:`.dpsgd_results` (the
 result types, each stating the relation), :mod:`.dpsgd_tradeoff` (f(α) from the profile, bracketed by concavity),
-:mod:`.dpsgd_noise_calibration` (the grid search of the calibration). Their result types and
+:mod:`.dpsgd_noise_calibration` (the grid search of the calibration), :mod:`.dpsgd_epsilon_search` (the ε search's
+guesses, and its certified interval where no inversion is in reach). Their result types and
 :data:`~accountlib.theory.dpsgd_results.RELATION` are re-exported here. Tolerances are checked by the library's one
 validator of their kind (``rel_tol`` by :func:`~accountlib.infrastructure.numbers.as_rel_tol`, ``abs_tol`` by
 :func:`~accountlib.infrastructure.numbers.as_abs_tol`, ``resolution`` by :func:`~accountlib.infrastructure.numbers.as_resolution`); one finer than float64 certifies here
@@ -43,31 +44,30 @@ from fractions import Fraction
 
 import mpmath
 
-from ..engine.subsampled_gaussian import (ProfileBound, StepGroup, gaussian_profile, loss_supremum,
-                                          one_step_profile)
+from ..engine.subsampled_gaussian import ProfileBound, StepGroup, gaussian_profile, loss_supremum, one_step_profile
 from ..engine.subsampled_gaussian_integral import OneStepIntegral
-from ..engine.subsampled_gaussian_inversion import certified_profile, integrals_for, order_of, saddle
-from ..infrastructure.numbers import (ResourceLimitError, as_fraction, as_resolution,
-                                     error_bound)
+from ..engine.subsampled_gaussian_bounds import total_variation_upper
+from ..engine.subsampled_gaussian_inversion import MAX_NODES, certified_profile, integrals_for
+from ..infrastructure.numbers import (LARGEST_TOL, ResourceLimitError, as_fraction, as_resolution,
+                                     error_bound, lower_end, upper_end)
 from ..infrastructure.search import FAILS, HOLDS, UNDECIDED, arithmetic, certified_bisect
 from .accounting import as_points
 from .composition import DeltaPoint
 from .dpsgd_arguments import (MAX_DPSGD_EPSILON, MAX_GROUPS, as_schedule, as_step_group,
                               calibration_targets, dpsgd_abs_tol, dpsgd_rel_tol, exact_alpha, exact_epsilon,
                               target_delta)
+from .dpsgd_epsilon_search import (EPSILON_TOLERANCES, ball_upper, bounded_epsilon, delta_estimate,
+                                   gaussian_epsilon_guess, saddle_epsilon, width_shown)
 from .dpsgd_noise_calibration import smallest_noise_multiplier
 from .dpsgd_results import (RELATION, DPSGDCalibration, DPSGDDeltaPoint, DPSGDEpsilonInterval,
                             DPSGDTradeoffPoint, EpsilonOutOfRange)
-from .dpsgd_tradeoff import branch_supremum
+from .dpsgd_tradeoff import tradeoff_interval, tradeoff_refusal
 
 __all__ = ["DPSGDComposition", "calibrate_noise_multiplier",
            # re-exported from the modules that own them
            "DPSGDDeltaPoint", "DPSGDEpsilonInterval", "DPSGDTradeoffPoint", "DPSGDCalibration", "RELATION",
            "EpsilonOutOfRange",
            "MAX_DPSGD_EPSILON", "MAX_GROUPS"]
-
-_DIRECTIONS = ("remove", "add")
-
 
 class DPSGDComposition:
     """A DP-SGD run: the Poisson-subsampled Gaussian (sensitivity 1) composed over its steps, add/remove-one.
@@ -327,7 +327,7 @@ class DPSGDComposition:
                 aim = min(aim * 100, 0.5)
 
     # -- f(α) ---------------------------------------------------------------------------------------------------
-    def tradeoff(self, alpha, *, abs_tol: float = 1e-9):
+    def tradeoff(self, alpha, *, abs_tol: float = 1e-9, best_effort: bool = False):
         """β = f(α) of the run's symmetric trade-off function at ``alpha`` in [0, 1] (a number or a list), each with
         ``error_bound ≤ abs_tol``, add/remove-one.
 
@@ -343,7 +343,13 @@ class DPSGDComposition:
             α in [0, 1], exactly (a float is the decimal it prints as).
         abs_tol : float
             The absolute accuracy, in [1e-12, 0.5] (:func:`~accountlib.infrastructure.numbers.as_abs_tol`, and the
-            float64 floor).
+            float64 floor). A run whose every q is 1 is the Gaussian mechanism, f(α) = Φ(Φ⁻¹(1 − α) − μ) in closed
+            form (:func:`~accountlib.engine.subsampled_gaussian.gaussian_tradeoff`), certified however small β is;
+            otherwise a β the bounds cannot certify to ``abs_tol`` raises a one-line ``ArithmeticError`` naming the
+            interval they give.
+        best_effort : bool
+            Return that wider interval instead (``meets_tolerance`` False, ``shortfall`` "precision"), the rule of
+            :func:`accountlib.theory.accounting.tradeoff`.
 
         Returns
         -------
@@ -355,64 +361,51 @@ class DPSGDComposition:
         True
         """
         abs_tol = dpsgd_abs_tol(abs_tol)
+        if not isinstance(best_effort, bool):
+            raise ValueError(f"best_effort must be True or False; got {best_effort!r}")
         points, single = as_points(alpha, "alpha")
         results = []
         for a in points:
-            results.append(self._tradeoff_point(exact_alpha(a), abs_tol))
+            point = self._tradeoff_point(exact_alpha(a), abs_tol)
+            if not point.meets_tolerance and not best_effort:
+                raise ArithmeticError(tradeoff_refusal(point, abs_tol, repr(self)))
+            results.append(point)
         return results[0] if single else results
 
     def _profile_interval(self, epsilon: float) -> tuple:
         p = self.delta_bracket(epsilon, 1e-9)
-        with mpmath.workdps(40):
-            return p.delta - p.error_bound, p.delta + p.error_bound
+        return lower_end(p.delta, p.error_bound), upper_end(p.delta, p.error_bound)
 
     def _tradeoff_point(self, alpha: Fraction, abs_tol: float) -> DPSGDTradeoffPoint:
+        """β = f(α) bracketed: :func:`~accountlib.theory.dpsgd_tradeoff.tradeoff_interval` on this run's profile."""
         with mpmath.workdps(40):
             exact = mpmath.mpf(alpha.numerator) / alpha.denominator
-            if alpha == 0:
-                lo = hi = mpmath.mpf(1)  # no loss is infinite: f(0) = 1 − lim δ = 1
-            elif alpha == 1:
-                lo = hi = mpmath.mpf(0)
-            else:
-                a = exact
-                # the Gaussian-DP approximation μ² ≈ Σ T q²(e^{1/z²} − 1): where the search starts
-                mu = math.sqrt(math.fsum(g.steps * g.q * g.q * math.expm1(min(1 / (g.z * g.z), 700.0))
-                                         for g in self.groups))
-                hooks = dict(profile_interval=self._profile_interval, delta_estimate=self._delta_estimate, mu=mu)
-                lo_a, hi_a = branch_supremum(alpha, abs_tol, "t", **hooks)
-                lo_b, hi_b = branch_supremum(alpha, abs_tol, "u", below=lo_a, **hooks)
-                lo = max(lo_a, lo_b, mpmath.mpf(0))
-                hi = min(max(hi_a, hi_b, mpmath.mpf(0)), 1 - a)
-                if hi - lo > abs_tol:
-                    raise ArithmeticError(f"could not certify f({float(alpha):g}) to abs_tol = {abs_tol:g} for {self!r}: it "
-                                          f"lies in [{mpmath.nstr(lo, 12)}, {mpmath.nstr(hi, 12)}]")
+            lo, hi = tradeoff_interval(alpha, abs_tol, self.groups, self._gaussian_z2, self._profile_interval,
+                                       lambda eps: delta_estimate(self.groups, integrals_for(self.groups,
+                                                                                             self._integrals), eps))
             value = (lo + hi) / 2
             bound = (hi - lo) / 2 + abs(value) * mpmath.mpf(10) ** -38
         return DPSGDTradeoffPoint(alpha=exact, beta=value, error_bound=error_bound(bound),
                                   meets_tolerance=bool(bound <= abs_tol), shortfall=None if bound <= abs_tol else "precision",
                                   relation=RELATION)
 
-    def _delta_estimate(self, eps: float) -> float:
-        """The saddle-point estimate of δ(ε) (the larger direction; no nodes, nothing certified): for searching."""
-        integrals = integrals_for(self.groups, self._integrals)
-        best = 0.0
-        for direction in _DIRECTIONS:
-            if eps >= loss_supremum(self.groups, direction):
-                continue
-            try:
-                c, log_j, _ = saddle(self.groups, direction, eps, integrals)
-                a = order_of(direction, c)
-                log_d = log_j - c * eps + math.fsum(g.steps * integrals[(g.q, g.z)].log_real(a)[0] for g in self.groups)
-                best = max(best, math.exp(min(log_d, 0.0)))
-            except (ArithmeticError, OverflowError, ResourceLimitError):
-                continue
-        return best
-
     # -- ε(δ) ---------------------------------------------------------------------------------------------------
-    def _direction_epsilon(self, direction: str, delta: mpmath.mpf, tol: float):
+    def _reachable_epsilon(self, direction: str, delta: mpmath.mpf, tol: float):
+        """:meth:`_direction_epsilon` with each δ to relative accuracy 1e-10, or, where its contours would need more
+        than the node cap, 1e-8 or 1e-6 (an ε interval of width tol needs δ only to about tol·|d log δ/dε|; a looser
+        one may leave the bisection undecided, which says so in abs_tol's terms); where no tolerance is in reach (a
+        tiny sampling rate over few steps), :func:`~accountlib.theory.dpsgd_epsilon_search.bounded_epsilon`, whose
+        interval may be wider than ``tol``."""
+        for fine in EPSILON_TOLERANCES:
+            try:
+                return self._direction_epsilon(direction, delta, tol, fine)
+            except ResourceLimitError:
+                continue
+        return bounded_epsilon(self, direction, delta, tol)
+
+    def _direction_epsilon(self, direction: str, delta: mpmath.mpf, tol: float, fine: float = 1e-10):
         """(lower, upper, at_lower, at_upper) for one direction: δ_d(upper) ≤ δ certified, δ_d(lower) > δ certified
-        (lower = 0 with at_lower None when δ_d(ε) ≤ δ already at ε = 0)."""
-        fine = 1e-10
+        (lower = 0 with at_lower None when δ_d(ε) ≤ δ already at ε = 0), each δ to relative accuracy ``fine``."""
         sup = loss_supremum(self.groups, direction)
 
         def evaluate(eps: float, contour=None) -> ProfileBound:
@@ -431,7 +424,7 @@ class DPSGDComposition:
         # tol = 1e-6, 1126 at tol = 1e-12). Refused at once where δ there is not certainly below the target (the
         # saddle-point estimate first: no nodes where it is far below or far above)
         cap = min(1e6, max(float(MAX_DPSGD_EPSILON), tol * 2.0**50)) if single else float(MAX_DPSGD_EPSILON)
-        estimate = 0.0 if single else self._delta_estimate(cap)
+        estimate = 0.0 if single else delta_estimate(self.groups, integrals_for(self.groups, self._integrals), cap)
         if estimate > float(delta) * 1e3:  # far beyond: refused without the nodes a certified δ(cap) would cost
             raise EpsilonOutOfRange(f"ε(δ = {float(delta):g}) lies beyond {cap:g}, the largest ε accounted for a DP-SGD "
                                     f"run of several steps: the saddle-point estimate of the {direction} direction's "
@@ -442,8 +435,9 @@ class DPSGDComposition:
         if single or estimate > float(delta) * 1e-3:
             self._within_range(direction, delta, cap)
         # a first guess from the saddle-point approximation (no nodes), then Newton steps on log δ with one contour
-        guess = (self._gaussian_epsilon_guess(float(delta)) if self._gaussian_z2 is not None
-                 else min(self._saddle_epsilon(direction, float(delta), sup), cap))
+        guess = (gaussian_epsilon_guess(self._gaussian_z2, float(delta)) if self._gaussian_z2 is not None else
+                 min(saddle_epsilon(self.groups, integrals_for(self.groups, self._integrals), direction, float(delta),
+                                    sup), cap))
         contour = None
         for _ in range(12):
             if contour is None and not single:
@@ -548,52 +542,17 @@ class DPSGDComposition:
         if at_cap.upper <= delta:
             return
         reached = ("exceeds" if at_cap.lower > delta else "is not certified at or below")
+        if self._has_closed_form and cap < 1e6:  # the ceiling is abs_tol·2⁵⁰: where floats are still abs_tol/4 apart
+            why = (f"in closed form (a single step, or every q = 1) the largest ε accounted is abs_tol·2⁵⁰, where "
+                   f"floats are still abs_tol/4 apart, up to 1e6: a looser abs_tol lifts it ({cap:g} at "
+                   f"abs_tol = {cap / 2.0**50:g})")
+        else:
+            why = "200 for a run of several steps with some q < 1; up to 1e6 in closed form"
         raise EpsilonOutOfRange(f"ε(δ = {float(delta):g}) {reached} {cap:g}, the largest ε accounted for this run "
-                                f"(200, or up to 1e6 in closed form: a single step, or every q = 1): the {direction} "
-                                f"direction's δ({cap:g}) lies in "
+                                f"({why}): the {direction} direction's δ({cap:g}) lies in "
                                 f"[{mpmath.nstr(at_cap.lower, 3)}, {mpmath.nstr(at_cap.upper, 3)}]")
 
-    def _gaussian_epsilon_guess(self, delta: float) -> float:
-        """A starting ε for a run whose every q is 1: the root of the Gaussian mechanism's δ(ε) = δ at 20 digits
-        (bisection on ε; nothing here is certified)."""
-        with mpmath.workdps(20):
-            mu = 1 / mpmath.sqrt(mpmath.mpf(self._gaussian_z2.numerator) / self._gaussian_z2.denominator)
-
-            def log_delta(eps):
-                value = mpmath.ncdf(-eps / mu + mu / 2) - mpmath.exp(eps) * mpmath.ncdf(-eps / mu - mu / 2)
-                return mpmath.log(value) if value > 0 else -mpmath.inf
-
-            low, high = mpmath.mpf(0), mu * mu / 2 + mu * mpmath.sqrt(2 * mpmath.log(1 / mpmath.mpf(delta))) + 1
-            target = mpmath.log(delta)
-            for _ in range(80):
-                mid = (low + high) / 2
-                low, high = (mid, high) if log_delta(mid) > target else (low, mid)
-            return float(max(low, mpmath.mpf(1e-6)))
-
-    def _saddle_epsilon(self, direction: str, delta: float, sup: float) -> float:
-        """A starting ε: the root of the saddle-point estimate log δ(ε) ≈ −cε + log M(c) − log(c(c+1)√(2πK''(c))) =
-        log δ (secant steps; nothing here is certified)."""
-        integrals = integrals_for(self.groups, self._integrals)
-
-        def log_estimate(eps):
-            c, log_j, _ = saddle(self.groups, direction, eps, integrals)
-            return log_j + math.fsum(g.steps * integrals[(g.q, g.z)].log_real(order_of(direction, c))[0]
-                                     for g in self.groups) - c * eps, c
-
-        target = math.log(delta)
-        eps = 1.0 if not math.isfinite(sup) else min(1.0, sup / 2)
-        for _ in range(20):
-            value, c = log_estimate(eps)
-            step = (value - target) / max(c, 1e-3)
-            step = max(min(step, 2.0 + eps), -0.5 * eps)
-            eps += step
-            if math.isfinite(sup):
-                eps = min(eps, sup * (1 - 1e-9))
-            if abs(step) < 1e-4:
-                break
-        return max(eps, 1e-6)
-
-    def epsilon(self, delta, *, abs_tol=1e-9) -> DPSGDEpsilonInterval:
+    def epsilon(self, delta, *, abs_tol=1e-9, best_effort: bool = False) -> DPSGDEpsilonInterval:
         """The certified ε for δ: an interval [lower, upper] of width ≤ ``abs_tol`` with (upper, δ)-DP certified and
         (lower, δ)-DP certainly failing, add/remove-one (both directions: ε(δ) is the larger of theirs). Each
         direction's ε is bracketed from a saddle-point guess refined by Newton steps on one contour, then narrowed by
@@ -605,7 +564,15 @@ class DPSGDComposition:
             δ in [1e-300, 1), exactly (1e-5 is 1/100000).
         abs_tol : float
             The interval's largest width, in [1e-12, 0.5] (:func:`~accountlib.infrastructure.numbers.as_abs_tol`, and
-            the float64 floor); where float64 cannot decide δ(ε) that finely, ArithmeticError in one line.
+            the float64 floor); where float64 cannot decide δ(ε) that finely, ArithmeticError in one line. Where the
+            total variation bound already meets δ, ε = 0 with no inversion. Where no inversion is in reach (a
+            sampling rate like 1e-6 over a few hundred steps), the interval comes from bounds that need none
+            (:mod:`accountlib.engine.subsampled_gaussian_bounds` and the Chernoff bound), and one wider than
+            ``abs_tol`` is refused in one line (``ResourceLimitError``) naming the abs_tol it meets.
+        best_effort : bool
+            Return that wider interval instead of refusing it (its upper end is still certified: what an accountant
+            that must return an upper bound on ε needs); ``lower`` is then 0 with ``at_lower`` None where no failure
+            is certified.
 
         Returns
         -------
@@ -625,20 +592,29 @@ class DPSGDComposition:
         """
         delta = target_delta(delta)
         tol = dpsgd_abs_tol(abs_tol)
+        if not isinstance(best_effort, bool):
+            raise ValueError(f"best_effort must be True or False; got {best_effort!r}")
         with mpmath.workdps(40):
             d = mpmath.mpf(delta.numerator) / delta.denominator
-        lo_r, hi_r, at_lo_r, at_hi_r = self._direction_epsilon("remove", d, tol)
+            if not self._has_closed_form:  # δ(ε) ≤ δ(0), the total variation, in both directions: ε = 0 where it meets δ
+                tv = ball_upper(total_variation_upper(self.groups))
+                if tv <= d:
+                    at_zero = DeltaPoint(mpmath.mpf(0), tv / 2, error_bound(tv / 2))
+                    return DPSGDEpsilonInterval(delta, Fraction(0), Fraction(0), None, at_zero, RELATION, "both")
+        lo_r, hi_r, at_lo_r, at_hi_r = self._reachable_epsilon("remove", d, tol)
         # the add direction: nothing to do when it certainly holds at the remove direction's upper end
         add_cap = self._add_upper_bound(float(hi_r))
         with mpmath.workdps(40):
             add_holds = add_cap == -math.inf or mpmath.exp(add_cap) <= d
         if not add_holds:
-            b = self._direction("add", float(hi_r), 1e-10)
-            add_holds = b.upper <= d
+            try:
+                add_holds = self._direction("add", float(hi_r), 1e-10).upper <= d
+            except ResourceLimitError:
+                add_holds = False  # not decided by a contour: the add direction's own ε below
         if add_holds:
             lower, upper, at_lower, at_upper, dominant = lo_r, hi_r, at_lo_r, at_hi_r, "remove"
         else:
-            lo_a, hi_a, at_lo_a, at_hi_a = self._direction_epsilon("add", d, tol)
+            lo_a, hi_a, at_lo_a, at_hi_a = self._reachable_epsilon("add", d, tol)
             if hi_a >= hi_r:
                 upper, at_upper = hi_a, at_hi_a
             else:
@@ -648,7 +624,15 @@ class DPSGDComposition:
             else:
                 lower, at_lower = lo_r, at_lo_r
             dominant = "add" if lo_a > hi_r else "remove" if lo_r > hi_a else "both"
-        to_point = (lambda b: None if b is None else
+        if upper - lower > tol and not best_effort:  # only the bounds that need no inversion reach this run
+            width = width_shown(upper - lower)
+            fix = (f"give abs_tol >= {width}, or best_effort=True for that interval" if float(width) <= LARGEST_TOL
+                   else f"that is wider than any abs_tol accepted ({LARGEST_TOL:g}): pass best_effort=True for it")
+            raise ResourceLimitError(
+                f"abs_tol: ε(δ = {float(delta):g}) is certified only within [{float(lower):.6g}, {float(upper):.6g}] for "
+                f"{self!r} (its inversion would need more than {MAX_NODES:,} nodes at any tolerance: a sampling rate "
+                f"this small over so few steps; the interval is from bounds that need none); {fix}")
+        to_point = (lambda b: b if b is None or isinstance(b, DeltaPoint) else
                     DeltaPoint(mpmath.mpf(b.epsilon), b.value, error_bound(b.error_bound)))
         return DPSGDEpsilonInterval(delta, lower, upper, to_point(at_lower), to_point(at_upper), RELATION, dominant)
 

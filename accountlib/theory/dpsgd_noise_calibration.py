@@ -16,7 +16,7 @@ from fractions import Fraction
 import mpmath
 
 from ..engine.subsampled_gaussian import Z_RANGE
-from ..infrastructure.numbers import ResourceLimitError, as_fraction, error_bound
+from ..infrastructure.numbers import ResourceLimitError, as_fraction, error_bound, fraction_to_mpf, lower_end, upper_end
 from ..infrastructure.search import bisect, integer
 from .decision import LevelCheck
 from .dpsgd_results import RELATION, DPSGDCalibration, DPSGDDeltaPoint
@@ -100,7 +100,13 @@ def smallest_noise_multiplier(base, targets, run_at, *, resolution: float, rel_t
             except ValueError:  # no RDP calibration: the search's upper end is the largest accepted multiplier
                 z = Z_RANGE[1] / g.z
             reference = max(reference, z)
-    exact_reference = as_fraction(reference, "reference", floats="binary")  # a computed float, as it is
+    smallest_factor = min(as_fraction(g.z, "factor", floats="binary") for g in base)
+    largest_factor = max(as_fraction(g.z, "factor", floats="binary") for g in base)
+    z_floor = as_fraction(Z_RANGE[0], "floor", floats="binary") / smallest_factor  # every group's z ≥ 0.05 from here
+    z_ceiling = as_fraction(Z_RANGE[1], "ceiling", floats="binary") / largest_factor  # every group's z ≤ 1000 below
+    # the reference (a computed float, as it is) clamped into the accepted multipliers: the RDP calibration of a
+    # target the exact accounting meets near z = 1000 can lie above it (1521 where 999.9 meets (1e-6, 3.98e-4))
+    exact_reference = min(max(as_fraction(reference, "reference", floats="binary"), z_floor), z_ceiling)
     memo: dict = {}
     evaluations = 0
 
@@ -113,19 +119,18 @@ def smallest_noise_multiplier(base, targets, run_at, *, resolution: float, rel_t
         if z not in memo:
             if z <= 0:
                 raise ValueError("target: met by no noise multiplier on this grid")
-            zs = [g.z * float(z) for g in base]
-            if not (Z_RANGE[0] <= min(zs) and max(zs) <= Z_RANGE[1]):  # the search keeps inside: a bug if reached
+            if not accepted(z):  # the search keeps inside: a bug if reached
                 raise ArithmeticError(f"the calibration left the accepted noise multipliers [{Z_RANGE[0]:g}, "
                                       f"{Z_RANGE[1]:g}] (at z = {float(z):g})")
             run = run_at(schedule_at(z))
             checks = []
             for t in targets:
                 point = _cheap_or_certified(run, t, rel_tol)
-                with mpmath.workdps(40):
-                    allowed = mpmath.mpf(t.delta.numerator) / t.delta.denominator
-                    status = ("holds" if point.delta + point.error_bound <= allowed else
-                              "fails" if point.delta - point.error_bound > allowed else "undecided")
-                checks.append(LevelCheck(Level(t.epsilon, allowed, allowed), point, status))
+                with mpmath.workdps(40):  # exact ends; allowed rounded down, the witness up
+                    allowed, witness = fraction_to_mpf(t.delta, "d"), fraction_to_mpf(t.delta, "u")
+                    status = ("holds" if upper_end(point.delta, point.error_bound) <= allowed else
+                              "fails" if lower_end(point.delta, point.error_bound) > witness else "undecided")
+                checks.append(LevelCheck(Level(t.epsilon, allowed, witness), point, status))
             evaluations += 1
             state = ("holds" if all(c.status == "holds" for c in checks) else
                      "fails" if any(c.status == "fails" for c in checks) else "undecided")
@@ -134,20 +139,29 @@ def smallest_noise_multiplier(base, targets, run_at, *, resolution: float, rel_t
                 progress(f"z = {float(z):.8g}: {state}")
         return memo[z]
 
-    smallest_factor = min(as_fraction(g.z, "factor", floats="binary") for g in base)
-    largest_factor = max(as_fraction(g.z, "factor", floats="binary") for g in base)
-    z_floor = as_fraction(Z_RANGE[0], "floor", floats="binary") / smallest_factor  # every group's z ≥ 0.05 from here
+    def accepted(z: Fraction) -> bool:
+        """Every group's noise multiplier at z, as the run is built (floats), inside [0.05, 1000]."""
+        zs = [g.z * float(z) for g in base]
+        return Z_RANGE[0] <= min(zs) and max(zs) <= Z_RANGE[1]
+
+    def ceiling_on(step: Fraction) -> int:
+        """The largest k with k·step accepted (at most ten times the reference): the search's upper end on this
+        grid."""
+        k = math.floor(min(z_ceiling, 10 * exact_reference) / step)
+        while k > 0 and not accepted(k * step):
+            k -= 1
+        return k
 
     def smallest_on(step: Fraction, hi: int, lo: int) -> tuple[int, int]:
         """(hi, lo) on the grid step·ℤ with the targets holding at hi·step and not at lo·step, hi − lo = 1; the
         starting hi must hold (it is raised until it does) and lo must not (it is lowered until it does not, or
         until the search floor: lo is then the grid point below the floor, never evaluated)."""
-        floor_k = math.ceil(z_floor / step)
-        hi = max(hi, floor_k)
+        floor_k, ceiling_k = math.ceil(z_floor / step), ceiling_on(step)
+        hi = min(max(hi, floor_k), ceiling_k)
         while at(hi * step)[0] != "holds":
-            hi = max(hi + 1, math.ceil(hi * 1.1))
-            if hi * step > 10 * exact_reference or hi * step * largest_factor > Z_RANGE[1]:
+            if hi >= ceiling_k:  # the search's upper end fails: no accepted multiplier up to it meets the targets
                 raise ArithmeticError(unreachable(hi * step))
+            hi = min(max(hi + 1, math.ceil(hi * 1.1)), ceiling_k)
         lo = max(min(lo, hi - 1), floor_k - 1)
         while lo >= floor_k and at(lo * step)[0] == "holds":
             hi, lo = lo, max(math.floor(lo * 0.9), floor_k - 1)
@@ -155,11 +169,11 @@ def smallest_noise_multiplier(base, targets, run_at, *, resolution: float, rel_t
                         until=lambda low, high: high - low <= 1)
         return hi, lo
 
-    def unreachable(z: Fraction) -> str:
-        """The one-line reason no multiplier in the search range certifies the targets: each target's δ there."""
-        top = min(z, as_fraction(Z_RANGE[1], "ceiling", floats="binary") / largest_factor)
+    def unreachable(top: Fraction) -> str:
+        """The one-line reason no multiplier in the search range certifies the targets: each target's δ at its upper
+        end ``top`` (evaluated)."""
         shown = []
-        for check in at(top)[1] if top * largest_factor <= Z_RANGE[1] else []:
+        for check in at(top)[1]:
             shown.append(f"(ε = {float(check.level.epsilon):g}, δ = {float(check.level.allowed):g}): δ there is "
                          f"{mpmath.nstr(check.point.delta, 3)}, {check.status}")
         return (f"target: no noise multiplier up to {float(top):g} (the search's upper end: ten times the RDP "
@@ -194,7 +208,7 @@ def _exact_checks(checks, run, rel_tol: float) -> tuple:
             try:
                 point = run.delta_bracket(check.level.epsilon, rel_tol)
                 with mpmath.workdps(40):
-                    if point.delta + point.error_bound <= check.level.allowed:
+                    if upper_end(point.delta, point.error_bound) <= check.level.allowed:
                         check = LevelCheck(check.level, point, "holds")
             except (ArithmeticError, ResourceLimitError):
                 pass  # the Chernoff bound stays the certificate

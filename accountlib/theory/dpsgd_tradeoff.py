@@ -14,9 +14,12 @@ from fractions import Fraction
 
 import mpmath
 
+from ..engine.subsampled_gaussian import gaussian_tradeoff
+from ..infrastructure.numbers import LARGEST_TOL
 from .dpsgd_arguments import MAX_DPSGD_EPSILON
+from .dpsgd_epsilon_search import width_shown
 
-__all__ = ["concave_sup_upper", "branch_supremum"]
+__all__ = ["concave_sup_upper", "branch_supremum", "tradeoff_interval", "tradeoff_refusal"]
 
 
 def concave_sup_upper(pts, variable: str) -> mpmath.mpf:
@@ -34,6 +37,8 @@ def concave_sup_upper(pts, variable: str) -> mpmath.mpf:
     """
     inf = mpmath.inf
     n = len(pts)
+    if n < 2:  # one point bounds nothing from above (the grid collapsed onto an end of ε's range)
+        return inf
     xs = [p[0] for p in pts]
     lo = [p[1][0] for p in pts]
     hi = [p[1][1] for p in pts]
@@ -143,4 +148,40 @@ def branch_supremum(alpha: Fraction, abs_tol: float, variable: str, *, profile_i
             centre = eps_points[best]
             if inner:
                 spread /= 4
+            else:  # the best point at an edge: the maximiser lies beyond, walk faster (the first guess can be far off)
+                spread *= 2
         return lower, upper
+
+
+def tradeoff_interval(alpha: Fraction, abs_tol: float, groups, gaussian_z2, profile_interval, delta_estimate) -> tuple:
+    """(lower, upper), mpf numbers bracketing β = f(α) of a run (its ``groups``): 1 at α = 0, 0 at α = 1; where every
+    q is 1 (``gaussian_z2`` = 1/μ², else None) the Gaussian mechanism's closed form
+    (:func:`~accountlib.engine.subsampled_gaussian.gaussian_tradeoff`); else the larger of the two branches'
+    suprema (:func:`branch_supremum`, searched from the Gaussian-DP approximation μ² ≈ Σ T q²(e^{1/z²} − 1)),
+    possibly wider than ``abs_tol`` (the caller decides)."""
+    with mpmath.workdps(40):
+        if alpha == 0:
+            return mpmath.mpf(1), mpmath.mpf(1)  # no loss is infinite: f(0) = 1 − lim δ = 1
+        if alpha == 1:
+            return mpmath.mpf(0), mpmath.mpf(0)
+        if gaussian_z2 is not None:
+            return gaussian_tradeoff(gaussian_z2, alpha)
+        mu = math.sqrt(math.fsum(g.steps * g.q * g.q * math.expm1(min(1 / (g.z * g.z), 700.0)) for g in groups))
+        hooks = dict(profile_interval=profile_interval, delta_estimate=delta_estimate, mu=mu)
+        lo_a, hi_a = branch_supremum(alpha, abs_tol, "t", **hooks)
+        lo_b, hi_b = branch_supremum(alpha, abs_tol, "u", below=lo_a, **hooks)
+        return max(lo_a, lo_b, mpmath.mpf(0)), min(max(hi_a, hi_b, mpmath.mpf(0)),
+                                                   1 - mpmath.mpf(alpha.numerator) / alpha.denominator)
+
+
+def tradeoff_refusal(point, abs_tol: float, run: str) -> str:
+    """The one line refusing a β whose bound misses ``abs_tol``: the interval reached and the abs_tol it meets."""
+    with mpmath.workdps(40):
+        lo, hi = point.beta - point.error_bound, point.beta + point.error_bound
+    width = width_shown(hi - lo)
+    fix = (f"give abs_tol >= {width}, or best_effort=True for that interval" if float(width) <= LARGEST_TOL
+           else f"that is wider than any abs_tol accepted ({LARGEST_TOL:g}): pass best_effort=True for it")
+    return (f"abs_tol: f({mpmath.nstr(point.alpha, 6)}) is not certified to {abs_tol:g} for {run}: the certified "
+            f"values of δ(ε) the search reached place β in [{mpmath.nstr(max(lo, 0), 6)}, {mpmath.nstr(hi, 6)}] (the "
+            "supremum over ε of a run with some q < 1 is bracketed from a few points; here they did not close around "
+            f"it); {fix}")

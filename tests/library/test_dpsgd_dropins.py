@@ -128,3 +128,54 @@ def test_dp_accounting_events_compose_and_refuse():
     with pytest.raises(ValueError, match="ADD_OR_REMOVE_ONE") as info:  # replace-one: one line, naming what is accepted
         CertifiedDPSGDAccountant(NeighboringRelation.REPLACE_ONE)
     assert "\n" not in str(info.value) and "add/remove-one" in str(info.value)
+
+
+def test_the_dropins_bound_epsilon_where_the_inversion_is_out_of_reach():
+    """Issue 38's second review: a tiny sampling rate over few steps raised ResourceLimitError from both drop-ins'
+    get_epsilon (dp_accounting's calibrate_dp_mechanism and Opacus's get_noise_multiplier ended in a traceback). Now
+    ε = 0 where the total variation bound meets δ (q = 1e-8, T = 10: δ(0) ≤ 3.8e-8), a certified upper end where
+    only bounds without an inversion reach (q = 1e-6, T = 100), and the calibration runs."""
+    dp_accounting = pytest.importorskip("dp_accounting")
+    from dp_accounting import mechanism_calibration
+
+    from accountlib.applications.dpsgd_accountant import CertifiedDPSGDAccountant
+
+    def event(q, z, steps):
+        return dp_accounting.SelfComposedDpEvent(
+            dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(z)), steps)
+
+    a = CertifiedDPSGDAccountant()
+    a.compose(event(1e-8, 1.0, 10))
+    assert a.get_epsilon(1e-5) == 0.0
+    b = CertifiedDPSGDAccountant()
+    b.compose(event(1e-6, 0.5, 100))
+    upper = DPSGDComposition(1e-6, 0.5, 100).epsilon("1e-5", abs_tol=1e-6, best_effort=True).upper
+    assert math.isfinite(b.get_epsilon(1e-5)) and b.get_epsilon(1e-5) >= float(upper) > 0
+    z = mechanism_calibration.calibrate_dp_mechanism(CertifiedDPSGDAccountant, lambda z: event(1e-8, z, 10),
+                                                     target_epsilon=1.0, target_delta=1e-5)
+    assert 0.05 <= z < 0.06  # every accepted multiplier meets the target (below 0.05 the drop-in answers inf)
+
+
+def test_opacus_answers_inf_beyond_the_largest_epsilon_and_one_line_where_no_noise_is_needed():
+    """ε > 200 raised EpsilonOutOfRange from the Opacus drop-in (the dp_accounting one answers inf): now inf, a valid
+    upper bound, and Opacus's get_noise_multiplier reads it as 'more noise' (target ε = 150, q = 0.5, T = 100: its
+    answer certainly meets the target). A target δ met with no noise (q = 1e-8, T = 10) leaves Opacus's search nothing to
+    stop on: one line instead of a traceback."""
+    pytest.importorskip("opacus")
+    from opacus.accountants.utils import get_noise_multiplier
+
+    from accountlib.applications.opacus_accountant import CertifiedDPSGDAccountant
+
+    a = CertifiedDPSGDAccountant()
+    for _ in range(50):
+        a.step(noise_multiplier=0.3, sample_rate=0.5)
+    assert a.get_epsilon(1e-5) == math.inf
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sigma = get_noise_multiplier(target_epsilon=150, target_delta=1e-5, sample_rate=0.5, steps=100,
+                                     accountant="accountlib")
+    assert DPSGDComposition(0.5, sigma, 100).epsilon(1e-5, abs_tol=1e-6).upper <= 150
+    with pytest.raises(ValueError) as raised:
+        get_noise_multiplier(target_epsilon=1.0, target_delta=1e-5, sample_rate=1e-8, steps=10,
+                             accountant="accountlib")
+    assert "\n" not in str(raised.value) and "met with no noise" in str(raised.value)

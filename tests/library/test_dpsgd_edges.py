@@ -251,3 +251,222 @@ def test_a_missed_rel_tol_at_the_command_line_fails_or_prints_flagged_with_best_
         assert main([*run, "--best-effort", "--json"]) == 0
     (row,) = json.loads(out.getvalue())
     assert row["shortfall"] and Fraction(row["error_bound"]) > Fraction(1, 10**9) * Fraction(row["delta"])
+
+
+# -- issue 38's second review: one reading rule, the CLI's floor, calibration near z = 1000, ε at a cheap certificate -
+
+def test_a_scalar_float32_is_read_as_the_decimal_it_prints_as_like_the_list_form():
+    """A numpy float32 ε is the decimal it prints as on every path: δ(np.float32(0.1)) was δ at 0.100000001490116 (its
+    binary value, 0.35232517122971757) while δ([np.float32(0.1)]) was δ(1/10); a float32 tolerance likewise (rel_tol
+    np.float32(1e-12) was read as 9.99999996e-13 and refused)."""
+    import numpy as np
+
+    import accountlib
+
+    run = DPSGDComposition(1, 1, 1)  # the Gaussian mechanism μ = 1: δ in closed form
+    tenth = gaussian_delta(1, mpmath.mpf(1) / 10, dps=60)
+    binary = gaussian_delta(1, mpmath.mpf(float(np.float32(0.1))), dps=60)
+    assert abs(tenth - binary) > 1e-10  # the two readings differ far beyond the bound
+    for given in (np.float32(0.1), np.array(0.1, dtype=np.float32), [np.float32(0.1)]):
+        point = run.delta(given, rel_tol=1e-12)
+        point = point[0] if isinstance(point, list) else point
+        assert _within(point, tenth), given
+    assert abs(accountlib.tradeoff(run, np.float32(0.1)).alpha - mpmath.mpf(1) / 10) < 1e-15  # not 0.1000000015
+    point = accountlib.delta(run, 1, rel_tol=np.float32(1e-12))  # refused before: "1e-12 is finer ... >= 1e-12"
+    assert _within(point, gaussian_delta(1, 1, dps=60)) and point.error_bound <= 1e-12 * point.delta
+
+
+def _cli_json(*args):
+    """(exit status, the JSON printed, stderr) of ``python -m accountlib ARGS --json``."""
+    import contextlib
+    import io
+    import json
+
+    from accountlib.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+        status = main([*args, "--json"])
+    return status, json.loads(out.getvalue()) if status == 0 else None, err.getvalue().strip()
+
+
+@pytest.mark.parametrize("steps,eps", [(1, "100"), (4, "200"), (4, "1")])
+def test_the_command_line_prints_a_delta_far_below_1e_300_as_the_library_certifies_it(steps, eps):
+    """`dpsgd delta` refused every δ below about 1e-294 (a printed bound floored at 1e-300, and --rel-tol·δ formed in
+    float64, 0 there): q = 1 is the Gaussian mechanism μ = √T, δ(100) ≈ 6.1e-2155 at T = 1; each row holds the
+    reference and meets --rel-tol 1e-12."""
+    status, rows, err = _cli_json("dpsgd", "delta", "--q", "1", "--noise-multiplier", "1", "--steps", str(steps),
+                                  "--eps", eps, "--rel-tol", "1e-12")
+    assert status == 0, err
+    (row,) = rows
+    with mpmath.workdps(60):
+        value, bound = mpmath.mpf(row["delta"]), mpmath.mpf(row["error_bound"])
+        reference = gaussian_delta(mpmath.sqrt(steps), mpmath.mpf(eps), dps=60)
+        assert value - bound <= reference <= value + bound and bound <= mpmath.mpf("1e-12") * value
+
+
+def test_the_command_line_prints_a_subsampled_delta_below_1e_300():
+    """q = 0.01, T = 10, ε = 200: δ ≈ 3.7e-1286, certified by the library; the row was refused (exit 2)."""
+    status, rows, err = _cli_json("dpsgd", "delta", "--q", "0.01", "--noise-multiplier", "1", "--steps", "10",
+                                  "--eps", "200")
+    assert status == 0, err
+    point = DPSGDComposition(0.01, 1, 10).delta(200, rel_tol=1e-6)
+    with mpmath.workdps(60):
+        value, bound = mpmath.mpf(rows[0]["delta"]), mpmath.mpf(rows[0]["error_bound"])
+        assert value - bound <= point.delta - point.error_bound and point.delta + point.error_bound <= value + bound
+        assert 0 < bound <= mpmath.mpf("1e-6") * value < mpmath.mpf("1e-1280")
+
+
+def test_calibration_answers_near_the_largest_noise_multiplier_and_refuses_beyond_it_in_one_line():
+    """(ε, δ) = (1e-6, 3.98482560684e-4) at q = 1, T = 1 is met near z = 999.9, but its RDP calibration (the search's
+    start) is 1521: the search left [0.05, 1000] with an internal message. Now the smallest z on the grid, checked
+    against the Gaussian reference (δ(z) ≤ δ* < δ(z − step)); a target no z ≤ 1000 meets (T = 1e9) is refused in the
+    intended one line, on the command line too."""
+    from accountlib.theory.dpsgd_accounting import calibrate_noise_multiplier
+
+    target = mpmath.mpf("0.000398482560684")
+    c = calibrate_noise_multiplier(1, 1, ("1e-6", "0.000398482560684"))
+    z, step = Fraction(c.noise_multiplier), Fraction(c.step)
+    with mpmath.workdps(50):
+        def reference(zz):
+            return gaussian_delta(1 / (mpmath.mpf(zz.numerator) / zz.denominator), mpmath.mpf("1e-6"), dps=50)
+        assert reference(z) <= target < reference(z - step) and 999 < z <= 1000 and c.proven_smallest
+    with pytest.raises(ArithmeticError) as raised:
+        calibrate_noise_multiplier(1, 10**9, (1, 1e-5))
+    message = str(raised.value)
+    assert message.startswith("target: no noise multiplier up to 1000 ") and "\n" not in message
+    status, row, err = _cli_json("dpsgd", "calibrate", "--q", "1", "--steps", "1", "--target-eps", "1e-6",
+                                 "--target-delta", "0.000398482560684")
+    assert status == 0 and Fraction(row["noise_multiplier"]) == z, err
+    status, _, err = _cli_json("dpsgd", "calibrate", "--q", "1", "--steps", "1000000000", "--target-eps", "1",
+                               "--target-delta", "1e-5")
+    assert status == 2 and err.startswith("error: target: no noise multiplier up to 1000 ") and "\n" not in err
+
+
+def _total_variation_upper(schedule, dps=50):
+    """1 − Π (1 − q·erf(1/(2√2 z)))^T, from the definitions (mpmath): an upper bound on δ(0), so on δ(ε) at every ε."""
+    with mpmath.workdps(dps):
+        stay = mpmath.mpf(1)
+        for q, z, steps in schedule:
+            stay *= (1 - mpmath.mpf(q) * mpmath.erf(1 / (2 * mpmath.sqrt(2) * mpmath.mpf(z)))) ** steps
+        return 1 - stay
+
+
+def test_epsilon_is_zero_where_the_total_variation_bound_meets_delta_without_an_inversion():
+    """q = 1e-8, T = 10: δ(0) ≤ 3.8e-8 < 1e-5, so ε(1e-5) = 0; epsilon() raised ResourceLimitError (an inversion of
+    more than 400,000 nodes, naming an internal 'rel_tol 1e-10') after 3.5 s."""
+    assert _total_variation_upper([(1e-8, 1, 10)]) < 1e-5
+    start = time.perf_counter()
+    e = DPSGDComposition(1e-8, 1, 10).epsilon("1e-5", abs_tol=1e-6)
+    assert e.lower == e.upper == 0 and time.perf_counter() - start < 2
+    with mpmath.workdps(40):
+        assert e.at_upper.delta + e.at_upper.error_bound <= mpmath.mpf("1e-5")
+
+
+def test_epsilon_beyond_every_inversion_is_refused_in_abs_tol_terms_or_bounded_with_best_effort():
+    """q = 1e-6, z = 0.5, T = 100: no contour fits the node cap at any tolerance, and δ(0) may exceed 1e-5 (the total
+    variation bound is 6.8e-5), so ε > 0 is possible; the refusal names abs_tol and the interval the bounds that
+    need no inversion give, and best_effort=True returns it, its upper end certified (the Chernoff bound)."""
+    from accountlib.infrastructure.numbers import ResourceLimitError
+
+    run = DPSGDComposition(1e-6, 0.5, 100)
+    with pytest.raises(ResourceLimitError) as raised:
+        run.epsilon("1e-5")
+    message = str(raised.value)
+    assert message.startswith("abs_tol: ε(δ = 1e-05) is certified only within [") and "\n" not in message
+    assert "best_effort=True" in message and "rel_tol 1e-10" not in message
+    e = run.epsilon("1e-5", best_effort=True)
+    assert e.lower == 0 and e.at_lower is None and 0 < e.upper < 5
+    with mpmath.workdps(40):
+        assert e.at_upper.delta + e.at_upper.error_bound <= mpmath.mpf("1e-5")
+
+
+def test_epsilon_loosens_its_internal_tolerance_where_the_contour_would_pass_the_node_cap():
+    """q = 0.5, z = 0.25, T = 12: δ to 1e-10 relative would need more than 400,000 nodes at ε = 0, and `dpsgd
+    epsilon` exited 2 with 'this inversion would need more than 400,000 nodes ... rel_tol 1e-10' (a tolerance the
+    caller never gave); 1e-8 is in reach and decides an interval of width 1e-6, the command line's the same."""
+    e = DPSGDComposition(0.5, 0.25, 12).epsilon("1e-5", abs_tol=1e-6)
+    assert 0 < e.upper - e.lower <= Fraction(1, 10**6) and 100 < e.lower
+    with mpmath.workdps(40):
+        assert e.at_upper.delta + e.at_upper.error_bound <= mpmath.mpf("1e-5") < e.at_lower.delta - e.at_lower.error_bound
+    status, rows, err = _cli_json("dpsgd", "epsilon", "--q", "0.5", "--noise-multiplier", "0.25", "--steps", "12",
+                                  "--delta", "1e-5", "--abs-tol", "1e-6")
+    assert status == 0, err
+    assert Fraction(rows[0]["epsilon_lower"]) <= e.lower and e.upper <= Fraction(rows[0]["epsilon_upper"])
+
+
+def _gaussian_tradeoff(mu, alpha, dps=60):
+    """f(α) = Φ(Φ⁻¹(1 − α) − μ) of the Gaussian mechanism, from the definition (mpmath)."""
+    with mpmath.workdps(dps):
+        alpha = mpmath.mpf(alpha)
+        quantile = -mpmath.sqrt(2) * mpmath.erfinv(2 * alpha - 1)  # Φ⁻¹(1 − α)
+        return mpmath.ncdf(quantile - mpmath.mpf(mu))
+
+
+@pytest.mark.parametrize("q,z,steps,alpha,abs_tol", [(1, 0.5, 30, "1e-6", 1e-9), (1, 2, 1000, "1e-10", 1e-9),
+                                                     (1, 0.05, 1, "0.5", 1e-9), (1, 1, 1000, "0.01", 1e-9)])
+def test_tradeoff_at_q_one_is_the_gaussian_closed_form_however_small_beta_is(q, z, steps, alpha, abs_tol):
+    """Every q = 1: f(α) = Φ(Φ⁻¹(1 − α) − μ), μ = √T/z; a small β (2.8e-10, 1.7e-21, 2.8e-89, 5.8e-189) was refused
+    ('could not certify f(1e-06) ... it lies in [0.0, 0.999999]')."""
+    point = DPSGDComposition(q, z, steps).tradeoff(alpha, abs_tol=abs_tol)
+    with mpmath.workdps(60):
+        reference = _gaussian_tradeoff(mpmath.sqrt(steps) / mpmath.mpf(z), alpha)
+        assert point.beta - point.error_bound <= reference <= point.beta + point.error_bound
+        assert point.error_bound <= 1e-30 * reference and point.meets_tolerance
+
+
+def test_a_tradeoff_the_bounds_cannot_close_is_refused_in_the_callers_terms():
+    """q = 0.5, z = 2, T = 1000, α = 1e-10: the library names abs_tol and the interval reached, best_effort returns it
+    flagged; the command line names --abs-tol with the value given (it named the halved 'abs_tol = 1e-09' and the run's
+    repr, or ended in an IndexError from the chord bound when the grid collapsed)."""
+    run = DPSGDComposition(0.5, 2, 1000)
+    with pytest.raises(ArithmeticError) as raised:
+        run.tradeoff("1e-10", abs_tol=1e-9)
+    message = str(raised.value)
+    assert message.startswith("abs_tol: f(1.0e-10) is not certified to 1e-09 for ") and "\n" not in message
+    assert "best_effort=True" in message
+    flagged = run.tradeoff("1e-10", abs_tol=1e-9, best_effort=True)
+    assert not flagged.meets_tolerance and flagged.shortfall == "precision" and flagged.error_bound > 1e-9
+    status, _, err = _cli_json("dpsgd", "tradeoff", "--q", "0.5", "--noise-multiplier", "2", "--steps", "1000",
+                               "--alpha", "1e-10", "--abs-tol", "2e-9")
+    assert status == 2 and err == "error: could not certify --abs-tol 2e-09 at α = 1e-10; loosen --abs-tol"
+
+
+def test_messages_name_the_callers_terms():
+    """A DP-SGD option given to a discrete-Gaussian command: 'names' for one option, 'name' for several; ε beyond a
+    closed form's ceiling says that the ceiling is abs_tol·2⁵⁰ and a looser abs_tol lifts it (at 1e-6 it answers)."""
+    status, err = _cli("delta", "--q=0.01", "--rho", "1", "--eps", "1")
+    assert status == 2 and "; --q names a DP-SGD run: " in err
+    status, err = _cli("delta", "--q=0.01", "--steps", "3", "--rho", "1", "--eps", "1")
+    assert status == 2 and "; --q --steps name a DP-SGD run: " in err
+    run = DPSGDComposition(1, 0.05, 2)  # the Gaussian mechanism μ = √2/0.05: ε(1e-300) ≈ 1447.2
+    with pytest.raises(EpsilonOutOfRange) as raised:
+        run.epsilon("1e-300", abs_tol=1e-12)
+    assert "abs_tol·2⁵⁰" in str(raised.value) and "a looser abs_tol lifts it" in str(raised.value)
+    e = run.epsilon("1e-300", abs_tol=1e-6)
+    with mpmath.workdps(50):  # ε(1e-300) of μ = √2/0.05 by bisection on the reference's δ(ε) (1447.2110114...)
+        mu, low, high = mpmath.sqrt(2) / mpmath.mpf("0.05"), mpmath.mpf(1000), mpmath.mpf(2000)
+        for _ in range(120):
+            mid = (low + high) / 2
+            low, high = (mid, high) if gaussian_delta(mu, mid, dps=50) > mpmath.mpf("1e-300") else (low, mid)
+        reference = low
+        assert mpmath.mpf(e.lower.numerator) / e.lower.denominator <= reference
+        assert reference <= mpmath.mpf(e.upper.numerator) / e.upper.denominator
+
+
+def test_the_dp_accounting_dropin_accounts_a_gaussian_event_beyond_z_1000_in_closed_form():
+    """calibrate_dp_mechanism(..., SelfComposedDpEvent(GaussianDpEvent(z), 1), ε = 1e-3, δ = 1e-10) needs z above 1000,
+    the cap of a DP-SGD run, where the drop-in counted z as 1000: NoBracketIntervalFoundError. A run of q = 1 events is
+    the Gaussian mechanism (closed form, no cap on z): the calibrated z meets the target by the mpmath reference."""
+    dp_accounting = pytest.importorskip("dp_accounting")
+    from dp_accounting import mechanism_calibration
+
+    from accountlib.applications.dpsgd_accountant import CertifiedDPSGDAccountant
+
+    z = mechanism_calibration.calibrate_dp_mechanism(
+        CertifiedDPSGDAccountant, lambda z: dp_accounting.SelfComposedDpEvent(dp_accounting.GaussianDpEvent(z), 1),
+        target_epsilon=1e-3, target_delta=1e-10)
+    assert z > 1000
+    with mpmath.workdps(50):
+        assert gaussian_delta(1 / mpmath.mpf(z), mpmath.mpf("1e-3"), dps=50) <= mpmath.mpf("1e-10")
+        assert gaussian_delta(1 / (mpmath.mpf(z) * (1 - mpmath.mpf("1e-3"))), mpmath.mpf("1e-3"), dps=50) > 1e-10

@@ -1,0 +1,112 @@
+"""Cheap certified bounds on a DP-SGD run's δ(ε), without an inversion: for the runs the inversion cannot reach.
+
+Engine layer of :mod:`accountlib`. Where the sampling rate is tiny and the steps few, the privacy loss is almost a
+point mass and the Laplace inversion of :mod:`.subsampled_gaussian_inversion` would need more nodes than it may
+compute; two bounds from the definitions, in ball arithmetic (python-flint's arb), still bracket δ there:
+
+* :func:`total_variation_upper` — δ(ε) ≤ δ(0) = TV(P_T, Q_T) ≤ 1 − Π_g (1 − TV_g)^{T_g}, both directions, every ε
+  (the total variation of a product is at most that of the coupling that couples each factor optimally; one step's
+  is TV((1 − q)N(0, z²) + qN(1, z²), N(0, z²)) = q·TV(N(1, z²), N(0, z²)) = q·erf(1/(2√2 z)));
+* :func:`threshold_lower_bound` — δ(ε) = sup_S P(S) − e^ε Q(S) ≥ the value at one event S: "some step's output
+  exceeds its threshold t_g" (remove; "falls below" for add), whose probabilities under both product laws are
+  1 − Π_g (1 − p_g(t_g))^{T_g}. With one step taking part (what a tiny q makes likely) this event is the one-step
+  optimal test, so the bound is close where the inversion is out of reach.
+
+Both return arb balls that contain the bound they name, so comparing them with a target δ decides certainly.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+__all__ = ["total_variation_upper", "threshold_lower_bound"]
+
+_BITS = 160
+"""The working precision of the balls (ample: each bound is a few special functions of float64 inputs)."""
+
+
+def _tail(x):
+    """P(N(0, 1) > x), a ball."""
+    from flint import arb
+
+    return (x / arb(2).sqrt()).erfc() / 2
+
+
+def total_variation_upper(groups):
+    """A ball whose upper end bounds δ(0) = TV(P_T, Q_T) of the run from above (module docstring), both directions.
+
+    >>> from accountlib.engine.subsampled_gaussian import StepGroup
+    >>> ball = total_variation_upper([StepGroup(1e-8, 1.0, 10)])  # 10·1e-8·erf(1/(2√2)) ≈ 3.83e-8
+    >>> 3.82e-8 < float(ball.mid()) < 3.84e-8
+    True
+    """
+    from flint import arb
+
+    from . import arithmetic
+
+    with arithmetic.precision(_BITS):
+        log_stay = arb(0)
+        for g in groups:
+            one = arb(g.q) * (arb(1) / (2 * arb(2).sqrt() * arb(g.z))).erf()
+            log_stay += g.steps * (-one).log1p()
+        return -log_stay.expm1()
+
+
+def _thresholds(q: float, z: float, level: float, direction: str):
+    """The one-step optimal test's threshold at loss ``level`` (None where one step's loss never exceeds it)."""
+    if direction == "remove":
+        inner = math.expm1(level) + q
+    else:
+        inner = math.expm1(-level) + q
+    if inner <= 0:
+        return None
+    return z * z * math.log(inner / q) + 0.5
+
+
+def threshold_lower_bound(groups, direction: str, epsilon):
+    """A ball whose lower end bounds one direction's δ(ε) from below (module docstring): the event "some step's
+    output passes its threshold", the thresholds those of one step's optimal test at a few loss levels near ε, the
+    best kept. ``epsilon`` is a float (exactly) or a Fraction.
+
+    >>> from accountlib.engine.subsampled_gaussian import StepGroup
+    >>> from accountlib.engine.subsampled_gaussian import one_step_profile
+    >>> ball = threshold_lower_bound([StepGroup(0.3, 1.0, 1)], "remove", 0.5)  # one step: the optimal test itself
+    >>> exact = one_step_profile(0.3, 1.0, 0.5, "remove")
+    >>> abs(float(ball.mid()) - float(exact.value)) < 1e-12
+    True
+    """
+    from flint import arb
+
+    from . import arithmetic
+
+    exact = Fraction(epsilon)
+    levels = sorted({max(0.0, float(exact) * f + s) for f in (0.5, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5)
+                     for s in (0.0, 0.25)})
+    best = None
+    with arithmetic.precision(_BITS):
+        e_eps = arithmetic.arb_fraction(exact).exp()
+        for level in levels:
+            log_first, log_second, used = arb(0), arb(0), False
+            for g in groups:
+                t = _thresholds(g.q, g.z, level, direction)
+                if t is None:
+                    continue
+                used = True
+                ta, za, qa = arb(t), arb(g.z), arb(g.q)
+                if direction == "remove":  # S = {x > t}: P = (1 − q)N(0, z²) + qN(1, z²) first, Q = N(0, z²) second
+                    first = (1 - qa) * _tail(ta / za) + qa * _tail((ta - 1) / za)
+                    second = _tail(ta / za)
+                else:  # S = {x < t}: Q first, P second
+                    first = _tail(-ta / za)
+                    second = (1 - qa) * _tail(-ta / za) + qa * _tail((1 - ta) / za)
+                log_first += g.steps * (-first).log1p()
+                log_second += g.steps * (-second).log1p()
+            if not used:
+                continue
+            value = -log_first.expm1() + e_eps * log_second.expm1()
+            if best is None or value.lower() > best.lower():
+                best = value
+    if best is None:
+        return arb(0)
+    return best

@@ -1,0 +1,161 @@
+"""The pieces of a DP-SGD run's ε(δ) search that need no contour: starting guesses, the saddle-point estimate of δ,
+and the certified interval from bounds that need no inversion.
+
+Theory layer of :mod:`accountlib`, used by :meth:`accountlib.theory.dpsgd_accounting.DPSGDComposition.epsilon` (and
+its trade-off search, for the estimate). Guesses and estimates place points only (nothing there is certified);
+:func:`bounded_epsilon` is certified: where a tiny sampling rate over few steps puts every contour past the node cap,
+δ(ε) ≤ min(the total variation bound, the Chernoff bound) decides "holds" and δ(ε) ≥ max(the threshold event's
+value, each group's single step in closed form: a composition reveals at least what any of its steps does) decides
+"fails" (:mod:`accountlib.engine.subsampled_gaussian_bounds`).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import mpmath
+
+from ..engine.subsampled_gaussian import loss_supremum, one_step_profile
+from ..engine.subsampled_gaussian_bounds import threshold_lower_bound, total_variation_upper
+from ..engine.subsampled_gaussian_inversion import order_of, saddle
+from ..infrastructure.numbers import ResourceLimitError, as_fraction, error_bound
+from .composition import DeltaPoint
+from .dpsgd_arguments import MAX_DPSGD_EPSILON
+from .dpsgd_results import EpsilonOutOfRange
+
+__all__ = ["EPSILON_TOLERANCES", "ball_upper", "ball_lower", "width_shown", "bounded_epsilon", "delta_estimate",
+           "gaussian_epsilon_guess", "saddle_epsilon"]
+
+EPSILON_TOLERANCES = (1e-10, 1e-8, 1e-6)
+"""The relative accuracies of δ an ε search tries in turn, the next where a contour would need more than the node
+cap: an ε interval of width tol needs δ only to about tol·|d log δ/dε|, and a looser one may leave the bisection
+undecided, which says so in abs_tol's terms."""
+
+
+def ball_upper(ball) -> mpmath.mpf:
+    """An arb ball's upper end as an mpf at least as large (40 digits, widened past the decimal conversion)."""
+    with mpmath.workdps(50):
+        value = mpmath.mpf(ball.upper().str(45, radius=False))
+        return value + abs(value) * mpmath.mpf(10) ** -40
+
+
+def ball_lower(ball) -> mpmath.mpf:
+    """An arb ball's lower end as an mpf no larger (:func:`ball_upper`'s mirror)."""
+    with mpmath.workdps(50):
+        value = mpmath.mpf(ball.lower().str(45, radius=False))
+        return value - abs(value) * mpmath.mpf(10) ** -40
+
+
+def width_shown(width) -> str:
+    """A positive width rounded up to two significant digits, as a message shows a tolerance that would work.
+
+    >>> width_shown(2.2527), width_shown(1.23e-9)
+    ('2.3', '1.3e-09')
+    """
+    value = float(width)
+    exponent = math.floor(math.log10(value)) - 1
+    return f"{math.ceil(value / 10 ** exponent * (1 - 1e-12)) * 10 ** exponent:.2g}"
+
+
+def bounded_epsilon(run, direction: str, delta: mpmath.mpf, tol: float):
+    """(lower, upper, at_lower, at_upper) for one direction of ``run`` (a
+    :class:`~accountlib.theory.dpsgd_accounting.DPSGDComposition`) from the bounds that need no inversion (module
+    docstring), each end bisected on the floats to tol/4. ``lower`` is 0 with ``at_lower`` None where no failure is
+    certified; the interval may be wider than ``tol`` (the caller decides). ε not certified at or below 200 raises
+    :class:`~accountlib.theory.dpsgd_results.EpsilonOutOfRange`."""
+    cap = float(MAX_DPSGD_EPSILON)
+    with mpmath.workdps(40):
+        tv = ball_upper(total_variation_upper(run.groups))
+
+        def upper_at(eps: float) -> mpmath.mpf:
+            log_bound = run.chernoff_log_bound(direction, eps)
+            return min(tv, mpmath.exp(log_bound) if log_bound > -math.inf else mpmath.mpf(0))
+
+        def lower_at(eps: float) -> mpmath.mpf:
+            best = ball_lower(threshold_lower_bound(run.groups, direction, eps))
+            for g in run.groups:
+                best = max(best, one_step_profile(g.q, g.z, eps, direction).lower)
+            return best
+
+        def bisect(low: float, high: float, keeps_low) -> tuple:
+            while high - low > tol / 4:
+                mid = (low + high) / 2
+                if mid in (low, high):
+                    break
+                low, high = (mid, high) if keeps_low(mid) else (low, mid)
+            return low, high
+
+        if upper_at(cap) > delta:
+            raise EpsilonOutOfRange(f"ε(δ = {float(delta):g}) is not certified at or below {cap:g}, the largest ε "
+                                    f"accounted for this run ({direction} direction: beyond the inversion's reach, "
+                                    "and the bounds that need none do not meet δ there)")
+        at = lambda eps, b: DeltaPoint(mpmath.mpf(eps), b / 2, error_bound(b / 2))  # δ in [0, b]
+        if upper_at(0.0) <= delta:
+            return Fraction(0), Fraction(0), None, at(0.0, upper_at(0.0))
+        _, upper = bisect(0.0, cap, lambda eps: not upper_at(eps) <= delta)  # misses δ below, meets it at upper
+        at_upper = at(upper, upper_at(upper))
+        if not lower_at(0.0) > delta:
+            return Fraction(0), as_fraction(upper, "upper", floats="binary"), None, at_upper
+        lower, _ = bisect(0.0, upper, lambda eps: lower_at(eps) > delta)  # certainly fails at lower
+        bound = lower_at(lower)
+        at_lower = DeltaPoint(mpmath.mpf(lower), (bound + 1) / 2, error_bound((1 - bound) / 2))  # δ in [bound, 1]
+        return (as_fraction(lower, "lower", floats="binary"), as_fraction(upper, "upper", floats="binary"),
+                at_lower, at_upper)
+
+
+def delta_estimate(groups, integrals: dict, eps: float) -> float:
+    """The saddle-point estimate of δ(ε) (the larger direction; no nodes, nothing certified): for searching (``integrals`` as in
+    :func:`saddle_epsilon`)."""
+    best = 0.0
+    for direction in ("remove", "add"):
+        if eps >= loss_supremum(groups, direction):
+            continue
+        try:
+            c, log_j, _ = saddle(groups, direction, eps, integrals)
+            a = order_of(direction, c)
+            log_d = log_j - c * eps + math.fsum(g.steps * integrals[(g.q, g.z)].log_real(a)[0] for g in groups)
+            best = max(best, math.exp(min(log_d, 0.0)))
+        except (ArithmeticError, OverflowError, ResourceLimitError):
+            continue
+    return best
+
+
+def gaussian_epsilon_guess(z_squared: Fraction, delta: float) -> float:
+    """A starting ε for a run whose every q is 1: the root of the Gaussian mechanism's δ(ε) = δ at 20 digits
+    (bisection on ε; nothing here is certified)."""
+    with mpmath.workdps(20):
+        mu = 1 / mpmath.sqrt(mpmath.mpf(z_squared.numerator) / z_squared.denominator)
+
+        def log_delta(eps):
+            value = mpmath.ncdf(-eps / mu + mu / 2) - mpmath.exp(eps) * mpmath.ncdf(-eps / mu - mu / 2)
+            return mpmath.log(value) if value > 0 else -mpmath.inf
+
+        low, high = mpmath.mpf(0), mu * mu / 2 + mu * mpmath.sqrt(2 * mpmath.log(1 / mpmath.mpf(delta))) + 1
+        target = mpmath.log(delta)
+        for _ in range(80):
+            mid = (low + high) / 2
+            low, high = (mid, high) if log_delta(mid) > target else (low, mid)
+        return float(max(low, mpmath.mpf(1e-6)))
+
+
+def saddle_epsilon(groups, integrals: dict, direction: str, delta: float, sup: float) -> float:
+    """A starting ε: the root of the saddle-point estimate log δ(ε) ≈ −cε + log M(c) − log(c(c+1)√(2πK''(c))) =
+    log δ (secant steps; nothing here is certified); ``integrals`` the run's one-step integrals, (q, z) → integral."""
+    def log_estimate(eps):
+        c, log_j, _ = saddle(groups, direction, eps, integrals)
+        return log_j + math.fsum(g.steps * integrals[(g.q, g.z)].log_real(order_of(direction, c))[0]
+                                 for g in groups) - c * eps, c
+
+    target = math.log(delta)
+    eps = 1.0 if not math.isfinite(sup) else min(1.0, sup / 2)
+    for _ in range(20):
+        value, c = log_estimate(eps)
+        step = (value - target) / max(c, 1e-3)
+        step = max(min(step, 2.0 + eps), -0.5 * eps)
+        eps += step
+        if math.isfinite(sup):
+            eps = min(eps, sup * (1 - 1e-9))
+        if abs(step) < 1e-4:
+            break
+    return max(eps, 1e-6)
