@@ -45,7 +45,8 @@ except ImportError as error:  # pragma: no cover - the extra is missing
     raise ImportError(f"accountlib.applications.accountant needs dp_accounting: pip install "
                       f"'accountlib[accountant]' ({error})", name=error.name) from error
 
-from ..infrastructure.numbers import as_bounded_float, as_fraction, as_probability, upper_end
+from ..infrastructure.interval_ends import upper_end
+from ..infrastructure.numbers import as_bounded_float, as_fraction, as_probability
 from ..theory.accounting import epsilon as certified_epsilon
 from ..theory.composition import MAX_EPSILON, Composition
 

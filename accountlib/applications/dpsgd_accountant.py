@@ -36,7 +36,8 @@ except ImportError as error:  # pragma: no cover - the extra is missing
                       f"'accountlib[accountant]' ({error})", name=error.name) from error
 
 from ..engine.subsampled_gaussian import Q_RANGE, Z_RANGE, gaussian_profile
-from ..infrastructure.numbers import ResourceLimitError, as_fraction, upper_end
+from ..infrastructure.interval_ends import upper_end
+from ..infrastructure.numbers import ResourceLimitError, as_fraction
 from ..theory.dpsgd_accounting import MAX_DPSGD_EPSILON, DPSGDComposition
 from .dpsgd_upper import certified_upper_epsilon, round_up, total_variation_bound
 

@@ -167,31 +167,6 @@ def fraction_to_mpf(value: Fraction, rounding: str = "n") -> mpmath.mpf:
     return mpmath.fdiv(value.numerator, value.denominator, rounding=rounding)
 
 
-def upper_end(value, bound) -> mpmath.mpf:
-    """``value + bound`` exactly (an ``mpf`` with as many bits as it needs): the upper end of a certified interval,
-    never rounded down by the working precision (at 53 bits, 1e-6 + 6e-23 rounds to nearest and can land below
-    the sum, so a check ``value + bound ≤ allowed`` could pass for a point that is above ``allowed``)."""
-    return mpmath.fadd(value, bound, exact=True)
-
-
-def round_up_to_float(value) -> float:
-    """The smallest float ≥ the ``mpf`` ``value`` (compared exactly; 5e-324 for a positive value below every
-    float, ``inf`` beyond them): a certified upper bound handed on as a float.
-
-    >>> with mpmath.workdps(30):
-    ...     third = mpmath.mpf(1) / 3  # above the float 1/3, which is rounded down
-    >>> round_up_to_float(mpmath.mpf("1e-400")), round_up_to_float(third) > 1 / 3
-    (5e-324, True)
-    """
-    rounded = float(value)
-    return rounded if mpmath.mpf(rounded) >= value else math.nextafter(rounded, math.inf)
-
-
-def lower_end(value, bound) -> mpmath.mpf:
-    """``value − bound`` exactly: the lower end of a certified interval, never rounded up (:func:`upper_end`)."""
-    return mpmath.fsub(value, bound, exact=True)
-
-
 def as_int(value, name: str) -> int:
     """Return ``value`` as an ``int``; reject bools, non-integral numbers and other types."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):

@@ -14,7 +14,8 @@ from fractions import Fraction
 
 import mpmath
 
-from ..infrastructure.numbers import as_rel_tol, fraction_to_mpf, lower_end, upper_end
+from ..infrastructure.interval_ends import lower_end, upper_end
+from ..infrastructure.numbers import as_rel_tol, fraction_to_mpf
 from .composition import SMALLEST_REL_TOL, Composition, DeltaPoint, as_composition
 from .gaussian_dp import gaussian_profile
 from .targets import LEVEL_DIGITS, LEVEL_MARGIN, TAIL_SLACK, GaussianDP, Level, level_targets, parts

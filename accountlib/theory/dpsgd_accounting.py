@@ -48,8 +48,9 @@ from ..engine.subsampled_gaussian import ProfileBound, StepGroup, gaussian_profi
 from ..engine.subsampled_gaussian_integral import OneStepIntegral
 from ..engine.subsampled_gaussian_bounds import total_variation_upper
 from ..engine.subsampled_gaussian_inversion import MAX_NODES, certified_profile, integrals_for
+from ..infrastructure.interval_ends import lower_end, upper_end
 from ..infrastructure.numbers import (LARGEST_TOL, ResourceLimitError, as_fraction, as_resolution,
-                                     error_bound, lower_end, upper_end)
+                                     error_bound)
 from ..infrastructure.search import FAILS, HOLDS, UNDECIDED, arithmetic, certified_bisect
 from .accounting import as_points
 from .composition import DeltaPoint

@@ -16,7 +16,8 @@ from fractions import Fraction
 import mpmath
 
 from ..engine.subsampled_gaussian import Z_RANGE
-from ..infrastructure.numbers import ResourceLimitError, as_fraction, error_bound, fraction_to_mpf, lower_end, upper_end
+from ..infrastructure.interval_ends import lower_end, upper_end
+from ..infrastructure.numbers import ResourceLimitError, as_fraction, error_bound, fraction_to_mpf
 from ..infrastructure.search import bisect, integer
 from .decision import LevelCheck
 from .dpsgd_results import RELATION, DPSGDCalibration, DPSGDDeltaPoint
@@ -187,8 +188,8 @@ def smallest_noise_multiplier(base, targets, run_at, *, resolution: float, rel_t
     step = coarse
     if resolution < 1e-3:
         # the coarse answer's lower end as a float (as it always was: the fine grids of the stored results)
-        lower_end = as_fraction(float(max(lo, 1) * coarse), "the coarse answer", floats="binary")
-        step = grid_step(lower_end, resolution)
+        coarse_end = as_fraction(float(max(lo, 1) * coarse), "the coarse answer", floats="binary")
+        step = grid_step(coarse_end, resolution)
         fine_hi = math.ceil(hi * coarse / step)
         hi, lo = smallest_on(step, fine_hi, max(math.floor(lo * coarse / step), 0))
     failure = None

@@ -15,18 +15,18 @@ import importlib
 API_DOC = "book/api"
 
 LAYERS = {
-    "infrastructure": ("numbers", "search", "atomic", "executor"),
+    "infrastructure": ("numbers", "interval_ends", "search", "atomic", "executor"),
     "engine": ("front", "results", "lattice", "characteristic", "discrete_gaussian", "quadrature", "sieve", "tails",
                "tilted", "smoothed", "arithmetic", "subsampled_gaussian", "subsampled_gaussian_integral",
-               "subsampled_gaussian_inversion"),
+               "subsampled_gaussian_inversion", "subsampled_gaussian_bounds"),
     "theory": ("composition", "accounting", "targets", "decision", "calibration", "gaussian_dp", "mechanisms",
                "mechanisms.base", "mechanisms.continuous", "mechanisms.heavy_tailed", "mechanisms.discrete",
                "mechanisms.subsampled", "conversions", "dpsgd_calibration", "pairs", "tradeoff_duality",
                "tradeoff_band", "edgeworth", "dpsgd_accounting", "dpsgd_arguments", "dpsgd_results", "dpsgd_tradeoff",
-               "dpsgd_noise_calibration"),
+               "dpsgd_noise_calibration", "dpsgd_epsilon_search"),
     "applications": ("census", "census.allocations", "census.pair_files", "census.jobs", "census.census_wide",
                      "census.variance", "census.calibration", "census.pl94", "acs", "accountant", "dpsgd_accountant",
-                     "opacus_accountant"),
+                     "dpsgd_upper", "opacus_accountant"),
     "cli": ("delta", "tradeoff", "epsilon", "calibrate", "allocate", "dpsgd", "sweep"),
 }
 """Each layer's public modules, bottom to top (``accountlib.<layer>.<module>``); the packages ``mechanisms`` and

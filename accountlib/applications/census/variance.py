@@ -12,7 +12,8 @@ from pathlib import Path
 
 from ...infrastructure.atomic import write_csv_atomically
 from ...infrastructure.executor import run_jobs
-from ...infrastructure.numbers import as_fraction, as_positive_fraction, round_up_to_float, upper_end
+from ...infrastructure.interval_ends import round_up_to_float, upper_end
+from ...infrastructure.numbers import as_fraction, as_positive_fraction
 from ...infrastructure.search import bisect, geometric, integer
 from ...theory.conversions import zcdp_epsilon
 from ...theory.composition import Composition

@@ -1,0 +1,41 @@
+"""Certified ends of an interval, kept on their side of the exact value.
+
+Infrastructure layer of :mod:`accountlib`. A certified value ``v`` with error bound ``b`` stands for the interval
+[v − b, v + b]; deciding a target or handing a bound on as a float must not let the working precision's
+round-to-nearest move an end inwards: at mpmath's 53 bits, 1e-6 + 6e-23 rounds to nearest and can land below the
+sum, so a check ``v + b ≤ allowed`` could pass for a point above ``allowed`` (:func:`upper_end`,
+:func:`lower_end`: exact sums; :func:`round_up_to_float`: the float above).
+"""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+
+__all__ = ["upper_end", "lower_end", "round_up_to_float"]
+
+
+def upper_end(value, bound) -> mpmath.mpf:
+    """``value + bound`` exactly (an ``mpf`` with as many bits as it needs): the upper end of a certified interval,
+    never rounded down by the working precision (at 53 bits, 1e-6 + 6e-23 rounds to nearest and can land below
+    the sum, so a check ``value + bound ≤ allowed`` could pass for a point that is above ``allowed``)."""
+    return mpmath.fadd(value, bound, exact=True)
+
+
+def round_up_to_float(value) -> float:
+    """The smallest float ≥ the ``mpf`` ``value`` (compared exactly; 5e-324 for a positive value below every
+    float, ``inf`` beyond them): a certified upper bound handed on as a float.
+
+    >>> with mpmath.workdps(30):
+    ...     third = mpmath.mpf(1) / 3  # above the float 1/3, which is rounded down
+    >>> round_up_to_float(mpmath.mpf("1e-400")), round_up_to_float(third) > 1 / 3
+    (5e-324, True)
+    """
+    rounded = float(value)
+    return rounded if mpmath.mpf(rounded) >= value else math.nextafter(rounded, math.inf)
+
+
+def lower_end(value, bound) -> mpmath.mpf:
+    """``value − bound`` exactly: the lower end of a certified interval, never rounded up (:func:`upper_end`)."""
+    return mpmath.fsub(value, bound, exact=True)
