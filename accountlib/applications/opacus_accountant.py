@@ -95,8 +95,8 @@ class CertifiedDPSGDAccountant(IAccountant):
         certainly (ε, δ)-DP for the returned ε under add/remove-one. 0 before any step; inf when a step had a noise
         multiplier below 0.05, or where ε is not certified at or below the largest ε accounted (200 for a run of
         several steps with some q < 1), as the dp_accounting drop-in answers: a valid upper bound, which Opacus's
-        ``get_noise_multiplier`` reads as "more noise" (:func:`~accountlib.applications.dpsgd_upper.
-        certified_upper_epsilon`)."""
+        ``get_noise_multiplier`` reads as "more noise"
+        (:func:`~accountlib.applications.dpsgd_upper.certified_upper_epsilon`)."""
         schedule = schedule_of(self.history)
         if schedule is None:
             return math.inf
