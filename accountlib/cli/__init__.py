@@ -42,6 +42,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import math
 import sys
 from fractions import Fraction
 
@@ -49,7 +50,7 @@ import mpmath
 
 from ..engine.results import check_distinct_terms
 from ..infrastructure.numbers import (SMALLEST_ABS_TOL, SMALLEST_REL_TOL, as_abs_tol, as_fraction, as_rel_tol,
-                                     certified_decimal, decimal_string, fraction_to_mpf)
+                                     as_string, certified_decimal, decimal_string, floor_log10, fraction_to_mpf)
 from ..theory.composition import MAX_EPSILON, MAX_SENSITIVITY, Composition, check_budget
 
 __all__ = ["main", "build_parser", "COMMANDS", "RELEASES", "DIGITS", "CommandLineError", "Listing", "Parser", "Once",
@@ -399,6 +400,22 @@ def emit_row(args, row: dict) -> int:
 def decimal(x, digits: int = 12) -> str:
     """An exact number as a decimal string of ``digits`` significant digits."""
     return decimal_string(Fraction(x), digits)
+
+
+def outward_decimal(value: Fraction, *, up: bool, digits: int = 15) -> str:
+    """An end of a certified ε interval with ``digits`` significant digits, rounded away from the interval's inside
+    (the lower end down, the upper end up), so that the printed interval contains the certified one: rounded to
+    the nearest, 117.78135808408945 printed as the upper end 117.781358084089, below the certified upper end.
+
+    >>> outward_decimal(Fraction(117781358084089450, 10**15), up=True), outward_decimal(Fraction(1, 3), up=False)
+    ('117.781358084090', '0.333333333333333')
+    """
+    if value == 0:
+        return "0"
+    exponent = floor_log10(abs(value)) - digits + 1
+    unit = Fraction(10) ** exponent
+    steps = math.ceil(value / unit) if up else math.floor(value / unit)
+    return as_string(steps * unit, exponent)
 
 
 # -- targets (calibrate, allocate) ----------------------------------------------------------------------------------

@@ -25,10 +25,9 @@ from fractions import Fraction
 
 import mpmath
 
-from ..infrastructure.numbers import (as_fraction, as_resolution, as_string, certified_decimal, decimal_string,
-                                     floor_log10)
+from ..infrastructure.numbers import as_fraction, as_resolution, certified_decimal, decimal_string
 from ..theory.dpsgd_arguments import FINEST_TOLERANCE, dpsgd_abs_tol, dpsgd_rel_tol
-from . import Once, Parser, certified_rows, emit_row, emit_rows, exact_tolerance, fail, number
+from . import Once, Parser, certified_rows, emit_row, emit_rows, exact_tolerance, fail, number, outward_decimal
 
 __all__ = ["add_parser", "run_delta", "run_epsilon", "run_tradeoff", "run_calibrate", "RUN_HELP",
            "NEGATIVE_VALUE_MESSAGES"]
@@ -222,25 +221,9 @@ def run_epsilon(args) -> int:
     rows = []
     for d in args.delta:
         e = run.epsilon(d, abs_tol=abs_tol)
-        rows.append({"delta": decimal_string(d, 30), "epsilon_lower": _outward(e.lower, up=False),
-                     "epsilon_upper": _outward(e.upper, up=True), "relation": e.relation, "dominant": e.dominant})
+        rows.append({"delta": decimal_string(d, 30), "epsilon_lower": outward_decimal(e.lower, up=False),
+                     "epsilon_upper": outward_decimal(e.upper, up=True), "relation": e.relation, "dominant": e.dominant})
     return _emit(args, rows, ("delta", "epsilon_lower", "epsilon_upper", "dominant"))
-
-
-def _outward(value: Fraction, *, up: bool, digits: int = 15) -> str:
-    """An end of a certified ε interval with ``digits`` significant digits, rounded away from the interval's inside
-    (the lower end down, the upper end up), so that the printed interval contains the certified one: rounded to
-    the nearest, 117.78135808408945 printed as the upper end 117.781358084089, below the certified upper end.
-
-    >>> _outward(Fraction(117781358084089450, 10**15), up=True), _outward(Fraction(1, 3), up=False)
-    ('117.781358084090', '0.333333333333333')
-    """
-    if value == 0:
-        return "0"
-    exponent = floor_log10(abs(value)) - digits + 1
-    unit = Fraction(10) ** exponent
-    steps = math.ceil(value / unit) if up else math.floor(value / unit)
-    return as_string(steps * unit, exponent)
 
 
 def run_tradeoff(args) -> int:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from . import Once, add_composition_arguments, composition, decimal, emit_rows, fail, number, tolerance
+from . import Once, add_composition_arguments, composition, decimal, emit_rows, fail, number, outward_decimal, tolerance
 
 __all__ = ["add_parser", "run"]
 
@@ -45,6 +45,7 @@ def run(args) -> int:
     rows = []
     for d in args.delta:
         e = epsilon(pair, d, abs_tol=abs_tol)
-        rows.append({"delta": decimal(d, 30), "epsilon_lower": decimal(e.lower, 15),
-                     "epsilon_upper": decimal(e.upper, 15)})
+        # the ends rounded outwards (lower down, upper up): the printed interval contains the certified one
+        rows.append({"delta": decimal(d, 30), "epsilon_lower": outward_decimal(e.lower, up=False),
+                     "epsilon_upper": outward_decimal(e.upper, up=True)})
     return emit_rows(args, rows, KEYS)

@@ -236,3 +236,22 @@ def test_an_epsilon_interval_at_a_fine_tolerance_is_decided_without_rounding(rho
     assert e.upper - e.lower <= Fraction(abs_tol)
     assert exact(e.at_upper.delta) + exact(e.at_upper.error_bound) <= target
     assert exact(e.at_lower.delta) - exact(e.at_lower.error_bound) > target
+
+
+def test_the_command_line_prints_an_epsilon_interval_that_contains_the_certified_one():
+    """`epsilon` rounds its printed ends outwards (lower down, upper up) to 15 digits: rounded to nearest, the upper
+    end of --rho 1/2 --delta 1e-6 --abs-tol 1e-25 printed as 3.23733872761585, below the certified 3.2373387276158545…
+    (an ε at which the composition is not (ε, 1e-6)-DP)."""
+    import contextlib
+    import io
+    import json
+    from fractions import Fraction
+
+    from accountlib.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["epsilon", "--rho", "1/2", "--delta", "1e-6", "--abs-tol", "1e-25", "--json"]) == 0
+    (row,) = json.loads(out.getvalue())
+    e = accountlib.epsilon(["1/2"], "1e-6", abs_tol=1e-25)
+    assert Fraction(row["epsilon_lower"]) <= e.lower and Fraction(row["epsilon_upper"]) >= e.upper
