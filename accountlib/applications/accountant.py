@@ -45,7 +45,7 @@ except ImportError as error:  # pragma: no cover - the extra is missing
     raise ImportError(f"accountlib.applications.accountant needs dp_accounting: pip install "
                       f"'accountlib[accountant]' ({error})", name=error.name) from error
 
-from ..infrastructure.interval_ends import upper_end
+from ..infrastructure.interval_ends import round_up_to_float, upper_end
 from ..infrastructure.numbers import as_bounded_float, as_fraction, as_probability
 from ..theory.accounting import epsilon as certified_epsilon
 from ..theory.composition import MAX_EPSILON, Composition
@@ -81,12 +81,6 @@ def exact_budget(sigma) -> Fraction:
     if not (math.isfinite(sigma) and sigma > 0):
         raise ValueError(f"sigma must be a finite number > 0; got {sigma!r}")
     return 1 / as_fraction(sigma, "sigma", floats="binary") ** 2
-
-
-def _round_up(x) -> float:
-    """A float ≥ the mpf x."""
-    value = float(x)
-    return value if mpmath.mpf(value) >= x else math.nextafter(value, math.inf)
 
 
 class CertifiedDiscreteGaussianAccountant(PrivacyAccountant):
@@ -159,7 +153,7 @@ class CertifiedDiscreteGaussianAccountant(PrivacyAccountant):
         target_epsilon = as_bounded_float(target_epsilon, "target_epsilon", smallest=0, largest=MAX_EPSILON,
                                           strict=False)  # δ(0): the total variation distance
         (point,) = pair.delta([Fraction(target_epsilon)], rel_tol=self._rel_tol)
-        return min(1.0, _round_up(upper_end(point.delta, point.error_bound)))
+        return min(1.0, round_up_to_float(upper_end(point.delta, point.error_bound)))
 
     def get_epsilon(self, target_delta: float) -> float:
         """The upper end of the certified ε interval for target_delta (the composition is (ε, δ)-DP), rounded up."""

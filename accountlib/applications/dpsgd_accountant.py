@@ -36,10 +36,10 @@ except ImportError as error:  # pragma: no cover - the extra is missing
                       f"'accountlib[accountant]' ({error})", name=error.name) from error
 
 from ..engine.subsampled_gaussian import Q_RANGE, Z_RANGE, gaussian_profile
-from ..infrastructure.interval_ends import upper_end
+from ..infrastructure.interval_ends import round_up_to_float, upper_end
 from ..infrastructure.numbers import ResourceLimitError, as_fraction
 from ..theory.dpsgd_accounting import MAX_DPSGD_EPSILON, DPSGDComposition
-from .dpsgd_upper import certified_upper_epsilon, round_up, total_variation_bound
+from .dpsgd_upper import certified_upper_epsilon, total_variation_bound
 
 __all__ = ["CertifiedDPSGDAccountant"]
 
@@ -145,15 +145,15 @@ class CertifiedDPSGDAccountant(PrivacyAccountant):
             return 0.0
         z_squared = self._uncapped_gaussian()
         if z_squared is not None:
-            return min(1.0, round_up(gaussian_profile(z_squared, _float_below(target_epsilon)).upper))
+            return min(1.0, round_up_to_float(gaussian_profile(z_squared, _float_below(target_epsilon)).upper))
         if target_epsilon > MAX_DPSGD_EPSILON:
             target_epsilon = MAX_DPSGD_EPSILON  # δ decreases in ε: its value there is an upper bound
         try:
             point = run.delta(target_epsilon, rel_tol=self._rel_tol, best_effort=True)  # flagged: still a bound
         except (ArithmeticError, ResourceLimitError):  # beyond the inversion's reach (a tiny rate, few steps)
-            return min(1.0, round_up(total_variation_bound(run)))  # δ(ε) ≤ δ(0), the total variation
+            return min(1.0, round_up_to_float(total_variation_bound(run)))  # δ(ε) ≤ δ(0), the total variation
         with mpmath.workdps(40):
-            return min(1.0, round_up(upper_end(point.delta, point.error_bound)))
+            return min(1.0, round_up_to_float(upper_end(point.delta, point.error_bound)))
 
 
 def _float_below(epsilon) -> float:

@@ -12,10 +12,11 @@ import math
 import mpmath
 
 from ..engine.subsampled_gaussian_bounds import total_variation_upper
-from ..infrastructure.numbers import LARGEST_TOL, as_fraction
+from ..infrastructure.interval_ends import round_up_to_float
+from ..infrastructure.numbers import LARGEST_TOL
 from ..theory.dpsgd_accounting import DPSGDComposition, EpsilonOutOfRange
 
-__all__ = ["certified_upper_epsilon", "total_variation_bound", "round_up"]
+__all__ = ["certified_upper_epsilon", "total_variation_bound"]
 
 
 def certified_upper_epsilon(run: DPSGDComposition, delta, epsilon_tol: float) -> float:
@@ -32,22 +33,13 @@ def certified_upper_epsilon(run: DPSGDComposition, delta, epsilon_tol: float) ->
     tol = epsilon_tol
     while True:
         try:
-            return round_up(run.epsilon(delta, abs_tol=tol, best_effort=True).upper)
+            return round_up_to_float(run.epsilon(delta, abs_tol=tol, best_effort=True).upper)
         except EpsilonOutOfRange:
             return math.inf  # no finite ε certified: a valid upper bound
         except ArithmeticError:
             if tol >= LARGEST_TOL:
                 raise
             tol = min(tol * 100, LARGEST_TOL)
-
-
-def round_up(x) -> float:
-    """The smallest float ≥ x (a Fraction or an mpf, compared exactly); ``inf`` stays itself."""
-    if x == math.inf:
-        return math.inf
-    value = float(x)
-    exact = as_fraction(x, "bound", floats="binary", bounded=False)  # a computed number, as it is
-    return value if as_fraction(value, "bound", floats="binary") >= exact else math.nextafter(value, math.inf)
 
 
 def total_variation_bound(run: DPSGDComposition) -> mpmath.mpf:

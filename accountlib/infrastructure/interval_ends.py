@@ -10,8 +10,11 @@ sum, so a check ``v + b ≤ allowed`` could pass for a point above ``allowed`` (
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import mpmath
+
+from .numbers import as_fraction
 
 __all__ = ["upper_end", "lower_end", "round_up_to_float"]
 
@@ -24,16 +27,19 @@ def upper_end(value, bound) -> mpmath.mpf:
 
 
 def round_up_to_float(value) -> float:
-    """The smallest float ≥ the ``mpf`` ``value`` (compared exactly; 5e-324 for a positive value below every
-    float, ``inf`` beyond them): a certified upper bound handed on as a float.
+    """The smallest float ≥ ``value`` (an ``mpf`` or a ``Fraction``, compared exactly; 5e-324 for a positive value
+    below every float, ``inf`` beyond them): a certified upper bound handed on as a float.
 
     >>> with mpmath.workdps(30):
     ...     third = mpmath.mpf(1) / 3  # above the float 1/3, which is rounded down
-    >>> round_up_to_float(mpmath.mpf("1e-400")), round_up_to_float(third) > 1 / 3
-    (5e-324, True)
+    >>> round_up_to_float(mpmath.mpf("1e-400")), round_up_to_float(third) > 1 / 3, round_up_to_float(Fraction(1, 3)) > 1 / 3
+    (5e-324, True, True)
     """
     rounded = float(value)
-    return rounded if mpmath.mpf(rounded) >= value else math.nextafter(rounded, math.inf)
+    if math.isinf(rounded):
+        return rounded
+    exact = as_fraction(value, "bound", floats="binary", bounded=False)  # a computed number, as it is
+    return rounded if Fraction(rounded) >= exact else math.nextafter(rounded, math.inf)
 
 
 def lower_end(value, bound) -> mpmath.mpf:
