@@ -108,7 +108,7 @@ def main(argv=None) -> None:
         f"({cli_s / imports_s:.2f}×).",
         "",
     ]
-    folder = provenance.results_folder()
+    folder = provenance.results_folder(quick)
     (folder / "RESULTS_calibration.md").write_text("\n".join(lines))
     (folder / "results_calibration.json").write_text(json.dumps({
         "machine": provenance.finish(machine), "quick": quick, "seconds": {name: seconds for name, seconds, _ in rows},

@@ -162,7 +162,7 @@ def main() -> None:
         "|---|---|",
     ]
     lines += [f"| {name} | {seconds:.4f} |" for name, seconds in convolutions.items()]
-    folder = provenance.results_folder()
+    folder = provenance.results_folder(args.quick)
     (folder / "RESULTS_dpsgd_batched.md").write_text("\n".join(lines) + "\n")
     (folder / "results_dpsgd_batched.json").write_text(json.dumps({
         "machine": provenance.finish(machine), "data": data.name, "threads": args.threads, "quick": args.quick, "settings": rows,

@@ -208,7 +208,7 @@ def main() -> None:
         "noise generator), so the paired streams are the same; `tests/book/test_dpsgd.py` checks the clipped sums "
         "against Opacus's hooks and that the paths give the same training history.",
     ]
-    folder = provenance.results_folder()
+    folder = provenance.results_folder(args.quick)
     (folder / "RESULTS_dpsgd.md").write_text("\n".join(lines) + "\n")
     (folder / "results_dpsgd.json").write_text(json.dumps({
         "machine": provenance.finish(machine), "quick": args.quick, "floor_seconds": floor,

@@ -165,7 +165,7 @@ def main(argv=None) -> None:
         print(f"  ours {ours['seconds']:.3f} s, paper ≈ {paper['extrapolated_seconds']:.0f} s", flush=True)
     results["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     results["machine"] = provenance.finish(results["machine"])
-    (provenance.results_folder() / "results_engine.json").write_text(json.dumps(results, indent=1))
+    (provenance.results_folder(provenance.quick()) / "results_engine.json").write_text(json.dumps(results, indent=1))
     write_markdown(results)
 
 
@@ -217,7 +217,7 @@ def write_markdown(results: dict) -> None:
         f"Peak memory of the whole benchmark process: {results['peak_rss_mb']:.0f} MB.",
         "",
     ]
-    (provenance.results_folder() / "RESULTS.md").write_text("\n".join(lines))
+    (provenance.results_folder(provenance.quick()) / "RESULTS.md").write_text("\n".join(lines))
 
 
 if __name__ == "__main__":

@@ -181,8 +181,8 @@ def dhc_lines(dhc: dict) -> list[str]:
         "",
         f"Measured on {dhc['date']}: `census.pair_job` (both curves of a pair, as the sweep runs them: 60 (ε, δ) "
         f"levels to 1e-6 relative, the trade-off vertices to 1e-25 absolute) for {len(dhc['per_pair'])} pairs, on "
-        f"the code before the smoothed engine (`{dhc['before'][:7]}`) and on this code (`{dhc['after'][:7]}`"
-        f"{' with uncommitted changes' if dhc['dirty_after'] else ''}), each version in its own subprocess "
+        f"the code before the smoothed engine and on this code"
+        f"{' (with uncommitted changes)' if dhc['dirty_after'] else ''} (the commits are in the results file), each version in its own subprocess "
         f"(one untimed warm-up job first), alternating, {dhc['rounds']} rounds; medians over the rounds of the CPU "
         "time of each job (one thread: what the sweep's workers spend) and of its wall time (on a shared machine "
         f"the CPU time is the steadier; the load average was {dhc.get('load_average')} at the start). "
@@ -302,7 +302,7 @@ def main() -> None:
         print(f"engines {name}: lattice {float(lat.delta):.12e} ± {float(lat.error_bound):.1e}, smoothed "
               f"{float(smo.delta):.12e} ± {float(smo.error_bound):.1e}", flush=True)
 
-    old_results = provenance.results_folder() / "results_pl94.json"
+    old_results = provenance.results_folder(quick) / "results_pl94.json"
     dhc = None
     if args.before:
         dhc = before_after(args.before, args.rounds)
@@ -380,7 +380,7 @@ def main() -> None:
     def plain(d):
         return {k: v for k, v in d.items() if k != "point"}
 
-    folder = provenance.results_folder()
+    folder = provenance.results_folder(quick)
     (folder / "RESULTS_pl94.md").write_text("\n".join(lines), encoding="utf-8")
     (folder / "results_pl94.json").write_text(json.dumps({
         "machine": provenance.finish(machine), "quick": quick, "epsilon": str(eps), "worst_pair": list(worst), "rank_seconds": rank_s,

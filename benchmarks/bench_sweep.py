@@ -100,7 +100,7 @@ def main(argv=None) -> int:
         "identical_files": same, "files_compared": len(runs["processes"]["files"]),
         "summary": summary, "slowest": slowest,
     }
-    folder = provenance.results_folder()
+    folder = provenance.results_folder(quick)
     (folder / "results_sweep.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     text = render(record)
     (folder / "RESULTS_sweep.md").write_text(text, encoding="utf-8")

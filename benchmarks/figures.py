@@ -65,8 +65,9 @@ def time_accuracy(results: dict, path: Path) -> Path:
         axis.set_xlabel("seconds")
         axis.grid(True, which="major", alpha=0.3)
     axes[0][0].set_ylabel("relative error of δ (worst level)")
-    axes[0][-1].legend(fontsize=8, loc="center right", frameon=False)
-    figure.tight_layout()
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    figure.legend(handles, labels, fontsize=8, loc="lower center", ncol=3, frameon=False, bbox_to_anchor=(0.5, -0.02))
+    figure.tight_layout(rect=(0, 0.07, 1, 1))
     out = _save(figure, path)
     plt.close(figure)
     return out
@@ -82,6 +83,8 @@ def composition(results: dict, path: Path) -> Path:
         axis.plot(m, [r["pld"][i]["seconds"] for r in rows], marker="^", linestyle="--", color=f"C{1 + i}",
                   label=f"dp_accounting PLD, discretisation {interval:g}")
     axis.set_xscale("log", base=2)
+    axis.set_xticks(m, [f"{x:,}" for x in m])
+    axis.minorticks_off()
     axis.set_yscale("log")
     axis.set_xlabel("number of budgets composed")
     axis.set_ylabel("seconds")

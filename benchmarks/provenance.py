@@ -198,11 +198,12 @@ def finish(info: dict) -> dict:
     return info
 
 
-def results_folder() -> Path:
-    """Where a benchmark writes its results: ``ACCOUNTLIB_BENCHMARK_OUT`` (``benchmarks/run.py --quick`` sets it
-    to a scratch folder, so that a smoke run never replaces the book's results), else ``benchmarks/``."""
+def results_folder(quick_run: bool = False) -> Path:
+    """Where a benchmark writes its results: ``ACCOUNTLIB_BENCHMARK_OUT`` (``benchmarks/run.py`` sets it), else
+    ``benchmarks/``, or for a quick run the scratch folder ``_build/benchmarks-quick``: a smoke run never
+    replaces the book's results."""
     out = os.environ.get("ACCOUNTLIB_BENCHMARK_OUT")
-    folder = Path(out) if out else Path(__file__).resolve().parent
+    folder = Path(out) if out else ROOT / "_build" / "benchmarks-quick" if quick_run else Path(__file__).resolve().parent
     folder.mkdir(parents=True, exist_ok=True)
     return folder
 
