@@ -4,7 +4,7 @@
 
 Compositions of m discrete Gaussian releases, m = 1, 2, 4, … 1,024 (``--quick``: to 64), with budgets
 ρ_i = (1 + 7i mod 50)/1000 (a grid of 50 values, as a statistical agency's tables get budgets from a short list),
-at ε = ε_zCDP(ρ, 10⁻²) of their total ρ, where the exact δ(ε) is 10⁻⁷ to 10⁻¹⁰ (the range where a
+at ε = ε_zCDP(ρ, 10⁻²) of their total ρ, where the exact δ(ε) is 10⁻⁷ to 10⁻¹² (the range where a
 float accountant still resolves it). For each m: our certified δ
 (``accountlib.Composition(rhos).delta([ε], rel_tol=1e-6)``, from scratch, the median of a few runs) and
 dp_accounting's PLD accountant for the same discrete Gaussians (``from_discrete_gaussian_mechanism``, identical

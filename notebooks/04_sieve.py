@@ -79,7 +79,8 @@ from accountlib.applications import census
 from accountlib.engine import quadrature, sieve
 from accountlib.engine.results import certified_digits
 from accountlib.engine.tails import TailEngine
-from accountbook import ledger
+from accountbook import benchmarks, ledger
+from myst_nb import glue
 
 # %% [markdown]
 # ## Periodic peaks
@@ -344,10 +345,10 @@ for lo in (0, int(2 * spread_naive), int(5 * spread_naive)):
 # {ref}`ex-sieve-product` adds the product test to the naive sieve.
 
 # %% [markdown]
-# The [benchmarks page](../book/benchmarks.md) counts nodes for the same pair with other numbers: it times the
+# The [Performance page](../book/benchmarks.md) counts nodes for the same pair with other numbers: it times the
 # engine that a *relative* accuracy request builds, whose $\Delta$ is chosen from $\delta$ ([Derivations §6](../book/derivations.md))
 # and whose deepest levels move to the tilted contour (below), so its $N$ and node counts differ from these, which are
-# at the paper's fixed $\Delta = 10^{-35}$. The benchmarks page lists both.
+# at the paper's fixed $\Delta = 10^{-35}$. The Performance page lists both.
 #
 # ### The paper's $|\mathcal C| = 203$, counted like for like
 #
@@ -494,12 +495,17 @@ for lo, a, b in zip(indices, reference.tail_indices(indices), tilted_engine.tail
     print(f"{lo / spread:>10.1f} {certified_digits(b.value, b.error_bound):>22} {str(b.error_bound < 1e-8 * float(b.value)):>22} "
           f"{str(abs(a.value - b.value) <= a.error_bound + b.error_bound):>21}")
 
+# %% tags=["remove-cell"]
+# the full sweep's figures, read from the benchmark's results file (never typed: accountbook.benchmarks)
+glue("sweep_minutes", benchmarks.quote("sweep.wall_minutes"), display=False)
+glue("sweep_tilted_nodes_max", benchmarks.quote("sweep.tilted_nodes_max"), display=False)
+
 # %% [markdown]
 # Both engines agree within the sum of their {term}`certified error bounds <certified error bound>` at every depth, and the tilted one meets a
 # relative bound of $10^{-8}$ even where the tail is far below $10^{-30}$. For this light pair the saving is modest. For the heaviest pairs, whose integrand stays large on $10^5$ nodes, it is
-# what keeps the full 946-pair sweep to a few minutes: 4.2 minutes on two cores in the run the Benchmarks page
-# reports. Untilted, their deepest $(\varepsilon, \delta)$ levels need $\Delta \approx 10^{-67}$ and so
-# 307 to 314 bits in arb; on the tilted contour they need at most 59,348 nodes in float64 (the same page).
+# what keeps the full 946-pair sweep to a few minutes: {glue:text}`sweep_minutes` minutes on two cores in the run the
+# {doc}`Performance <../book/benchmarks>` page reports. Untilted, their deepest $(\varepsilon, \delta)$ levels need $\Delta \approx 10^{-67}$ and so
+# 307 to 314 bits in arb; on the tilted contour they need at most {glue:text}`sweep_tilted_nodes_max` nodes in float64 (the same page).
 
 # %% [markdown]
 # ## What cannot be reproduced here
@@ -508,7 +514,7 @@ for lo, a, b in zip(indices, reference.tail_indices(indices), tilted_engine.tail
 # against 0.5 for its own method, "a 1,824-fold speedup". Those are timings of the authors' codes on the authors' machines;
 # neither the prior code nor their infrastructure is available to this book, so the ledger records them as not
 # reproducible here. What we can measure — our engine against our re-implementation of the paper's method, on one
-# machine — is on the [benchmarks page](../book/benchmarks.md).
+# machine — is on the [Performance page](../book/benchmarks.md).
 
 # %% tags=["remove-cell"]
 _ = ledger.reproduce(not_reproducible=["sieve.abstract.speedup_1824", "sieve.§1.1.prior_cpu_hours_1000",

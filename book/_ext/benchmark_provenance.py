@@ -152,11 +152,18 @@ class MeasuredCode(SphinxDirective):
 
 
 def _quotes(root: Path):
+    """``accountbook.benchmarks`` of the tree at ``root`` (registered under a name of its own: its dataclass
+    needs its module in ``sys.modules``)."""
+    import sys
+
     path = Path(root) / "book" / "accountbook" / "benchmarks.py"
-    spec = importlib.util.spec_from_file_location("_benchmark_quotes", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    name = f"_benchmark_quotes_{abs(hash(str(path.resolve())))}"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
 
 
 def benchmark_role(name, rawtext, text, lineno, inliner, options=None, content=None):
