@@ -45,8 +45,8 @@ make lab         # creates .venv on first use, installs what the chapters need, 
 make lab-dpsgd   # the same with torch and Opacus: the DP-SGD chapter, and Opacus' row in "Calibrating exactly"
 ```
 
-Each chapter is a jupytext pair, `notebooks/NN_name.py` (the source) and `NN_name.ipynb` (executed); saving in
-JupyterLab updates both. The first code cell of every chapter holds its parameters: an exercise that asks you to
+Each chapter is a jupytext pair, `notebooks/NN_name.py` (the source) and `NN_name.ipynb` (executed), `NN` being
+its chapter number in the book; saving in JupyterLab updates both. The first code cell of every chapter holds its parameters: an exercise that asks you to
 change a parameter means that cell, and its `% change:` line names the change. Running a chapter writes nothing
 outside your notebooks.
 

@@ -7,10 +7,13 @@ Printing: headless Chromium (Debian's ``chromium``) loads the single-page HTML b
 (``jupyter-book build . --builder singlehtml``), waits for MathJax, and prints it with the book's print
 styles (``book/assets/book.css``); networking is off (a dead proxy), as the site needs nothing from outside.
 
-Checking (:func:`check_pdf`): pypdf opens the file, it has pages, and its text holds the title of every
-chapter listed in ``_toc.yml`` (the first ``#`` heading of each chapter's source). Titles are compared as a
-reader reads them (:func:`_fold`): ligatures and other compatibility forms folded (pypdf extracts "Diﬀerential" with
-one ﬀ glyph), whitespace folded, since the PDF's text breaks lines where the page does.
+Checking (:func:`check_pdf`): pypdf opens the file, it has pages, and its text holds every chapter listed in
+``_toc.yml`` where the book prints it, in the book's order: a numbered chapter as its heading "N. Title" (N its
+place in the numbered parts, the title the first ``#`` heading of its source; the line that starts the heading)
+a second time after the contents list, which names every chapter already on the first pages, and each page of an unnumbered part by its title after the last
+numbered chapter. So a PDF cut short, or missing a chapter's body, fails although its contents list is complete.
+Titles are compared as a reader reads them (:func:`_fold`): ligatures and other compatibility forms folded (pypdf
+extracts "Diﬀerential" with one ﬀ glyph), whitespace folded, since the PDF's text breaks lines where the page does.
 """
 
 from __future__ import annotations
@@ -30,18 +33,25 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def chapter_titles(root: Path = ROOT) -> dict[str, str]:
     """{file: title} for every chapter (notebook or page) of every part of ``_toc.yml``."""
+    return {file: title for file, (title, _) in printed_chapters(root).items()}
+
+
+def printed_chapters(root: Path = ROOT) -> dict[str, tuple[str, int | None]]:
+    """{file: (title, chapter number or None)} for every chapter (notebook or page) of every part of ``_toc.yml``,
+    in its order; the numbered parts number their chapters on across the parts, from 1, as the book prints them."""
     toc = yaml.safe_load((root / "_toc.yml").read_text(encoding="utf-8"))
-    titles = {}
+    chapters, number = {}, 0
     for part in toc.get("parts", []):
         for entry in part.get("chapters", []):
             file = entry.get("file") if isinstance(entry, dict) else None
             if not file:
                 continue
+            number += bool(part.get("numbered"))
             source = next((p for p in (root / f"{file}.py", root / f"{file}.md") if p.is_file()), None)
             if source is None:
                 continue
-            titles[file] = _plain(_first_heading(source))
-    return titles
+            chapters[file] = (_plain(_first_heading(source)), number if part.get("numbered") else None)
+    return chapters
 
 
 def _first_heading(source: Path) -> str:
@@ -82,10 +92,24 @@ def check_pdf(pdf: Path, root: Path = ROOT) -> list[str]:
     reader = PdfReader(str(pdf))
     if not reader.pages:
         return [f"{pdf}: no pages"]
-    text = _fold("\n".join(page.extract_text() or "" for page in reader.pages))
-    text_nospace = text.replace(" ", "")
-    missing = [f"{file}: {title!r}" for file, title in chapter_titles(root).items()
-               if _fold(title) not in text and _fold(title).replace(" ", "") not in text_nospace]
+    # Compared line by line without spaces (the extracted text drops or adds them where the page breaks a line). A
+    # heading that wraps may come back with its lines apart, so a numbered chapter is found by the line that starts
+    # its heading: "N." and the first three words of its title.
+    lines = [_fold(line).replace(" ", "") for page in reader.pages for line in (page.extract_text() or "").splitlines()]
+    text = "\n".join(lines)
+    missing, body = [], 0  # body: where the last numbered chapter's heading was found
+    for file, (title, number) in printed_chapters(root).items():
+        if number is None:
+            found = text.replace("\n", "").find(_fold(title).replace(" ", ""), body - text.count("\n", 0, body)) >= 0
+        else:
+            # the contents list and the chapter's heading: the last such line must be a second one, after the
+            # heading of the chapter before
+            start = _fold(f"{number}. " + " ".join(title.split()[:3])).replace(" ", "")
+            places = [m.start() for m in re.finditer(r"(?m)^" + re.escape(start), text)]
+            found = len(places) >= 2 and places[-1] > body
+            body = places[-1] if found else body
+        if not found:
+            missing.append(f"{file}: {title!r}")
     return [f"{pdf}: chapter title not found: {m}" for m in missing]
 
 

@@ -249,7 +249,7 @@ def _run_or_wait(script: Path, wait: bool) -> dict | None:
 
 # Before any run is recorded here (a fresh clone, as on CI): the chapters that took longest when this was
 # written, so that the slowest starts first. Only the order of execution depends on it.
-_SLOWEST_WHEN_UNKNOWN = ("10_dpsgd", "05_census_dhc", "09_acs_earnings", "08_what_zcdp_forgets", "11_explorers")
+_SLOWEST_WHEN_UNKNOWN = ("13_dpsgd", "07_census_dhc", "12_acs_earnings", "11_what_zcdp_forgets", "15_explorers")
 
 
 def longest_first() -> list[Path]:

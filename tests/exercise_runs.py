@@ -50,13 +50,13 @@ AWAITING_DECLARATIONS: dict[str, str] = {}
 #: Sizes of a chapter's exercise executions: parameters no exercise changes, set smaller than the book's defaults
 #: so that the executions before a solution are quick (the defaults are executed by the chapter's own test).
 QUICK: dict[str, dict] = {
-    "05_census_dhc": {"find_paper_range": False},
-    "06_edgeworth": {"heat_sigma2": [0.5, 5, 100], "heat_m": [1, 10, 80], "gap_pairs": [[13, 13], [6, 6], [1, 6]]},
-    "08_what_zcdp_forgets": {"shift_grid": 21, "q_grid": 201, "omega_grid": 61, "curvature_grid": 101,
+    "07_census_dhc": {"find_paper_range": False},
+    "08_edgeworth": {"heat_sigma2": [0.5, 5, 100], "heat_m": [1, 10, 80], "gap_pairs": [[13, 13], [6, 6], [1, 6]]},
+    "11_what_zcdp_forgets": {"shift_grid": 21, "q_grid": 201, "omega_grid": 61, "curvature_grid": 101,
                              "argmax_xatol": 1e-2, "nu_grid": [1, 3, 6.013052641, 10, 30]},
-    "09_acs_earnings": {"monte_carlo_releases": 2000, "search_epsilons": [3.0, 5.0], "search_deltas": [1e-5]},
-    "12_calibrating_exactly": {"census_pairs": [[13, 13], [6, 6], [1, 13]]},
-    "13_redistricting": {"releases": ["pl94-persons", "pl94-units"]},
+    "12_acs_earnings": {"monte_carlo_releases": 2000, "search_epsilons": [3.0, 5.0], "search_deltas": [1e-5]},
+    "16_calibrating_exactly": {"census_pairs": [[13, 13], [6, 6], [1, 13]]},
+    "09_redistricting": {"releases": ["pl94-persons", "pl94-units"]},
 }
 
 _EXERCISE_OPEN = re.compile(r"^(?P<fence>`{3,}|:{3,})\{exercise\}\s*(?P<title>.*)$")
@@ -229,8 +229,8 @@ def all_executions() -> list[Execution]:
 
 #: Seconds an execution took when this was written (2-core machine, loaded), by chapter: only the split below
 #: uses them, so that the two halves take about as long.
-SECONDS = {"08_what_zcdp_forgets": 250, "05_census_dhc": 230, "06_edgeworth": 200, "13_redistricting": 160,
-           "12_calibrating_exactly": 155, "10_dpsgd": 150, "09_acs_earnings": 135, "11_explorers": 110}
+SECONDS = {"11_what_zcdp_forgets": 250, "07_census_dhc": 230, "08_edgeworth": 200, "09_redistricting": 160,
+           "16_calibrating_exactly": 155, "13_dpsgd": 150, "12_acs_earnings": 135, "15_explorers": 110}
 
 
 def half(which: int) -> list[Execution]:

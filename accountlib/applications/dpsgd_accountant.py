@@ -12,7 +12,9 @@ Anything else is refused through dp_accounting's own ``CompositionErrorDetails``
 :class:`accountlib.theory.dpsgd_accounting.DPSGDComposition` under ``ADD_OR_REMOVE_ONE`` (both directions, the
 worse one); ``REPLACE_ONE`` is refused. ``get_epsilon`` returns the upper end of the certified ε interval and
 ``get_delta`` the certified upper bound on δ(ε), both rounded up to floats: each errs towards less privacy, and
-both run unchanged inside ``dp_accounting.mechanism_calibration.calibrate_dp_mechanism``.
+both run unchanged inside ``dp_accounting.mechanism_calibration.calibrate_dp_mechanism``. An ε beyond the
+largest accounted (200 for a run of several steps with some q < 1; a Gaussian run, every q = 1, is in closed form up
+to 1e6) is ``inf``, and ``get_delta`` above 200 answers δ(200), an upper bound (δ decreases in ε).
 
 Events outside the accepted ranges are accounted by a valid upper bound: a noise multiplier below 0.05 gives
 ε = inf (δ = 1), one above 1000 counts as 1000, a rate below 1e-8 as 1e-8, a rate of 0 as no step
@@ -34,7 +36,7 @@ except ImportError as error:  # pragma: no cover - the extra is missing
 
 from ..engine.subsampled_gaussian import Q_RANGE, Z_RANGE
 from ..infrastructure.numbers import as_fraction
-from ..theory.dpsgd_accounting import MAX_DPSGD_EPSILON, DPSGDComposition
+from ..theory.dpsgd_accounting import MAX_DPSGD_EPSILON, DPSGDComposition, EpsilonOutOfRange
 
 __all__ = ["CertifiedDPSGDAccountant"]
 
@@ -110,13 +112,19 @@ class CertifiedDPSGDAccountant(PrivacyAccountant):
         return DPSGDComposition(schedule=[(q, z, n) for (q, z), n in self._groups.items()])
 
     def get_epsilon(self, target_delta: float) -> float:
-        """The upper end of the certified ε interval for ``target_delta``, rounded up to a float."""
+        """The upper end of the certified ε interval for ``target_delta``, rounded up to a float; ``inf`` where ε is not
+        certified at or below the largest ε accounted (200 for a run of several steps with some q < 1), as
+        dp_accounting's own accountants answer when they find no finite ε."""
         if self._no_noise:
             return math.inf
         run = self._composition()
         if run is None:
             return 0.0
-        return _round_up(run.epsilon(target_delta, abs_tol=self._epsilon_tol).upper)
+        try:
+            interval = run.epsilon(target_delta, abs_tol=self._epsilon_tol)
+        except EpsilonOutOfRange:
+            return math.inf  # dp_accounting's answer when no finite ε is found: a valid upper bound
+        return _round_up(interval.upper)
 
     def get_delta(self, target_epsilon: float) -> float:
         """A certified upper bound on δ(target_epsilon) (its value plus its error bound, rounded up to a float)."""

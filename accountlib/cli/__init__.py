@@ -515,8 +515,25 @@ def _refuse_negative_values(argv: list[str]) -> None:
             option = None
 
 
+DPSGD_OPTIONS = ("--q", "--noise-multiplier", "--steps", "--schedule")
+"""The options that name a DP-SGD run (``python -m accountlib dpsgd``)."""
+
+
+def _refuse_dpsgd_run(argv: list[str]) -> None:
+    """A DP-SGD run's options given to a command that accounts for compositions of discrete Gaussians: one line
+    pointing at ``python -m accountlib dpsgd`` (argparse would say only "unrecognized arguments")."""
+    if argv and argv[0] in COMMANDS and argv[0] not in ("dpsgd", "sweep"):
+        given = [t.split("=", 1)[0] for t in argv if t.split("=", 1)[0] in DPSGD_OPTIONS]
+        if given:
+            fail(f"python -m accountlib {argv[0]} accounts for compositions of discrete Gaussians (--rho budgets, a "
+                 f"DHC pair, a census release); {' '.join(dict.fromkeys(given))} name a DP-SGD run: use python -m "
+                 f"accountlib dpsgd {argv[0] if argv[0] in ('delta', 'epsilon', 'tradeoff', 'calibrate') else 'ACTION'}"
+                 " ... (see python -m accountlib dpsgd --help)")
+
+
 def _main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    _refuse_dpsgd_run(argv)
     _refuse_negative_values(argv)
     args = build_parser(argv).parse_args(argv)
     return args.handler(args)

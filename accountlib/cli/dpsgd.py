@@ -5,8 +5,8 @@ Poisson-subsampled Gaussian composed over a run, add/remove-one neighbours, the 
 The run is ``--q Q --noise-multiplier Z --steps T`` or ``--schedule Q:Z:T [Q:Z:T ...]`` (groups of steps; for
 ``calibrate`` the middle number of each group is its noise factor, the calibrated multiplier times it being the
 group's z). Every result states the relation. Tolerances are checked by the library's one validator of their kind
-(:func:`accountlib.cli.tolerance`), and no finer than a DP-SGD run is certified to
-(:data:`~accountlib.theory.dpsgd_arguments.FINEST_TOLERANCE`). Every error is one line on stderr and exit status 2
+with a DP-SGD run's range, the API's (:func:`~accountlib.theory.dpsgd_arguments.dpsgd_rel_tol`: no finer than
+:data:`~accountlib.theory.dpsgd_arguments.FINEST_TOLERANCE`, what a run is certified to). Every error is one line on stderr and exit status 2
 (reported by :func:`accountlib.cli.main`).
 
 Examples::
@@ -25,15 +25,16 @@ from fractions import Fraction
 import mpmath
 
 from ..infrastructure.numbers import as_fraction, as_resolution, certified_decimal, decimal_string
-from . import Once, Parser, certified_rows, emit_row, emit_rows, fail, number, tolerance
+from ..theory.dpsgd_arguments import FINEST_TOLERANCE, dpsgd_abs_tol, dpsgd_rel_tol
+from . import Once, Parser, certified_rows, emit_row, emit_rows, fail, number
 
 __all__ = ["add_parser", "run_delta", "run_epsilon", "run_tradeoff", "run_calibrate", "RUN_HELP",
            "NEGATIVE_VALUE_MESSAGES"]
 
 NEGATIVE_VALUE_MESSAGES = {
     "--eps": "--eps values must lie in [0, 200]",
-    "--rel-tol": "--rel-tol must be in [2e-12, 0.5]",
-    "--abs-tol": "--abs-tol must be in [1e-12, 0.5] (2e-12 for tradeoff)",
+    "--rel-tol": f"--rel-tol must be a number in [{FINEST_TOLERANCE:g}, 0.5] for a DP-SGD run",
+    "--abs-tol": f"--abs-tol must be a number in [{FINEST_TOLERANCE:g}, 0.5] for a DP-SGD run",
 }
 """What a negative value of these options is told (:func:`accountlib.cli.main` refuses it before argparse, which would
 read it as an unknown option): the ranges of a DP-SGD run, not those of a composition of discrete Gaussians."""
@@ -102,18 +103,15 @@ def _composition(args):
     return DPSGDComposition(*single)
 
 
-def _checked_tolerance(value: Fraction, option: str, *, halved: bool) -> float:
-    """A --rel-tol or --abs-tol checked by the one validator of its kind, and no finer than a DP-SGD run is certified
-    to; when ``halved`` the library is asked for half of it (the printed bound, widened by its rounding, still meets
-    it), and that half must be no finer."""
-    from ..theory.dpsgd_arguments import FINEST_TOLERANCE
-
-    checked = tolerance(value, option)
-    finest = 2 * FINEST_TOLERANCE if halved else FINEST_TOLERANCE
-    if checked < finest:
-        fail(f"--{option} must be at least {finest:g} for a DP-SGD run (its float64 evaluation is certified to about "
-             f"T·1e-13 relative in δ); got {decimal_string(value, 6)}")
-    return checked
+def _checked_tolerance(value: Fraction, option: str, *, halved: bool) -> tuple[float, float]:
+    """(the tolerance, what the library is asked for): a --rel-tol or --abs-tol checked by the library's validator
+    of a DP-SGD run's tolerances (:func:`~accountlib.theory.dpsgd_arguments.dpsgd_rel_tol`, the same range [1e-12,
+    0.5] as the API's, one floor :data:`~accountlib.theory.dpsgd_arguments.FINEST_TOLERANCE`); when ``halved`` the
+    library is asked for half of it, no finer than that floor (the printed bound, widened by its rounding, must
+    still meet the tolerance: at the floor itself a result that misses it is refused, exit 2)."""
+    check = dpsgd_rel_tol if option == "rel-tol" else dpsgd_abs_tol
+    checked = check(value, f"--{option}")
+    return checked, max(checked / 2, FINEST_TOLERANCE) if halved else checked
 
 
 def add_parser(sub) -> None:
@@ -135,7 +133,10 @@ def add_parser(sub) -> None:
     delta.add_argument("--eps", nargs="+", action=Once, type=number("eps"), required=True, metavar="E",
                        help="ε values in [0, 200], exact (0.1 is 1/10)")
     delta.add_argument("--rel-tol", action=Once, type=number("rel-tol"), default=Fraction(1, 10**6), metavar="R",
-                       help="relative accuracy, in [2e-12, 0.5] (default 1e-6)")
+                       help=f"relative accuracy, in [{FINEST_TOLERANCE:g}, 0.5] (default 1e-6); an unmet "
+                       "tolerance is an error (exit 2)")
+    delta.add_argument("--best-effort", action="store_true", help="print a bound that misses --rel-tol instead of "
+                       "failing, with a shortfall column naming why (node cap, precision)")
     delta.set_defaults(handler=run_delta)
 
     eps = actions.add_parser("epsilon", help="the certified ε for each δ", description="For each δ an interval "
@@ -155,7 +156,7 @@ def add_parser(sub) -> None:
     trade.add_argument("--alpha", nargs="+", action=Once, type=number("alpha"), required=True, metavar="A",
                        help="type I errors in [0, 1]")
     trade.add_argument("--abs-tol", action=Once, type=number("abs-tol"), default=Fraction(1, 10**8), metavar="T",
-                       help="absolute accuracy, in [2e-12, 0.5] (default 1e-8)")
+                       help=f"absolute accuracy, in [{FINEST_TOLERANCE:g}, 0.5] (default 1e-8)")
     trade.set_defaults(handler=run_tradeoff)
 
     cal = actions.add_parser("calibrate", help="the smallest noise multiplier meeting (ε, δ) targets",
@@ -176,11 +177,12 @@ def add_parser(sub) -> None:
     cal.set_defaults(handler=run_calibrate)
 
 
-def _rows(points, keys: tuple[str, str, str], certified, explain) -> list[dict]:
+def _rows(points, keys: tuple[str, str, str], certified, explain, best_effort: bool = False) -> list[dict]:
     """The points as rows (:func:`accountlib.cli.certified_rows`: the digits each bound supports, a bound no finer
-    than 1e-30 relative), each with the relation and the dominant direction."""
+    than 1e-30 relative), each with the relation and the dominant direction; with ``best_effort`` a bound that
+    misses the tolerance is printed, flagged in a ``shortfall`` column."""
     rows = certified_rows(points, keys, certified, explain,
-                          lambda value: max(abs(value) * mpmath.mpf("1e-30"), mpmath.mpf("1e-300")))
+                          lambda value: max(abs(value) * mpmath.mpf("1e-30"), mpmath.mpf("1e-300")), best_effort)
     for row, p in zip(rows, points):
         row["relation"] = p.relation
         if hasattr(p, "dominant"):
@@ -198,17 +200,19 @@ def _emit(args, rows: list[dict], keys: tuple[str, ...]) -> int:
 
 def run_delta(args) -> int:
     """δ(ε) at each ``--eps``, printed with the digits its bound supports; a bound over ``--rel-tol``·δ fails."""
-    rel_tol = _checked_tolerance(args.rel_tol, "rel-tol", halved=True)
+    rel_tol, asked = _checked_tolerance(args.rel_tol, "rel-tol", halved=True)
     run = _composition(args)
-    points = run.delta(list(args.eps), rel_tol=rel_tol / 2)
+    points = run.delta(list(args.eps), rel_tol=asked, best_effort=True)  # a missed tolerance decided per row below
     rows = _rows(points, ("epsilon", "delta", "error_bound"), lambda v, b: b <= rel_tol * v or v == 0,
-                 lambda p: f"could not certify --rel-tol {rel_tol:g} at ε = {float(p.epsilon):g}; loosen --rel-tol")
-    return _emit(args, rows, ("epsilon", "delta", "error_bound", "dominant"))
+                 lambda p: (f"could not certify --rel-tol {rel_tol:g} at ε = {float(p.epsilon):g}"
+                            + (f" ({p.shortfall})" if getattr(p, "shortfall", None) else "")
+                            + "; loosen --rel-tol, or print it flagged with --best-effort"), args.best_effort)
+    return _emit(args, rows, ("epsilon", "delta", "error_bound", "dominant") + ("shortfall",) * args.best_effort)
 
 
 def run_epsilon(args) -> int:
     """The certified ε interval of each ``--delta``, no wider than ``--abs-tol``."""
-    abs_tol = _checked_tolerance(args.abs_tol, "abs-tol", halved=False)
+    abs_tol, _ = _checked_tolerance(args.abs_tol, "abs-tol", halved=False)
     run = _composition(args)
     rows = []
     for d in args.delta:
@@ -220,9 +224,9 @@ def run_epsilon(args) -> int:
 
 def run_tradeoff(args) -> int:
     """f(α) at each ``--alpha``, printed with the digits its bound supports; a bound over ``--abs-tol`` fails."""
-    abs_tol = _checked_tolerance(args.abs_tol, "abs-tol", halved=True)
+    abs_tol, asked = _checked_tolerance(args.abs_tol, "abs-tol", halved=True)
     run = _composition(args)
-    points = run.tradeoff(list(args.alpha), abs_tol=abs_tol / 2)
+    points = run.tradeoff(list(args.alpha), abs_tol=asked)
     rows = _rows(points, ("alpha", "beta", "error_bound"), lambda v, b: b <= abs_tol,
                  lambda p: f"could not certify --abs-tol {abs_tol:g} at α = {float(p.alpha):g}; loosen --abs-tol")
     return _emit(args, rows, ("alpha", "beta", "error_bound"))

@@ -16,7 +16,8 @@ this module decides
   tolerance stays relative down to here; it becomes an absolute Δ only in ``_needed_accuracy``, from a
   certified lower bound on the value (value − error_bound) when the bound already gives one;
 * whether a deep upper tail goes to the tilted contour (:mod:`accountlib.engine.tilted`) and with which J
-  accuracies (:data:`TILT_TOLERANCES`), following the :class:`~accountlib.engine.results.EvaluationPaths` passed in.
+  accuracies (:data:`TILT_TOLERANCES` in float64, then :data:`PRECISE_TILT_ROUNDS` in arb), following the
+  :class:`~accountlib.engine.results.EvaluationPaths` passed in.
 
 Sieve paper §4 (the method) and the book's chapters "The trapezoidal rule converges exponentially" and "The sieve"
 (why each choice is safe). Accuracy is called ``accuracy`` (Δ) throughout; ``delta`` is the privacy δ of (ε, δ)-DP
@@ -33,7 +34,8 @@ import mpmath
 
 from ..infrastructure.numbers import as_abs_tol, as_fraction, as_rel_tol, as_tolerance
 from .lattice import Lattice, lattice_of, threshold_index
-from .results import DEFAULT_PATHS, SMALLEST_ACCURACY, EvaluationPaths, TailResult, check_lattice_size
+from .results import (DEFAULT_PATHS, SMALLEST_ACCURACY, EvaluationPaths, ResourceLimitError, TailResult,
+                      check_lattice_size)
 
 if TYPE_CHECKING:  # the evaluators are imported when an engine is first built (a smoothed-only run never needs them)
     from .tails import TailEngine
@@ -41,7 +43,8 @@ if TYPE_CHECKING:  # the evaluators are imported when an engine is first built (
 
 __all__ = ["CertifiedTails", "SmoothedTails", "SMOOTHING_START", "SMOOTHING_PASSES", "tail_probabilities", "tail_probability", "next_accuracy", "START_ACCURACY",
            "COARSE_START_ACCURACY", "COARSE_START_BATCH", "REBUILD_FACTOR", "REUSE_SPAN",
-           "SMALLEST_RELATIVE_TOLERANCE_FOR_TILTING", "TILT_TOLERANCES", "ABSOLUTE_SHARE", "REFINEMENT_BAND",
+           "SMALLEST_RELATIVE_TOLERANCE_FOR_TILTING", "TILT_TOLERANCES", "PRECISE_TILT_ROUNDS", "ABSOLUTE_SHARE",
+           "REFINEMENT_BAND",
            "TailEngine", "TailResult", "EvaluationPaths", "MAX_NODE_BITS"]
 
 START_ACCURACY = 1e-30
@@ -63,12 +66,22 @@ REUSE_SPAN = 1e6
 """An engine built for Δ' serves a request for Δ when Δ/REUSE_SPAN ≤ Δ' ≤ Δ: a far finer engine keeps many
 more nodes and digits, so building a coarser one is cheaper than reusing it."""
 
-SMALLEST_RELATIVE_TOLERANCE_FOR_TILTING = 1e-12
-"""Below this relative tolerance the tilted contour's float64 sum cannot deliver; the untilted engine does."""
+SMALLEST_RELATIVE_TOLERANCE_FOR_TILTING = 1e-30
+"""The tilted contour serves deep tails for every relative tolerance accepted (down to 1e-30): in float64 while
+that delivers, then summed in arb (:data:`PRECISE_TILT_ROUNDS`)."""
 
 TILT_TOLERANCES = (1e-12, 1e-14)
 """The J accuracies tried, in turn, for combined requests (:meth:`CertifiedTails.relative_combined`) on the
-tilted contour before a level falls back to the untilted engine."""
+tilted contour in float64, before its sum in arb (:data:`PRECISE_TILT_ROUNDS`)."""
+
+PRECISE_TILT_ROUNDS = 3
+"""After the float64 rounds (:data:`TILT_TOLERANCES`), deep levels still unmet are summed in arb on the tilted
+contour (:class:`~accountlib.engine.tilted.TiltedTailEngine` with ``precise=True``) at most this many times, each at
+the J accuracy the narrowest bound so far asks for (J accuracy × rel_tol·δ/(8·bound), at least a hundredfold finer
+each round), while the workload stays within :data:`accountlib.engine.tilted.MAX_PRECISE_NODE_TERMS`; what is still
+unmet then goes to the untilted engines. The deep level of budgets 3/2 and 11/10000 at ε = 34.24 needs one round at
+rel_tol = 1e-12 (J accuracy 3e-25: 4 s, where the untilted engine took minutes), a single budget at rel_tol = 1e-12
+one round at 1e-15 (milliseconds)."""
 
 ABSOLUTE_SHARE = 4
 """An absolute request for abs_tol of a combined quantity starts from an engine at Δ = abs_tol/ABSOLUTE_SHARE."""
@@ -132,11 +145,12 @@ class CertifiedTails:
         self.engines.append(engine)
         return engine
 
-    def tilted_engine(self, smallest_index: int, j_tol: float) -> TiltedTailEngine:
-        """A tilted-contour engine for thresholds ≥ ``smallest_index`` (kept in ``tilted_engines``)."""
+    def tilted_engine(self, smallest_index: int, j_tol: float, *, precise: bool = False) -> TiltedTailEngine:
+        """A tilted-contour engine for thresholds ≥ ``smallest_index`` (kept in ``tilted_engines``); ``precise``:
+        its J summed in arb."""
         from .tilted import TiltedTailEngine
 
-        engine = TiltedTailEngine(self.lattice, smallest_index=smallest_index, j_tol=j_tol)
+        engine = TiltedTailEngine(self.lattice, smallest_index=smallest_index, j_tol=j_tol, precise=precise)
         self.tilted_engines.append(engine)
         return engine
 
@@ -169,14 +183,13 @@ class CertifiedTails:
     def relative(self, indices, rel_tol: float, *, floor: float = SMALLEST_ACCURACY) -> list[TailResult]:
         """P(S_L ≥ j) for each j, each with error_bound ≤ ``rel_tol``·value where reachable above ``floor``.
 
-        Deep upper tails go to the tilted contour first (when the paths allow it and rel_tol ≥
-        :data:`SMALLEST_RELATIVE_TOLERANCE_FOR_TILTING`; J accuracy tightened by
-        :func:`~accountlib.engine.tilted.tilted_tail_probabilities`); the rest start from an engine at
+        Deep upper tails go to the tilted contour first (when the paths allow it; J accuracy tightened, in float64
+        and then in arb, by :func:`~accountlib.engine.tilted.tilted_tail_probabilities`); the rest start from an engine at
         Δ = :data:`START_ACCURACY` and are recomputed with Δ ≈ rel_tol·value/2 (:func:`next_accuracy`) until met.
         """
         indices = [int(j) for j in indices]
         done: dict[int, TailResult] = {}
-        deep = sorted({j for j in indices if self.is_deep(j)}) if rel_tol >= SMALLEST_RELATIVE_TOLERANCE_FOR_TILTING else []
+        deep = sorted({j for j in indices if self.is_deep(j)})
         if deep:
             from .tilted import tilted_tail_probabilities
 
@@ -205,8 +218,8 @@ class CertifiedTails:
         ``(point, value, error_bound)`` at ``digits`` decimal digits (e.g. δ = P(S_L ≥ j₁) − e^ε P(S_L ≥ j₂)).
         ``gains[i]`` says how an absolute Δ on each tail enters the bound of request i (1 + e^ε for δ).
 
-        Requests whose first index is deep go to the tilted contour first (J accuracies :data:`TILT_TOLERANCES`);
-        the rest start from an engine at :data:`START_ACCURACY` (:data:`COARSE_START_ACCURACY` for a batch of at
+        Requests whose first index is deep go to the tilted contour first (J accuracies :data:`TILT_TOLERANCES` in
+        float64, then up to :data:`PRECISE_TILT_ROUNDS` sums in arb where float64 falls short); the rest start from an engine at :data:`START_ACCURACY` (:data:`COARSE_START_ACCURACY` for a batch of at
         least :data:`COARSE_START_BATCH` requests) and are recomputed with
         Δ ≈ rel_tol·lower/(2·gain) (``_needed_accuracy``, :func:`next_accuracy`) until met or at the floor.
         A request the contour could not meet keeps its narrowest certified bound from either path (the caller
@@ -217,18 +230,34 @@ class CertifiedTails:
         points: dict[int, object] = {}
         narrowest: dict[int, tuple] = {}  # request → (point, bound): the tilted contour's narrowest unmet bound
         out_of_reach: dict[int, bool] = {}
+        shortfall: dict[int, float] = {}  # request → rel_tol·value/bound of its last tilted round (< 1: unmet)
         deep = [i for i, r in enumerate(requests) if self.is_deep(r[0])]
-        for j_tol in TILT_TOLERANCES:
+        j_tol, precise = None, False
+        for round_ in range(len(TILT_TOLERANCES) + PRECISE_TILT_ROUNDS):
             todo = [i for i in deep if i not in points]
             if not todo:
                 break
-            engine = self.tilted_engine(min(requests[i][0] for i in todo), j_tol)
-            tails = engine.tail_indices([j for i in todo for j in requests[i]])
+            if round_ < len(TILT_TOLERANCES):
+                j_tol = TILT_TOLERANCES[round_]
+            else:  # the float64 floor: the arb sum, at the J accuracy the widest miss asks for (its terms scale with it)
+                from .tilted import SMALLEST_PRECISE_J_TOL
+
+                if precise and j_tol <= SMALLEST_PRECISE_J_TOL:
+                    break
+                j_tol = max(min(j_tol * min(shortfall[i] for i in todo) / 8, j_tol / 100 if precise else j_tol),
+                            SMALLEST_PRECISE_J_TOL)
+                precise = True
+            engine = self.tilted_engine(min(requests[i][0] for i in todo), j_tol, precise=precise)
+            try:
+                tails = engine.tail_indices([j for i in todo for j in requests[i]])
+            except ResourceLimitError:  # the arb sum would take too long: the untilted engines take these levels
+                break
             k = 0
             for i in todo:
                 n = len(requests[i])
                 point, value, bound = combine(60, i, tails[k:k + n])
                 k += n
+                shortfall[i] = float(rel_tol * value / bound) if value > bound else 1e-10
                 if bound <= rel_tol * value:
                     points[i] = point
                 elif i not in narrowest or bound < narrowest[i][1]:

@@ -121,7 +121,8 @@ class ErrorBudget:
 
     Tilted contour (:mod:`accountlib.engine.tilted`), each term times the prefactor M(θ)e^{−θ lo}:
     ``aliasing`` is the contour's wrap-around, ``sieve`` the dropped nodes, ``float_path`` the float64 sum's
-    rounding, ``rounding`` the prefactor's arb radius; ``truncation`` and ``double_double`` are 0.
+    rounding (the arb sum's radius where J is summed in arb), ``rounding`` the prefactor's arb radius;
+    ``truncation`` and ``double_double`` are 0.
 
     ``total`` is the sum of the terms not carried inside another (everything but ``double_double``); the
     result's ``error_bound`` is that total rounded up.

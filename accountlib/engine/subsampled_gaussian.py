@@ -85,11 +85,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import mpmath
 
 __all__ = ["StepGroup", "InversionBudget", "ProfileBound", "one_step_profile", "loss_supremum", "dyadic_step",
-           "UNIT_ROUNDOFF", "KAPPA", "Q_RANGE", "Z_RANGE", "STEPS_RANGE"]
+           "UNIT_ROUNDOFF", "KAPPA", "Q_RANGE", "Z_RANGE", "STEPS_RANGE", "ONE_STEP_BITS",
+           "gaussian_profile"]
 
 UNIT_ROUNDOFF = 2.0**-53
 """u = 2^-53, the unit roundoff of float64."""
@@ -209,15 +211,22 @@ def loss_supremum(groups, direction: str) -> float:
     return math.fsum(g.steps * -math.log1p(-g.q) for g in groups)
 
 
+ONE_STEP_BITS = (256, 1024, 4096)
+"""The arb working precisions :func:`one_step_profile` tries in turn, until its ball is narrow enough."""
+
+
 def one_step_profile(q: float, z: float, epsilon, direction: str) -> ProfileBound:
     """δ(ε) of a single step (T = 1) of one direction in closed form, certified in arb ball arithmetic: the loss is
     monotone in x, so {L > ε} is a half-line {x > x_ε} (remove) or {x < x_ε} (add), and
 
         remove: δ = (1 − q)Φ̄(x_ε/z) + qΦ̄((x_ε − 1)/z) − e^ε Φ̄(x_ε/z),  x_ε = z² log((e^ε − 1 + q)/q) + 1/2;
-        add:    δ = Φ(x_ε/z) − e^ε [(1 − q)Φ(x_ε/z) + qΦ((x_ε − 1)/z)],  x_ε = z² log((e^{−ε} − 1 + q)/q) + 1/2,
+        add:    δ = Φ(x_ε/z) − e^ε [(1 − q)Φ(x_ε/z) + qΦ((x_ε − 1)/z)],  x_ε = z² log((e^{−ε} − (1 − q))/q) + 1/2,
 
-    (δ = 0 for the add direction when e^{−ε} ≤ 1 − q: its loss never exceeds −log(1 − q)). q, z and ε are taken
-    exactly (floats, or an mpf ε).
+    (δ = 0 for the add direction when e^{−ε} ≤ 1 − q: its loss never exceeds −log(1 − q)). At q = 1 both are the
+    Gaussian mechanism's δ = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2), μ = 1/z (Balle & Wang 2018, Thm 8), for every ε.
+    q, z and ε are taken exactly (floats, or an mpf ε). The add direction's e^{−ε} − (1 − q) is formed with 1 − q
+    exact, so that it keeps its relative accuracy where it is tiny (q = 1 and a large ε: it is e^{−ε}); the ball is
+    recomputed at more working bits (:data:`ONE_STEP_BITS`) while it is wider than 1e-45 relative.
 
     Parameters
     ----------
@@ -231,22 +240,77 @@ def one_step_profile(q: float, z: float, epsilon, direction: str) -> ProfileBoun
     Returns
     -------
     ProfileBound
-        The ball's ends as mpf numbers, widened past their decimal conversion.
+        The ball's ends as mpf numbers, widened past their decimal conversion. ``ArithmeticError`` only where ε lies
+        within 4096 bits of the add direction's largest loss −log(1 − q), which no float ε does in practice.
 
     >>> b = one_step_profile(0.3, 1.0, 0.5, "remove")
     >>> 0 < b.lower <= b.upper and b.upper - b.lower < 1e-50
     True
+    >>> gaussian = one_step_profile(1.0, 1.0, 199.0, "add")  # q = 1: no largest loss, δ ≈ 1.5e-8602
+    >>> 0 < gaussian.lower and gaussian.upper - gaussian.lower < 1e-45 * gaussian.upper
+    True
     """
+    StepGroup(q, z, 1)
+    return _closed_form(float(q), Fraction(float(z)) ** 2, epsilon, direction)
+
+
+def gaussian_profile(z_squared: Fraction, epsilon, direction: str = "remove") -> ProfileBound:
+    """δ(ε) of a run whose every step has q = 1, in closed form: T_g steps of N(0, z_g²) noise compose to the Gaussian
+    mechanism of μ² = Σ_g T_g/z_g², whose δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) (Balle & Wang 2018, Thm 8) is
+    :func:`one_step_profile` at q = 1 with z² = 1/μ², here taken exactly (a Fraction, not a float z). Both directions
+    have this profile (N(0, 1) against N(μ, 1) is the reflection of N(μ, 1) against N(0, 1)).
+
+    >>> b = gaussian_profile(Fraction(1, 4), 1.0)  # four steps at z = 1: μ = 2
+    >>> 0.5098 < b.lower <= b.upper < 0.5099
+    True
+    """
+    if not isinstance(z_squared, Fraction) or z_squared <= 0:
+        raise ValueError(f"z_squared must be a positive Fraction; got {z_squared!r}")
+    return _closed_form(1.0, z_squared, epsilon, direction)
+
+
+def _closed_form(q: float, z_squared: Fraction, epsilon, direction: str) -> ProfileBound:
+    """:func:`one_step_profile` with z² exact, the precision raised until the ball is narrow."""
+    if direction not in ("remove", "add"):
+        raise ValueError(f"direction must be 'remove' or 'add'; got {direction!r}")
+    exact_eps = mpmath.mpf(epsilon) if isinstance(epsilon, (int, float)) else epsilon
+    man, exp = exact_eps.man_exp  # ε exactly, as a dyadic rational
+    for bits in ONE_STEP_BITS:
+        value = _one_step_ball(q, z_squared, int(man), int(exp), direction, bits)
+        if value is None:
+            zero = mpmath.mpf(0)
+            return ProfileBound(float(epsilon), direction, zero, zero, InversionBudget(zero, zero, zero, zero), 0)
+        if value is not _UNDECIDED and (value.rad() <= abs(value.mid()) * 1e-45 or value.rad() == 0):
+            break
+    else:
+        if value is _UNDECIDED:
+            raise ArithmeticError(f"epsilon = {mpmath.nstr(exact_eps, 17)} lies within 2^-{ONE_STEP_BITS[-1]} of the "
+                                  f"add direction's largest loss −log(1 − q) (q = {q!r}): δ there is too small to "
+                                  "certify in closed form")
+    from . import arithmetic
+
+    with arithmetic.precision(bits), mpmath.workdps(70):  # the ball's ends, widened past the decimal conversion
+        lo = mpmath.mpf(value.lower().str(60, radius=False))
+        hi = mpmath.mpf(value.upper().str(60, radius=False))
+        lo, hi = lo - abs(lo) * mpmath.mpf(10) ** -55, hi + abs(hi) * mpmath.mpf(10) ** -55
+        lo, hi = max(lo, mpmath.mpf(0)), min(hi, mpmath.mpf(1))
+        zero = mpmath.mpf(0)
+        return ProfileBound(float(epsilon), direction, lo, hi, InversionBudget(zero, zero, zero, (hi - lo) / 2), 0)
+
+
+_UNDECIDED = object()
+
+
+def _one_step_ball(q: float, z_squared: Fraction, man: int, exp: int, direction: str, bits: int):
+    """:func:`one_step_profile`'s ball at ``bits`` working bits (ε = man·2^exp): an arb, None where the add direction's
+    δ is 0, or ``_UNDECIDED`` where the sign of e^{−ε} − (1 − q) is not decided at this precision."""
     from flint import arb
 
     from . import arithmetic
 
-    StepGroup(q, z, 1)
-    with arithmetic.precision(256):
-        qa, za = arb(float(q)), arb(float(z))
-        eps = arb(mpmath.nstr(mpmath.mpf(epsilon), 60)) if not isinstance(epsilon, (int, float)) else arb(float(epsilon))
-        if not isinstance(epsilon, (int, float)):
-            eps = arithmetic.add_error(eps, float(abs(mpmath.mpf(epsilon)) * mpmath.mpf(10) ** -55) or 0.0)
+    with arithmetic.precision(bits):
+        qa, za = arb(q), arithmetic.arb_fraction(z_squared).sqrt()
+        eps = arb(man) * arb(2) ** exp if exp >= 0 else arb(man) / arb(2) ** (-exp)
         root2 = arb(2).sqrt()
 
         def upper_tail(t):
@@ -258,23 +322,11 @@ def one_step_profile(q: float, z: float, epsilon, direction: str) -> ProfileBoun
         if direction == "remove":
             t = eps.exp() - 1 + qa
             x = za * za * (t / qa).log() + arb(1) / 2
-            value = (1 - qa) * upper_tail(x / za) + qa * upper_tail((x - 1) / za) - eps.exp() * upper_tail(x / za)
-        elif direction == "add":
-            t = (-eps).exp() - 1 + qa
-            if t.upper() <= 0:
-                zero = mpmath.mpf(0)
-                return ProfileBound(float(epsilon), direction, zero, zero, InversionBudget(zero, zero, zero, zero), 0)
-            if not t > 0:
-                raise ArithmeticError("epsilon lies too close to the add direction's largest loss −log(1 − q) to "
-                                      "decide in closed form")
-            x = za * za * (t / qa).log() + arb(1) / 2
-            value = lower_tail(x / za) - eps.exp() * ((1 - qa) * lower_tail(x / za) + qa * lower_tail((x - 1) / za))
-        else:
-            raise ValueError(f"direction must be 'remove' or 'add'; got {direction!r}")
-        with mpmath.workdps(70):  # the ball's ends, widened past the decimal conversion's last digit
-            lo = mpmath.mpf(value.lower().str(60, radius=False))
-            hi = mpmath.mpf(value.upper().str(60, radius=False))
-            lo, hi = lo - abs(lo) * mpmath.mpf(10) ** -55, hi + abs(hi) * mpmath.mpf(10) ** -55
-            lo, hi = max(lo, mpmath.mpf(0)), min(hi, mpmath.mpf(1))
-            zero = mpmath.mpf(0)
-            return ProfileBound(float(epsilon), direction, lo, hi, InversionBudget(zero, zero, zero, (hi - lo) / 2), 0)
+            return (1 - qa) * upper_tail(x / za) + qa * upper_tail((x - 1) / za) - eps.exp() * upper_tail(x / za)
+        t = (-eps).exp() - (1 - qa)  # 1 − q is exact (a float q ≥ 1e-8 needs at most 80 bits)
+        if t.upper() <= 0:
+            return None
+        if not t > 0:
+            return _UNDECIDED
+        x = za * za * (t / qa).log() + arb(1) / 2
+        return lower_tail(x / za) - eps.exp() * ((1 - qa) * lower_tail(x / za) + qa * lower_tail((x - 1) / za))

@@ -10,6 +10,7 @@ entry point, :func:`build_contour` and :class:`DirectionContour` its parts (a co
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import mpmath
 import numpy as np
@@ -18,8 +19,8 @@ from ..infrastructure.numbers import ResourceLimitError
 from .subsampled_gaussian import (KAPPA, UNIT_ROUNDOFF, InversionBudget, ProfileBound, dyadic_step, loss_supremum)
 from .subsampled_gaussian_integral import OneStepIntegral
 
-__all__ = ["DirectionContour", "certified_profile", "build_contour", "saddle", "integrals_for", "order_of",
-           "chernoff_log_constant", "MAX_NODES"]
+__all__ = ["DirectionContour", "ContourPlan", "certified_profile", "build_contour", "plan_contour", "rounding_floor",
+           "saddle", "integrals_for", "order_of", "chernoff_log_constant", "MAX_NODES"]
 
 MAX_NODES = 400_000
 """The most nodes k of one inversion; a request that would need more is refused (``ResourceLimitError``)."""
@@ -224,18 +225,27 @@ def integrals_for(groups, integrals: dict | None) -> dict:
     return integrals
 
 
-def build_contour(groups, direction: str, epsilon: float, rel_tol: float, integrals: dict | None = None,
-                  *, widen: int = 0) -> DirectionContour:
+@dataclass(frozen=True)
+class ContourPlan:
+    """The choices of one contour, made before any node is computed (:func:`plan_contour`): the abscissa ``c``, the
+    node spacing ``step``, the node ``count`` (``MAX_NODES`` + 1 where the plan would need more), the one-step
+    tolerance ``log_tol`` and ``log_j``, the log of the saddle-point estimate of δ/C."""
+
+    c: float
+    step: float
+    count: int
+    log_tol: float
+    log_j: float
+
+
+def plan_contour(groups, direction: str, epsilon: float, rel_tol: float, integrals: dict | None = None,
+                 *, widen: int = 0) -> ContourPlan:
     """A contour chosen for δ(ε) of one direction to relative accuracy ``rel_tol``: c near the saddle point, the
     period P from the aliasing bounds, the node count K from the modulus bound, the one-step tolerance from the
     node count. ``widen`` > 0 asks for a more generous choice (after a first attempt fell short). Only choices are
-    made here: whatever they are, :meth:`DirectionContour.delta` certifies its bound.
-
-    Returns
-    -------
-    DirectionContour
-        Its nodes computed; a request needing more than ``MAX_NODES`` nodes raises ``ResourceLimitError``.
-    """
+    made here (no node is computed: its cost is the one-step integrals' real values): whatever they are,
+    :meth:`DirectionContour.delta` certifies its bound. A plan needing more than ``MAX_NODES`` nodes has
+    ``count = MAX_NODES + 1``."""
     integrals = integrals_for(groups, integrals)
     c, log_j, k_pp = saddle(groups, direction, epsilon, integrals)
     eta = rel_tol / 20 * 10.0**(-2 * widen)
@@ -272,19 +282,63 @@ def build_contour(groups, direction: str, epsilon: float, rel_tol: float, integr
             break
         count = math.ceil(count * 1.5)
         if count > MAX_NODES:
-            raise ResourceLimitError(f"this inversion would need more than {MAX_NODES:,} nodes (very few steps at a "
-                                     f"tight tolerance, or q, z or ε far from the usual range; rel_tol {rel_tol:g})")
-    count = math.ceil(count * (1 + 0.5 * widen))
+            break
+    count = min(math.ceil(count * (1 + 0.5 * widen)), MAX_NODES + 1)
     # one-step tolerance: the node errors add up over ~count nodes, each amplified by T
     total_steps = sum(g.steps for g in groups)
     log_tol = max(math.log(eta) + log_j + math.log(c * (c + 1)) - math.log(total_steps) - math.log(4), -36.0)
-    return DirectionContour(groups, direction, c, step, count, log_tol, integrals)
+    return ContourPlan(c, step, count, log_tol, log_j)
+
+
+def rounding_floor(groups, direction: str, epsilon: float, plan: ContourPlan, integrals: dict,
+                   samples: int = 48) -> float:
+    """An estimate of the relative error bound float64 rounding alone puts on δ(ε) through the contour ``plan``
+    (:meth:`DirectionContour.delta`'s rounding term over the saddle-point estimate of δ), from ``samples`` of the
+    plan's nodes: the sum of the node moduli times each node's relative rounding, by a trapezoid over the samples.
+    Widening the contour does not lower it (more nodes, the same moduli), so a ``rel_tol`` below it cannot be
+    reached: the plan is refused before its nodes are computed. Only an estimate (within a factor of about 2 of
+    the certified term where measured: 2.5e-9 for 2.1e-9 at q = 0.01, z = 1, T = 2, ε = 0.1, 67,251 nodes)."""
+    count = min(plan.count, MAX_NODES)
+    y = np.unique(np.round(np.linspace(0, count, samples)).astype(int)) * plan.step
+    alpha = order_of(direction, plan.c)
+    log_modulus = np.zeros(y.size)
+    power_rounding = np.zeros(y.size)
+    for g in groups:
+        integral = integrals[(g.q, g.z)]
+        log_n, _, _ = integral.log_real(alpha)
+        values, _ = integral.ratios(alpha, y, log_n, plan.log_tol)
+        with np.errstate(divide="ignore"):
+            log_rho = np.log(values)
+        log_modulus += g.steps * log_rho.real
+        power_rounding += g.steps * KAPPA * UNIT_ROUNDOFF * (1 + np.abs(log_rho))
+    s = plan.c + 1j * y
+    modulus = np.exp(log_modulus) / np.abs(s * (s + 1))
+    gamma = (count + 2) * UNIT_ROUNDOFF
+    rel = power_rounding + KAPPA * UNIT_ROUNDOFF * (1 + np.abs(y * epsilon)) + 2 * gamma
+    integrand = modulus * rel
+    magnitude = float(np.sum((integrand[1:] + integrand[:-1]) / 2 * np.diff(y))) / math.pi
+    return magnitude / math.exp(plan.log_j)
+
+
+def build_contour(groups, direction: str, epsilon: float, rel_tol: float, integrals: dict | None = None,
+                  *, widen: int = 0) -> DirectionContour:
+    """The contour :func:`plan_contour` chooses, its nodes computed (:class:`DirectionContour`); a plan needing
+    more than ``MAX_NODES`` nodes raises ``ResourceLimitError`` before any node is computed."""
+    integrals = integrals_for(groups, integrals)
+    plan = plan_contour(groups, direction, epsilon, rel_tol, integrals, widen=widen)
+    if plan.count > MAX_NODES:
+        raise ResourceLimitError(f"this inversion would need more than {MAX_NODES:,} nodes (very few steps at a "
+                                 f"tight tolerance, or q, z or ε far from the usual range; rel_tol {rel_tol:g})")
+    return DirectionContour(groups, direction, plan.c, plan.step, plan.count, plan.log_tol, integrals)
 
 
 def certified_profile(groups, direction: str, epsilon, rel_tol: float = 1e-9, integrals: dict | None = None,
                       contour: DirectionContour | None = None) -> tuple[ProfileBound, DirectionContour]:
     """δ(ε) of one direction with a certified bound, aiming at error_bound ≤ rel_tol·δ (the bound is certified
-    whatever happens; the aim is retried twice with more generous choices before the result is returned as it is).
+    whatever happens; the aim is retried twice with more generous choices before the result is returned as it is,
+    unless the retry's plan exceeds ``MAX_NODES`` or float64 rounding alone already misses the aim: more nodes would
+    only add rounding). Only a first contour over ``MAX_NODES`` raises ``ResourceLimitError``, before any node is
+    computed.
 
     Parameters
     ----------
@@ -320,6 +374,10 @@ def certified_profile(groups, direction: str, epsilon, rel_tol: float = 1e-9, in
     result = None
     for widen in range(3):
         if contour is None or widen > 0:
+            if result is not None:  # a wider contour is planned first: one over the node cap is not computed
+                plan = plan_contour(groups, direction, eps_f, rel_tol, integrals, widen=widen)
+                if plan.count > MAX_NODES:
+                    break
             contour = build_contour(groups, direction, eps_f, rel_tol, integrals, widen=widen)
         result = contour.delta(epsilon)
         if result.upper == 0 or result.error_bound <= rel_tol * result.value:
@@ -328,5 +386,7 @@ def certified_profile(groups, direction: str, epsilon, rel_tol: float = 1e-9, in
         with mpmath.workdps(30):
             if b.aliasing + b.truncation <= rel_tol * result.value / 4 and contour.log_tol <= -35.9:
                 break  # the one-step integrals are at float64's floor: a wider contour would not help
+            if b.rounding > rel_tol * result.value / 2:
+                break  # rounding alone misses: it grows with the nodes, so a wider contour would miss by more
     return result, contour
 

@@ -70,7 +70,8 @@ def as_fraction(value, name: str, *, floats: str, bounded: bool = True) -> Fract
         (Python or numpy) or a string holding a decimal or a fraction (``"11/10000"``, ``"2.5e-3"``).
     name : the argument's name, for the one-line error.
     floats : the rule for floats, named by every caller. ``"decimal"``: the shortest decimal the float prints as
-        (``repr``), so ``0.1`` is 1/10 — what a person who typed 0.1 meant (user input). ``"binary"``: the exact
+        (``repr``), so ``0.1`` is 1/10 — what a person who typed 0.1 meant (user input); a numpy float narrower than
+        float64 prints at its own precision, so ``numpy.float32(0.1)`` is 1/10 too, not 0.100000001490116…. ``"binary"``: the exact
         rational it holds, so ``0.1`` is 3602879701896397/2^55 — what a computed float is.
     bounded : refuse magnitudes beyond 10 to the power ``MAX_EXPONENT`` (or below its inverse) and strings of more than
         4 × ``MAX_EXPONENT`` characters
@@ -123,6 +124,8 @@ def as_fraction(value, name: str, *, floats: str, bounded: bool = True) -> Fract
         as_float = float(value)
         if not math.isfinite(as_float):
             raise ValueError(f"{name} must be finite; got {value!r}")
+        if floats == "decimal" and getattr(value, "itemsize", 8) < 8 and hasattr(value, "dtype"):
+            return Fraction(str(value))  # numpy float32/float16: the shortest decimal of its own precision ("0.1")
         return Fraction(repr(as_float)) if floats == "decimal" else Fraction(as_float)
     raise ValueError(f"{name} must be a number ({_ACCEPTED}); got {type(value).__name__} {value!r}")
 

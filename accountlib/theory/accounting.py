@@ -83,7 +83,7 @@ def delta(composition, epsilon, *, rel_tol: float = 1e-6, sensitivities=None,
     True
     """
     if accounts_itself(composition, sensitivities):  # a DP-SGD run: its own certified δ(ε), add/remove-one
-        return composition.delta(epsilon, rel_tol=rel_tol)
+        return composition.delta(epsilon, rel_tol=rel_tol, best_effort=best_effort)
     pair = as_composition(composition, sensitivities)
     points, single = as_points(epsilon, "epsilon")
     rel_tol = as_rel_tol(rel_tol)

@@ -37,29 +37,33 @@ validator of their kind (``rel_tol`` by :func:`~accountlib.infrastructure.number
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from fractions import Fraction
 
 import mpmath
 
-from ..engine.subsampled_gaussian import ProfileBound, StepGroup, loss_supremum, one_step_profile
+from ..engine.subsampled_gaussian import (ProfileBound, StepGroup, gaussian_profile, loss_supremum,
+                                          one_step_profile)
 from ..engine.subsampled_gaussian_integral import OneStepIntegral
 from ..engine.subsampled_gaussian_inversion import certified_profile, integrals_for, order_of, saddle
-from ..infrastructure.numbers import (ResourceLimitError, as_abs_tol, as_fraction, as_rel_tol, as_resolution,
+from ..infrastructure.numbers import (ResourceLimitError, as_fraction, as_resolution,
                                      error_bound)
 from ..infrastructure.search import FAILS, HOLDS, UNDECIDED, arithmetic, certified_bisect
 from .accounting import as_points
 from .composition import DeltaPoint
 from .dpsgd_arguments import (MAX_DPSGD_EPSILON, MAX_GROUPS, as_schedule, as_step_group,
-                              calibration_targets, exact_alpha, exact_epsilon, finest_tolerance, target_delta)
+                              calibration_targets, dpsgd_abs_tol, dpsgd_rel_tol, exact_alpha, exact_epsilon,
+                              target_delta)
 from .dpsgd_noise_calibration import smallest_noise_multiplier
 from .dpsgd_results import (RELATION, DPSGDCalibration, DPSGDDeltaPoint, DPSGDEpsilonInterval,
-                            DPSGDTradeoffPoint)
+                            DPSGDTradeoffPoint, EpsilonOutOfRange)
 from .dpsgd_tradeoff import branch_supremum
 
 __all__ = ["DPSGDComposition", "calibrate_noise_multiplier",
            # re-exported from the modules that own them
            "DPSGDDeltaPoint", "DPSGDEpsilonInterval", "DPSGDTradeoffPoint", "DPSGDCalibration", "RELATION",
+           "EpsilonOutOfRange",
            "MAX_DPSGD_EPSILON", "MAX_GROUPS"]
 
 _DIRECTIONS = ("remove", "add")
@@ -107,6 +111,9 @@ class DPSGDComposition:
                                  " steps) triples)")
             self.groups = (as_step_group(q, noise_multiplier, steps),)
         self.relation = RELATION
+        # every q = 1: the Gaussian mechanism of μ² = Σ T_g/z_g², in closed form (z² = 1/μ² exactly)
+        self._gaussian_z2 = (1 / sum(Fraction(g.steps) / Fraction(g.z) ** 2 for g in self.groups)
+                             if all(g.q == 1 for g in self.groups) else None)
         self._integrals: dict = {}
         self._contours: dict = {}
 
@@ -142,10 +149,22 @@ class DPSGDComposition:
         return DPSGDComposition(schedule=[(g.q, g.z * factor, g.steps) for g in self.groups])
 
     # -- one direction ------------------------------------------------------------------------------------------
+    @property
+    def _has_closed_form(self) -> bool:
+        return self._gaussian_z2 is not None or (len(self.groups) == 1 and self.groups[0].steps == 1)
+
+    def _closed_form(self, direction: str, epsilon) -> ProfileBound:
+        """One direction's δ(ε) in closed form (arb): a run whose every q is 1 (the Gaussian mechanism,
+        :func:`~accountlib.engine.subsampled_gaussian.gaussian_profile`), or a single step
+        (:func:`~accountlib.engine.subsampled_gaussian.one_step_profile`); valid for every ε ≥ 0."""
+        if self._gaussian_z2 is not None:
+            return gaussian_profile(self._gaussian_z2, epsilon, direction)
+        g = self.groups[0]
+        return one_step_profile(g.q, g.z, epsilon, direction)
+
     def _direction(self, direction: str, epsilon: float, rel_tol: float) -> ProfileBound:
-        if len(self.groups) == 1 and self.groups[0].steps == 1:
-            g = self.groups[0]
-            return one_step_profile(g.q, g.z, epsilon, direction)
+        if self._has_closed_form:
+            return self._closed_form(direction, epsilon)
         key = (direction, rel_tol)
         built_at, contour, achieved = self._contours.get(key, (math.inf, None, 0.0))
         if contour is not None and abs(built_at - epsilon) <= 0.5 * (1 + abs(epsilon)):
@@ -160,14 +179,22 @@ class DPSGDComposition:
         return bound
 
     def _add_upper_bound(self, epsilon: float) -> float:
-        """A cheap certified upper bound on the add direction's δ(ε): the Chernoff bound C_λ M_A(λ) e^{−λε} at a few λ
-        (log, −inf when the add loss cannot exceed ε)."""
-        if epsilon >= loss_supremum(self.groups, "add") * (1 + 1e-12):
+        """A cheap certified upper bound on the add direction's δ(ε) (log): :meth:`chernoff_log_bound`."""
+        return self.chernoff_log_bound("add", epsilon)
+
+    def chernoff_log_bound(self, direction: str, epsilon: float) -> float:
+        """A cheap certified upper bound on one direction's δ(ε), no inversion: the log of the Chernoff bound
+        C_λ M(λ) e^{−λε} at a few λ (0 when none is below 1; −inf when the add loss cannot exceed ε)."""
+        if epsilon >= loss_supremum(self.groups, direction) * (1 + 1e-12):
             return -math.inf
         best = 0.0
-        for lam in (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0):
+        orders = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0)
+        if direction == "remove":  # small orders too: where the noise is small, only they have a finite moment
+            orders = (0.01, 0.03, 0.1, 0.25) + orders
+        for lam in orders:
             try:
-                log_m = math.fsum(g.steps * self._integral(g).log_real(-lam)[2] for g in self.groups)
+                w = -lam if direction == "add" else lam + 1
+                log_m = math.fsum(g.steps * self._integral(g).log_real(w)[2] for g in self.groups)
             except (ArithmeticError, OverflowError, ResourceLimitError):
                 continue
             best = min(best, lam * math.log(lam) - (1 + lam) * math.log1p(lam) + log_m - lam * epsilon)
@@ -232,20 +259,26 @@ class DPSGDComposition:
                                remove=(remove.lower, remove.upper), add=add_interval)
 
     # -- δ(ε) ---------------------------------------------------------------------------------------------------
-    def delta(self, epsilon, *, rel_tol: float = 1e-6):
+    def delta(self, epsilon, *, rel_tol: float = 1e-6, best_effort: bool = False):
         """δ(ε) of the run at ``epsilon`` (a number or a list), each with ``error_bound ≤ rel_tol·δ``; the relation is
         add/remove-one, the worse direction (``RELATION``). ε is taken exactly (between two floats, δ is bracketed by
         its values at both). The relative accuracy float64 can certify is about T·1e-13 (1e-9 at T = 10,000): a
-        ``rel_tol`` below 1e-12 is refused at once (``ResourceLimitError``), and one the run cannot reach raises
-        ArithmeticError naming the bound reached.
+        ``rel_tol`` below 1e-12 is refused at once (``ResourceLimitError``), as is one whose first contour would need
+        more than 400,000 nodes (planned before any node is computed); one the run cannot reach raises a one-line
+        ArithmeticError naming the bound reached (after one contour: a wider one is not tried where rounding alone
+        misses, since it grows with the nodes). With ``best_effort=True`` (the rule of
+        :func:`accountlib.theory.accounting.delta`) the narrowest certified bound is returned instead, flagged:
+        ``meets_tolerance`` False and ``shortfall`` "precision", or "node cap" where the tolerance was loosened
+        100-fold until the contour fit the cap.
 
         Parameters
         ----------
         epsilon : number or list of numbers
             ε in [0, 200], exactly (a float is the decimal it prints as).
         rel_tol : float
-            The relative accuracy, in [1e-12, 0.5] (:func:`~accountlib.infrastructure.numbers.as_rel_tol`, and the
-            float64 floor).
+            The relative accuracy, in [1e-12, 0.5] (:func:`~accountlib.theory.dpsgd_arguments.dpsgd_rel_tol`).
+        best_effort : bool
+            Return a flagged result instead of raising where ``rel_tol`` is missed.
 
         Returns
         -------
@@ -258,17 +291,40 @@ class DPSGDComposition:
         >>> far.delta + far.error_bound < near.delta - near.error_bound
         True
         """
-        rel_tol = finest_tolerance(as_rel_tol(rel_tol), "rel_tol")
+        rel_tol = dpsgd_rel_tol(rel_tol)
+        if not isinstance(best_effort, bool):
+            raise ValueError(f"best_effort must be True or False; got {best_effort!r}")
         points, single = as_points(epsilon, "epsilon")
         results = []
         for e in points:
             eps = exact_epsilon(e)
-            point = self.delta_bracket(eps, rel_tol / 2)
-            if point.delta > 0 and point.error_bound > rel_tol * point.delta:
-                raise ArithmeticError(f"could not certify δ({float(eps):g}) to rel_tol = {rel_tol:g} for {self!r}: the bound "
-                                      f"reached {float(point.error_bound / point.delta):.2g} relative")
+            point, shortfall = self._delta_within_cap(eps, rel_tol, best_effort)
+            missed = point.delta > 0 and point.error_bound > rel_tol * point.delta
+            if missed and not best_effort:
+                raise ArithmeticError(f"rel_tol: could not certify {rel_tol:g} at epsilon = {float(eps):g} for {self!r}"
+                                      f" ({shortfall}): the narrowest certified bound is "
+                                      f"{float(point.error_bound / point.delta):.2g} relative (float64 certifies about "
+                                      "T·1e-13, less where δ is far below the inversion's nodes); loosen rel_tol, or "
+                                      "pass best_effort=True for the flagged result")
+            if missed or shortfall == "node cap":
+                point = dataclasses.replace(point, meets_tolerance=False, shortfall=shortfall)
             results.append(point)
         return results[0] if single else results
+
+    def _delta_within_cap(self, eps, rel_tol: float, best_effort: bool) -> tuple:
+        """(δ(ε) at ``rel_tol``, the shortfall if it misses): a first contour over the node cap is refused before
+        any node is computed; with ``best_effort`` the tolerance is then loosened 100-fold until one fits (shortfall
+        "node cap")."""
+        aim = rel_tol
+        while True:
+            try:
+                return self.delta_bracket(eps, aim / 2), ("precision" if aim == rel_tol else "node cap")
+            except ResourceLimitError as error:
+                if not best_effort or aim >= 0.5:
+                    raise ResourceLimitError(f"rel_tol: {rel_tol:g} at epsilon = {float(eps):g} is out of reach for "
+                                             f"{self!r}: {error}; loosen rel_tol, or pass best_effort=True for a "
+                                             "flagged result at a looser one") from None
+                aim = min(aim * 100, 0.5)
 
     # -- f(α) ---------------------------------------------------------------------------------------------------
     def tradeoff(self, alpha, *, abs_tol: float = 1e-9):
@@ -298,7 +354,7 @@ class DPSGDComposition:
         >>> 0.5 < p.beta < 0.9 and p.error_bound <= 1e-7
         True
         """
-        abs_tol = finest_tolerance(as_abs_tol(abs_tol), "abs_tol")
+        abs_tol = dpsgd_abs_tol(abs_tol)
         points, single = as_points(alpha, "alpha")
         results = []
         for a in points:
@@ -360,9 +416,8 @@ class DPSGDComposition:
         sup = loss_supremum(self.groups, direction)
 
         def evaluate(eps: float, contour=None) -> ProfileBound:
-            if len(self.groups) == 1 and self.groups[0].steps == 1:
-                g = self.groups[0]
-                return one_step_profile(g.q, g.z, eps, direction)
+            if single:
+                return self._closed_form(direction, eps)
             if eps >= sup * (1 + 1e-12):
                 zero = mpmath.mpf(0)
                 return ProfileBound(eps, direction, zero, zero, None, 0)
@@ -371,12 +426,24 @@ class DPSGDComposition:
             bound, _ = certified_profile(self.groups, direction, eps, fine, self._integrals)
             return bound
 
+        single = self._has_closed_form
+        # the largest ε accounted: 200 by the inversion; a closed form's is where floats are still tol/4 apart (1e6 at
+        # tol = 1e-6, 1126 at tol = 1e-12). Refused at once where δ there is not certainly below the target (the
+        # saddle-point estimate first: no nodes where it is far below or far above)
+        cap = min(1e6, max(float(MAX_DPSGD_EPSILON), tol * 2.0**50)) if single else float(MAX_DPSGD_EPSILON)
+        estimate = 0.0 if single else self._delta_estimate(cap)
+        if estimate > float(delta) * 1e3:  # far beyond: refused without the nodes a certified δ(cap) would cost
+            raise EpsilonOutOfRange(f"ε(δ = {float(delta):g}) lies beyond {cap:g}, the largest ε accounted for a DP-SGD "
+                                    f"run of several steps: the saddle-point estimate of the {direction} direction's "
+                                    f"δ({cap:g}) is {estimate:.3g} (not certified)")
         at_zero = evaluate(0.0)
         if at_zero.upper <= delta:
             return Fraction(0), Fraction(0), None, at_zero
-        single = len(self.groups) == 1 and self.groups[0].steps == 1
+        if single or estimate > float(delta) * 1e-3:
+            self._within_range(direction, delta, cap)
         # a first guess from the saddle-point approximation (no nodes), then Newton steps on log δ with one contour
-        guess = self._saddle_epsilon(direction, float(delta), sup)
+        guess = (self._gaussian_epsilon_guess(float(delta)) if self._gaussian_z2 is not None
+                 else min(self._saddle_epsilon(direction, float(delta), sup), cap))
         contour = None
         for _ in range(12):
             if contour is None and not single:
@@ -391,7 +458,7 @@ class DPSGDComposition:
                 continue
             step = float(mpmath.log(value / delta)) / max(slope, 1e-3)
             step = max(min(step, 1.0 + guess), -0.5 * guess)
-            guess = guess + step
+            guess = min(guess + step, cap)
             if math.isfinite(sup):
                 guess = min(guess, sup * (1 - 1e-9))
             if contour is not None and abs(guess - built_at) > 0.05 * (1 + guess):
@@ -414,11 +481,13 @@ class DPSGDComposition:
         at_lower = at_upper = None
         span = width / 2
         for _ in range(80):
-            lo_e, hi_e = max(guess - span, 0.0), guess + span
+            lo_e, hi_e = max(guess - span, 0.0), min(guess + span, cap)
             if upper is None:
                 st, b = status(hi_e)
                 if st == HOLDS:
                     upper, at_upper = hi_e, b
+                elif hi_e >= cap:
+                    self._within_range(direction, delta, cap)
             if lower is None:
                 if lo_e <= 0:
                     st, b = status(0.0)
@@ -464,6 +533,43 @@ class DPSGDComposition:
         return (as_fraction(lower, "lower", floats="binary"), as_fraction(upper, "upper", floats="binary"),
                 at_lower, at_upper)  # the floats bisected, exactly
 
+    def _within_range(self, direction: str, delta: mpmath.mpf, cap: float) -> None:
+        """Nothing when δ(cap) ≤ δ is certified for this direction; else :class:`EpsilonOutOfRange` in one line (ε(δ)
+        exceeds the largest ε accounted, or is not certified below it)."""
+        try:
+            if self._has_closed_form:
+                at_cap = self._closed_form(direction, cap)
+            else:  # a coarse bound is enough to decide against δ, or to show it cannot be decided
+                at_cap, _ = certified_profile(self.groups, direction, cap, 1e-3, self._integrals)
+        except (ArithmeticError, ResourceLimitError) as error:
+            raise EpsilonOutOfRange(f"ε(δ = {float(delta):g}) is not certified at or below {cap:g}, the largest ε "
+                                    f"accounted for this run ({direction} direction: δ({cap:g}) could not be "
+                                    f"bounded: {error})") from None
+        if at_cap.upper <= delta:
+            return
+        reached = ("exceeds" if at_cap.lower > delta else "is not certified at or below")
+        raise EpsilonOutOfRange(f"ε(δ = {float(delta):g}) {reached} {cap:g}, the largest ε accounted for this run "
+                                f"(200, or up to 1e6 in closed form: a single step, or every q = 1): the {direction} "
+                                f"direction's δ({cap:g}) lies in "
+                                f"[{mpmath.nstr(at_cap.lower, 3)}, {mpmath.nstr(at_cap.upper, 3)}]")
+
+    def _gaussian_epsilon_guess(self, delta: float) -> float:
+        """A starting ε for a run whose every q is 1: the root of the Gaussian mechanism's δ(ε) = δ at 20 digits
+        (bisection on ε; nothing here is certified)."""
+        with mpmath.workdps(20):
+            mu = 1 / mpmath.sqrt(mpmath.mpf(self._gaussian_z2.numerator) / self._gaussian_z2.denominator)
+
+            def log_delta(eps):
+                value = mpmath.ncdf(-eps / mu + mu / 2) - mpmath.exp(eps) * mpmath.ncdf(-eps / mu - mu / 2)
+                return mpmath.log(value) if value > 0 else -mpmath.inf
+
+            low, high = mpmath.mpf(0), mu * mu / 2 + mu * mpmath.sqrt(2 * mpmath.log(1 / mpmath.mpf(delta))) + 1
+            target = mpmath.log(delta)
+            for _ in range(80):
+                mid = (low + high) / 2
+                low, high = (mid, high) if log_delta(mid) > target else (low, mid)
+            return float(max(low, mpmath.mpf(1e-6)))
+
     def _saddle_epsilon(self, direction: str, delta: float, sup: float) -> float:
         """A starting ε: the root of the saddle-point estimate log δ(ε) ≈ −cε + log M(c) − log(c(c+1)√(2πK''(c))) =
         log δ (secant steps; nothing here is certified)."""
@@ -506,12 +612,19 @@ class DPSGDComposition:
         DPSGDEpsilonInterval
             ``lower``, ``upper`` (exact rationals), the δ at both ends, the relation and the dominant direction.
 
+        Raises
+        ------
+        EpsilonOutOfRange
+            In one line, when ε(δ) is not certified at or below the largest ε accounted: 200 for a run of several
+            steps, up to 1e6 for a run in closed form (a single step, or every q = 1: the Gaussian mechanism of
+            μ² = Σ T_g/z_g², certified at every ε). A ``ValueError``.
+
         >>> e = DPSGDComposition(0.01, 1.0, 1000).epsilon("1e-12", abs_tol=1e-6)
         >>> 3.9 < e.lower and e.width <= 1e-6
         True
         """
         delta = target_delta(delta)
-        tol = finest_tolerance(as_abs_tol(abs_tol), "abs_tol")
+        tol = dpsgd_abs_tol(abs_tol)
         with mpmath.workdps(40):
             d = mpmath.mpf(delta.numerator) / delta.denominator
         lo_r, hi_r, at_lo_r, at_hi_r = self._direction_epsilon("remove", d, tol)
@@ -548,7 +661,11 @@ def calibrate_noise_multiplier(q=None, steps=None, target=None, *, schedule=None
     Homogeneous: ``calibrate_noise_multiplier(q, steps, (epsilon, delta))``. Heterogeneous: ``schedule`` is a list
     of (q, factor, steps) triples; group g then runs with noise multiplier factor_g·z. ``target`` is one (ε, δ)
     pair, an :class:`~accountlib.theory.targets.ApproximateDP`, or a list of them (all must hold); a μ-GDP target is
-    refused. ``resolution`` is checked by :func:`~accountlib.infrastructure.numbers.as_resolution` ([1e-9, 0.5]),
+    refused. The search runs over the accepted noise multipliers (every group's z in [0.05, 1000]): where every
+    multiplier down to the floor meets the targets, the answer is the smallest grid point at or above it (z·factor ≥
+    0.05 for every group), with no failure below it (``failure`` None, ``proven_smallest`` False: nothing smaller is
+    accepted); where none up to the search's upper end does, a one-line ``ArithmeticError`` names each target's δ
+    there. ``resolution`` is checked by :func:`~accountlib.infrastructure.numbers.as_resolution` ([1e-9, 0.5]),
     ``rel_tol`` (each δ's relative accuracy) by :func:`~accountlib.infrastructure.numbers.as_rel_tol` and no finer
     than 1e-12. The search is :func:`accountlib.theory.dpsgd_noise_calibration.smallest_noise_multiplier`.
 
@@ -589,6 +706,6 @@ def calibrate_noise_multiplier(q=None, steps=None, target=None, *, schedule=None
         raise ValueError("target is needed: an (epsilon, delta) pair or a list of them")
     targets = calibration_targets(target)
     resolution = as_resolution(resolution)
-    rel_tol = finest_tolerance(as_rel_tol(rel_tol), "rel_tol")
+    rel_tol = dpsgd_rel_tol(rel_tol)
     return smallest_noise_multiplier(base, targets, lambda schedule_at: DPSGDComposition(schedule=schedule_at),
                                      resolution=resolution, rel_tol=rel_tol, progress=progress)

@@ -13,11 +13,13 @@ from collections.abc import Mapping
 from fractions import Fraction
 
 from ..engine.subsampled_gaussian import Q_RANGE, STEPS_RANGE, Z_RANGE, StepGroup
-from ..infrastructure.numbers import ResourceLimitError, as_fraction
+from ..infrastructure.numbers import (LARGEST_TOL, SMALLEST_ABS_TOL, SMALLEST_REL_TOL, ResourceLimitError, as_fraction,
+                                     as_tolerance)
 from .targets import ApproximateDP, GaussianDP
 
 __all__ = ["as_step_group", "as_schedule", "exact_epsilon", "exact_alpha", "target_delta",
-           "calibration_targets", "finest_tolerance", "MAX_DPSGD_EPSILON", "MAX_GROUPS", "FINEST_TOLERANCE"]
+           "calibration_targets", "finest_tolerance", "dpsgd_rel_tol", "dpsgd_abs_tol", "MAX_DPSGD_EPSILON",
+           "MAX_GROUPS", "FINEST_TOLERANCE"]
 
 MAX_DPSGD_EPSILON = 200
 """The largest ε :meth:`~accountlib.theory.dpsgd_accounting.DPSGDComposition.delta` accepts."""
@@ -45,6 +47,35 @@ def finest_tolerance(tolerance: float, name: str) -> float:
                                  f"evaluation reaches about T·1e-13 relative in δ); give {name} >= "
                                  f"{FINEST_TOLERANCE:g}")
     return tolerance
+
+
+def dpsgd_rel_tol(value, name: str = "rel_tol") -> float:
+    """A DP-SGD run's relative tolerance on δ: a float in [FINEST_TOLERANCE, 0.5] = [1e-12, 0.5], checked by the
+    library's one validator of its kind (:func:`~accountlib.infrastructure.numbers.as_rel_tol`'s range) and
+    :func:`finest_tolerance`, its messages naming the range a DP-SGD run accepts (the command line's ``--rel-tol``
+    has the same floor, this module's :data:`FINEST_TOLERANCE`).
+
+    >>> dpsgd_rel_tol(1e-9)
+    1e-09
+    """
+    return _tolerance(value, name, SMALLEST_REL_TOL)
+
+
+def dpsgd_abs_tol(value, name: str = "abs_tol") -> float:
+    """A DP-SGD run's absolute tolerance (an ε interval's width, or β's bound): a float in [1e-12, 0.5], as
+    :func:`dpsgd_rel_tol`."""
+    return _tolerance(value, name, SMALLEST_ABS_TOL)
+
+
+def _tolerance(value, name: str, smallest: float) -> float:
+    """A tolerance of a DP-SGD run: out of the library's range of its kind, ``ValueError`` naming this run's range
+    [1e-12, 0.5]; inside it but finer than :data:`FINEST_TOLERANCE`, ``ResourceLimitError`` (:func:`finest_tolerance`)."""
+    try:
+        checked = as_tolerance(value, name, smallest=smallest, largest=LARGEST_TOL)
+    except ValueError:
+        raise ValueError(f"{name} must be a number in [{FINEST_TOLERANCE:g}, {LARGEST_TOL:g}] for a DP-SGD run; got "
+                         f"{_shown(value)}") from None
+    return finest_tolerance(checked, name)
 
 
 def _shown(value) -> str:
@@ -139,13 +170,18 @@ def as_schedule(schedule) -> tuple[StepGroup, ...]:
 
 def exact_epsilon(value, name: str = "epsilon") -> Fraction:
     """A privacy ε ∈ [0, MAX_DPSGD_EPSILON], exactly: a user's number, so a float is the decimal it prints as (0.1 is
-    the rational 1/10, and δ there is bracketed by its values at the two floats around it).
+    the rational 1/10, and δ there is bracketed by its values at the two floats around it). The range is checked on
+    the exact number: ``Fraction(200) + Fraction(1, 10**300)`` is refused though its nearest float is 200.
 
     >>> exact_epsilon(0.1), exact_epsilon("2/3")
     (Fraction(1, 10), Fraction(2, 3))
     """
     _float_in(value, name, 0.0, MAX_DPSGD_EPSILON, "the privacy parameter")
-    return as_fraction(value, name, floats="decimal")
+    exact = as_fraction(value, name, floats="decimal")
+    if not 0 <= exact <= MAX_DPSGD_EPSILON:  # exactly: Fraction(200) + 10^-300 is above 200 though its float is not
+        raise ValueError(f"{name} (the privacy parameter) must be in [0, {MAX_DPSGD_EPSILON}] exactly; got a number "
+                         f"{'above' if exact > 0 else 'below'} it ({_shown(value)} as a float)")
+    return exact
 
 
 def exact_alpha(value, name: str = "alpha") -> Fraction:
@@ -193,7 +229,7 @@ def calibration_targets(target) -> tuple:
         elif isinstance(t, (tuple, list)) and len(t) == 2:
             eps = exact_epsilon(t[0], "target epsilon")
             if eps <= 0:
-                raise ValueError(f"target epsilon must be > 0; got {t[0]!r}")
+                raise ValueError(f"target epsilon must be > 0; got {_shown(t[0])}")
             out.append(ApproximateDP(eps, target_delta(t[1], "target delta")))
         else:
             raise ValueError(f"target must be an ApproximateDP, an (epsilon, delta) pair or a list of them (a DP-SGD "

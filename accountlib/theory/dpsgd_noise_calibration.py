@@ -16,10 +16,10 @@ from fractions import Fraction
 import mpmath
 
 from ..engine.subsampled_gaussian import Z_RANGE
-from ..infrastructure.numbers import as_fraction
+from ..infrastructure.numbers import ResourceLimitError, as_fraction, error_bound
 from ..infrastructure.search import bisect, integer
 from .decision import LevelCheck
-from .dpsgd_results import DPSGDCalibration
+from .dpsgd_results import RELATION, DPSGDCalibration, DPSGDDeltaPoint
 from .targets import Level
 
 __all__ = ["grid_step", "smallest_noise_multiplier"]
@@ -46,6 +46,23 @@ def grid_step(reference: Fraction, resolution: float) -> Fraction:
     exponent = math.floor(math.log10(float(value))) - 1
     unit = Fraction(10) ** exponent
     return max(unit, math.floor(value / unit) * unit)
+
+
+def _cheap_or_certified(run, target, rel_tol: float):
+    """δ at the target's ε: where the Chernoff bounds of both directions (no inversion) already certify the target,
+    the interval [0, the larger bound] (what decides "holds"); else the run's certified bracket
+    (``delta_bracket``)."""
+    eps = float(target.epsilon) * (1 - 1e-15)  # δ decreases: a bound at a smaller ε bounds δ(ε)
+    with mpmath.workdps(40):
+        allowed = mpmath.mpf(target.delta.numerator) / target.delta.denominator
+        log_bound = max(run.chernoff_log_bound(d, eps) for d in ("remove", "add"))
+        bound = mpmath.exp(log_bound) if log_bound > -math.inf else mpmath.mpf(0)
+        if bound <= allowed:
+            shown = mpmath.mpf(target.epsilon.numerator) / target.epsilon.denominator
+            return DPSGDDeltaPoint(epsilon=shown, delta=bound / 2, error_bound=error_bound(bound / 2),
+                                   meets_tolerance=False, shortfall="precision", relation=RELATION, dominant="both",
+                                   remove=(mpmath.mpf(0), bound), add=(mpmath.mpf(0), bound))
+    return run.delta_bracket(target.epsilon, rel_tol)
 
 
 def smallest_noise_multiplier(base, targets, run_at, *, resolution: float, rel_tol: float,
@@ -80,8 +97,8 @@ def smallest_noise_multiplier(base, targets, run_at, *, resolution: float, rel_t
             try:
                 z = calibrate_dpsgd(g.q, sum(h.steps for h in base), float(t.epsilon), float(t.delta), "rdp",
                                     tolerance=1e-6) / g.z
-            except ValueError:
-                z = 1.0
+            except ValueError:  # no RDP calibration: the search's upper end is the largest accepted multiplier
+                z = Z_RANGE[1] / g.z
             reference = max(reference, z)
     exact_reference = as_fraction(reference, "reference", floats="binary")  # a computed float, as it is
     memo: dict = {}
@@ -97,13 +114,13 @@ def smallest_noise_multiplier(base, targets, run_at, *, resolution: float, rel_t
             if z <= 0:
                 raise ValueError("target: met by no noise multiplier on this grid")
             zs = [g.z * float(z) for g in base]
-            if not (Z_RANGE[0] <= min(zs) and max(zs) <= Z_RANGE[1]):
-                raise ValueError(f"the calibration left the accepted noise multipliers [{Z_RANGE[0]:g}, "
-                                 f"{Z_RANGE[1]:g}] (at z = {float(z):g}): the target is out of reach")
+            if not (Z_RANGE[0] <= min(zs) and max(zs) <= Z_RANGE[1]):  # the search keeps inside: a bug if reached
+                raise ArithmeticError(f"the calibration left the accepted noise multipliers [{Z_RANGE[0]:g}, "
+                                      f"{Z_RANGE[1]:g}] (at z = {float(z):g})")
             run = run_at(schedule_at(z))
             checks = []
             for t in targets:
-                point = run.delta_bracket(t.epsilon, rel_tol)
+                point = _cheap_or_certified(run, t, rel_tol)
                 with mpmath.workdps(40):
                     allowed = mpmath.mpf(t.delta.numerator) / t.delta.denominator
                     status = ("holds" if point.delta + point.error_bound <= allowed else
@@ -117,20 +134,37 @@ def smallest_noise_multiplier(base, targets, run_at, *, resolution: float, rel_t
                 progress(f"z = {float(z):.8g}: {state}")
         return memo[z]
 
+    smallest_factor = min(as_fraction(g.z, "factor", floats="binary") for g in base)
+    largest_factor = max(as_fraction(g.z, "factor", floats="binary") for g in base)
+    z_floor = as_fraction(Z_RANGE[0], "floor", floats="binary") / smallest_factor  # every group's z ≥ 0.05 from here
+
     def smallest_on(step: Fraction, hi: int, lo: int) -> tuple[int, int]:
         """(hi, lo) on the grid step·ℤ with the targets holding at hi·step and not at lo·step, hi − lo = 1; the
-        starting hi must hold (it is raised until it does) and lo must not (it is lowered until it does not)."""
+        starting hi must hold (it is raised until it does) and lo must not (it is lowered until it does not, or
+        until the search floor: lo is then the grid point below the floor, never evaluated)."""
+        floor_k = math.ceil(z_floor / step)
+        hi = max(hi, floor_k)
         while at(hi * step)[0] != "holds":
             hi = max(hi + 1, math.ceil(hi * 1.1))
-            if hi * step > 10 * exact_reference:
-                raise ArithmeticError("could not certify the targets at any noise multiplier up to ten times the "
-                                      "RDP calibration's")
-        lo = min(lo, hi - 1)
-        while lo >= 1 and at(lo * step)[0] == "holds":
-            hi, lo = lo, math.floor(lo * 0.9)
+            if hi * step > 10 * exact_reference or hi * step * largest_factor > Z_RANGE[1]:
+                raise ArithmeticError(unreachable(hi * step))
+        lo = max(min(lo, hi - 1), floor_k - 1)
+        while lo >= floor_k and at(lo * step)[0] == "holds":
+            hi, lo = lo, max(math.floor(lo * 0.9), floor_k - 1)
         lo, hi = bisect(lambda k: at(k * step)[0] == "holds", lo, hi, midpoint=integer,
                         until=lambda low, high: high - low <= 1)
         return hi, lo
+
+    def unreachable(z: Fraction) -> str:
+        """The one-line reason no multiplier in the search range certifies the targets: each target's δ there."""
+        top = min(z, as_fraction(Z_RANGE[1], "ceiling", floats="binary") / largest_factor)
+        shown = []
+        for check in at(top)[1] if top * largest_factor <= Z_RANGE[1] else []:
+            shown.append(f"(ε = {float(check.level.epsilon):g}, δ = {float(check.level.allowed):g}): δ there is "
+                         f"{mpmath.nstr(check.point.delta, 3)}, {check.status}")
+        return (f"target: no noise multiplier up to {float(top):g} (the search's upper end: ten times the RDP "
+                f"calibration's, and every group's z ≤ {Z_RANGE[1]:g}) certifies every target; at {float(top):g}, "
+                + "; ".join(shown))
 
     # a coarse grid first (relative step 1e-3 of the RDP calibration), then the fine grid, whose step is
     # ``resolution`` times the coarse answer's lower end (so it is at most resolution times the answer)
@@ -142,9 +176,27 @@ def smallest_noise_multiplier(base, targets, run_at, *, resolution: float, rel_t
         lower_end = as_fraction(float(max(lo, 1) * coarse), "the coarse answer", floats="binary")
         step = grid_step(lower_end, resolution)
         fine_hi = math.ceil(hi * coarse / step)
-        hi, lo = smallest_on(step, fine_hi, math.floor(lo * coarse / step))
+        hi, lo = smallest_on(step, fine_hi, max(math.floor(lo * coarse / step), 0))
     failure = None
-    if lo >= 1:
+    if lo * step >= z_floor:  # below the search floor nothing is evaluated: every accepted multiplier meets the targets
         failure = next((c for c in at(lo * step)[1] if c.status == "fails"), None)
     z = hi * step
-    return DPSGDCalibration(z, step, tuple(schedule_at(z)), targets, tuple(at(z)[1]), failure, evaluations)
+    return DPSGDCalibration(z, step, tuple(schedule_at(z)), targets, _exact_checks(at(z)[1], run_at(schedule_at(z)),
+                                                                                   rel_tol), failure, evaluations)
+
+
+def _exact_checks(checks, run, rel_tol: float) -> tuple:
+    """The checks at the answer, each decided by a Chernoff bound replaced by the certified δ there (what is printed
+    and stored), where the inversion reaches it (it still holds: the Chernoff bound is above the true δ)."""
+    out = []
+    for check in checks:
+        if check.point.shortfall is not None and check.point.dominant == "both" and check.point.remove[0] == 0:
+            try:
+                point = run.delta_bracket(check.level.epsilon, rel_tol)
+                with mpmath.workdps(40):
+                    if point.delta + point.error_bound <= check.level.allowed:
+                        check = LevelCheck(check.level, point, "holds")
+            except (ArithmeticError, ResourceLimitError):
+                pass  # the Chernoff bound stays the certificate
+        out.append(check)
+    return tuple(out)

@@ -15,10 +15,18 @@ from .accounting import EpsilonInterval
 from .composition import DeltaPoint, TradeoffPoint
 from .decision import LevelCheck
 
-__all__ = ["RELATION", "DPSGDDeltaPoint", "DPSGDEpsilonInterval", "DPSGDTradeoffPoint", "DPSGDCalibration"]
+__all__ = ["RELATION", "DPSGDDeltaPoint", "DPSGDEpsilonInterval", "DPSGDTradeoffPoint", "DPSGDCalibration",
+           "EpsilonOutOfRange"]
 
 RELATION = "add or remove one example (the worse of the two directions)"
 """The neighbouring relation every DP-SGD result here is stated for."""
+
+
+class EpsilonOutOfRange(ValueError):
+    """ε(δ) of a DP-SGD run is not certified at or below the largest ε accounted
+    (:data:`~accountlib.theory.dpsgd_arguments.MAX_DPSGD_EPSILON`): raised in one line by
+    :meth:`~accountlib.theory.dpsgd_accounting.DPSGDComposition.epsilon`; the dp_accounting drop-in answers ε = inf
+    for it (dp_accounting's value when no finite ε is found, a valid upper bound)."""
 
 
 @dataclass(frozen=True)

@@ -122,7 +122,8 @@ def book_root(start=None) -> Path | None:
 
 
 def find_chapter(chapter) -> Path:
-    """A chapter given as a path (``notebooks/06_x.py`` or ``.ipynb``) or a stem (``06_x``, or its number ``06``).
+    """A chapter given as a path (``notebooks/06_x.py`` or ``.ipynb``) or a stem (``06_x``, or its number ``06``,
+    which is its chapter number).
 
     Stems are looked up in the ``notebooks/`` folder of the book around the working directory.
     """

@@ -45,7 +45,7 @@ def add_notebook(targets, common) -> None:
                                   "(Cartesian product), one executed notebook per point, and the values each run "
                                   "glued (myst-nb glue) in one table, OUT/results.csv.")
     notebook.add_argument("chapter", nargs="?", default=None, metavar="CHAPTER",
-                          help="notebooks/NN_name.py (or .ipynb), or a chapter stem such as 00_primer or its number 00")
+                          help="notebooks/NN_name.py (or .ipynb), or a chapter stem such as 02_primer or its number 02")
     notebook.add_argument("--grid", action="append", default=[], metavar="NAME=V1,V2",
                           help="a parameter of the chapter's parameters cell and its values (Python literals such as "
                           "0.5, True, [1, 2], else text); repeat for a Cartesian product")
@@ -80,7 +80,7 @@ def _notebook_sweep(args) -> int:
     from .notebook_sweep import sweep_notebook
 
     if args.chapter is None:
-        return _error("sweep notebook needs CHAPTER (notebooks/NN_name.py, or a chapter stem such as 00_primer)")
+        return _error("sweep notebook needs CHAPTER (notebooks/NN_name.py, or a chapter stem such as 02_primer)")
     if args.out is None:
         return _error("sweep notebook needs --out DIR (the executed notebooks and results.csv go there)")
     grid = _assignments("--grid", args.grid, many=True)

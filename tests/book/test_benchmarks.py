@@ -199,7 +199,7 @@ def test_the_page_and_the_sieve_chapter_read_their_figures():
     page = (ROOT / "book" / "benchmarks.md").read_text(encoding="utf-8")
     keys = re.findall(r"\{benchmark\}`([^`]+)`", page)
     assert len(keys) >= 30 and set(keys) <= set(benchmarks.QUOTES), set(keys) - set(benchmarks.QUOTES)
-    sieve = (ROOT / "notebooks" / "04_sieve.py").read_text(encoding="utf-8")
+    sieve = (ROOT / "notebooks" / "06_sieve.py").read_text(encoding="utf-8")
     assert 'glue("sweep_minutes", benchmarks.quote("sweep.wall_minutes")' in sieve
     assert "{glue:text}`sweep_minutes` minutes on two cores" in sieve
 

@@ -38,7 +38,7 @@ def test_book_builds_without_warnings_and_loads_nothing_from_outside(built_book)
         assert not parser.external, f"{page.relative_to(html)} loads {parser.external}"
     # math renders from the shipped MathJax
     assert (html / "_static" / "mathjax" / "tex-mml-chtml.js").is_file()
-    chapter = (html / "notebooks" / "01_discrete_gaussian.html").read_text(encoding="utf-8")
+    chapter = (html / "notebooks" / "03_discrete_gaussian.html").read_text(encoding="utf-8")
     assert "_static/mathjax/tex-mml-chtml.js" in chapter
     assert chapter.count("<img") >= 4  # the chapter's figures
     ledger = (html / "book" / "ledger.html").read_text(encoding="utf-8")

@@ -617,7 +617,7 @@ def browser_report(built_book):
 
 def test_every_page_renders_cleanly_in_the_browser(browser_report, built_book):
     pages = book_pages(built_book)
-    assert {"index.html", "book/intro.html", "book/ledger.html", "notebooks/11_explorers.html"} <= set(pages)
+    assert {"index.html", "book/intro.html", "book/ledger.html", "notebooks/15_explorers.html"} <= set(pages)
     failures = {page: browser_report[page]["problems"] for page in pages if browser_report[page]["problems"]}
     assert not failures, "\n".join(f"{page}:\n  " + "\n  ".join(p) for page, p in failures.items())
 
@@ -631,7 +631,7 @@ def test_screenshot_of_every_page(browser_report, built_book):
 
 def test_explorers_move_with_their_sliders(browser_report):
     """The explorer chapter's figures must be found and must each have moved (not pass vacuously)."""
-    chapter = browser_report["notebooks/11_explorers.html"]
+    chapter = browser_report["notebooks/15_explorers.html"]
     assert len(chapter["explorers"]) >= 4, chapter
     assert chapter["explorers_moved"] >= len(chapter["explorers"]), chapter
 

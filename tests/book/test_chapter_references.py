@@ -1,7 +1,7 @@
 """No text refers to a chapter, or to one of its figures or exercises, by a number written into the text.
 
-The book numbers its chapters in the order of ``_toc.yml`` (numbering runs on across the parts), not by the
-``NN_`` of the file names: ``06_edgeworth`` is not chapter 6 of the rendered book, and a chapter added or moved
+The book numbers its chapters in the order of ``_toc.yml`` (numbering runs on across the parts), and the ``NN_``
+of the file names follows that order (``tests/book/test_notebooks.py`` checks it); but a chapter added or moved
 renumbers everything after it. A reference written as "chapter 6", "chapters 3–4", "Figure 9.4" or
 "Exercise 3.2" therefore names the wrong chapter sooner or later (and named the file's number, not the
 chapter's, when this test was written). Refer to a chapter by its title instead: a ``{doc}`` link in MyST pages
@@ -64,7 +64,7 @@ def test_the_pattern_finds_references_by_number_and_leaves_the_papers_numbers_al
         assert numbered_references(text), text
     for text in ("Sieve paper §4 (the method)", "the sieve paper's Figure 2 left", "Figure 4(b)–(c)",
                  "Proposition 4.1 and Figure 4(a)", "Appendix D.3.2, Table 2", "in chapter $n$",
-                 'the chapter "Edgeworth discrepancy"', "{doc}`the Edgeworth chapter <../notebooks/06_edgeworth>`",
+                 'the chapter "Edgeworth discrepancy"', "{doc}`the Edgeworth chapter <../notebooks/08_edgeworth>`",
                  "test_smallest_variances_chapter_6", "Derivations §6", "the figures of 12 chapters"):
         assert not numbered_references(text), text
 
@@ -77,7 +77,7 @@ def test_no_text_refers_to_a_chapter_by_number():
             if not _allowed(path, around):
                 bad.append(f"{path}:{line}: …{around}…")
     assert not bad, ("a chapter, figure or exercise referred to by a number written into the text (the book "
-                     "numbers them in _toc.yml's order, not by the file names' NN_); name the chapter by its title "
+                     "numbers them in _toc.yml's order, and a chapter added or moved renumbers those after it); name the chapter by its title "
                      "or a {doc} link, the figure by {numref}:\n" + "\n".join(bad))
 
 

@@ -55,10 +55,10 @@ def gap(rhos) -> float:
     return edgeworth.composition_vs_gdp(rhos, EPS_ZCDP_1E10, rel_tol=1e-9)["relative"]
 
 
-# --- the census's variances and pair sizes (01_discrete_gaussian and 06_edgeworth) ----------------------------
+# --- the census's variances and pair sizes (03_discrete_gaussian and 08_edgeworth) ----------------------------
 
 def test_smallest_variances_chapter_6():
-    m = claim("notebooks/06_edgeworth.py", r"the smallest variance of allocation 13, ([\d.]+), and the census's smallest, "
+    m = claim("notebooks/08_edgeworth.py", r"the smallest variance of allocation 13, ([\d.]+), and the census's smallest, "
               r"([\d.]+) \(allocation (\d+); allocations (\d+) and (\d+) go down to ([\d.]+) and ([\d.]+)\)")
     assert round(smallest_sigma2(13), 1) == number(m[1])
     smallest = sorted(range(1, 44), key=smallest_sigma2)
@@ -68,7 +68,7 @@ def test_smallest_variances_chapter_6():
 
 
 def test_smallest_variances_chapter_1():
-    text = "notebooks/01_discrete_gaussian.py"
+    text = "notebooks/03_discrete_gaussian.py"
     m = claim(text, r"\$\\sigma\^2 = ([\d.]+)\$ \(the smallest variance of allocation 13, the sieve paper's \$M_0\$; "
               r"the census's smallest is ([\d.]+), in allocation (\d+)\)")
     assert round(smallest_sigma2(13), 1) == number(m[1])
@@ -80,7 +80,7 @@ def test_smallest_variances_chapter_1():
 
 
 def test_lambda4_at_the_census_variances():
-    m = claim("notebooks/01_discrete_gaussian.py", r"Gaussian to about (\w+) digits in its cumulants "
+    m = claim("notebooks/03_discrete_gaussian.py", r"Gaussian to about (\w+) digits in its cumulants "
               r"\(\$\\lambda_4 \\approx (\d+)\\times10\^\{(-\d+)\}\$\)\. The census's smallest variance is lower, "
               r"\$\\sigma\^2 = ([\d.]+)\$ \(allocation (\d+)\), where \$\\lambda_4 \\approx ([\d.]+)\\times10\^\{(-\d+)\}\$")
     lam_25 = float(dg.lambda4("2.5", dps=40))
@@ -91,53 +91,53 @@ def test_lambda4_at_the_census_variances():
 
 
 def test_pair_sizes_and_variance_range():
-    m = claim("notebooks/06_edgeworth.py", r"pairs compose (\d+) to (\d+) heterogeneous mechanisms with \$\\sigma\^2\$ "
+    m = claim("notebooks/08_edgeworth.py", r"pairs compose (\d+) to (\d+) heterogeneous mechanisms with \$\\sigma\^2\$ "
               r"from ([\d.]+) to (\d+)")
     sizes = [len(census.pair_rhos(k, l)) for k, l in census.all_pairs()]
     assert (min(sizes), max(sizes)) == (int(m[1]), int(m[2]))
     variances = [float(1 / r) for k in range(1, 44) for r in census.load_allocation(k) if r]
     assert round(min(variances), 3) == number(m[3]) and int(max(variances)) == int(m[4])
-    assert "130–160" not in source("notebooks/06_edgeworth.py")
+    assert "130–160" not in source("notebooks/08_edgeworth.py")
 
 
 @pytest.mark.slow
 def test_lattice_scales_of_the_pairs():
     """"($L$ in the tens of thousands to millions)": the smallest and largest lattice scale over the pairs."""
-    claim("notebooks/06_edgeworth.py", r"\(\$L\$ in the tens of thousands to millions\)")
+    claim("notebooks/08_edgeworth.py", r"\(\$L\$ in the tens of thousands to millions\)")
     scales = [int(Composition(census.pair_rhos(k, l)).lattice.scale) for k, l in census.all_pairs()]
     assert 10_000 <= min(scales) < 100_000 and 1_000_000 <= max(scales) < 10_000_000
 
 
 def test_explorers_pair_sizes_of_row_13():
-    m = claim("notebooks/11_explorers.py", r"(\d+) to (\d+) mechanisms composed \(allocation 13's (\d+) and the (\d+) to (\d+) "
+    m = claim("notebooks/15_explorers.py", r"(\d+) to (\d+) mechanisms composed \(allocation 13's (\d+) and the (\d+) to (\d+) "
               r"of allocation \$l\$\)")
     sizes = [len(census.pair_rhos(13, l)) for l in range(1, 44)]
     counts = [sum(1 for r in census.load_allocation(l) if r) for l in range(1, 44)]
     assert (min(sizes), max(sizes)) == (int(m[1]), int(m[2]))
     assert counts[12] == int(m[3]) and (min(counts), max(counts)) == (int(m[4]), int(m[5]))
-    claim("notebooks/11_explorers.py", r"with 40 to 160 heterogeneous mechanisms per pair")
+    claim("notebooks/15_explorers.py", r"with 40 to 160 heterogeneous mechanisms per pair")
 
 
-# --- discrete against continuous: the case studies and the census-wide gap (06_edgeworth) ----------------------
+# --- discrete against continuous: the case studies and the census-wide gap (08_edgeworth) ----------------------
 
 def test_gap_of_pair_13_13():
-    claim("notebooks/06_edgeworth.py", r"pair \(13, 13\) agrees with the continuous Gaussian to a few parts in \$10\^9\$")
+    claim("notebooks/08_edgeworth.py", r"pair \(13, 13\) agrees with the continuous Gaussian to a few parts in \$10\^9\$")
     assert 1e-9 < gap(census.pair_rhos(13, 13)) < 1e-8
 
 
 def test_gap_of_pair_6_6():
-    m = claim("notebooks/06_edgeworth.py", r"even pair \(6, 6\), the census-wide largest gap, to about one part in "
+    m = claim("notebooks/08_edgeworth.py", r"even pair \(6, 6\), the census-wide largest gap, to about one part in "
               r"\$10\^(\d)\$")
     relative = gap(census.pair_rhos(6, 6))
     assert round(math.log10(relative)) == -int(m[1])
     assert 0.5e-6 < relative < 2e-6
-    claim("notebooks/06_edgeworth.py", r"Its 40 mechanisms, placed the same way")
+    claim("notebooks/08_edgeworth.py", r"Its 40 mechanisms, placed the same way")
     assert len(census.pair_rhos(6, 6)) == 40
 
 
 def test_binding_pair_6_6():
-    """06_edgeworth calls (6, 6) the binding pair of the variance give-back at several levels (05_census_dhc's table)."""
-    claim("notebooks/06_edgeworth.py", r"pair \(6, 6\) is also the binding pair of the variance give-back at several "
+    """08_edgeworth calls (6, 6) the binding pair of the variance give-back at several levels (07_census_dhc's table)."""
+    claim("notebooks/08_edgeworth.py", r"pair \(6, 6\) is also the binding pair of the variance give-back at several "
           r"levels")
     path = ROOT / "results" / "dhc" / "variance_reduction.csv"
     if not path.exists():
@@ -152,14 +152,14 @@ def test_census_wide_largest_gap_is_pair_6_6():
     assert max(gaps, key=gaps.get) == (6, 6)
 
 
-# --- the rule of thumb (06_edgeworth, Exercise "The rule of thumb at a smaller delta") ---------------------------
+# --- the rule of thumb (08_edgeworth, Exercise "The rule of thumb at a smaller delta") ---------------------------
 
 def single_gap(sigma2, m, delta) -> float:
     return float(edgeworth.discrete_continuous_gap([sigma2], [m], delta)[0, 0])
 
 
 def test_rule_of_thumb_constant_in_text_and_library():
-    text = "notebooks/06_edgeworth.py"
+    text = "notebooks/08_edgeworth.py"
     m = claim(text, r"give \$\\delta\$ within a relative \$(\d)/\\sigma\^2\$, and mostly closer as \$m\$ grows")
     assert edgeworth.RULE_OF_THUMB_CONSTANT == int(m[1])
     claim(text, r"rule of thumb holds on this grid \(sigma\^2 >= 5 => relative gap < 3/sigma\^2\)")
@@ -167,7 +167,7 @@ def test_rule_of_thumb_constant_in_text_and_library():
 
 
 def test_where_one_over_sigma2_fails():
-    m = claim("notebooks/06_edgeworth.py", r"at \$\\delta = 10\^\{(-\d+)\}\$ a single mechanism of \$\\sigma\^2 = (\d+)\$ "
+    m = claim("notebooks/08_edgeworth.py", r"at \$\\delta = 10\^\{(-\d+)\}\$ a single mechanism of \$\\sigma\^2 = (\d+)\$ "
               r"is off by ([\d.]+)\.")
     delta, s2 = 10.0 ** int(m[1]), int(m[2])
     value = single_gap(s2, 1, delta)
@@ -177,7 +177,7 @@ def test_where_one_over_sigma2_fails():
 
 
 def test_where_three_over_sigma2_fails():
-    m = claim("notebooks/06_edgeworth.py", r"at \$\\delta = 10\^\{(-\d+)\}\$ one mechanism of \$\\sigma\^2 = (\d+)\$ is "
+    m = claim("notebooks/08_edgeworth.py", r"at \$\\delta = 10\^\{(-\d+)\}\$ one mechanism of \$\\sigma\^2 = (\d+)\$ is "
               r"off by ([\d.]+), about \$([\d.]+)/\\sigma\^2\$")
     delta, s2 = 10.0 ** int(m[1]), int(m[2])
     value = single_gap(s2, 1, delta)
@@ -186,7 +186,7 @@ def test_where_three_over_sigma2_fails():
 
 
 def test_largest_gap_times_sigma2_named_in_the_text():
-    m = claim("notebooks/06_edgeworth.py", r"the largest gap times \$\\sigma\^2\$ is ([\d.]+) \(one mechanism of "
+    m = claim("notebooks/08_edgeworth.py", r"the largest gap times \$\\sigma\^2\$ is ([\d.]+) \(one mechanism of "
               r"\$\\sigma\^2 = (\d+)\$ at \$\\delta = 10\^\{(-\d+)\}\$\)")
     s2 = int(m[2])
     assert round(single_gap(s2, 1, 10.0 ** int(m[3])) * s2, 1) == number(m[1])
@@ -207,7 +207,7 @@ def test_rule_of_thumb_on_the_whole_stated_grid():
 
 
 def test_exercise_solution_holds_at_the_levels_it_names():
-    text = "notebooks/06_edgeworth.py"
+    text = "notebooks/08_edgeworth.py"
     m = claim(text, r"Set `target_delta = 1e-(\d+)` in the parameters cell")
     p = claim(text, r"From \$10\^\{-(\d+)\}\$ down to \$10\^\{-(\d+)\}\$ the rule with \$3/\\sigma\^2\$ holds; "
               r"\$1/\\sigma\^2\$ fails at \$10\^\{-(\d+)\}\$ and \$10\^\{-(\d+)\}\$, for a single mechanism of "
@@ -264,9 +264,9 @@ def test_precision_rule_and_bits():
               r"(\d+) bits ≈ (\d+) digits at \$\\Delta = 10\^\{-67\}\$")
     assert (int(g[1]), int(g[3])) == (engine_bits((13, 13), 1e-35), engine_bits((13, 13), 1e-67))
     assert int(g[2]) == int(int(g[1]) * math.log10(2)) and int(g[4]) == int(int(g[3]) * math.log10(2))
-    c = claim("notebooks/04_sieve.py", r"for \$\\Delta = 10\^\{-35\}\$ about (\d+) bits")
+    c = claim("notebooks/06_sieve.py", r"for \$\\Delta = 10\^\{-35\}\$ about (\d+) bits")
     assert int(c[1]) == engine_bits((13, 13), 1e-35)
-    for path in ("notebooks/04_sieve.py", "book/glossary.md", "accountlib/engine/tilted.py"):
+    for path in ("notebooks/06_sieve.py", "book/glossary.md", "accountlib/engine/tilted.py"):
         assert "230 bits" not in source(path), path
     # the engine really uses these bits (the formula above is TailEngine's)
     from accountlib.engine.tails import TailEngine
@@ -275,26 +275,27 @@ def test_precision_rule_and_bits():
 
 @pytest.mark.slow
 def test_bits_range_over_all_pairs():
-    m = claim("notebooks/04_sieve.py", r"need \$\\Delta \\approx 10\^\{-67\}\$ and so (\d+) to (\d+) bits in arb")
+    m = claim("notebooks/06_sieve.py", r"need \$\\Delta \\approx 10\^\{-67\}\$ and so (\d+) to (\d+) bits in arb")
     bits = [engine_bits(p, 1e-67) for p in census.all_pairs()]
     assert (min(bits), max(bits)) == (int(m[1]), int(m[2]))
 
 
-# --- 04_sieve against the benchmarks page ----------------------------------------------------------------------
+# --- 06_sieve against the benchmarks page ----------------------------------------------------------------------
 
-def test_sweep_time_and_tilted_nodes_are_read_from_the_benchmark():
-    """The sieve chapter quotes the full sweep's wall time and the tilted engines' largest node count from the
-    benchmark's results file (glued; tests/book/test_benchmarks.py fails on a typed copy)."""
-    text = source("notebooks/04_sieve.py")
-    assert 'glue("sweep_minutes", benchmarks.quote("sweep.wall_minutes"), display=False)' in text
-    assert 'glue("sweep_tilted_nodes_max", benchmarks.quote("sweep.tilted_nodes_max"), display=False)' in text
-    claim("notebooks/04_sieve.py", r"\{glue:text\}`sweep_minutes` minutes on two cores in the run the")
-    claim("notebooks/04_sieve.py", r"they need at most \{glue:text\}`sweep_tilted_nodes_max` nodes in float64")
-    assert "to about 3 (see" not in text
+def test_sweep_time_and_tilted_nodes_agree_with_benchmarks():
+    bench = (ROOT / "benchmarks" / "RESULTS_sweep.md").read_text(encoding="utf-8")
+    minutes = re.search(r"wall time, 2 worker processes \| \d+ s \(([\d.]+) min\)", bench)[1]
+    tilted_max = re.search(r"nodes of the tilted engines, deep \(ε, δ\) levels \(min / median / max\) \| "
+                           r"[\d,]+ / [\d,]+ / ([\d,]+)", bench)[1]
+    m = claim("notebooks/06_sieve.py", r"([\d.]+) minutes on two cores in the run the Benchmarks page reports")
+    assert m[1] == minutes
+    t = claim("notebooks/06_sieve.py", r"on the tilted contour they need at most ([\d,]+) nodes in float64")
+    assert t[1] == tilted_max
+    assert "to about 3 (see" not in source("notebooks/06_sieve.py")
 
 
 def test_sieve_count_like_for_like():
-    m = claim("notebooks/04_sieve.py", r"The paper ties \$\|\\mathcal C\| = (\d+)\$ to its \$\\Delta = 10\^\{-35\}\$; "
+    m = claim("notebooks/06_sieve.py", r"The paper ties \$\|\\mathcal C\| = (\d+)\$ to its \$\\Delta = 10\^\{-35\}\$; "
               r"counted like for like at that \$\\Delta\$ we get (\d+), not \d+\. The same count gives exactly (\d+) at "
               r"\$\\Delta = 10\^\{-25\}\$")
     lattice = Composition(census.pair_rhos(13, 13)).lattice
@@ -302,10 +303,10 @@ def test_sieve_count_like_for_like():
     assert sieve.algorithm1_count(lattice, 1e-25)["count"] == int(m[3]) == int(m[1])
 
 
-# --- glossary, 05_census_dhc ------------------------------------------------------------------------------------
+# --- glossary, 07_census_dhc ------------------------------------------------------------------------------------
 
 def test_glossary_edgeworth_rate():
-    m = claim("book/glossary.md", r"that remainder in fact shrinks like \$m\^\{(-\d)/2\}\$ \(measured in \{doc\}`\.\./notebooks/06_edgeworth`\)")
+    m = claim("book/glossary.md", r"that remainder in fact shrinks like \$m\^\{(-\d)/2\}\$ \(measured in \{doc\}`\.\./notebooks/08_edgeworth`\)")
     ms = [16, 32, 64]
     results = [edgeworth.remainders("0.4", k, dps=None) for k in ms]
     slope, _ = edgeworth.remainder_slopes(results, ms, fit_from=16)
@@ -314,7 +315,7 @@ def test_glossary_edgeworth_rate():
 
 
 def test_rdp_conversion_is_the_books_own():
-    text = "notebooks/05_census_dhc.py"
+    text = "notebooks/07_census_dhc.py"
     claim(text, r"the conversion of Balle et al\. \{cite\}`balle2020hypothesis` \(Theorem 21")
     claim(text, r"in `accountlib\.theory\.conversions\.zcdp_epsilon_via_rdp`")
     assert "(AutoDP)" not in source(text)
@@ -325,7 +326,7 @@ def test_rdp_conversion_is_the_books_own():
 
 
 def test_ratio_at_the_illustrative_level():
-    m = claim("notebooks/05_census_dhc.py", r"the file is about (\d+) times more private in \$\\delta\$ than reported "
+    m = claim("notebooks/07_census_dhc.py", r"the file is about (\d+) times more private in \$\\delta\$ than reported "
               r"\(worst pair \((\d+), (\d+)\)\)")
     pair = (int(m[2]), int(m[3]))
     exact = float(Composition(census.pair_rhos(*pair)).delta([EPS_ZCDP_1E10], rel_tol=1e-9)[0].delta)
@@ -335,7 +336,7 @@ def test_ratio_at_the_illustrative_level():
 @pytest.mark.slow
 def test_ratio_at_the_illustrative_level_census_wide():
     """The same ratio read from the census-wide curve of the sweep results (the maximum over all 946 pairs)."""
-    m = claim("notebooks/05_census_dhc.py", r"the file is about (\d+) times more private in \$\\delta\$ than reported "
+    m = claim("notebooks/07_census_dhc.py", r"the file is about (\d+) times more private in \$\\delta\$ than reported "
               r"\(worst pair \((\d+), (\d+)\)\)")
     pair = (int(m[2]), int(m[3]))
     data = ROOT / "results" / "dhc"
@@ -378,7 +379,7 @@ def test_notation_page_lists_the_double_meanings():
     for symbol in ("\\alpha", "\\Delta", "N", "C", "L", "m"):
         assert f"| ${symbol}$ |" in section, symbol
     # the ACS chapter composes d releases and uses m for counties
-    claim("notebooks/09_acs_earnings.py", r"\$d = 5m\$ queries")
+    claim("notebooks/12_acs_earnings.py", r"\$d = 5m\$ queries")
 
 
 # --- chapter 10 -----------------------------------------------------------------------------------------------------
@@ -402,7 +403,7 @@ def test_dpsgd_grid_as_the_text_describes_it_and_as_the_page_prints_it():
     from accountbook import dpsgd
     from accountbook.dpsgd import results as stored
 
-    m = claim("notebooks/10_dpsgd.py", r"nine settings — \$q \\in \\\{([\d., ]+)\\\}\$ at \$n = 500\$ and \$n \\in "
+    m = claim("notebooks/13_dpsgd.py", r"nine settings — \$q \\in \\\{([\d., ]+)\\\}\$ at \$n = 500\$ and \$n \\in "
               r"\\\{([\d, ]+)\\\}\$ at \$q = 0\.01\$ — (\w+) seeds each, .*? (\d+) runs\.")
     assert tuple(float(v) for v in m[1].split(",")) == stored.Q_SWEEP
     assert tuple(int(v) for v in m[2].split(",")) == stored.N_SWEEP
@@ -410,7 +411,7 @@ def test_dpsgd_grid_as_the_text_describes_it_and_as_the_page_prints_it():
     # per seed: one clipping-only run and two calibrated runs per target
     assert int(m[4]) == len(dpsgd.paper_settings()) * 5 * (1 + 2 * len(dpsgd.PAPER_TARGETS))
     seeds, clip = _dpsgd_files()
-    notebook = jupytext.read(ROOT / "notebooks" / "10_dpsgd.ipynb")
+    notebook = jupytext.read(ROOT / "notebooks" / "13_dpsgd.ipynb")
     printed = next("".join(o.get("text", "") for o in c.get("outputs", [])) for c in notebook.cells
                    if c.cell_type == "code" and "seeds at (3, 1e-5)" in c.source)
     rows = re.findall(r"^\s*\(([\d.]+), (\d+)\)\s+(.+?)\s{2,}(.+?)\s*$", printed, re.M)
@@ -426,10 +427,10 @@ def test_dpsgd_grid_as_the_text_describes_it_and_as_the_page_prints_it():
 def test_dpsgd_demonstration_trains_on_the_shipped_sample():
     """No banner: the demonstration run trains on the book's sample of Fashion-MNIST on every machine, and the
     chapter's first output says which data this build has."""
-    text = (ROOT / "notebooks" / "10_dpsgd.py").read_text(encoding="utf-8")
+    text = (ROOT / "notebooks" / "13_dpsgd.py").read_text(encoding="utf-8")
     assert 'small = dpsgd.load_data(dataset="fashion-mnist-sample", subsample=quick_subsample)' in text
     assert "NOT THE PAPER'S EXPERIMENT" not in text and "!" * 20 not in text
-    notebook = (ROOT / "notebooks" / "10_dpsgd.ipynb").read_text(encoding="utf-8")
+    notebook = (ROOT / "notebooks" / "13_dpsgd.ipynb").read_text(encoding="utf-8")
     assert "The demonstration run: the book's sample of Fashion-MNIST" in notebook
 
 
@@ -438,13 +439,13 @@ def test_dpsgd_ablation_sentences_agree_with_the_stored_runs():
     from accountbook import dpsgd
     from accountbook.dpsgd import ablation
 
-    claim("notebooks/10_dpsgd.py", r"At the headline setting 5×5 kernels put the clipping-only run at the paper's "
+    claim("notebooks/13_dpsgd.py", r"At the headline setting 5×5 kernels put the clipping-only run at the paper's "
           r"level, accuracy and cross-entropy both within one standard deviation, where the first model sat about "
           r"three points below it\. At the longest setting the 5×5 kernels are within one standard deviation of the "
           r"paper's level as well \(their seeds spread widely there\), while the first model's accuracy is about a "
           r"standard deviation above the paper's and its cross-entropy a few hundredths below it\. Kaiming-normal "
           r"initialisation lifts the level far \*above\* the paper's")
-    claim("notebooks/10_dpsgd.py", r"The 5×5 kernels meet the rule at both settings, for less than twice the first "
+    claim("notebooks/13_dpsgd.py", r"The 5×5 kernels meet the rule at both settings, for less than twice the first "
           r"model's CPU time, so every run of the grid below uses them")
     table = ablation.ablation_table(ROOT / "results" / "dpsgd" / "fashion-mnist")
     head = {r["variant"]: r for r in table if (r["q"], r["n"]) == (0.005, 500)}
@@ -482,7 +483,7 @@ def test_the_swing_of_the_worst_persons_pair_has_the_period_the_text_states():
     from accountlib.applications.census import pl94
     from accountlib.theory.conversions import gaussian_delta
 
-    text = "notebooks/13_redistricting.py"
+    text = "notebooks/09_redistricting.py"
     m = claim(text, r"the swing has a period of about ([\d.]+) in \$\\varepsilon\$, with maxima near "
               r"\$\\varepsilon = ([\d.]+)\$ and \$([\d.]+)\$ and minima near \$([\d.]+)\$ and \$([\d.]+)\$")
     first, last, count = claim(text, r"figure_eps = \((\d+), (\d+), (\d+)\)").groups()
@@ -518,7 +519,7 @@ def test_each_release_is_said_to_use_the_conversion_it_used():
         c = pl94.certificate(release)
         cks, classical = zcdp_epsilon_via_rdp(float(c["rho"]), 1e-10), zcdp_epsilon(float(c["rho"]), 1e-10)
         assert f"{cks:.2f}" == c["epsilon_printed"] != f"{classical:.2f}", (release, cks, classical)
-    primer = "notebooks/00_primer.py"
+    primer = "notebooks/02_primer.py"
     claim(primer, r"The conversion the Census Bureau used for the 2020 DHC File \(the census chapters' release\) is "
           r"```\{prf:proposition\} From \$\\rho\$-zCDP to \$\(\\varepsilon, \\delta\)\$-DP")
     claim(primer, r"the Bureau's redistricting data \(P\.L\. 94-171\) were converted that way, by Canonne, Kamath and "
@@ -552,7 +553,7 @@ def test_the_census_profile_formula_has_one_citation():
     """δ(ε) = P(S > ε/ρ − 1) − e^ε P(S > ε/ρ + 1) is the sieve paper's Proposition 3.3 (§3.2), everywhere the book or
     the library cites it; the trade-off curve its Proposition 3.4. Every proposition of the sieve paper that a text
     cites exists in the paper."""
-    m = claim("notebooks/02_fourier_inversion.py", r"This is the sieve paper's Proposition (\d\.\d) \(§3\.2\)")
+    m = claim("notebooks/04_fourier_inversion.py", r"This is the sieve paper's Proposition (\d\.\d) \(§3\.2\)")
     d = claim("book/derivations.md", r"affine function of \$S\$, so \(sieve paper §3\.2, Proposition (\d\.\d)\)")
     t = claim("book/derivations.md", r"the trade-off curve is traced by \(sieve paper §3\.2, Proposition (\d\.\d)\)")
     assert m[1] == d[1] == "3.3" and t[1] == "3.4"
@@ -578,7 +579,7 @@ def test_the_census_profile_formula_has_one_citation():
 # --- the foundations chapter's census paragraph -----------------------------------------------------------------
 
 def test_the_foundations_census_paragraph_defines_its_terms_and_counts_right():
-    text = "notebooks/14_foundations.py"
+    text = "notebooks/01_foundations.py"
     m = claim(text, r"cells along the record's \*\{term\}`geographic path`\*, the units that contain its block, one per "
               r"level\. The budgets \$\\rho_i\$ of those cells form an \*\{term\}`allocation`\*, a table of (\d+) queries "
               r"by (\d+) levels that the primer defines \(\{prf:ref\}`def-allocation`\)\. The DHC File uses (\d+) "

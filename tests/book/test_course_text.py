@@ -39,7 +39,7 @@ _REASON = ("chapter not yet rewritten as course text (issue 14: prose, opening, 
 
 
 def toc_chapters() -> list[str]:
-    """The notebook chapters of ``_toc.yml``, in order (stems such as ``00_primer``)."""
+    """The notebook chapters of ``_toc.yml``, in order (stems such as ``02_primer``)."""
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
     files = []
 
@@ -190,7 +190,7 @@ Do.
 
 def test_toc_opens_with_the_foundations_then_the_primer():
     chapters = toc_chapters()
-    assert chapters[:2] == ["14_foundations", "00_primer"]
+    assert chapters[:2] == ["01_foundations", "02_primer"]
     assert len(set(chapters)) == len(chapters)
 
 
@@ -281,7 +281,7 @@ def balance_problems(records: list[instructor.Exercise]) -> list[str]:
 
 
 def opening_problems(first_cells: str) -> list[str]:
-    """The chapter opens as notebooks/02_fourier_inversion.py does: a label, the ``#`` title, then exactly
+    """The chapter opens as notebooks/04_fourier_inversion.py does: a label, the ``#`` title, then exactly
     ``{admonition} What you will learn`` (``:class: tip``) and ``{admonition} What you need`` (``:class: note``),
     one after the other, before anything else."""
     lines = first_cells.splitlines()

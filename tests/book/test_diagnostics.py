@@ -1,4 +1,4 @@
-"""The unifying paper's figure diagnostics (accountbook.diagnostics, 08_what_zcdp_forgets): the allocation path of Prop. 4.3,
+"""The unifying paper's figure diagnostics (accountbook.diagnostics, 11_what_zcdp_forgets): the allocation path of Prop. 4.3,
 the Student-t coefficient and its maximiser, the quadrature discrepancies, against closed forms and mpmath."""
 
 import math

@@ -441,3 +441,26 @@ def test_ablation_stores_resumes_and_tabulates(tmp_path):
     assert rows[0]["cost_vs_base"] == 1
     with pytest.raises(ValueError, match="unknown variant 'huge'"):
         ablation.run_ablation(tmp_path, variants=["huge"], data=data)
+
+
+def test_a_minibatch_taken_in_parts_gives_the_clipped_sum_taken_at_once():
+    """The clipped sum is a sum over examples: a minibatch of 300 taken in parts (of at most 64 or 128 images, the
+    parts equal in size) gives the sums taken at once to float32 rounding, with each example clipped once (the
+    clipping factors, not a part's mean, decide: a part of one example gives that example's clipped gradient);
+    a part size that is not a positive integer is refused."""
+    data = dpsgd.load_data(dataset="fashion-mnist-sample")
+    x, y = torch.from_numpy(data.x_train[:300]), torch.from_numpy(data.y_train[:300])
+    torch.manual_seed(0)
+    model = dpsgd.build_model(28).to(memory_format=torch.channels_last)
+    whole = dpsgd.layerwise_clipped_sum(model, None)(x, y)
+    scale = max(float(s.abs().max()) for s in whole)
+    for part in (64, dpsgd.MICRO_BATCH):
+        parts = dpsgd.layerwise_clipped_sum(model, part)(x, y)
+        assert max(float((a - b).abs().max()) for a, b in zip(whole, parts)) <= 1e-5 * scale
+    ones = dpsgd.layerwise_clipped_sum(model, 1)(x[:5], y[:5])
+    by_hand = [sum(parts) for parts in zip(*(dpsgd.layerwise_clipped_sum(model, None)(x[i:i + 1], y[i:i + 1])
+                                             for i in range(5)))]
+    assert max(float((a - b).abs().max()) for a, b in zip(ones, by_hand)) <= 1e-6 * scale
+    for bad in (0, -3, 2.5, True):
+        with pytest.raises(ValueError, match="micro_batch must be a positive integer or None"):
+            dpsgd.layerwise_clipped_sum(model, bad)

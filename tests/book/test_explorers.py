@@ -259,5 +259,5 @@ def test_the_subsampling_explorer_draws_the_zcdp_parabola():
         rho = rdp.PoissonSubsampledGaussian(q, 1.0).rho(1.0)
         assert np.allclose(parabola.y, rho * parabola.x * (parabola.x + 1))
         assert np.all(gap.y <= parabola.y * (1 + 1e-12))
-    # at q = 0.001 the gap is the parabola to three digits, as 11_explorers says
+    # at q = 0.001 the gap is the parabola to three digits, as 15_explorers says
     assert np.allclose(explorer.frames[0][0].y, explorer.frames[0][1].y, rtol=2e-3)

@@ -134,7 +134,7 @@ KNOWN_DISAGREEMENTS = {
     # the paired gains judged on their own seed spread (95% half-width of the paired difference, five seeds)
     "unifying.5.2.accuracy_gain_q=0.005": "our gain 5.29 ± 2.25 points against the paper's 8.73 (the level offset)",
     "unifying.D4.eps=5.accuracy_gain_q=0.005": "our gain 0.12 ± 1.19 points against the paper's 1.574",
-    # the sieve paper's node counts for pair (13, 13) at its Δ = 1e-35 (04_sieve)
+    # the sieve paper's node counts for pair (13, 13) at its Δ = 1e-35 (06_sieve)
     "sieve.§4.nodes_13_13": "like-for-like |C| is 323 at Δ = 1e-35, where the paper ties its 203 (Figure 4)",
     "sieve.§4.N_13_13": "the paper's own formula gives N = 830,982, below its stated 'over ~10^6'",
     "sieve.§4.evaluations_without_sieve": "40 × N = 33,239,280 per Figure 4 subplot, below the stated 4×10^7",
@@ -148,7 +148,7 @@ KNOWN_DISAGREEMENTS = {
     "sieve.§1.variance_reduction_max.per_level": "26.73% (Block) against the paper's 24.82%",
     "unifying.1.variance_reduction_min.per_level": "the same range, as the unifying paper cites it",
     "unifying.1.variance_reduction_max.per_level": "the same range, as the unifying paper cites it",
-    # our own derivation (m^-5/2) against the fitted slope, at the fit's 0.25 allowance (06_edgeworth)
+    # our own derivation (m^-5/2) against the fitted slope, at the fit's 0.25 allowance (08_edgeworth)
     "derived.edgeworth_rate.sigma2=0.2": "fitted slope -2.753, 0.253 from -5/2 (pre-asymptotic at m <= 128)",
 }
 
@@ -389,7 +389,7 @@ def test_the_authors_released_curves_are_read_in_one_place():
     assert {"trade_off_alpha", "trade_off_beta"} <= set(claim_checks.released_rows("trade_off_curve_path_13_to_13.csv")[0])
     with pytest.raises(ValueError, match=r"^name must be one of the released curves .*; got 'nope\.csv'$"):
         claim_checks.released_rows("nope.csv")
-    chapter = (ROOT / "notebooks" / "05_census_dhc.py").read_text(encoding="utf-8")
+    chapter = (ROOT / "notebooks" / "07_census_dhc.py").read_text(encoding="utf-8")
     assert "claim_checks.released_rows(" in chapter and "claim_checks.RELEASED /" not in chapter
 
 

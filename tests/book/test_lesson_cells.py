@@ -6,7 +6,7 @@ chapter of ``_toc.yml``:
 * no prose, shown code or output talks of rounding that differs between CPUs, SIMD kernels or ulps, and no output
   prints a rounding residue as a bound (``< 1e-14``): such checks belong in ``tests/``
   (``tests/book/test_rounding_scale.py`` holds the ones the chapters used to print);
-* no figure title carries a second numbering (``Figure 4(a): …`` above the book's own "Fig. 12.3"): the paper's
+* no figure title carries a second numbering (``Figure 4(a): …`` above the book's own "Fig. 11.3"): the paper's
   figure is named in the caption or the text;
 * every caption writes its symbols as math or as the symbol itself (σ², Pr(X ≥ k)), never as ASCII (``sigma^2``,
   ``>=``);
@@ -71,7 +71,7 @@ def _text_outputs(cell) -> str:
 #: of the chapter's source: a remark within 80 characters of it, or an output of the code cell that holds it, is the
 #: lesson's. Nothing else of the chapter is exempt.
 ROUNDING_AS_SUBJECT: dict[str, dict[str, str]] = {
-    "15_dpsgd_accounting": {
+    "14_dpsgd_accounting": {
         "which covers the few-ulp accuracy of the": "the rounding model of the certificate (each operation within 16u)",
         "error terms relative to delta": "the certificate's four rigorous error terms, shown as the power of ten each "
                                          "stays below",

@@ -97,7 +97,7 @@ def test_grid_runs_tabulates_glue_resumes_and_retries_failures(tmp_path):
         ([str(CHAPTER), "--grid", "x=1", "--scheduler", "localhost"], "--scheduler must be a Dask scheduler address"),
         ([str(CHAPTER)], "give at least one NAME=V1,V2"),
         (["--grid", "x=1"], "needs CHAPTER"),
-        (["no_such_chapter", "--grid", "x=1"], "chapters: 00_primer"),
+        (["no_such_chapter", "--grid", "x=1"], "chapters: 01_foundations, 02_primer"),
         (["tests/data/missing.py", "--grid", "x=1"], "no such file"),
         ([str(CHAPTER), "--grid", "x=1", "--pairs", "1", "2"], "unrecognized arguments: --pairs 1 2"),
     ],
@@ -128,17 +128,17 @@ def test_values_grid_and_parameters():
         notebook_sweep.parse_value("{1, 2}")
     assert len(notebook_sweep.grid_points({"a": [1, 2, 3], "b": [0, 1]})) == 6
     assert list(notebook_sweep.notebook_parameters(CHAPTER)) == ["x", "label", "fail_at", "offset"]
-    assert "sigma_rdp" in notebook_sweep.notebook_parameters(ROOT / "notebooks" / "00_primer.py")
-    assert notebook_sweep.find_chapter(ROOT / "notebooks" / "00_primer.ipynb").suffix == ".ipynb"
+    assert "sigma_rdp" in notebook_sweep.notebook_parameters(ROOT / "notebooks" / "02_primer.py")
+    assert notebook_sweep.find_chapter(ROOT / "notebooks" / "02_primer.ipynb").suffix == ".ipynb"
 
 
 def test_glue_collection_of_the_committed_primer():
     """The primer glues the numbers a sweep of its parameters tabulates (hidden, so nothing shows twice)."""
-    values, skipped = notebook_sweep.glued_values(ROOT / "notebooks" / "00_primer.ipynb")
+    values, skipped = notebook_sweep.glued_values(ROOT / "notebooks" / "02_primer.ipynb")
     assert set(values) == {"tradeoff_gap_to_gdp", "tradeoff_error_bound", "rho_gaussian", "rho_discrete",
                            "largest_gap"} and skipped == []
     assert 0 < float(values["rho_discrete"]) <= float(values["rho_gaussian"])  # discrete noise leaks no more
-    nb = nbformat.read(ROOT / "notebooks" / "00_primer.ipynb", as_version=4)
+    nb = nbformat.read(ROOT / "notebooks" / "02_primer.ipynb", as_version=4)
     shown = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
              if "scrapbook" in o.get("metadata", {})]
     assert shown and all(all(k.startswith(notebook_sweep.GLUE_PREFIX) for k in o["data"]) for o in shown)

@@ -53,8 +53,6 @@ def toc_chapter_numbers() -> dict[str, int]:
     return numbers
 
 
-@pytest.mark.xfail(strict=True, reason="issue 40, item 6: the sources still carry their order of writing (14_foundations is "
-                   "chapter 1); renaming every chapter and each reference to it waits for the chapters in flight to land")
 def test_chapter_files_are_named_by_their_place_in_the_book():
     """A teacher's "open notebook 10" is chapter 10: the NN_ of each chapter's source is its chapter number."""
     numbers = toc_chapter_numbers()

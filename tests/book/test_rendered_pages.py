@@ -141,6 +141,29 @@ def test_the_api_page_is_rendered_by_sphinx(built_book):
     assert page.count('class="reference internal" href="#accountlib.') > 300  # the cross-references resolve
 
 
+@pytest.mark.book
+def test_the_rendered_chapter_numbers_are_the_file_numbers(built_book):
+    """What the reader sees numbered as chapter N (the sidebar's "N. Title", figures "Fig. N.k", exercises
+    "Exercise N.k") is ``notebooks/NN_*``: a teacher's "open notebook 10" and the book's chapter 10 are one. The
+    pages outside the numbered parts (book/*, the benchmarks appendix among them) carry no chapter number."""
+    chapters = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py"))
+    sidebar = (built_book / "book" / "intro.html").read_text(encoding="utf-8")
+    shown = dict(re.findall(r'<a class="reference internal" href="\.\./notebooks/(\d\d_\w+)\.html">(\d+)\. ', sidebar))
+    assert set(shown) == {script.stem for script in chapters}, sorted(shown)
+    wrong = []
+    for script in chapters:
+        number = int(script.stem[:2])
+        page = (built_book / "notebooks" / f"{script.stem}.html").read_text(encoding="utf-8")
+        figures = {int(n) for n in re.findall(r'<span class="caption-number">Fig\. (\d+)\.\d+', page)}
+        exercises = {int(n) for n in re.findall(r'Exercise (\d+)\.\d+', page)}
+        if int(shown[script.stem]) != number or (figures | exercises) - {number}:
+            wrong.append(f"{script.stem}: sidebar {shown[script.stem]}, figures {sorted(figures)}, "
+                         f"exercises {sorted(exercises)}")
+    assert not wrong, "chapters whose rendered number is not their file's NN_:\n" + "\n".join(wrong)
+    numbered_pages = re.findall(r'<a class="reference internal" href="(\w+)\.html">\d+\. ', sidebar)
+    assert not numbered_pages, f"book pages numbered as chapters: {numbered_pages}"
+
+
 def test_no_file_cites_a_document_outside_the_repository():
     hits = []
     for folder in ("accountlib", "notebooks", "book", "benchmarks", "tests"):
@@ -402,8 +425,8 @@ def test_the_benchmarks_page_shows_each_notice_at_its_table(tmp_path):
         (src / folder).mkdir(parents=True)
     (src / "book" / "benchmarks.md").write_text((ROOT / "book" / "benchmarks.md").read_text(encoding="utf-8"))
     (src / "book" / "ledger.md").write_text("# Ledger\n")
-    (src / "notebooks" / "04_sieve.md").write_text("# The sieve\n")
-    (src / "index.md").write_text("# Book\n\n```{toctree}\nbook/benchmarks\nbook/ledger\nnotebooks/04_sieve\n```\n")
+    (src / "notebooks" / "06_sieve.md").write_text("# The sieve\n")
+    (src / "index.md").write_text("# Book\n\n```{toctree}\nbook/benchmarks\nbook/ledger\nnotebooks/06_sieve\n```\n")
     for _, page in TABLES:
         (src / "benchmarks" / page).write_text((ROOT / "benchmarks" / page).read_text(encoding="utf-8"))
     shutil.copytree(ROOT / "benchmarks" / "figures", src / "benchmarks" / "figures")

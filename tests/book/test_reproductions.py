@@ -1,4 +1,4 @@
-"""Library functions behind ledger entries of 04_sieve and 05_census_dhc: the paper's |C| and the give-back's inverse."""
+"""Library functions behind ledger entries of 06_sieve and 07_census_dhc: the paper's |C| and the give-back's inverse."""
 
 import pytest
 

@@ -1,6 +1,8 @@
 """The front door's δ and f at a point (``accountlib.delta``, ``accountlib.tradeoff``) against brute force over every
 outcome of one discrete Gaussian, and their argument handling."""
 
+import math
+
 import mpmath
 import pytest
 
@@ -81,16 +83,74 @@ def _wide_brute_delta(sigma2, eps, reach=400):
         return mpmath.fsum(max(mpmath.mpf(0), p[x] / zp - mpmath.exp(eps) * q[x] / zq) for x in p)
 
 
+def _two_term_delta(rhos, eps, reach1, reach2):
+    """δ(ε) of N_Z(0, 1/ρ₁) × N_Z(0, 1/ρ₂) against the shift (1, 1), at 80 digits: the privacy loss
+    ρ₁(1 − 2x₁)/2 + ρ₂(1 − 2x₂)/2 exceeds ε exactly when x₂ ≤ m(x₁), so δ = Σ_{x₁} [p₁(x₁)F₂(m) − e^ε p₁(x₁ − 1)F₂(m − 1)]
+    with F₂ the cumulative pmf of the second term (over |x_i| ≤ reach_i; each bracket is a sum of positive terms)."""
+    from fractions import Fraction
+
+    r1, r2 = (Fraction(r) for r in rhos)
+    eps = Fraction(eps)
+    with mpmath.workdps(80):
+        def pmf(rho, reach):
+            w = [mpmath.exp(-mpmath.mpf(x) ** 2 * rho.numerator / (2 * rho.denominator)) for x in range(-reach, reach + 1)]
+            z = mpmath.fsum(w)
+            return [v / z for v in w]
+
+        p1, p2 = pmf(r1, reach1), pmf(r2, reach2)
+        cumulative = [mpmath.mpf(0)]
+        for v in p2:
+            cumulative.append(cumulative[-1] + v)
+        f2 = lambda m: cumulative[max(0, min(m + reach2 + 1, len(p2)))]
+        growth = mpmath.exp(mpmath.mpf(eps.numerator) / eps.denominator)
+        total = mpmath.mpf(0)
+        for i, x1 in enumerate(range(-reach1, reach1 + 1)):
+            m = math.ceil(((r1 + r2) / 2 - eps - r1 * x1) / r2) - 1
+            total += p1[i] * f2(m) - growth * (p1[i - 1] if i else 0) * f2(m - 1)
+        return total
+
+
+@pytest.mark.parametrize("rhos, eps, truth", [
+    (["1/2"], 40, lambda: _wide_brute_delta(2, 40)),
+    (["11/10000"], 2, lambda: _wide_brute_delta(mpmath.mpf(10000) / 11, 2, reach=2700)),
+    (["1/1000", "0.05"], 10, lambda: _two_term_delta(["1/1000", "0.05"], 10, 1800, 260)),
+    (["0.05", "0.2"], "20.68", lambda: _two_term_delta(["0.05", "0.2"], "20.68", 280, 140)),
+])
+def test_deep_lattice_levels_meet_rel_tol_1e_12(rhos, eps, truth):
+    """Issue 37's lattice reproducers (δ from 2.7e-795 to 4.6e-372) at rel_tol 1e-12: the tilted contour's float64 sum
+    stops near 1e-12 (they came back flagged "precision", e.g. 8.39474692302e-697 ± 9.7e-709 for the first), so the
+    front door sums it in arb; each is now certified to the tolerance and contains the brute-force sum."""
+    point = accountlib.delta(rhos, eps, rel_tol=1e-12)
+    assert point.meets_tolerance and point.shortfall is None and point.error_bound <= 1e-12 * point.delta
+    assert abs(point.delta - truth()) <= point.error_bound
+
+
+def test_a_deep_level_of_a_coarse_low_noise_term_comes_back_in_seconds():
+    """Budgets 3/2 and 11/10000 at ε = 34.24: S_L = 11·X₁ + 15000·X₂ with σ₂² = 2/3 puts little tilted mass next to the
+    threshold (J ≈ 1e-10), so float64 reaches only 4e-3 relative and the untilted engine at Δ ≈ 1e-200 took 67 s of
+    CPU (209 s on a shared machine); the arb sum on the tilted contour answers to 1e-12 in a few seconds."""
+    import time
+
+    started = time.perf_counter()
+    point = accountlib.delta(accountlib.Composition(["3/2", "11/10000"]), "856/25", rel_tol=1e-12)
+    seconds = time.perf_counter() - started
+    assert point.meets_tolerance and point.error_bound <= 1e-12 * point.delta
+    assert abs(point.delta - _two_term_delta(["3/2", "11/10000"], "856/25", 30, 1200)) <= point.error_bound
+    assert seconds < 30, f"{seconds:.1f} s"
+
+
 def test_a_tolerance_no_engine_meets_is_refused_or_returned_flagged():
-    """δ(40) of N_Z(0, 2) (8.39e-697) at rel_tol 1e-12: the tilted contour's float64 sum reaches about 1.1e-12, the
-    untilted engines' floor is 1e-300. It used to come back as 0 ± 5.6e-678, unflagged; now the front door refuses
-    it in one line naming rel_tol and why, and best effort returns the narrowest certified bound, flagged."""
-    with pytest.raises(ArithmeticError, match=r"rel_tol: could not certify 1e-12 at epsilon = 40.0 \(precision\)"):
-        accountlib.delta(["1/2"], 40, rel_tol=1e-12)
-    point = accountlib.delta(["1/2"], 40, rel_tol=1e-12, best_effort=True)
-    assert not point.meets_tolerance and point.shortfall == "precision"
-    truth = _wide_brute_delta(2, 40)
-    assert abs(point.delta - truth) <= point.error_bound and point.error_bound <= 1e-11 * truth
+    """δ(40) of N_Z(0, 2) (8.39e-697) at rel_tol 1e-12 without the tilted contour (``paths.tilted`` off): the untilted
+    engines' floor is Δ = 1e-300, so no bound meets the tolerance. The front door refuses it in one line naming rel_tol
+    and why, and best effort returns the narrowest certified bound, flagged."""
+    from accountlib.engine.results import EvaluationPaths
+
+    untilted = accountlib.Composition(["1/2"], paths=EvaluationPaths(tilted=False))
+    with pytest.raises(ArithmeticError, match=r"rel_tol: could not certify 1e-12 at epsilon = 40.0 \(underflow\)"):
+        accountlib.delta(untilted, 40, rel_tol=1e-12)
+    point = accountlib.delta(untilted, 40, rel_tol=1e-12, best_effort=True)
+    assert not point.meets_tolerance and point.shortfall == "underflow"
+    assert abs(point.delta - _wide_brute_delta(2, 40)) <= point.error_bound
     met = accountlib.delta(["1/2"], 40, rel_tol=1e-9)  # a tolerance it meets: no flag
     assert met.meets_tolerance and met.shortfall is None and met.error_bound <= 1e-9 * met.delta
 

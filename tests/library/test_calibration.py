@@ -181,7 +181,7 @@ def test_an_interval_the_engine_cannot_narrow_is_an_error_not_a_false_lower_end(
 
 
 @pytest.mark.parametrize("call, error, message", [
-    (lambda: cal.calibrate(["1"], cal.ApproximateDP("1e-12", "1e-5")), ArithmeticError, "could not certify the target"),
+    (lambda: cal.calibrate(["1"], cal.TradeoffCurve([(0, 1), (1, 0)])), ArithmeticError, "could not certify the target"),
     (lambda: cal.calibrate(["1"], cal.TradeoffCurve([(0, 0), (1, 0)])), ValueError, "no noise is needed"),
     (lambda: cal.allocate([1, 2], cal.ApproximateDP(1, "1e-5"), exponents=()), ValueError, "exponents must be"),
     (lambda: cal.TradeoffCurve([(Fraction(k, 2000), 1 - Fraction(k, 2000)) for k in range(2001)]), ValueError,
@@ -190,6 +190,27 @@ def test_an_interval_the_engine_cannot_narrow_is_an_error_not_a_false_lower_end(
 def test_extreme_targets_are_one_line_errors(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+def test_a_tiny_epsilon_target_is_certified_through_its_cancellation():
+    """(1e-12, 1e-5) for budget 1: at the noise multipliers tried (σ² ≈ 9e24) δ(1e-12) ≈ 1.3e-16 is the difference of
+    two tails of about 1.4e-3, a cancellation the float64 tilted sum could not certify and the untilted engines could
+    not afford, so the calibration was refused ("could not certify the target"); the arb sum on the tilted contour
+    certifies it. The δ checked is compared with the continuous Gaussian plus its Euler–Maclaurin terms (exact here to
+    ~1e-40: the discrete Gaussian differs from its integral by e^{−2π²σ²})."""
+    result = cal.calibrate(["1"], cal.ApproximateDP("1e-12", "1e-5"))
+    (check,) = result.checks
+    assert check.status == "holds" and check.point.meets_tolerance
+    (rho,) = result.rhos
+    with mpmath.workdps(60):
+        s2, eps = mpmath.mpf(rho.denominator) / rho.numerator, mpmath.mpf(10) ** -12
+        a = int(mpmath.ceil(mpmath.mpf(1) / 2 - eps * s2)) - 1  # the loss exceeds ε exactly for x ≤ a
+        f = lambda x: mpmath.exp(-mpmath.mpf(x) ** 2 / (2 * s2))
+        cdf = lambda b: (mpmath.sqrt(mpmath.pi * s2 / 2) * mpmath.erfc(-b / mpmath.sqrt(2 * s2)) + f(b) / 2
+                         - b / s2 * f(b) / 12) / mpmath.sqrt(2 * mpmath.pi * s2)
+        truth = cdf(a) - mpmath.exp(eps) * cdf(a - 1)
+        assert abs(check.point.delta - truth) <= check.point.error_bound + mpmath.mpf(10) ** -35
+        assert truth <= mpmath.mpf(10) ** -5
 
 
 def test_per_group_factors_scale_only_the_groups_named():

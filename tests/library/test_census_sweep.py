@@ -185,7 +185,7 @@ def test_papermill_grid_on_the_sweep_executor(tmp_path):
 
     import nbformat
 
-    chapter = Path(__file__).resolve().parents[2] / "notebooks" / "01_discrete_gaussian.py"
+    chapter = Path(__file__).resolve().parents[2] / "notebooks" / "03_discrete_gaussian.py"
     grid = [{"dps": 40}, {"dps": 50}]
     outputs = notebook_sweep.run_notebook_grid(chapter, grid, tmp_path, workers=1, progress=False)
     assert len(outputs) == 2

@@ -220,15 +220,21 @@ def test_extreme_budgets_and_deltas_are_refused_naming_the_option(capsys):
 
 
 def test_best_effort_prints_a_missed_bound_with_its_shortfall_and_plain_runs_refuse_it():
-    """Issue 37's one rule in the CLI: δ(40) of --rho 1/2 at --rel-tol 1e-12 fails (exit 2, naming why), and with
-    --best-effort prints the narrowest certified bound with a shortfall column; ε = 0 is accepted."""
-    refused = run("delta", "--rho", "1/2", "--eps", "40", "--rel-tol", "1e-12")
+    """Issue 37's one rule in the CLI: δ(5000) of --rho 1/2 (below 1e-10857000, beyond the tilted contour's reach, so
+    only a certified upper bound exists) at --rel-tol 1e-12 fails (exit 2, naming why), and with --best-effort prints
+    the narrowest certified bound with a shortfall column; ε = 0 is accepted. (δ(40), 8.39e-697, was this test's
+    case while the tilted sum stopped at float64; it is now certified to 1e-12.)"""
+    refused = run("delta", "--rho", "1/2", "--eps", "5000", "--rel-tol", "1e-12")
     assert refused.returncode == 2 and "could not certify --rel-tol 1e-12" in refused.stderr
-    flagged = run("delta", "--rho", "1/2", "--eps", "40", "1", "--rel-tol", "1e-12", "--best-effort", "--json")
+    flagged = run("delta", "--rho", "1/2", "--eps", "5000", "1", "--rel-tol", "1e-12", "--best-effort", "--json")
     assert flagged.returncode == 0, flagged.stderr
     rows = json.loads(flagged.stdout)
-    assert rows[0]["shortfall"] == "precision" and rows[0]["delta"].startswith("8.3947")
+    assert rows[0]["shortfall"] == "underflow" and mpmath.mpf(rows[0]["delta"]) == 0
+    with mpmath.workdps(30):  # δ(5000) ≤ P(X ≤ −10000) < e^{−10^8/4}: the bound printed covers it
+        assert mpmath.mpf(rows[0]["error_bound"]) >= mpmath.exp(-mpmath.mpf(10) ** 8 / 4)
     assert rows[1]["shortfall"] == ""
+    met = run("delta", "--rho", "1/2", "--eps", "40", "--rel-tol", "1e-12", "--json")
+    assert met.returncode == 0 and json.loads(met.stdout)[0]["delta"].startswith("8.3947469230209")
     tv = run("delta", "--rho", "1/2", "--eps", "0", "--json")
     with mpmath.workdps(40):  # TV(N_Z(0, 2), N_Z(1, 2)) summed directly
         weights = [mpmath.exp(-mpmath.mpf(x) ** 2 / 4) for x in range(-60, 62)]

@@ -316,13 +316,14 @@ def test_targets_other_than_epsilon_delta_are_refused_in_one_line_naming_what_is
 
 
 def test_tolerances_go_through_the_one_validator_of_their_kind_and_the_float64_floor():
-    """rel_tol, abs_tol and resolution are checked by as_rel_tol, as_abs_tol and as_resolution (one range per kind);
-    inside those ranges, a tolerance finer than float64 certifies for a DP-SGD run (1e-12) is refused at once."""
+    """rel_tol, abs_tol and resolution are checked by the validators of their kind (one range per kind; a DP-SGD run's
+    tolerances name its own range, [1e-12, 0.5]); inside the library's ranges, a tolerance finer than float64
+    certifies for a DP-SGD run (1e-12) is refused at once."""
     from accountlib.infrastructure.numbers import ResourceLimitError
 
-    for call, message in [(lambda: STANDARD.delta(1, rel_tol=0.7), r"rel_tol must be in \[1e-30, 0.5\]"),
-                          (lambda: STANDARD.epsilon("1e-5", abs_tol=0.7), r"abs_tol must be in \[1e-60, 0.5\]"),
-                          (lambda: STANDARD.tradeoff(0.1, abs_tol=1), r"abs_tol must be in \[1e-60, 0.5\]"),
+    for call, message in [(lambda: STANDARD.delta(1, rel_tol=0.7), r"rel_tol must be a number in \[1e-12, 0.5\]"),
+                          (lambda: STANDARD.epsilon("1e-5", abs_tol=0.7), r"abs_tol must be a number in \[1e-12, 0.5\]"),
+                          (lambda: STANDARD.tradeoff(0.1, abs_tol=1), r"abs_tol must be a number in \[1e-12, 0.5\]"),
                           (lambda: calibrate_noise_multiplier(0.01, 1000, (1, 1e-5), resolution=0.6),
                            r"resolution must be in \[1e-09, 0.5\]")]:
         with pytest.raises(ValueError, match=message):
@@ -423,10 +424,10 @@ def test_cli_calibrate_json():
     (["calibrate", "--q", "0.01", "--steps", "100", "--target-mu", "1"], "--target-mu"),
     (["calibrate", "--q", "0.01", "--steps", "100", "--target-eps", "1", "--target-delta", "1e-5",
       "--resolution", "0.6"], "--resolution must be in [1e-09, 0.5]"),
-    (["delta", "--q", "0.1", "--noise-multiplier", "1", "--steps", "10", "--eps", "1", "--rel-tol", "1e-12"],
-     "--rel-tol must be at least 2e-12"),
+    (["delta", "--q", "0.1", "--noise-multiplier", "1", "--steps", "10", "--eps", "1", "--rel-tol", "1e-13"],
+     "give --rel-tol >= 1e-12"),  # the API's floor (it was 2e-12 here)
     (["epsilon", "--q", "0.1", "--noise-multiplier", "1", "--steps", "10", "--delta", "1e-5", "--abs-tol", "0.7"],
-     "--abs-tol must be in [1e-60, 0.5]"),
+     "--abs-tol must be a number in [1e-12, 0.5] for a DP-SGD run"),  # a DP-SGD run's range, not [1e-60, 0.5]
     (["delta", "--q", "0.1", "--noise-multiplier", "1", "--steps", "10", "--eps", "-1"],
      "--eps values must lie in [0, 200]"),  # a DP-SGD run's range, not a composition's
     (["delta", "--q", "-0.1", "--noise-multiplier", "1", "--steps", "10", "--eps", "1"], "got -0.1"),

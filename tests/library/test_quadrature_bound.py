@@ -17,7 +17,7 @@ import pytest
 
 from accountlib.engine import discrete_gaussian as dg, lattice, quadrature
 
-MECHANISMS = [("1/2", "1/3"), ("2/5", "1/2"), ("1", "1/6"), ("1/7", "1/4")]  # 03_trapezoid_convergence's lattice, V = 189
+MECHANISMS = [("1/2", "1/3"), ("2/5", "1/2"), ("1", "1/6"), ("1/7", "1/4")]  # 05_trapezoid_convergence's lattice, V = 189
 DPS = 60
 
 

@@ -132,3 +132,50 @@ def test_double_double_primitives_are_error_free_or_bounded():
     for x, y, s1, e1, p1, f1 in zip(a[:50], b[:50], s[:50], e[:50], p[:50], f[:50]):
         assert Fraction(s1) + Fraction(e1) == Fraction(x) + Fraction(y)
         assert Fraction(p1) + Fraction(f1) == Fraction(x) * Fraction(y)
+
+
+@pytest.mark.parametrize("mechanisms", TILTABLE)
+def test_the_arb_sum_on_the_tilted_contour_matches_brute_force_far_below_float64(mechanisms):
+    """``precise=True`` sums J in arb: tails certified to 1e-20 relative (float64 stops near 1e-13), each containing
+    the brute-force convolution at 60 digits, and agreeing with the float64 sum within both bounds."""
+    lat, lowest, suffix = brute_tails(mechanisms, dps=60)
+    spread = math.sqrt(float(lat.variance_proxy))
+    indices = sorted({int(x * spread) for x in (3, 5, 8)})
+    fine = tilted.TiltedTailEngine(lat, smallest_index=indices[0], j_tol=1e-24, precise=True).tail_indices(indices)
+    fast = tilted.TiltedTailEngine(lat, smallest_index=indices[0], j_tol=1e-14).tail_indices(indices)
+    with mpmath.workdps(70):
+        for j, r, f in zip(indices, fine, fast):
+            exact = suffix[j - lowest]
+            assert exact > 1e-38  # brute force (60 digits absolute) is then exact to 1e-22 relative
+            assert r.error_bound <= 1e-20 * r.value < f.error_bound
+            assert abs(r.value - exact) <= r.error_bound + mpmath.mpf(10) ** -60, (j, r.value, exact)
+            assert abs(r.value - f.value) <= r.error_bound + f.error_bound
+
+
+def test_the_prefactor_keeps_its_precision_for_large_thresholds():
+    """log M(θ) − θ·lo was formed at the caller's arb precision (53 bits by default), whose radius, ~1e-13 of
+    θ·lo ≈ 3600 for budget 11/10000 at lo = 1818, bounded every deep tail there to about 7e-13 relative."""
+    lat = lattice.lattice_of([("11/10000", 1)])
+    (r,) = tilted.TiltedTailEngine(lat, smallest_index=1818, j_tol=1e-25, precise=True).tail_indices([1818])
+    assert r.budget.rounding <= 1e-29 * r.value and r.error_bound <= 1e-23 * r.value
+
+
+def test_the_arb_sum_refuses_a_workload_beyond_its_limit_before_summing():
+    engine = tilted.TiltedTailEngine([(1, 1)], smallest_index=12, j_tol=1e-30, precise=True, max_node_terms=10)
+    with pytest.raises(tilted.ResourceLimitError, match="ACCOUNTLIB_MAX_PRECISE_NODE_TERMS"):
+        engine.tail_indices([12, 13])
+    with pytest.raises(ValueError, match="j_tol must be in"):
+        tilted.TiltedTailEngine([(1, 1)], smallest_index=12, j_tol=1e-70, precise=True)
+    with pytest.raises(ValueError, match="precise must be True or False"):
+        tilted.TiltedTailEngine([(1, 1)], smallest_index=12, precise="yes")
+
+
+def test_relative_tail_requests_below_1e_12_stay_on_the_tilted_contour():
+    """tail_probabilities at rel_tol 1e-20 on a deep tail (P(X ≥ 60), X ~ N_Z(0, 2), about 1e-392): below 1e-12 it
+    used to go to the untilted engines, whose floor Δ = 1e-300 cannot resolve it; the arb sum certifies it."""
+    (r,) = tails.tail_probabilities([(Fraction(1, 2), 1)], [59], rel_tol=1e-20)
+    with mpmath.workdps(60):
+        weights = {x: mpmath.exp(-mpmath.mpf(x) ** 2 / 4) for x in range(-200, 201)}
+        exact = mpmath.fsum(w for x, w in weights.items() if x >= 60) / mpmath.fsum(weights.values())
+        assert r.path == "tilted" and r.error_bound <= 1e-20 * r.value
+        assert abs(r.value - exact) <= r.error_bound

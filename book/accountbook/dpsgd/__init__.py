@@ -26,7 +26,7 @@ from .grid import MAX_SEED, MAX_STEPS, check_seed, check_setting, check_target, 
 from .data import DATASETS, MAX_IDX_BYTES, SYSTEM_DATA_DIR, Dataset, data_slug, find_fashion_mnist, load_data, read_idx
 from .results import (DIVERGED_LOSS, PAPER_TABLES, PAPER_TARGETS, coverage, diverged, endpoint_contrast, load_results,
                       paper_settings, result_path, seedwise_trend, summarise)
-from .training import (CLIP, EVAL_EVERY, LEARNING_RATE, MEMORY_FORMATS, MODEL_INITS, PER_SAMPLE_MODES, SCHEDULE_STEPS, WEIGHT_DECAY,
+from .training import (CLIP, EVAL_EVERY, LEARNING_RATE, MEMORY_FORMATS, MICRO_BATCH, MODEL_INITS, PER_SAMPLE_MODES, SCHEDULE_STEPS, WEIGHT_DECAY,
                        MODEL, build_model, layerwise_clipped_sum, model_description, paired_runs, train_run,
                        vmap_clipped_sum)
 from .jobs import run_setting, train_job, train_setting
@@ -38,6 +38,6 @@ __all__ = ["dpsgd_grid", "check_target", "check_setting", "check_seed", "MAX_STE
            "summarise", "calibration_checks", "data_slug", "record_ledger", "PAPER_TABLES", "train_job",
            "seedwise_trend", "paper_settings", "PAPER_TARGETS", "LEARNING_RATE", "SCHEDULE_STEPS", "EVAL_EVERY",
            "CLIP", "WEIGHT_DECAY", "MAX_IDX_BYTES", "result_path", "layerwise_clipped_sum", "vmap_clipped_sum",
-           "train_runs_together", "MODEL_INITS", "MEMORY_FORMATS", "train_setting",
+           "train_runs_together", "MODEL_INITS", "MEMORY_FORMATS", "MICRO_BATCH", "train_setting",
            "MODEL", "model_description", "coverage", "endpoint_contrast", "diverged", "DIVERGED_LOSS",
            "agreement_summary"]

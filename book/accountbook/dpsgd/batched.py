@@ -9,7 +9,7 @@ trains them side by side, step by step:
 * one noise draw per parameter and step, scaled by each run's ``z·C`` (the single-run path draws the same
   standard normals from the same stream, :func:`accountbook.dpsgd.train_run`);
 * each run's clipped sum by :func:`accountbook.dpsgd.layerwise_clipped_sum`, the models laid out channels-last
-  (as ``train_run``'s layerwise path lays out its one model);
+  and the minibatch taken in cache-sized parts (as ``train_run``'s layerwise path does for its one model);
 * the SGD update (weight decay, the cosine learning rate) as ``torch.optim.SGD`` applies it;
 * the test metrics every 25 steps in chunks of :data:`EVAL_CHUNK` images (cache-sized), pooling before
   the ReLU (the same function).
@@ -25,8 +25,8 @@ from __future__ import annotations
 import math
 
 from .data import Dataset
-from .training import (CLIP, EVAL_EVERY, LEARNING_RATE, MEMORY_FORMATS, WEIGHT_DECAY, build_model, cosine_factor,
-                       layerwise_clipped_sum)
+from .training import (CLIP, EVAL_EVERY, LEARNING_RATE, MEMORY_FORMATS, MICRO_BATCH, WEIGHT_DECAY, build_model,
+                       cosine_factor, layerwise_clipped_sum)
 
 __all__ = ["train_runs_together", "evaluate_in_chunks", "EVAL_CHUNK"]
 
@@ -64,7 +64,7 @@ def evaluate_in_chunks(model, x, y, chunk: int = EVAL_CHUNK) -> tuple[float, flo
 
 def train_runs_together(data: Dataset, *, q: float, steps: int, noise_multipliers, seed: int,
                         eval_every: int = EVAL_EVERY, model_options: dict | None = None,
-                        memory_format: str = "channels_last") -> list[dict]:
+                        memory_format: str = "channels_last", micro_batch: int | None = MICRO_BATCH) -> list[dict]:
     """The DP-SGD runs of one setting and seed, one per noise multiplier, trained together.
 
     Parameters
@@ -89,6 +89,9 @@ def train_runs_together(data: Dataset, *, q: float, steps: int, noise_multiplier
     memory_format : {"channels_last", "contiguous"}
         The activations' layout, as in :func:`accountbook.dpsgd.train_run` (channels-last by default: about
         half the CPU time of NCHW; the same values to float32 rounding).
+    micro_batch : int or None
+        Each run's clipped sum takes the minibatch in parts of at most this many examples
+        (:data:`accountbook.dpsgd.training.MICRO_BATCH`; ``None``: at once), as in :func:`train_run`.
 
     Returns
     -------
@@ -132,7 +135,7 @@ def train_runs_together(data: Dataset, *, q: float, steps: int, noise_multiplier
     if memory_format == "channels_last":
         first = first.to(memory_format=torch.channels_last)
     models = [first] + [copy.deepcopy(first) for _ in multipliers[1:]]
-    sums = [layerwise_clipped_sum(model) for model in models]
+    sums = [layerwise_clipped_sum(model, micro_batch) for model in models]
     params = [list(model.parameters()) for model in models]
     dataset = TensorDataset(torch.from_numpy(data.x_train), torch.from_numpy(data.y_train))
     sampling = torch.Generator().manual_seed(10_000 + seed)
