@@ -10,7 +10,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: book book-instructor pdf release test test-library install lock lab lab-dpsgd clean
+.PHONY: book book-instructor pdf release test test-library benchmarks benchmarks-quick install lock lab lab-dpsgd clean
 
 # torch==2.13.0 (CPU) comes from the machine's local wheel folder; install it before the lock (which pins
 # torch==2.13.0, satisfied by that CPU build) so pip never fetches the CUDA build.
@@ -75,6 +75,22 @@ test: $(STAMP)
 # The library alone, for working on it: tests/library without the slow checks, and the library's doctests.
 test-library: $(STAMP)
 	$(BIN)/python -m pytest -n 2 --dist loadfile -m "not slow" tests/library accountlib
+
+# The benchmarks (benchmarks/run.py): each script writes its results file (with the commit, the SHA-256 of the
+# code it measured, the CPU, the load average at its start and end, its wall time) and its tables, which the book's
+# Performance page (book/benchmarks.md) shows. `make benchmarks` reruns those whose measured code changed since
+# their run, about 85 minutes for all eight on the book's 2-core machine; FORCE=1 reruns all. It refuses a
+# benchmark while the load average is above 0.75 × the cores (1.5 on 2 cores); LOAD=ignore measures anyway and
+# records the load on the page. `make benchmarks-quick` (or QUICK=1) is a smoke run of all eight, about 5 minutes,
+# into _build/benchmarks-quick (never the book's results). `make test` lists the benchmarks whose code changed.
+# BENCHMARKS="sweep engine" runs only those (names: .venv/bin/python benchmarks/run.py --help).
+BENCHMARK_FLAGS = $(if $(filter 1,$(QUICK)),--quick) $(if $(filter 1,$(FORCE)),--force) \
+                  $(if $(filter ignore,$(LOAD)),--allow-load) $(if $(BENCHMARKS),--only $(BENCHMARKS))
+benchmarks: $(STAMP)
+	$(BIN)/python benchmarks/run.py $(BENCHMARK_FLAGS)
+
+benchmarks-quick: $(STAMP)
+	$(BIN)/python benchmarks/run.py --quick $(BENCHMARK_FLAGS)
 
 # JupyterLab on the chapters. jupytext pairs each notebook with its .py source, so saving in JupyterLab
 # updates both. Extra options: make lab LAB_ARGS="--no-browser --port 8899"

@@ -14,6 +14,7 @@ times compare like for like; ours is certified on both sides, theirs are floats.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import statistics
@@ -55,14 +56,17 @@ def best_of(commands: dict[str, list[str]], runs: int = 10) -> dict[str, float]:
     return best
 
 
-def main() -> None:
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a smoke run: no whole census, two start-up rounds")
+    quick = parser.parse_args(argv).quick or provenance.quick()
     machine = provenance.machine("results_calibration.json")
     bureau = accountlib.ApproximateDP("26.340588852722", "1e-10")
     target = accountlib.ApproximateDP(1, "1e-6")
     budgets = [Fraction(1 + (7 * i) % 50, 1000) for i in range(200)]  # 200 releases, 50 distinct budgets
     pair, pair_s = timed(lambda: accountlib.calibrate(census.pair_rhos(13, 13), bureau))
     many, many_s = timed(lambda: accountlib.calibrate(budgets, target))
-    whole, whole_s = timed(lambda: census.calibrate_census(bureau))
+    whole, whole_s = (None, None) if quick else timed(lambda: census.calibrate_census(bureau))
 
     import dp_accounting as dpa
     from dp_accounting.pld import PLDAccountant
@@ -80,38 +84,34 @@ def main() -> None:
             dpa.mechanism_calibration.ExplicitBracketInterval(1.0, 1000.0)))
     python = sys.executable
     starts = best_of({"cli": [python, "-m", "accountlib", "delta", "--rho", "1/2", "1/3", "--eps", "1"],
-                      "imports": [python, "-c", "import numpy, mpmath, flint"]})
+                      "imports": [python, "-c", "import numpy, mpmath, flint"]}, runs=2 if quick else 10)
     cli_s, imports_s = starts["cli"], starts["imports"]
     rows = [
         ("ours, census pair (13, 13), certified", pair_s, f"{pair.evaluations} evaluations, multiplier {float(pair.scale):.3f}"),
         ("ours, 200 releases (50 distinct budgets), certified", many_s,
          f"{many.evaluations} evaluations, multiplier {float(many.scale):.4g}"),
-        ("ours, the whole census (946 pairs), certified", whole_s,
-         f"multiplier {float(whole.scale):.3f}, decided by pair {whole.deciding}"),
+        *([] if quick else [("ours, the whole census (946 pairs), certified", whole_s,
+                             f"multiplier {float(whole.scale):.3f}, decided by pair {whole.deciding}")]),
         ("Opacus get_noise_multiplier, RDP, 200 releases (float)", rdp_s, "continuous Gaussian"),
         ("Opacus get_noise_multiplier, PRV, 200 releases (float)", prv_s, "continuous Gaussian"),
         ("dp_accounting calibrate_dp_mechanism, PLD, 200 releases (float)", pld_s, "continuous Gaussian"),
     ]
     lines = [
-        "# Benchmark: certified calibration and the peers",
-        "",
-        provenance.describe(machine) + " Wall times depend on the machine and on what else runs on it.",
-        "",
-        "`benchmarks/bench_calibration.py`: the smallest noise meeting a target, certified on both sides (ours), "
-        "beside the peers' float calibrations of the continuous Gaussian for the same number of mechanisms.",
+        "# Certified calibration and the peers",
         "",
         "| task | seconds | note |",
         "|---|---|---|",
         *(f"| {name} | {seconds:.3g} | {note} |" for name, seconds, note in rows),
         "",
-        f"The command line's start, best of ten (alternating, after a warm-up, with the bytecode cache): `python -m accountlib delta --rho 1/2 1/3 --eps 1` takes "
+        f"The command line's start, best of {2 if quick else 10} (alternating, after a warm-up, with the bytecode cache): `python -m accountlib delta --rho 1/2 1/3 --eps 1` takes "
         f"{cli_s:.2f} s, against {imports_s:.2f} s for `python -c \"import numpy, mpmath, flint\"` "
         f"({cli_s / imports_s:.2f}×).",
         "",
     ]
-    (HERE / "RESULTS_calibration.md").write_text("\n".join(lines))
-    (HERE / "results_calibration.json").write_text(json.dumps({
-        "machine": machine, "seconds": {name: seconds for name, seconds, _ in rows},
+    folder = provenance.results_folder(quick)
+    (folder / "RESULTS_calibration.md").write_text("\n".join(lines))
+    (folder / "results_calibration.json").write_text(json.dumps({
+        "machine": provenance.finish(machine), "quick": quick, "seconds": {name: seconds for name, seconds, _ in rows},
         "cli_seconds": cli_s, "imports_seconds": imports_s,
         "median_check": statistics.median([pair_s, many_s])}, indent=1) + "\n")
     print("\n".join(lines))

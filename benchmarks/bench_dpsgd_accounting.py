@@ -160,13 +160,19 @@ def main(argv=None) -> int:
     parser.add_argument("--dp-accounting", default=os.environ.get("DP_ACCOUNTING_PYTHON"))
     parser.add_argument("--prv", default=os.environ.get("PRV_PYTHON"))
     parser.add_argument("--opacus", default=os.environ.get("OPACUS_PYTHON", sys.executable))
+    parser.add_argument("--quick", action="store_true",
+                        help="a smoke run: T = 1,000 only, two deep δ, one calibration at T = 1,000 (without dp_accounting's)")
     args = parser.parse_args(argv)
+    global STEPS, DEEP, TARGETS, CALIBRATION_STEPS
+    quick = args.quick or provenance.quick()
+    if quick:
+        STEPS, DEEP, TARGETS, CALIBRATION_STEPS = (1000,), (1e-12, 1e-20), (3.0,), 1000
     pythons = {"dp_accounting": args.dp_accounting, "prv_accountant": args.prv, "opacus": args.opacus}
     missing = [name for name, p in pythons.items() if not p or not Path(p).exists()]
     for name in missing:
         pythons[name] = None
     machine = provenance.machine("results_dpsgd_accounting.json")
-    record: dict = {"machine": machine, "case": {"q": Q, "z": Z, "delta": DELTA}, "missing_peers": missing}
+    record: dict = {"machine": machine, "quick": quick, "case": {"q": Q, "z": Z, "delta": DELTA}, "missing_peers": missing}
 
     # -- the standard case -----------------------------------------------------------------------------------
     standard = []
@@ -254,8 +260,8 @@ def main(argv=None) -> int:
                "ours_proven_smallest": c.proven_smallest, "peers": []}
         base = {"q": Q, "steps": CALIBRATION_STEPS, "deltas": [DELTA], "epsilon": eps, "z": None}
         for label, python, name, task in (
-                ("dp_accounting PLD (calibrate_dp_mechanism)", pythons["dp_accounting"], "dp_accounting",
-                 {**base, "kind": "calibrate"}),
+                ("dp_accounting PLD (calibrate_dp_mechanism)", None if quick else pythons["dp_accounting"],
+                 "dp_accounting", {**base, "kind": "calibrate"}),  # minutes even at T = 1,000: not in a smoke run
                 ("Opacus PRV (get_noise_multiplier)", pythons["opacus"], "opacus", {**base, "kind": "calibrate", "accountant": "prv"}),
                 ("Opacus RDP (get_noise_multiplier)", pythons["opacus"], "opacus", {**base, "kind": "calibrate", "accountant": "rdp"})):
             r = peer(python, name, task)
@@ -270,18 +276,18 @@ def main(argv=None) -> int:
         cal_rows.append(row)
         print(f"calibration eps = {eps} done", file=sys.stderr, flush=True)
     record["calibration"] = cal_rows
-
-    (HERE / "results_dpsgd_accounting.json").write_text(json.dumps(record, indent=1, default=str) + "\n")
-    (HERE / "RESULTS_dpsgd_accounting.md").write_text(render(record))
+    record["calibration_steps"] = CALIBRATION_STEPS
+    record["machine"] = provenance.finish(machine)
+    folder = provenance.results_folder(quick)
+    (folder / "results_dpsgd_accounting.json").write_text(json.dumps(record, indent=1, default=str) + "\n")
+    (folder / "RESULTS_dpsgd_accounting.md").write_text(render(record))
     print(render(record))
     return 0
 
 
 def render(record: dict) -> str:
-    lines = ["# Benchmark: certified DP-SGD accounting and the incumbents", "",
-             provenance.describe(record["machine"]) + " Wall times depend on the machine and on what else runs on it; "
-             "the peers' times are measured inside their own processes, imports excluded.", "",
-             "`benchmarks/bench_dpsgd_accounting.py`: the Poisson-subsampled Gaussian, q = 0.01, noise multiplier 1, "
+    lines = ["# Certified DP-SGD accounting and the incumbents", "",
+             "The peers' times are measured inside their own processes, imports excluded. `benchmarks/bench_dpsgd_accounting.py`: the Poisson-subsampled Gaussian, q = 0.01, noise multiplier 1, "
              "add/remove neighbours; each peer in its own environment. A peer's upper bound below our certified "
              "interval, or its lower bound above it, is a guarantee that is false.", ""]
     if record["missing_peers"]:
@@ -299,7 +305,8 @@ def render(record: dict) -> str:
     for r in record["deep"]:
         lines.append(f"| {r['delta']:g} | {r['ours']} | {r['ours_seconds']:.2g} | "
                      + " | ".join(str(r.get(n, "")) for n in names) + " |")
-    lines += ["", f"## The smallest noise multiplier for (ε, 1e-5), T = {CALIBRATION_STEPS:,}", "",
+    steps = record.get("calibration_steps", CALIBRATION_STEPS)
+    lines += ["", f"## The smallest noise multiplier for (ε, 1e-5), T = {steps:,}", "",
               "Ours: the smallest z on a grid of relative step 1e-5 at which δ(ε) ≤ 1e-5 is certified, with a "
               "certified failure one grid step below. Each peer's z is checked with our certified δ(ε).", "",
               "| ε | tool | z | seconds | more noise than ours | our check of its z |", "|---|---|---|---|---|---|"]

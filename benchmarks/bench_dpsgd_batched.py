@@ -84,6 +84,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--quick", action="store_true", help="a smoke run: 0.005,25 only")
     args = parser.parse_args()
+    args.quick = args.quick or provenance.quick()
     try:
         settings = [(float(q), int(n)) for q, n in (s.split(",") for s in (["0.005,25"] if args.quick else args.settings))]
     except ValueError:
@@ -124,15 +125,12 @@ def main() -> None:
     convolutions = stacked_convolutions()
     quick = " --quick" if args.quick else ""
     lines = [
-        "# Benchmark: the runs of one setting and seed, one by one and together",
+        "# The runs of one setting and seed, one by one and together",
         "",
         f"`benchmarks/bench_dpsgd_batched.py{quick}`: the five runs of one setting and seed (clipping-only; RDP and "
         "zCDP at ε = 3 and 5, δ = 1e-5), on Fashion-MNIST with test metrics every 25 steps, trained one after another "
         "by `train_run` and together by `train_runs_together` (what `sweep dpsgd` runs); CPU seconds per run "
         f"(`time.process_time`, {args.threads} torch thread{'s' if args.threads > 1 else ''}).",
-        "",
-        provenance.describe(machine) + " CPU time is less sensitive to a busy machine than wall time; the ratio of "
-        "the two ways within one run is what to read.",
         "",
         "| q | steps | expected batch | one by one, NCHW | one by one | together | together ÷ one by one, NCHW "
         "| together ÷ one by one | largest difference in the histories |",
@@ -173,9 +171,10 @@ def main() -> None:
         "|---|---|",
     ]
     lines += [f"| {name} | {seconds:.4f} |" for name, seconds in convolutions.items()]
-    (HERE / "RESULTS_dpsgd_batched.md").write_text("\n".join(lines) + "\n")
-    (HERE / "results_dpsgd_batched.json").write_text(json.dumps({
-        "machine": machine, "data": data.name, "threads": args.threads, "quick": args.quick, "settings": rows,
+    folder = provenance.results_folder(args.quick)
+    (folder / "RESULTS_dpsgd_batched.md").write_text("\n".join(lines) + "\n")
+    (folder / "results_dpsgd_batched.json").write_text(json.dumps({
+        "machine": provenance.finish(machine), "data": data.name, "threads": args.threads, "quick": args.quick, "settings": rows,
         "stacked_convolutions": convolutions}, indent=1) + "\n")
     print("\n".join(lines))
 

@@ -181,8 +181,8 @@ def dhc_lines(dhc: dict) -> list[str]:
         "",
         f"Measured on {dhc['date']}: `census.pair_job` (both curves of a pair, as the sweep runs them: 60 (ε, δ) "
         f"levels to 1e-6 relative, the trade-off vertices to 1e-25 absolute) for {len(dhc['per_pair'])} pairs, on "
-        f"the code before the smoothed engine (`{dhc['before'][:7]}`) and on this code (`{dhc['after'][:7]}`"
-        f"{' with uncommitted changes' if dhc['dirty_after'] else ''}), each version in its own subprocess "
+        f"the code before the smoothed engine and on this code"
+        f"{' (with uncommitted changes)' if dhc['dirty_after'] else ''} (the commits are in the results file), each version in its own subprocess "
         f"(one untimed warm-up job first), alternating, {dhc['rounds']} rounds; medians over the rounds of the CPU "
         "time of each job (one thread: what the sweep's workers spend) and of its wall time (on a shared machine "
         f"the CPU time is the steadier; the load average was {dhc.get('load_average')} at the start). "
@@ -219,6 +219,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--dhc-worker", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--root", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--quick", action="store_true", help="a smoke run: one repeat, the coarsest PLD interval")
     args = parser.parse_args()
     if args.dhc_worker is not None:
         dhc_worker([tuple(int(x) for x in p.split(",")) for p in args.dhc_worker.split(";")], args.root)
@@ -229,6 +230,9 @@ def main() -> None:
     from accountlib.applications import census
     from accountlib.infrastructure.numbers import ResourceLimitError
 
+    quick = args.quick or provenance.quick()
+    if quick:
+        args.repeats = 1
     machine = provenance.machine("results_pl94.json")
     release = "pl94-persons"
     cert = census.certificate(release)
@@ -254,7 +258,7 @@ def main() -> None:
     pld = {}
     for name, c in compositions.items():
         pld[name], skip = [], False
-        for interval in PLD_INTERVALS:
+        for interval in PLD_INTERVALS[:1] if quick else PLD_INTERVALS:
             row = {"interval": interval}
             if skip:
                 row["skipped"] = f"the coarser interval took more than {PLD_LIMIT_S:.0f} s"
@@ -298,7 +302,7 @@ def main() -> None:
         print(f"engines {name}: lattice {float(lat.delta):.12e} ± {float(lat.error_bound):.1e}, smoothed "
               f"{float(smo.delta):.12e} ± {float(smo.error_bound):.1e}", flush=True)
 
-    old_results = HERE / "results_pl94.json"
+    old_results = provenance.results_folder(quick) / "results_pl94.json"
     dhc = None
     if args.before:
         dhc = before_after(args.before, args.rounds)
@@ -309,9 +313,7 @@ def main() -> None:
         return f"{x:.10e}"
 
     lines = [
-        "# Benchmark: the redistricting data (P.L. 94-171) persons composition",
-        "",
-        provenance.describe(machine) + " Wall times depend on the machine and on what else runs on it.",
+        "# The redistricting data (P.L. 94-171)",
         "",
         f"`benchmarks/bench_pl94.py`: δ at the certificate's ε = {eps} ≈ {float(eps):.6f} (printed "
         f"{cert['epsilon_printed']}) for one modified record, replace-one neighbours. The persons composition "
@@ -378,9 +380,10 @@ def main() -> None:
     def plain(d):
         return {k: v for k, v in d.items() if k != "point"}
 
-    (HERE / "RESULTS_pl94.md").write_text("\n".join(lines), encoding="utf-8")
-    (HERE / "results_pl94.json").write_text(json.dumps({
-        "machine": machine, "epsilon": str(eps), "worst_pair": list(worst), "rank_seconds": rank_s,
+    folder = provenance.results_folder(quick)
+    (folder / "RESULTS_pl94.md").write_text("\n".join(lines), encoding="utf-8")
+    (folder / "results_pl94.json").write_text(json.dumps({
+        "machine": provenance.finish(machine), "quick": quick, "epsilon": str(eps), "worst_pair": list(worst), "rank_seconds": rank_s,
         "ours": {n: plain(o) for n, o in ours.items()}, "dp_accounting": pld, "lattice_refusal": refusal,
         "engines": {n: {k: plain(v) if isinstance(v, dict) else v for k, v in e.items()} for n, e in engines.items()},
         "dhc_before_after": dhc}, indent=1) + "\n", encoding="utf-8")

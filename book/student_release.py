@@ -25,9 +25,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: copied as they are (folders without their caches)
+#: copied as they are (folders without their caches); the benchmarks' results files, which chapters quote
+#: (accountbook.benchmarks), without the benchmarks themselves
 COPIED = ["accountlib", "book/accountbook", "book/pyproject.toml", "pyproject.toml", "requirements-lock.txt",
-          "results", "_toc.yml"]
+          "results", "_toc.yml"] + sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "benchmarks").glob("results_*.json"))
 IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", ".ipynb_checkpoints", "*.lock", ".pytest_cache")
 
 README = """\

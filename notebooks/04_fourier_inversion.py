@@ -307,7 +307,7 @@ for n_nodes in (12, 24, 40, 64):
 #
 # For the census pair this needs close to a million nodes at the paper's $\Delta = 10^{-35}$ — the next
 # chapters show why so few of them matter. ($N$ grows with $\log(1/\Delta)$, so node counts quoted elsewhere
-# for the same pair differ when their $\Delta$ does: the [benchmarks page](../book/benchmarks.md) times the
+# for the same pair differ when their $\Delta$ does: the [Performance page](../book/benchmarks.md) times the
 # engines that a relative-accuracy request builds, and names their $\Delta$.)
 
 # %% tags=["nbval-check-output"]

@@ -79,7 +79,8 @@ from accountlib.applications import census
 from accountlib.engine import quadrature, sieve
 from accountlib.engine.results import certified_digits
 from accountlib.engine.tails import TailEngine
-from accountbook import ledger
+from accountbook import benchmarks, ledger
+from myst_nb import glue
 
 # %% [markdown]
 # ## Periodic peaks
@@ -121,7 +122,7 @@ from accountbook import ledger
 # quadrature nodes $\zeta_k = 2\pi k/N$ (the markers) are kept while it lies above the threshold $\tau$ of the next
 # section.
 
-# %% mystnb={"figure": {"caption": "Rigorous upper bounds (the proposition on one factor) on log10 of the factors of the integrand for pair (13, 13), at the chapter's \u0394 (1e-35 by default, the value this caption's numbers are for). Left, the half period: the two groups with the fewest peaks (colours) and the product of the bounds of all twelve groups (black), which lies below the plotted range except near \u03b6 \u2248 1.723, a near-resonance where it reaches about 1e-140, far below \u0394, and at \u03b6 = 0 (star), where it exceeds \u0394 on a spike too narrow to see at this scale. Right, that spike zoomed in by a factor of about 2500: the product bound is a Gaussian in \u03b6, and the quadrature nodes on it are kept (filled) while it is above the dropping threshold \u03c4 (dashed) and dropped (open) beyond.", "name": "fig-sieve-factors"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "Rigorous upper bounds (the proposition on one factor) on log10 of the factors of the integrand for pair (13, 13), at \u0394 = 1e-35. Left, the half period: the two groups with the fewest peaks (colours) and the product of the bounds of all twelve groups (black), which lies below the plotted range except near \u03b6 \u2248 1.723, a near-resonance where it reaches about 1e-140, far below \u0394, and at \u03b6 = 0 (star), where it exceeds \u0394 on a spike too narrow to see at this scale. Right, that spike zoomed in by a factor of about 2500: the product bound is a Gaussian in \u03b6, and the quadrature nodes on it are kept (filled) while it is above the dropping threshold \u03c4 (dashed) and dropped (open) beyond.", "name": "fig-sieve-factors"}} tags=["hide-input"]
 profile = ShiftPair(census.pair_rhos(*pair))
 groups = profile.lattice.groups
 
@@ -344,10 +345,10 @@ for lo in (0, int(2 * spread_naive), int(5 * spread_naive)):
 # {ref}`ex-sieve-product` adds the product test to the naive sieve.
 
 # %% [markdown]
-# The [benchmarks page](../book/benchmarks.md) counts nodes for the same pair with other numbers: it times the
+# The [Performance page](../book/benchmarks.md) counts nodes for the same pair with other numbers: it times the
 # engine that a *relative* accuracy request builds, whose $\Delta$ is chosen from $\delta$ ([Derivations §6](../book/derivations.md))
 # and whose deepest levels move to the tilted contour (below), so its $N$ and node counts differ from these, which are
-# at the paper's fixed $\Delta = 10^{-35}$. The benchmarks page lists both.
+# at the paper's fixed $\Delta = 10^{-35}$. The Performance page lists both.
 #
 # ### The paper's $|\mathcal C| = 203$, counted like for like
 #
@@ -384,14 +385,14 @@ for d, c in like_for_like.items():
 # is above $\tau$, so the certified *value* at a survivor may still fall below the line: the bound is only a bound, and
 # the engine reports such nodes as dropped after evaluation.
 
-# %% mystnb={"figure": {"caption": "The certified value of log10|\u03c6_S| at each node that survives the sieve, pair (13, 13), at the chapter's \u0394 (1e-35 by default), against the node's position \u03b6_k; the dotted line is the dropping threshold \u03c4 = \u0394/(4(2U+1)).", "name": "fig-sieve-survivors"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "The certified value of log10|\u03c6_S| at each node that survives the sieve, pair (13, 13), \u0394 = 1e-35, against the node's position \u03b6_k; the dotted line is the dropping threshold \u03c4 = \u0394/(4(2U+1)).", "name": "fig-sieve-survivors"}} tags=["hide-input"]
 zetas, logs = engine.integrand_at_nodes()
 fig, ax = plt.subplots(figsize=(8, 3.4))
 ax.plot(zetas, logs, "o", ms=4, label="surviving node (certified value)")
 ax.axhline(np.log10(engine.tau), color="gray", ls=":", label=r"$\tau$")
 ax.set_xlabel(r"$\zeta_k = 2\pi k/N$ of the surviving nodes")
 ax.set_ylabel(r"$\log_{10}|\varphi_S(\zeta_k)|$")
-ax.set_title(f"The integrand at the {zetas.size} nodes that survive, pair {pair}, {delta_label}")
+ax.set_title(f"The integrand at the {zetas.size} nodes that survive, pair {pair}, Δ = {delta:.0e}")
 ax.legend()
 fig.tight_layout()
 
@@ -411,7 +412,7 @@ _ = ledger.reproduce({
 # {numref}`fig-sieve-survey`, the survivors of the product test against those of the per-factor test: points far below
 # the diagonal are pairs where the paper's test alone would have evaluated many nodes in vain.
 
-# %% mystnb={"figure": {"caption": "Nodes kept by the per-factor sieve (the paper's Algorithm 1) and after pruning on the product bound, for the sampled DHC pairs at the chapter's \u0394 (1e-35 by default; the title gives the value used) (log-log scale); the dashed line is equality.", "name": "fig-sieve-survey"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "Nodes kept by the per-factor sieve (the paper's Algorithm 1) and after pruning on the product bound, for the sampled DHC pairs at \u0394 = 1e-35 (log-log scale); the dashed line is equality.", "name": "fig-sieve-survey"}} tags=["hide-input"]
 rng = random.Random(seed)
 pairs = census.all_pairs()
 chosen = sorted(set(rng.sample(pairs, min(sample_pairs, len(pairs))) + [pair]))
@@ -428,7 +429,7 @@ ax.loglog([product.min(), per_factor.max()], [product.min(), per_factor.max()], 
 ax.legend(fontsize=9)
 ax.set_xlabel("nodes after the per-factor sieve")
 ax.set_ylabel("nodes after product pruning")
-ax.set_title(f"{len(rows)} DHC pairs, {delta_label}")
+ax.set_title(f"{len(rows)} DHC pairs, Δ = 1e-35")
 fig.tight_layout()
 
 # %% tags=["nbval-check-output"]
@@ -494,12 +495,17 @@ for lo, a, b in zip(indices, reference.tail_indices(indices), tilted_engine.tail
     print(f"{lo / spread:>10.1f} {certified_digits(b.value, b.error_bound):>22} {str(b.error_bound < 1e-8 * float(b.value)):>22} "
           f"{str(abs(a.value - b.value) <= a.error_bound + b.error_bound):>21}")
 
+# %% tags=["remove-cell"]
+# the full sweep's figures, read from the benchmark's results file (never typed: accountbook.benchmarks)
+glue("sweep_minutes", benchmarks.quote("sweep.wall_minutes"), display=False)
+glue("sweep_tilted_nodes_max", benchmarks.quote("sweep.tilted_nodes_max"), display=False)
+
 # %% [markdown]
 # Both engines agree within the sum of their {term}`certified error bounds <certified error bound>` at every depth, and the tilted one meets a
 # relative bound of $10^{-8}$ even where the tail is far below $10^{-30}$. For this light pair the saving is modest. For the heaviest pairs, whose integrand stays large on $10^5$ nodes, it is
-# what keeps the full 946-pair sweep to a few minutes: 4.2 minutes on two cores in the run the Benchmarks page
-# reports. Untilted, their deepest $(\varepsilon, \delta)$ levels need $\Delta \approx 10^{-67}$ and so
-# 307 to 314 bits in arb; on the tilted contour they need at most 59,348 nodes in float64 (the same page).
+# what keeps the full 946-pair sweep to a few minutes: {glue:text}`sweep_minutes` minutes on two cores in the run the
+# {doc}`Performance <../book/benchmarks>` page reports. Untilted, their deepest $(\varepsilon, \delta)$ levels need $\Delta \approx 10^{-67}$ and so
+# 307 to 314 bits in arb; on the tilted contour they need at most {glue:text}`sweep_tilted_nodes_max` nodes in float64 (the same page).
 
 # %% [markdown]
 # ## What cannot be reproduced here
@@ -508,7 +514,7 @@ for lo, a, b in zip(indices, reference.tail_indices(indices), tilted_engine.tail
 # against 0.5 for its own method, "a 1,824-fold speedup". Those are timings of the authors' codes on the authors' machines;
 # neither the prior code nor their infrastructure is available to this book, so the ledger records them as not
 # reproducible here. What we can measure — our engine against our re-implementation of the paper's method, on one
-# machine — is on the [benchmarks page](../book/benchmarks.md).
+# machine — is on the [Performance page](../book/benchmarks.md).
 
 # %% tags=["remove-cell"]
 _ = ledger.reproduce(not_reproducible=["sieve.abstract.speedup_1824", "sieve.§1.1.prior_cpu_hours_1000",

@@ -141,7 +141,7 @@ print(f"The demonstration run: {small.note}, each of {small.x_train.shape[-2]}x{
 # little more than a non-private step, less than `torch.func.vmap` or Opacus's hooks. The five runs of one setting
 # and seed are trained together: they share the Poisson minibatches, the standard-normal noise (scaled by each run's
 # own $z$) and the test data, and each takes the steps it would take alone. The measured costs are on the
-# [benchmarks page](../book/benchmarks.md). Opacus's Poisson sampler, clipping rule and noise draws are kept, so the
+# [Performance page](../book/benchmarks.md). Opacus's Poisson sampler, clipping rule and noise draws are kept, so the
 # DP-SGD step is the paper's; tests check that the clipped sums equal Opacus's and that the ways of training give the
 # same history.
 #

@@ -277,7 +277,7 @@ assert two.lower <= reference <= two.upper
 # The standard case of the accountants' own papers is $q = 0.01$, $z = 1$, $\delta = 10^{-5}$. The next cell
 # computes the certified interval and runs dp_accounting and Opacus on the same case. prv_accountant pins other
 # package versions than this book, so its numbers come from the benchmark run recorded on the
-# [benchmarks page](../book/benchmarks.md), which runs every peer in its own environment. A tool's upper bound
+# [Performance page](../book/benchmarks.md), which runs every peer in its own environment. A tool's upper bound
 # below the certified interval would be a false guarantee; an estimate outside it is merely inaccurate.
 
 # %% tags=["nbval-ignore-output"]
@@ -426,7 +426,7 @@ plt.show()
 # %% [markdown]
 # At $T = 1{,}000$ and $\delta = 10^{-12}$, dp_accounting's "pessimistic" $\varepsilon$ at a grid of
 # $2\times10^{-5}$ can lie below prv_accountant's lower bound, so that one of the two guarantees must be false. The
-# certified interval settles it. In the benchmark run recorded on the {doc}`benchmarks page <../book/benchmarks>`,
+# certified interval settles it. In the benchmark run recorded on the {doc}`Performance page <../book/benchmarks>`,
 # dp_accounting at the finer grid and Opacus's PRV accountant both returned an $\varepsilon$ below the certified
 # lower end at $\delta = 10^{-12}$: false guarantees. prv_accountant's bracket contains the certified interval. The
 # coarser grid of dp_accounting landed above: refining its grid made its answer smaller and wrong, the opposite of

@@ -105,3 +105,41 @@ def pytest_collection_modifyitems(config, items):
         name = item.path.name
         return _FIRST.index(name) if name in _FIRST else len(_FIRST) + (name in _LAST)
     items.sort(key=rank)  # stable: the rest keep pytest's order
+
+
+# --- the benchmarks whose measured code changed since their run (a warning in every session's summary) --------
+
+def _stale_benchmarks() -> dict:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_benchmarks_provenance", ROOT / "benchmarks" / "provenance.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.stale()
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """List the benchmarks whose measured modules changed since their results were recorded (not a failure: the
+    Performance page marks their tables, and ``make benchmarks`` reruns exactly these). Only on the controller of
+    an xdist run, and only in a session that ran the book's tests or the whole suite."""
+    if hasattr(config, "workerinput") or os.environ.get("ACCOUNTLIB_NO_BENCHMARK_CHECK") == "1":
+        return
+    if not any(str(arg).rstrip("/") in ("tests", "tests/book") or "benchmark" in str(arg) for arg in config.args):
+        return
+    try:
+        stale = _stale_benchmarks()
+    except Exception as error:  # the check must never hide the test results
+        terminalreporter.write_line(f"benchmark freshness not checked: {error}", yellow=True)
+        return
+    if not stale:
+        terminalreporter.write_line("benchmarks: every results file measured the current code", green=True)
+        return
+    terminalreporter.section("stale benchmarks", sep="-", yellow=True, bold=True)
+    for results, entry in sorted(stale.items()):
+        files = entry["files"]
+        shown = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+        terminalreporter.write_line(f"  benchmarks/{entry['script']} ({results}): {entry['reason']}"
+                                    + (f": {shown}" if shown else ""), yellow=True)
+    terminalreporter.write_line(f"WARNING: {len(stale)} benchmark(s) measured an earlier version of the library; "
+                                "refresh them with `make benchmarks` (at low load) and commit the results.",
+                                yellow=True, bold=True)

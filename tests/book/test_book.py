@@ -45,4 +45,5 @@ def test_book_builds_without_warnings_and_loads_nothing_from_outside(built_book)
     assert "sieve.A1.lambda4.sigma2=1" in ledger
     benchmarks = (html / "book" / "benchmarks.html").read_text(encoding="utf-8")
     assert "Speed-up of accountlib" in benchmarks and "dp_accounting" in benchmarks
-    assert "the full DHC sweep" in benchmarks
+    assert "The full DHC sweep" in benchmarks and "<h1>Performance" in benchmarks
+    assert benchmarks.count("<figcaption") >= 2 and benchmarks.count(".svg") >= 2

@@ -10,6 +10,7 @@ import json
 import os
 import re
 import sys
+import shutil
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -249,10 +250,19 @@ def test_library_hash_follows_the_code(tmp_path):
     assert provenance.library_hash(tmp_path) != first
 
 
-TABLES = [("results_engine.json", "RESULTS.md"), ("results_sweep.json", "RESULTS_sweep.md"),
+TABLES = [("results_engine.json", "RESULTS.md"), ("results_composition.json", "RESULTS_composition.md"),
+          ("results_sweep.json", "RESULTS_sweep.md"),
           ("results_dpsgd.json", "RESULTS_dpsgd.md"), ("results_dpsgd_batched.json", "RESULTS_dpsgd_batched.md"),
           ("results_calibration.json", "RESULTS_calibration.md"),
           ("results_pl94.json", "RESULTS_pl94.md"), ("results_dpsgd_accounting.json", "RESULTS_dpsgd_accounting.md")]
+
+
+def page_heading(results: str) -> str:
+    """The heading of the Performance page's section that shows ``results`` (the last ``## `` line above its
+    ``measured-code`` directive)."""
+    source = (ROOT / "book" / "benchmarks.md").read_text(encoding="utf-8")
+    before = source[:source.index(f"```{{measured-code}} ../benchmarks/{results}\n")]
+    return re.findall(r"^## (.+)$", before, flags=re.M)[-1].strip()
 
 
 @pytest.mark.parametrize("results, page", TABLES)
@@ -264,13 +274,14 @@ def test_each_benchmark_table_names_its_machine_and_code(results, page):
     data = json.loads(path.read_text(encoding="utf-8"))
     machine = data.get("machine")
     assert isinstance(machine, dict) and machine.get("cpu") and machine.get("cores") and machine.get("date"), machine
-    text = (ROOT / "benchmarks" / page).read_text(encoding="utf-8")
-    assert machine["library_sha256"][:16] in text and machine["cpu"] in text, f"{page} does not say what it measured"
-    # the benchmarks page shows the table's heading, then whether it measured the current code, then the table
+    # the page's section: its heading, the prose, then whether the table measured the current code (with the
+    # provenance folded), then the table; no hash or commit in the page's own text
     source = (ROOT / "book" / "benchmarks.md").read_text(encoding="utf-8")
-    assert (f"```{{include}} ../benchmarks/{page}\n:heading-offset: 1\n:end-line: 1\n```\n\n"
-            f"```{{measured-code}} ../benchmarks/{results}\n```\n\n"
+    assert (f"```{{measured-code}} ../benchmarks/{results}\n```\n\n"
             f"```{{include}} ../benchmarks/{page}\n:heading-offset: 1\n:start-line: 1\n```") in source
+    assert page_heading(results)
+    assert machine["library_sha256"][:12] not in source and not re.search(r"\b[0-9a-f]{7,40}\b", source)
+    assert machine["library_sha256"][:12] not in (ROOT / "benchmarks" / page).read_text(encoding="utf-8")
 
 
 def test_benchmark_records_hash_each_measured_file():
@@ -323,15 +334,15 @@ def test_the_notice_says_current_exactly_when_the_hashes_match(tmp_path, results
     sha256 = provenance.library_hash(modules=provenance.MEASURED[results])
 
     current, text, depends = notice(copies["current"], ROOT)
-    assert current and "measured the current library code" in text and sha256[:16] in text
-    assert "earlier version" not in text and "warning" not in text
+    assert current and "measured the current library code" in text and sha256 in text
+    assert "earlier version" not in text and "warning" not in text and ":class: dropdown" in text
     assert {Path(p).relative_to(ROOT).as_posix() for p in depends} == set(provenance.snapshot(
         modules=provenance.MEASURED[results])[1])
 
     current, text, _ = notice(copies["stale"], ROOT)
     assert not current and "current library code" not in text
     assert text.startswith("```{admonition} These timings measured an earlier version of the library\n:class: warning")
-    assert "0" * 16 in text and sha256[:16] in text and f"Rerun `{script}`" in text
+    assert "0" * 64 in text and sha256 in text and f"Rerun `{script}`" in text and ":class: dropdown" in text
     assert f"changed: `{copies['changed file']}`" in text and "no longer measured: `accountlib/gone.py`" in text
 
     current, text, _ = notice(copies["old"], ROOT)
@@ -387,7 +398,7 @@ def measured_notices(html: str) -> dict[str, tuple[bool, str]]:
 
 
 def _heading(page: str) -> str:
-    return (ROOT / "benchmarks" / page).read_text(encoding="utf-8").splitlines()[0].lstrip("# ").strip()
+    return page_heading(next(results for results, table in TABLES if table == page))
 
 
 def _check_notices(html: str, expected: dict[str, str]):
@@ -418,8 +429,10 @@ def test_the_benchmarks_page_shows_each_notice_at_its_table(tmp_path):
     (src / "index.md").write_text("# Book\n\n```{toctree}\nbook/benchmarks\nbook/ledger\nnotebooks/06_sieve\n```\n")
     for _, page in TABLES:
         (src / "benchmarks" / page).write_text((ROOT / "benchmarks" / page).read_text(encoding="utf-8"))
+    shutil.copytree(ROOT / "benchmarks" / "figures", src / "benchmarks" / "figures")
     changed = {}
-    for (results, _), variant in zip(TABLES, ("current", "stale", "old", "current", "current", "current", "current")):
+    for (results, _), variant in zip(TABLES, ("current", "current", "stale", "old", "current", "current", "current",
+                                              "current")):
         copies = _results_copies(tmp_path / results, results)
         (src / "benchmarks" / results).write_text(copies[variant].read_text())
         changed[results] = copies["changed file"]
@@ -433,12 +446,14 @@ def test_the_benchmarks_page_shows_each_notice_at_its_table(tmp_path):
                            env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))})
     assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
     html = (tmp_path / "html" / "book" / "benchmarks.html").read_text(encoding="utf-8")
-    _check_notices(html, {"RESULTS.md": "current",
+    _check_notices(html, {"RESULTS.md": "current", "RESULTS_composition.md": "current",
                           "RESULTS_sweep.md": f"changed: {changed['results_sweep.json']}",
                           "RESULTS_dpsgd.md": "records no per-file hashes", "RESULTS_dpsgd_batched.md": "current",
                           "RESULTS_calibration.md": "current",
                           "RESULTS_pl94.md": "current", "RESULTS_dpsgd_accounting.md": "current"})
-    assert '<div class="warning admonition">' in html
+    assert html.count('<div class="warning admonition">') == 2
+    assert html.count("dropdown") >= len(TABLES) and html.count("<figcaption") == 2
+    assert "{benchmark}" not in html and 'class="benchmark-value"' in html
 
 
 @pytest.mark.book
@@ -449,7 +464,7 @@ def test_the_built_benchmarks_page_says_which_code_each_table_measured(built_boo
     for results, page in TABLES:
         machine = json.loads((ROOT / "benchmarks" / results).read_text(encoding="utf-8"))["machine"]
         now = provenance.library_hash(modules=provenance.MEASURED[results])
-        expected[page] = "current" if machine["library_sha256"] == now else machine["library_sha256"][:16]
+        expected[page] = "current" if machine["library_sha256"] == now else machine["library_sha256"]
     _check_notices(html, expected)
 
 

@@ -61,7 +61,7 @@ def test_the_release_is_a_repository_of_its_own_with_what_students_run(release):
         assert {f"notebooks/{script.name}", f"notebooks/{script.stem}.ipynb"} <= tracked
     for name in ("accountlib/__init__.py", "book/accountbook/ledger.py", "book/accountbook/data/claims.toml",
                  "pyproject.toml", "book/pyproject.toml", "requirements-lock.txt", "Makefile", "README.md",
-                 "results/dhc/census_eps_delta.csv", "results/ledger.json"):
+                 "results/dhc/census_eps_delta.csv", "results/ledger.json", "benchmarks/results_sweep.json"):
         assert name in tracked, name
     assert not [name for name in tracked if name.startswith(("tests/", "book/_ext", "book/teachers", "_config"))]
     plan = subprocess.run(["make", "-n", "lab", "lab-dpsgd"], cwd=release, capture_output=True, text=True)
