@@ -102,6 +102,12 @@ def grid_decimals(step) -> int:
         decimals += 1
     return decimals
 
+
+def power_of_ten(x) -> str:
+    """A level for a figure's text in mathtext: a power of ten as $10^{k}$, any other value as :g prints it."""
+    k = math.log10(float(x))
+    return rf"$10^{{{round(k)}}}$" if k == round(k) else f"{float(x):g}"
+
 # %% [markdown]
 # ## One census pair
 #
@@ -136,7 +142,7 @@ deltas = [float(accountlib.ShiftPair([r / F(str(v)) for r in census.pair_rhos(*p
 assert all(b < a for a, b in zip(deltas, deltas[1:]))  # more variance, less delta, at every multiplier drawn
 fig, ax = plt.subplots(figsize=(6.4, 3.6))
 ax.semilogy(scales, deltas, color="C0", label=f"exact δ at ε = {float(F(target_eps)):.2f}")
-ax.axhline(float(F(target_delta)), color="gray", ls="--", label=f"target δ = {float(F(target_delta)):g}")
+ax.axhline(float(F(target_delta)), color="gray", ls="--", label=f"target δ = {power_of_ten(F(target_delta))}")
 ax.axvline(float(one.zcdp_scale), color="C3", label="zCDP rule")
 ax.plot([float(one.scale)], [float(held.point.delta)], "o", color="k", label="smallest certified")
 ax.set_xlabel("variance multiplier v")
@@ -238,7 +244,7 @@ if unsafe:
 # Opacus' `get_noise_multiplier` {cite}`yousefpour2021opacus` and dp_accounting's `calibrate_dp_mechanism`
 # calibrate the *continuous* Gaussian mechanism on floats, through an accountant: {term}`RDP`, the privacy-random-
 # variable (PRV) accountant of {cite}`gopi2021numerical` (a discretised {term}`PLD`), or dp_accounting's PLD
-# accountant {cite}`doroshenko2022connect`. The comparison below asks each for the noise of a composition of `releases` releases of one count at
+# accountant {cite}`doroshenko2022connect`. The comparison below asks each for the noise of ten releases of one count (`releases` in the parameters cell) at
 # $(\varepsilon, \delta) = (1, 10^{-6})$, and then asks the exact accountant whether the discrete mechanism with that
 # variance meets the target (the last column: *holds*, or *UNSAFE* where the certified $\delta$ minus its bound
 # exceeds $10^{-6}$). The last row runs dp_accounting's own calibration routine on this book's accountant
@@ -296,7 +302,7 @@ for name, variance in variances.items():
 # the true smallest lies between the two dp_accounting rows.
 # {numref}`fig-calibrate-peers` draws the table.
 
-# %% mystnb={"figure": {"caption": "The variance each calibration asks for, relative to the smallest on this chapter's grid, for ten releases of one discrete Gaussian count at (\u03b5, \u03b4) = (1, 1e-6), each bar labelled with its excess. Grey bars meet the target for the discrete mechanism; red labels mark those that certainly fail it (the certified \u03b4 minus its bound exceeds 1e-6), however short the bar.", "name": "fig-calibrate-peers"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "The variance each calibration asks for, relative to the smallest on this chapter's grid, for ten releases of one discrete Gaussian count at $(\\varepsilon, \\delta) = (1, 10^{-6})$, each bar labelled with its excess. Grey bars meet the target for the discrete mechanism; red labels mark those that certainly fail it (the certified \u03b4 minus its bound exceeds $10^{-6}$), however short the bar.", "name": "fig-calibrate-peers"}} tags=["hide-input"]
 names = list(variances)
 excess = [100 * (variances[n] / smallest_variance - 1) for n in names]
 colors = ["C3" if verdicts[n] == "UNSAFE" else "0.6" for n in names]
@@ -310,7 +316,7 @@ ax.set_yticks(range(len(names)), names, fontsize=8)
 ax.axvline(0, color="k", lw=0.8)
 ax.set_xlabel("variance beyond the smallest certified (%)")
 ax.set_ylabel("calibration")
-ax.set_title(f"{releases} discrete Gaussian releases at (ε, δ) = ({peer_eps:g}, {peer_delta:g})", fontsize=9)
+ax.set_title(f"{releases} discrete Gaussian releases at (ε, δ) = ({peer_eps:g}, {power_of_ten(peer_delta)})", fontsize=9)
 ax.invert_yaxis()
 fig.tight_layout()
 plt.show()
@@ -358,7 +364,8 @@ plt.show()
 # %%
 bureau = accountlib.calibrate(census.pair_rhos(*pair), accountlib.ApproximateDP(target_eps, "1e-10"))
 for name, fitted in ((f"δ = {target_delta}", one), ("the Bureau's δ = 1e-10", bureau)):
-    print(f"pair {tuple(pair)} at {name}: exact {float(fitted.scale):.3f}, zCDP {float(fitted.zcdp_scale):.3f}, "
+    print(f"pair {tuple(pair)} at {name}: exact {float(fitted.scale):.{grid_decimals(fitted.step)}f}, "
+          f"zCDP {float(fitted.zcdp_scale):.3f}, "
           f"saved {fitted.variance_saved:.1%}")
     assert fitted.proven_smallest and fitted.scale < fitted.zcdp_scale
 if F(target_delta) < F("1e-10"):  # a stricter target at the same ε
