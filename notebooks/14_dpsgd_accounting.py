@@ -195,7 +195,7 @@ assert one.log_real(1.0)[1] <= 0 <= one.log_real(1.0)[2]
 # $\operatorname{Im} x = \eta > 0$, which decreases in $\beta$ and is computed as an upper Riemann sum (each factor
 # is monotone on each cell). {numref}`fig-dpsgd-nodes` shows the terms for the standard case.
 
-# %% mystnb={"figure": {"caption": "The modulus of the composed moment-generating function along the vertical line, relative to its value at y = 0, at the nodes of the trapezoidal rule, for T = 1,000 and 10,000 steps (q = 0.01, z = 1, the contour chosen for \u03b4 = 1e-5); for T = 10,000 the nodes beyond y \u2248 10 lie below the plotted range. The dashed lines mark the first node left out: the certified truncation bound covers every node beyond it. The longer run's function decays faster, so its step can be longer and it needs fewer nodes.", "name": "fig-dpsgd-nodes"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "The modulus of the composed moment-generating function along the vertical line, relative to its value at y = 0, at the nodes of the trapezoidal rule, for T = 1,000 and 10,000 steps (q = 0.01, z = 1, the contour chosen for $\\delta = 10^{-5}$); for T = 10,000 the nodes beyond y \u2248 10 lie below the plotted range. The dashed lines mark the first node left out: the certified truncation bound covers every node beyond it. The longer run's function decays faster, so its step can be longer and it needs fewer nodes.", "name": "fig-dpsgd-nodes"}} tags=["hide-input"]
 fig, ax = plt.subplots(figsize=(7, 3.6))
 contours = {}
 for steps, colour in zip(steps_list, ("C0", "C3")):
@@ -229,15 +229,27 @@ plt.show()
 #   C library's complex functions), with grid points that are exact floats so that the rules computed are the rules
 #   analysed.
 #
-# The table gives the four terms at $\varepsilon(10^{-5})$ for both run lengths. The quadrature term dominates: it
-# is float64's floor, multiplied by $T$. It is far below what an interval of width $10^{-6}$ in $\varepsilon$
-# needs.
+# The table gives the four terms at $\varepsilon(10^{-5})$ for both run lengths, each as the power of ten it stays
+# below. The quadrature term dominates, and it grows in proportion to $T$: the one-step integrals' error is carried
+# through the $T$-th power. It is far below what an interval of width $10^{-6}$ in $\varepsilon$ needs.
 
 # %%
+SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def below_power_of_ten(v):
+    """The power of ten a positive number stays below, as the reader writes it: 3e-12 -> '< 10⁻¹¹'."""
+    return f"< 10{str(math.ceil(math.log10(v))).translate(SUPERSCRIPT)}" if v > 0 else "0"
+
+
+print("error terms relative to delta, at epsilon(10⁻⁵):")
+header = None
 for steps, (eps_star, bound, contour) in contours.items():
     terms = {name: float(value / bound.value) for name, value in bound.budget.__dict__.items()}
-    below = {name: f"< {10 ** math.ceil(math.log10(v)):.0e}" if v > 0 else "0" for name, v in terms.items()}
-    print(f"T = {steps:>6,}: error terms relative to delta: {below}")
+    if header is None:
+        header = list(terms)
+        print(f"{'T':>8}" + "".join(f"{name:>13}" for name in header))
+    print(f"{steps:>8,}" + "".join(f"{below_power_of_ten(terms[name]):>13}" for name in header))
     assert sum(terms.values()) < 1e-7
 
 # %% [markdown]
@@ -404,12 +416,12 @@ if recorded_deep:
         if d <= 1e-15:
             assert row["dp_accounting PLD, grid 2e-5"].startswith("inf") and row["Opacus PRV"].startswith("refused")
 
-# %% mystnb={"figure": {"caption": "Each incumbent's \u03b5(\u03b4) at T = 1,000 (q = 0.01, z = 1) minus the certified upper end (whose interval is narrower than the markers), on a scale linear within \u00b11e-4 and logarithmic beyond. Points below zero are claimed upper bounds smaller than the certified lower end: false guarantees. Near \u03b4 = 1e-13 dp_accounting's estimates jump far above; from \u03b4 = 1e-15 on it returns infinity and Opacus's PRV accountant refuses, so the figure stops at 1e-14.", "name": "fig-dpsgd-deep"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "Each incumbent's \u03b5(\u03b4) at T = 1,000 (q = 0.01, z = 1) minus the certified upper end (whose interval is narrower than the markers), on a scale linear within $\\pm 10^{-4}$ and logarithmic beyond. Points below zero are claimed upper bounds smaller than the certified lower end: false guarantees. Near $\\delta = 10^{-13}$ dp_accounting's estimates jump far above; from $\\delta = 10^{-15}$ on it returns infinity and Opacus's PRV accountant refuses, so the figure stops at $10^{-14}$.", "name": "fig-dpsgd-deep"}} tags=["hide-input"]
 figure_deltas = [10.0**-k for k in range(5, 15)]
 certified_upper = [float(deep_run.epsilon(f"{d:g}", abs_tol=1e-6).upper) for d in figure_deltas]
 fig, ax = plt.subplots(figsize=(7, 3.8))
-for values, marker, label in ((dp_accounting_pld(1000, figure_deltas, grid=2e-5), "v", "dp_accounting PLD, grid 2e-5"),
-                              (dp_accounting_pld(1000, figure_deltas), "^", "dp_accounting PLD, grid 1e-4"),
+for values, marker, label in ((dp_accounting_pld(1000, figure_deltas, grid=2e-5), "v", r"dp_accounting PLD, grid $2 \times 10^{-5}$"),
+                              (dp_accounting_pld(1000, figure_deltas), "^", r"dp_accounting PLD, grid $10^{-4}$"),
                               ([opacus_epsilon("prv", 1000, d) for d in figure_deltas], "s", "Opacus PRV")):
     shown = [(d, v - c) for d, v, c in zip(figure_deltas, values, certified_upper) if v is not None and math.isfinite(v)]
     ax.semilogx(*zip(*shown), marker, ms=7, mfc="none", label=label)
@@ -431,9 +443,9 @@ plt.show()
 # lower end at $\delta = 10^{-12}$: false guarantees. prv_accountant's bracket contains the certified interval. The
 # coarser grid of dp_accounting landed above: refining its grid made its answer smaller and wrong, the opposite of
 # what a pessimistic estimate promises. At this depth the incumbents' answers are not even stable: they carry no
-# bound on their own floating-point error, and they move with the floating-point routines of the machine that
-# runs them, so the run above may fall on either side of the certified interval — which is the same on every
-# machine. From $\delta = 10^{-15}$ on neither incumbent gives a finite answer, while the certified $\varepsilon$
+# bound on their own floating-point error, and a small change in how their sums are evaluated moves them, so the
+# run above may fall on either side of the certified interval, which does not move. From $\delta = 10^{-15}$ on
+# neither incumbent gives a finite answer, while the certified $\varepsilon$
 # costs the same at $10^{-30}$ as at $10^{-5}$.
 #
 # ## The third calibration of the DP-SGD grid
