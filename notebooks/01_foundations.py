@@ -445,16 +445,18 @@ for k in (10, 100, 1000, k_max):
 # shifts $\mu_i$ behave exactly like one with $\mu = (\sum_i \mu_i^2)^{1/2}$, the rule the primer states
 # for Gaussian differential privacy ({prf:ref}`def-gdp`).
 
-# %% mystnb={"figure": {"caption": "Composition of k mechanisms that are each \u03b5\u2080-DP (the chapter's \u03b5\u2080, 0.1 by default; the title gives the value used), read at \u03b4 = 10\u207b\u2076 on log axes: basic composition k\u03b5\u2080, advanced composition, and the exact composition of k randomised responses, which is optimal for \u03b5\u2080-DP mechanisms.", "name": "fig-found-composition"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "Composition of k mechanisms that are each \u03b5\u2080-DP (the chapter's \u03b5\u2080, 0.1 by default; the title gives the value used), read at \u03b4 = \u03b4' (the chapter's \u03b4', 10\u207b\u2076 by default; the axis label gives the value used) on log axes: basic composition k\u03b5\u2080, advanced composition, and the exact composition of k randomised responses, which is optimal for \u03b5\u2080-DP mechanisms.", "name": "fig-found-composition"}} tags=["hide-input"]
+power = math.log10(delta_slack)
+delta_tex = rf"10^{{{round(power)}}}" if power == round(power) else f"{delta_slack:g}"  # the δ' the curves are read at
 fig, ax = plt.subplots(figsize=(6.8, 4.0))
 ax.loglog(ks, basic, label=r"basic: $k\varepsilon_0$")
-ax.loglog(ks, advanced, "--", label=r"advanced, $\delta' = 10^{-6}$")
+ax.loglog(ks, advanced, "--", label=rf"advanced, $\delta' = {delta_tex}$")
 exact_shown = exact_composition > 0
 ax.loglog(ks[exact_shown], exact_composition[exact_shown], "-.",
           label="exact (randomised response)")
 ax.set_title(rf"Composing $k$ mechanisms, each $\varepsilon_0 = {epsilon0:g}$")
 ax.set_xlabel("number of mechanisms k")
-ax.set_ylabel(r"$\varepsilon$ of the composition at $\delta = 10^{-6}$")
+ax.set_ylabel(rf"$\varepsilon$ of the composition at $\delta = {delta_tex}$")
 ax.legend(fontsize=8)
 fig.tight_layout()
 plt.show()
@@ -497,7 +499,7 @@ print(f"allocation 13: ρ = {float(add_remove_rho)} under add/remove, "
       f"{float(replace_rho)} under replace")
 eps_add_remove = conversions.zcdp_epsilon(add_remove_rho, 1e-10)
 eps_replace = conversions.zcdp_epsilon(replace_rho, 1e-10)
-print(f"ε at δ = 1e-10 (Bun–Steinke): {eps_add_remove:.2f} and {eps_replace:.2f}")
+print(f"ε at δ = 10⁻¹⁰ (Bun–Steinke): {eps_add_remove:.2f} and {eps_replace:.2f}")
 
 # %% [markdown]
 # Under replace the budget is twice the add/remove one; the generic group-privacy argument for zCDP would
