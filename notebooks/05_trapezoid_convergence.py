@@ -26,7 +26,7 @@
 #   *entire*, so every strip works, and the error falls like a Gaussian in the number of nodes $N$, faster
 #   than any exponential;
 # - how to check a convergence theorem against measurement: the measured error, the bound, and the rate
-#   $-1/(2V)$ in $N^2$ that the book records in its {term}`reproduction ledger`.
+#   $-1/(2V)$ in $N^2$ that the theorem predicts.
 # - what the same rule does when you write it yourself in float64, and where its error stops falling.
 # ```
 #
@@ -230,10 +230,9 @@ fig.tight_layout()
 # If $\log(\text{error}) \approx -N^2/2V + \text{const}$ at $t = 0$, a straight-line fit of the logarithm of
 # the measured error against $N^2$ should have slope $-1/(2V) = -1/378 \approx -0.002646$. We fit over
 # $N = 32, \dots, 120$, leaving out the smallest $N$, where the asymptotic form has not yet set in. The
-# prediction is derived here; the sieve paper's Lemma 4.3 states only
-# exponential convergence, so the book's {term}`reproduction ledger` records the comparison as "derived
-# here", with a tolerance of 5% because the prefactor $2/\sqrt{2\pi V}$ and the lattice's corrections bend
-# the line slightly.
+# prediction is derived here (the sieve paper's Lemma 4.3 states only exponential convergence), and the fit should
+# meet it within a few percent, not exactly: the prefactor $2/\sqrt{2\pi V}$ and the lattice's corrections bend the
+# line slightly.
 
 # %%
 slope = np.polyfit(np.array(node_counts[3:15]) ** 2, np.log(np.maximum(errors[0][3:15], 1e-300)), 1)[0]
@@ -290,7 +289,7 @@ for t in targets:
 # it computes in {term}`ball arithmetic` at about 200 bits and bounds its rounding, and why a float64 value is used
 # only at nodes where the integrand is small enough for its rounding bound to be negligible ({doc}`06_sieve`).
 
-# %% mystnb={"figure": {"caption": "The trapezoidal error at t = 0 and t = 25 for the four-mechanism sum (V = 189), computed from scratch in float64 (open markers) and at 80 digits (dots), against N. Float64 follows the parabola down to about 1e-15 and then stops at its rounding floor of about 1e-16 (grey band: from a tenth of machine epsilon 2.2e-16 to machine epsilon); the 80-digit errors continue below the plotted range.", "name": "fig-trapezoid-float64"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "The trapezoidal error at t = 0 and t = 25 for the four-mechanism sum (V = 189), computed from scratch in float64 (open markers) and at 80 digits (dots), against N. Float64 follows the parabola down to about $10^{-15}$ and then stops at its rounding floor of about $10^{-16}$ (grey band: from a tenth of machine epsilon $2.2 \\times 10^{-16}$ to machine epsilon); the 80-digit errors continue below the plotted range.", "name": "fig-trapezoid-float64"}} tags=["hide-input"]
 fig, ax = plt.subplots(figsize=(7, 3.6))
 for i, t in enumerate((0, 25)):
     colour = f"C{2 * i}"
@@ -318,7 +317,7 @@ fig.tight_layout()
 #   sub-Gaussian bound; optimising the strip for each $N$ gives an error of about $2e^{-(N-|t|)^2/2V}$
 #   ({prf:ref}`prop-trapezoid-pmf-bound`), faster than any exponential.
 # - Measurement agrees: for $V = 189$ the error stays below the bound at every $N$ and $t$, and the fitted
-#   slope of $\log(\text{error})$ in $N^2$ is $-1/(2V)$ within the ledger's 5% tolerance.
+#   slope of $\log(\text{error})$ in $N^2$ is $-1/(2V)$ within 5%.
 # - Without analyticity (a kink) the rate drops to $1/N^2$.
 # - Written from scratch in float64, the same rule follows the parabola down to about $10^{-15}$ and then stops at
 #   an absolute rounding floor of about $10^{-16}$, set by the rounding of the integrand's values; going further
