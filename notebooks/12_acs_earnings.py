@@ -49,8 +49,8 @@
 # a release the size of a real one: median earnings from the American Community Survey ({term}`ACS`)
 # {cite}`uscensus2020acs`, county by county, for the 20 states with the most counties. The same release is
 # calibrated twice, once with the exact Rényi curve and once with zCDP, and the difference in the noise
-# each needs is the price of forgetting. Everything below is computed by `accountlib.applications.acs`; the notebook
-# narrates, draws and records the comparison with the paper in the {term}`reproduction ledger`.
+# each needs is the price of forgetting. Everything below is computed by `accountlib.applications.acs`; the chapter
+# narrates it, draws it and compares it with the paper's numbers.
 #
 # ## The release and its noise
 #
@@ -210,7 +210,7 @@ ours, best_alpha = c_delta(lambda a: d_small * laplace_rdp(a, s_small), delta_sm
 library = rdp_to_epsilon(lambda a: d_small * rdp.Laplace().rdp(a, s_small),
                          delta_small, alpha_max=1e4)
 print(f"our C_delta: epsilon = {ours:.12f} at alpha = {best_alpha:.3f}")
-print(f"accountlib:  epsilon = {library:.12f}; difference {abs(ours - library):.1e}")
+print(f"accountlib:  epsilon = {library:.12f}")
 worst_curve = max(abs(laplace_rdp(a, s_small) / rdp.Laplace().rdp(a, s_small) - 1)
                   for a in (1.01, 2.0, 10.0, 1e3))
 print(f"the two Laplace curves at alpha = 1.01, 2, 10, 1000: "
@@ -218,7 +218,7 @@ print(f"the two Laplace curves at alpha = 1.01, 2, 10, 1000: "
 assert abs(ours - library) < 1e-9 and worst_curve < 1e-9
 
 # %% [markdown]
-# On a good curve the two agree to rounding: the library's conversion is not more exact than yours. What it adds
+# On a good curve the two agree in every printed digit: the library's conversion is not more exact than yours. What it adds
 # is what a reference has to add — it *refuses* what is not a Rényi curve, instead of turning it into a number:
 #
 # - a curve that returns `nan` somewhere (an overflow in a careless formula, a quadrature that failed) makes
@@ -226,7 +226,7 @@ assert abs(ours - library) < 1e-9 and worst_curve < 1e-9
 #   word; `accountlib` counts a failed evaluation as $+\infty$ and raises when the curve gives nothing finite;
 # - a curve that dips below zero (a sign error, or cancellation in a numerical $K$) is not a divergence, and
 #   would *lower* $\varepsilon$, the one error that must never pass silently; `accountlib` raises
-#   (it allows $10^{-6}$ of rounding, no more);
+#   (it tolerates a dip to $-10^{-6}$, no deeper);
 # - the curves themselves are checked: the mixture's $K$ has no closed form, and `accountlib.theory.rdp` computes
 #   it by Gauss–Hermite quadrature with an error estimate that raises when it fails, where a plain
 #   `scipy.integrate.quad` would return a number in every case.
@@ -340,8 +340,8 @@ for r in main_rows:
 # Three patterns stand out, and each is predicted by {prf:ref}`prop-acs-gaps`.
 #
 # *Gaussian noise:* ratio 1 and $\Delta\mathrm{MSE} = 0$ in every state, not approximately but exactly.
-# The Gaussian Rényi curve is its own zCDP line, $\Gamma \equiv 0$, and `accountlib` evaluates the two curves
-# by the same floating-point operations, so the two calibrations return the same shift to the last bit.
+# The Gaussian Rényi curve is its own zCDP line, $\Gamma \equiv 0$: the two calibrations solve the same equation
+# and return the same shift.
 #
 # *The mixture:* the exact curve needs only 0.552–0.557 of the zCDP variance, about 45% less noise
 # variance, in every state. This is the quadratic gap at work: $d\,\Gamma$ stays of order one as $d$
@@ -391,9 +391,9 @@ plot_by_state(appendix_rows, f"The same at (ε, δ) = {appendix_target} (Appendi
 # ## Table 2 (Appendix D.3.2) at $(\varepsilon, \delta) = (5, 10^{-5})$
 #
 # The paper's Table 2 prints, for each noise, the range over the 20 workloads of the variance ratio and of
-# $\Delta\mathrm{MSE}$. The next cell recomputes the four endpoints of each range and records each in the
-# reproduction ledger with the tolerance "printed": our value, rounded to as many digits as the paper
-# prints, must equal the paper's. The Gaussian row must hold exactly.
+# $\Delta\mathrm{MSE}$. The next cell recomputes the four endpoints of each range and sets each beside the paper's:
+# our value, rounded to as many digits as the paper prints, must equal the paper's. The Gaussian row must hold
+# exactly.
 
 # %% tags=["hide-cell"]
 # the paper's printed endpoints (ratio min/max, ΔMSE min/max) from the book's claims file, for the cells below
@@ -438,8 +438,8 @@ _ = ledger.reproduce({k: v for family, ours in table2.items()
                                        "unifying.D3.table2.gaussian.dmse": f"{g[3]:g}"})
 
 # %% [markdown]
-# All ten endpoints agree to every printed digit. The ledger passes the eight of the mixture and Laplace; the
-# Gaussian row (ratio 1, ΔMSE 0) it reports without passing it, since here it holds by construction.
+# All ten endpoints agree to every printed digit. The eight of the mixture and Laplace test the computation; the
+# Gaussian row (ratio 1, ΔMSE 0) does not, since here it holds by construction.
 #
 # ## Which target gives the main text's ranges?
 #
@@ -479,8 +479,8 @@ for (e, d), score in sorted(scores.items()):
 # Only $(\varepsilon, \delta) = (3, 10^{-5})$ reproduces all eight printed endpoints; no other target on the grid
 # reproduces more than two (the ΔMSE endpoints move by whole units between neighbouring targets). We are confident
 # this is the paper's main target. The ranges are attained at the smallest (AL, $d = 330$) and largest (TX, $d = 1060$) workloads,
-# so the search uses those two. The next cell records the eight endpoints at this target in the ledger; each
-# agrees with the paper to every printed digit.
+# so the search uses those two. The next cell prints the eight endpoints at this target; each agrees with the paper
+# to every printed digit.
 
 # %% tags=["hide-input", "nbval-check-output"]
 main_found = {}
@@ -547,7 +547,7 @@ _ = ledger.reproduce({"unifying.5.1.monte_carlo": f"{100 * worst:.4f}"})
 #   $(\$1000)^2$ per query), while Laplace's stays near 16.2 in every state.
 # - The paper's main-text ranges come from $(\varepsilon, \delta) = (3, 10^{-5})$, the only target on our grid
 #   that reproduces all eight printed endpoints; Table 2 at $(5, 10^{-5})$ and the Monte Carlo agreement are
-#   reproduced as well, and all are recorded in the [reproduction ledger](../book/ledger.md).
+#   reproduced as well.
 # - The {doc}`next chapter <13_dpsgd>` asks the same question for {term}`DP-SGD`, where the gap comes from Poisson
 #   subsampling rather than from the shape of the noise.
 #
