@@ -318,7 +318,7 @@ for a in (1e-6, 0.2138):
 # The panels share their axes; the pairs differ by about $10^{-4}$ in $f$, far too little to see here, which is what
 # the next section measures.
 
-# %% mystnb={"figure": {"caption": "Trade-off curves of the 43 pairs [M0, Ml] (the sieve paper's Figure 3): exact (blue, the certified pessimistic side, within 10\u207b\u2074 of the exact curve) against the curve implied by \u03c1-zCDP through the Bureau's conversion (red). Each panel is one pair (13, l) = [M0, allocation l], titled by it, (13, 13) being [M0, M0]; all panels share the axes, type I error \u03b1 on a logarithmic scale from 1e-14 to 1 (horizontal) and type II error \u03b2 (vertical).", "name": "fig-census-pairs-tradeoff"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "Trade-off curves of the 43 pairs [M0, Ml] (the sieve paper's Figure 3): exact (blue, the certified pessimistic side, within 10\u207b\u2074 of the exact curve) against the curve implied by \u03c1-zCDP through the Bureau's conversion (red). Each panel is one pair (13, l) = [M0, allocation l], titled by it, (13, 13) being [M0, M0]; all panels share the axes, type I error \u03b1 on a logarithmic scale from $10^{-14}$ to 1 (horizontal) and type II error \u03b2 (vertical).", "name": "fig-census-pairs-tradeoff"}} tags=["hide-input"]
 with_m0 = [p for p in pairs if 13 in p]
 columns = 6
 rows = int(np.ceil(len(with_m0) / columns))
@@ -498,7 +498,7 @@ fig.tight_layout()
 # $\delta$ or conversion we tried gives them.
 
 # %% tags=["hide-cell"]
-# the ends of the paper's range, as the reproduction ledger quotes them
+# the ends of the paper's range, as the paper prints them
 paper_range = {name: ledger.claim(f"sieve.§1.variance_reduction_{name}")["paper"] for name in ("min", "max")}
 
 # %% tags=["hide-input", "nbval-check-output"]
@@ -526,11 +526,10 @@ for name in ("min", "max"):
 #
 # ```{dropdown} Reproduction notes
 # The unifying paper cites the same range to Su, Su & Wang (2025), where it is a range over the eight geographic
-# levels: the reduction of one level's noise variance, not a range over $\delta$. That reading is the one tested
-# against the paper (the per-level reductions above, 14.89% to 26.73% against the printed 15.08% to 24.82%: a fail,
-# recorded in the {doc}`reproduction ledger <../book/ledger>` with the other readings tried). The reading over
-# $\delta$ in this section is recorded as not reproducible: neither paper states a $\delta$ for it, and the values
-# above are the context.
+# levels: the reduction of one level's noise variance, not a range over $\delta$. Read that way, the per-level
+# reductions above, 14.89% to 26.73%, do not reproduce the printed 15.08% to 24.82%. The reading over $\delta$ in this
+# section cannot be checked against either paper: neither states a $\delta$ for it, and the values above are the
+# context.
 # ```
 
 # %% tags=["remove-cell"]
@@ -565,8 +564,8 @@ _ = ledger.reproduce(not_reproducible=given)
 # is a difference, and a tolerance $\Delta$ on each tail allows an error of up to $\Delta(1 + e^{\varepsilon})$ in
 # $\delta$. At $\varepsilon \approx 36$ that is $4 \times 10^{-20}$, thousands of times the $\delta$ being computed. An
 # absolute tolerance cannot protect a relative quantity; the sentence that $\Delta = 10^{-35}$ keeps the curve's
-# accuracy fails at its deep end (the {doc}`reproduction ledger <../book/ledger>` records it as a fail, with the same
-# test of the paper's $\Delta = 10^{-25}$ on its trade-off curve). Every released value stays within the error its
+# accuracy fails at its deep end, and the same test fails for the paper's $\Delta = 10^{-25}$ on its trade-off
+# curve. Every released value stays within the error its
 # $\Delta$ allows, and every released $\delta$ is *larger* than the exact one there, so the released guarantee errs
 # on the safe side.
 
