@@ -291,8 +291,7 @@ print(f"\n{runs} of the grid's 225 runs are stored.")
 # \mathrm{Acc}_R - \mathrm{Acc}_Z$; where five seeds are trained, each with its Student-$t$ 95% half-width (an interval
 # from fewer seeds is not printed). The paper's values for the same cell, means over its five seeds, are printed
 # under ours. A cell of ours agrees with the paper's when the two differ by less than $\sqrt 2$ times our 95%
-# half-width (the paper's mean has a seed spread of its own, which it does not print); the
-# {doc}`reproduction ledger <../book/ledger>` judges every cell that way.
+# half-width (the paper's mean has a seed spread of its own, which it does not print).
 
 # %% tags=["hide-input", "nbval-ignore-output"]
 def cell(row, label, letter, digits, intervals):
@@ -515,7 +514,7 @@ if complete(3.0, [(0.01, 250), (0.01, 2000)]):
 # %% [markdown]
 # ```{dropdown} Reproduction notes
 #
-# How the comparisons with the paper are judged (the [ledger page](../book/ledger.md) lists every one). A cell of
+# How the comparisons with the paper are judged. A cell of
 # Table 3 or 4 agrees when ours lies within the seed spread: the 95% Student-$t$ half-width of our five-seed mean,
 # times $\sqrt 2$ because the paper's mean has seed noise of its own (its per-cell spread is not printed). The paired
 # gains $\Delta\mathrm{Acc}$ at the headline setting are judged on their own seed spread, the 95% half-width of the
@@ -537,8 +536,8 @@ recorded = dpsgd.record_ledger(results, calibration_checks=checks, digits=stored
 # is about 40 times larger than on Fashion-MNIST for the same $z$ and $q$, so the zCDP runs (whose $z$ is 16 to 68
 # times the RDP one) do not learn: their test cross-entropy runs away. Such a run is counted as *diverged* (its final
 # cross-entropy above ten times a uniform guess's, $10\ln 10$) and its cell says how many of the seeds diverged
-# instead of averaging them. On those data a check such as "zCDP loses accuracy" cannot fail, so the ledger does not
-# count them.
+# instead of averaging them. On those data a check such as "zCDP loses accuracy" cannot fail, so these runs decide
+# none of the comparisons with the paper.
 
 # %% tags=["hide-input", "nbval-ignore-output"]
 digits = stored.get("scikit-learn-digits", [])
