@@ -122,7 +122,7 @@ from myst_nb import glue
 # quadrature nodes $\zeta_k = 2\pi k/N$ (the markers) are kept while it lies above the threshold $\tau$ of the next
 # section.
 
-# %% mystnb={"figure": {"caption": "Rigorous upper bounds (the proposition on one factor) on log10 of the factors of the integrand for pair (13, 13), at \u0394 = 1e-35. Left, the half period: the two groups with the fewest peaks (colours) and the product of the bounds of all twelve groups (black), which lies below the plotted range except near \u03b6 \u2248 1.723, a near-resonance where it reaches about 1e-140, far below \u0394, and at \u03b6 = 0 (star), where it exceeds \u0394 on a spike too narrow to see at this scale. Right, that spike zoomed in by a factor of about 2500: the product bound is a Gaussian in \u03b6, and the quadrature nodes on it are kept (filled) while it is above the dropping threshold \u03c4 (dashed) and dropped (open) beyond.", "name": "fig-sieve-factors"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "Rigorous upper bounds (the proposition on one factor) on log10 of the factors of the integrand for pair (13, 13), at the chapter's \u0394 ($10^{-35}$ by default, the value this caption's numbers are for). Left, the half period: the two groups with the fewest peaks (colours) and the product of the bounds of all twelve groups (black), which lies below the plotted range except near \u03b6 \u2248 1.723, a near-resonance where it reaches about $10^{-140}$, far below \u0394, and at \u03b6 = 0 (star), where it exceeds \u0394 on a spike too narrow to see at this scale. Right, that spike zoomed in by a factor of about 2500: the product bound is a Gaussian in \u03b6, and the quadrature nodes on it are kept (filled) while it is above the dropping threshold \u03c4 (dashed) and dropped (open) beyond.", "name": "fig-sieve-factors"}} tags=["hide-input"]
 profile = ShiftPair(census.pair_rhos(*pair))
 groups = profile.lattice.groups
 
@@ -385,7 +385,7 @@ for d, c in like_for_like.items():
 # is above $\tau$, so the certified *value* at a survivor may still fall below the line: the bound is only a bound, and
 # the engine reports such nodes as dropped after evaluation.
 
-# %% mystnb={"figure": {"caption": "The certified value of log10|\u03c6_S| at each node that survives the sieve, pair (13, 13), \u0394 = 1e-35, against the node's position \u03b6_k; the dotted line is the dropping threshold \u03c4 = \u0394/(4(2U+1)).", "name": "fig-sieve-survivors"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "The certified value of log10|\u03c6_S| at each node that survives the sieve, pair (13, 13), at the chapter's \u0394 ($10^{-35}$ by default), against the node's position \u03b6_k; the dotted line is the dropping threshold \u03c4 = \u0394/(4(2U+1)).", "name": "fig-sieve-survivors"}} tags=["hide-input"]
 zetas, logs = engine.integrand_at_nodes()
 fig, ax = plt.subplots(figsize=(8, 3.4))
 ax.plot(zetas, logs, "o", ms=4, label="surviving node (certified value)")
@@ -412,7 +412,7 @@ _ = ledger.reproduce({
 # {numref}`fig-sieve-survey`, the survivors of the product test against those of the per-factor test: points far below
 # the diagonal are pairs where the paper's test alone would have evaluated many nodes in vain.
 
-# %% mystnb={"figure": {"caption": "Nodes kept by the per-factor sieve (the paper's Algorithm 1) and after pruning on the product bound, for the sampled DHC pairs at \u0394 = 1e-35 (log-log scale); the dashed line is equality.", "name": "fig-sieve-survey"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "Nodes kept by the per-factor sieve (the paper's Algorithm 1) and after pruning on the product bound, for the sampled DHC pairs at the chapter's \u0394 ($10^{-35}$ by default; log-log scale); the dashed line is equality.", "name": "fig-sieve-survey"}} tags=["hide-input"]
 rng = random.Random(seed)
 pairs = census.all_pairs()
 chosen = sorted(set(rng.sample(pairs, min(sample_pairs, len(pairs))) + [pair]))

@@ -252,7 +252,7 @@ explorers.live("subsampled-gap")
 # difference (at most about $10^{-6}$ relative, for pair (6, 6)) far
 # below anything that matters for a release, though exactness is still needed to *certify* it.
 
-# %% mystnb={"figure": {"caption": "Explorer 3: the exact privacy profile \u03b4(\u03b5) of m composed discrete Gaussian mechanisms N_Z(0, \u03c3\u00b2) (solid, certified to 1e-6 relative) against m continuous Gaussian mechanisms, \u03bc-GDP with \u03bc\u00b2 = m/\u03c3\u00b2 (dotted), for m = 1, 4, 16; the slider sets \u03c3\u00b2 (0.25 to 50).", "name": "fig-explorers-discrete"}} tags=["remove-input"]
+# %% mystnb={"figure": {"caption": "Explorer 3: the exact privacy profile \u03b4(\u03b5) of m composed discrete Gaussian mechanisms N_Z(0, \u03c3\u00b2) (solid, certified to a relative $10^{-6}$) against m continuous Gaussian mechanisms, \u03bc-GDP with \u03bc\u00b2 = m/\u03c3\u00b2 (dotted), for m = 1, 4, 16; the slider sets \u03c3\u00b2 (0.25 to 50).", "name": "fig-explorers-discrete"}} tags=["remove-input"]
 discrete = explorers.discrete_continuous_explorer()
 display(HTML(explorers.plotly_html(discrete)))
 
