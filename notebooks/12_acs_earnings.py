@@ -405,11 +405,6 @@ def paper_endpoints(prefix):
     return tuple(ledger.claim(f"{prefix}.{name}")["paper"] for name in ENDS)
 
 
-def endpoint_values(prefix, ours):
-    """Our four endpoints, by claim id, for the ledger."""
-    return {f"{prefix}.{name}": f"{o:.6g}" for name, o in zip(ENDS, ours)}
-
-
 paper_table2 = {family: paper_endpoints(f"unifying.D3.table2.{family}") for family in ("mixture", "laplace")}
 printed = {family: paper_endpoints(f"unifying.5.1.{family}") for family in ("mixture", "laplace")}
 
@@ -431,6 +426,11 @@ g = ranges(appendix_rows, "gaussian")
 print(f"gaussian: ratio {g[0]:.0f}–{g[1]:.0f}, dMSE {g[2]:.0f}–{g[3]:.0f} (paper 1 and 0)")
 
 # %% tags=["remove-cell"]
+def endpoint_values(prefix, ours):
+    """Our four endpoints, by claim id, for the ledger."""
+    return {f"{prefix}.{name}": f"{o:.6g}" for name, o in zip(ENDS, ours)}
+
+
 # the Gaussian row holds by construction here (the same float operations on both sides): reported, not passed
 _ = ledger.reproduce({k: v for family, ours in table2.items()
                       for k, v in endpoint_values(f"unifying.D3.table2.{family}", ours).items()},
