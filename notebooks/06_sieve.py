@@ -392,7 +392,7 @@ ax.plot(zetas, logs, "o", ms=4, label="surviving node (certified value)")
 ax.axhline(np.log10(engine.tau), color="gray", ls=":", label=r"$\tau$")
 ax.set_xlabel(r"$\zeta_k = 2\pi k/N$ of the surviving nodes")
 ax.set_ylabel(r"$\log_{10}|\varphi_S(\zeta_k)|$")
-ax.set_title(f"The integrand at the {zetas.size} nodes that survive, pair {pair}, Δ = {delta:.0e}")
+ax.set_title(f"The integrand at the {zetas.size} nodes that survive, pair {pair}, {delta_label}")
 ax.legend()
 fig.tight_layout()
 
@@ -429,7 +429,7 @@ ax.loglog([product.min(), per_factor.max()], [product.min(), per_factor.max()], 
 ax.legend(fontsize=9)
 ax.set_xlabel("nodes after the per-factor sieve")
 ax.set_ylabel("nodes after product pruning")
-ax.set_title(f"{len(rows)} DHC pairs, Δ = 1e-35")
+ax.set_title(f"{len(rows)} DHC pairs, {delta_label}")
 fig.tight_layout()
 
 # %% tags=["nbval-check-output"]
