@@ -280,20 +280,6 @@ def test_bits_range_over_all_pairs():
     assert (min(bits), max(bits)) == (int(m[1]), int(m[2]))
 
 
-# --- 06_sieve against the benchmarks page ----------------------------------------------------------------------
-
-def test_sweep_time_and_tilted_nodes_agree_with_benchmarks():
-    bench = (ROOT / "benchmarks" / "RESULTS_sweep.md").read_text(encoding="utf-8")
-    minutes = re.search(r"wall time, 2 worker processes \| \d+ s \(([\d.]+) min\)", bench)[1]
-    tilted_max = re.search(r"nodes of the tilted engines, deep \(ε, δ\) levels \(min / median / max\) \| "
-                           r"[\d,]+ / [\d,]+ / ([\d,]+)", bench)[1]
-    m = claim("notebooks/06_sieve.py", r"([\d.]+) minutes on two cores in the run the Benchmarks page reports")
-    assert m[1] == minutes
-    t = claim("notebooks/06_sieve.py", r"on the tilted contour they need at most ([\d,]+) nodes in float64")
-    assert t[1] == tilted_max
-    assert "to about 3 (see" not in source("notebooks/06_sieve.py")
-
-
 def test_sieve_count_like_for_like():
     m = claim("notebooks/06_sieve.py", r"The paper ties \$\|\\mathcal C\| = (\d+)\$ to its \$\\Delta = 10\^\{-35\}\$; "
               r"counted like for like at that \$\\Delta\$ we get (\d+), not \d+\. The same count gives exactly (\d+) at "
