@@ -137,7 +137,13 @@ class CertifiedDPSGDAccountant(PrivacyAccountant):
         return certified_upper_epsilon(run, target_delta, self._epsilon_tol)  # inf where none is certified
 
     def get_delta(self, target_epsilon: float) -> float:
-        """A certified upper bound on δ(target_epsilon) (its value plus its error bound, rounded up to a float)."""
+        """A certified upper bound on δ(target_epsilon) (its value plus its error bound, rounded up to a float).
+
+        ``target_epsilon`` is a number ≥ 0 (``inf`` gives 0: the loss is finite); a negative or nan value is refused
+        in one line, on every path alike (δ at a negative ε is not what a privacy guarantee reads, and the closed form
+        of the Gaussian path would answer it with δ(|ε|), far too small)."""
+        if _refused_epsilon(target_epsilon):
+            raise ValueError(f"target_epsilon must be a number >= 0 (inf allowed); got {target_epsilon!r}")
         if self._no_noise:
             return 1.0
         run = self._composition()
@@ -145,6 +151,8 @@ class CertifiedDPSGDAccountant(PrivacyAccountant):
             return 0.0
         z_squared = self._uncapped_gaussian()
         if z_squared is not None:
+            if math.isinf(float(target_epsilon)):
+                return 0.0
             return min(1.0, round_up_to_float(gaussian_profile(z_squared, _float_below(target_epsilon)).upper))
         if target_epsilon > MAX_DPSGD_EPSILON:
             target_epsilon = MAX_DPSGD_EPSILON  # δ decreases in ε: its value there is an upper bound
@@ -154,6 +162,15 @@ class CertifiedDPSGDAccountant(PrivacyAccountant):
             return min(1.0, round_up_to_float(total_variation_bound(run)))  # δ(ε) ≤ δ(0), the total variation
         with mpmath.workdps(40):
             return min(1.0, round_up_to_float(upper_end(point.delta, point.error_bound)))
+
+
+def _refused_epsilon(epsilon) -> bool:
+    """Whether ``epsilon`` is not a number ≥ 0 (nan, negative, or not a number at all)."""
+    try:
+        value = float(epsilon)
+    except (TypeError, ValueError, OverflowError):
+        return True
+    return math.isnan(value) or value < 0
 
 
 def _float_below(epsilon) -> float:

@@ -179,3 +179,29 @@ def test_opacus_answers_inf_beyond_the_largest_epsilon_and_one_line_where_no_noi
         get_noise_multiplier(target_epsilon=1.0, target_delta=1e-5, sample_rate=1e-8, steps=10,
                              accountant="accountlib")
     assert "\n" not in str(raised.value) and "met with no noise" in str(raised.value)
+
+
+@pytest.mark.parametrize("event_kind", ["subsampled", "gaussian beyond the cap"])
+def test_dp_accounting_get_delta_refuses_a_negative_epsilon_on_every_path(event_kind):
+    """A negative ε gave δ(|ε|) on the closed-form path (5e-324 for δ(−1), truly ≥ 1 − 1/e) and a refusal on the
+    general one: both refuse now, in one line naming target_epsilon; δ(0) and δ(∞) still answer."""
+    pytest.importorskip("dp_accounting")
+    import mpmath
+    from dp_accounting import dp_event
+
+    from accountlib.applications.dpsgd_accountant import CertifiedDPSGDAccountant
+
+    event = (dp_event.PoissonSampledDpEvent(0.01, dp_event.GaussianDpEvent(1.0)) if event_kind == "subsampled"
+             else dp_event.GaussianDpEvent(2000.0))
+    accountant = CertifiedDPSGDAccountant()
+    accountant.compose(event, 10)
+    for bad in (-1.0, -0.001, -1e-300, float("nan"), "x"):
+        with pytest.raises(ValueError, match=r"^target_epsilon must be a number >= 0"):
+            accountant.get_delta(bad)
+    assert accountant.get_delta(-0.0) == accountant.get_delta(0.0)
+    assert 0.0 <= accountant.get_delta(float("inf")) <= accountant.get_delta(150.0)
+    if event_kind != "subsampled":  # δ(0) = 2Φ(μ/2) − 1 with μ = √10/2000, the total variation distance
+        with mpmath.workdps(50):
+            mu = mpmath.sqrt(10) / 2000
+            exact = 2 * mpmath.ncdf(mu / 2) - 1
+        assert exact <= accountant.get_delta(0.0) <= exact * (1 + 1e-9)
