@@ -57,8 +57,8 @@ from .composition import DeltaPoint
 from .dpsgd_arguments import (MAX_DPSGD_EPSILON, MAX_GROUPS, as_schedule, as_step_group,
                               calibration_targets, dpsgd_abs_tol, dpsgd_rel_tol, exact_alpha, exact_epsilon,
                               target_delta)
-from .dpsgd_epsilon_search import (EPSILON_TOLERANCES, ball_upper, bounded_delta, bounded_epsilon, delta_estimate,
-                                   delta_lower_bound,
+from .dpsgd_epsilon_search import (EPSILON_TOLERANCES, ball_upper, bounded_delta_point, bounded_epsilon,
+                                   delta_estimate, delta_lower_bound, delta_within_cap,
                                    gaussian_epsilon_guess, saddle_epsilon, width_shown)
 from .dpsgd_noise_calibration import smallest_noise_multiplier
 from .dpsgd_results import (RELATION, DPSGDCalibration, DPSGDDeltaPoint, DPSGDEpsilonInterval,
@@ -302,7 +302,7 @@ class DPSGDComposition:
         results = []
         for e in points:
             eps = exact_epsilon(e)
-            point, shortfall = self._delta_within_cap(eps, rel_tol, best_effort)
+            point, shortfall = delta_within_cap(self, eps, rel_tol, best_effort)
             missed = point.delta > 0 and point.error_bound > rel_tol * point.delta
             if missed and not best_effort:
                 raise ArithmeticError(f"rel_tol: could not certify {rel_tol:g} at epsilon = {float(eps):g} for {self!r}"
@@ -315,60 +315,16 @@ class DPSGDComposition:
             results.append(point)
         return results[0] if single else results
 
-    def _delta_within_cap(self, eps, rel_tol: float, best_effort: bool) -> tuple:
-        """(δ(ε) at ``rel_tol``, the shortfall if it misses): a first contour over the node cap is refused before
-        any node is computed; the bracket of the bounds that need no inversion
-        (:func:`~accountlib.theory.dpsgd_epsilon_search.bounded_delta`) is then returned where it meets ``rel_tol``,
-        and refused in one line naming the relative accuracy it reaches where it does not; with ``best_effort`` the
-        tolerance is loosened 100-fold until a contour fits, and the narrower of that and the bracket is returned
-        (shortfall "node cap")."""
-        aim, bounded = rel_tol, None
-        while True:
-            try:
-                point = self.delta_bracket(eps, aim / 2)
-            except ResourceLimitError as error:
-                if bounded is None:
-                    bounded = self.delta_from_bounds(eps, rel_tol)
-                    if bounded.meets_tolerance:
-                        return bounded, "precision"
-                if not best_effort:
-                    reached = float(bounded.error_bound / bounded.delta) if bounded.delta > 0 else math.inf
-                    with mpmath.workdps(40):
-                        low = mpmath.nstr(lower_end(bounded.delta, bounded.error_bound), 4)
-                        high = mpmath.nstr(upper_end(bounded.delta, bounded.error_bound), 4)
-                    raise ResourceLimitError(
-                        f"rel_tol: {rel_tol:g} at epsilon = {float(eps):g} is out of reach for {self!r}: {error}; the "
-                        f"bounds that need no inversion give δ in [{low}, {high}] ({reached:.2g} relative); loosen "
-                        "rel_tol, or pass best_effort=True for a flagged result") from None
-                if aim >= 0.5:
-                    return bounded, "node cap"
-                aim = min(aim * 100, 0.5)
-                continue
-            if bounded is not None and bounded.error_bound < point.error_bound:
-                return bounded, "node cap"
-            return point, ("precision" if aim == rel_tol else "node cap")
-
     def delta_from_bounds(self, eps, rel_tol: float) -> DPSGDDeltaPoint:
-        """δ(ε) from the bounds that need no inversion (:func:`~accountlib.theory.dpsgd_epsilon_search.bounded_delta`),
-        as a result: the midpoint of the bracket, its half-width the error bound (widened past the decimal rounding),
-        ``meets_tolerance`` against ``rel_tol``. For the runs no contour reaches (a tiny sampling rate over few steps,
-        or z near 0.05); ``eps`` exact as in :meth:`delta_bracket`.
+        """δ(ε) from the bounds that need no inversion, as a result (``meets_tolerance`` against ``rel_tol``): for the
+        runs no contour reaches (a tiny sampling rate over few steps, or z near 0.05); ``eps`` exact as in
+        :meth:`delta_bracket` (:func:`~accountlib.theory.dpsgd_epsilon_search.bounded_delta_point`).
 
         >>> p = DPSGDComposition(1e-8, 1.0, 10).delta_from_bounds(0.0, 0.5)
         >>> p.meets_tolerance and 1e-8 < p.delta + p.error_bound < 2.1e-8
         True
         """
-        lower, upper, remove, add = bounded_delta(self, eps)
-        with mpmath.workdps(40):
-            value = (lower + upper) / 2
-            bound = (upper - lower) / 2 * (1 + mpmath.mpf(10) ** -20) + abs(value) * mpmath.mpf(10) ** -38
-            dominant = "remove" if remove[0] > add[1] else "add" if add[0] > remove[1] else "both"
-            exact = as_fraction(eps, "epsilon", floats="binary")
-            shown = mpmath.mpf(exact.numerator) / exact.denominator
-            meets = bound <= rel_tol * value
-        return DPSGDDeltaPoint(epsilon=shown, delta=value, error_bound=error_bound(bound), meets_tolerance=bool(meets),
-                               shortfall=None if meets else "node cap", relation=RELATION, dominant=dominant,
-                               remove=remove, add=add)
+        return bounded_delta_point(self, eps, rel_tol)
 
     # -- f(α) ---------------------------------------------------------------------------------------------------
     def tradeoff(self, alpha, *, abs_tol: float = 1e-9, best_effort: bool = False):
@@ -473,9 +429,8 @@ class DPSGDComposition:
             raise EpsilonOutOfRange(f"ε(δ = {float(delta):g}) lies beyond {cap:g}, the largest ε accounted for a DP-SGD "
                                     f"run of several steps: the saddle-point estimate of the {direction} direction's "
                                     f"δ({cap:g}) is {estimate:.3g} (not certified)")
-        # ε = 0 where δ(0) ≤ δ: decided by a contour at ε = 0 only where the bounds that need no nodes do not already
-        # show δ(0) > δ (that contour lies next to the loss's mean, where it needs the most nodes: 98,112 at q = 0.5,
-        # z = 0.2044, T = 10, against 102 near its ε(1e-5) ≈ 150)
+        # a contour at ε = 0 only where the bounds that need no nodes do not show δ(0) > δ: it lies next to the loss's
+        # mean, where it needs the most nodes (98,112 at q = 0.5, z = 0.2044, T = 10; 102 near its ε(1e-5) ≈ 150)
         if single or not delta_lower_bound(self, direction, 0.0) > delta:
             at_zero = evaluate(0.0)
             if at_zero.upper <= delta:

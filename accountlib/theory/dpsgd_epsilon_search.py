@@ -20,13 +20,14 @@ import mpmath
 from ..engine.subsampled_gaussian import loss_supremum, one_step_profile
 from ..engine.subsampled_gaussian_bounds import threshold_lower_bound, total_variation_upper
 from ..engine.subsampled_gaussian_inversion import order_of, saddle
+from ..infrastructure.interval_ends import lower_end, upper_end
 from ..infrastructure.numbers import ResourceLimitError, as_fraction, error_bound
 from .composition import DeltaPoint
 from .dpsgd_arguments import MAX_DPSGD_EPSILON
-from .dpsgd_results import EpsilonOutOfRange
+from .dpsgd_results import RELATION, DPSGDDeltaPoint, EpsilonOutOfRange
 
 __all__ = ["EPSILON_TOLERANCES", "ball_upper", "ball_lower", "width_shown", "bounded_epsilon", "bounded_delta",
-           "delta_lower_bound", "delta_estimate",
+           "bounded_delta_point", "delta_within_cap", "delta_lower_bound", "delta_estimate",
            "gaussian_epsilon_guess", "saddle_epsilon"]
 
 EPSILON_TOLERANCES = (1e-10, 1e-8, 1e-6)
@@ -152,6 +153,57 @@ def bounded_delta(run, epsilon) -> tuple:
         remove = _direction_bounds(run, "remove", tv, below, above)
         add = _direction_bounds(run, "add", tv, below, above)
         return max(remove[0], add[0]), max(remove[1], add[1]), remove, add
+
+
+def bounded_delta_point(run, epsilon, rel_tol: float):
+    """:func:`bounded_delta` as a :class:`~accountlib.theory.dpsgd_results.DPSGDDeltaPoint`: the midpoint of the
+    bracket, its half-width the error bound (widened past the decimal rounding), ``meets_tolerance`` against
+    ``rel_tol`` (shortfall "node cap" where it misses)."""
+    lower, upper, remove, add = bounded_delta(run, epsilon)
+    with mpmath.workdps(40):
+        value = (lower + upper) / 2
+        bound = (upper - lower) / 2 * (1 + mpmath.mpf(10) ** -20) + abs(value) * mpmath.mpf(10) ** -38
+        dominant = "remove" if remove[0] > add[1] else "add" if add[0] > remove[1] else "both"
+        exact = as_fraction(epsilon, "epsilon", floats="binary")
+        shown = mpmath.mpf(exact.numerator) / exact.denominator
+        meets = bound <= rel_tol * value
+    return DPSGDDeltaPoint(epsilon=shown, delta=value, error_bound=error_bound(bound), meets_tolerance=bool(meets),
+                           shortfall=None if meets else "node cap", relation=RELATION, dominant=dominant,
+                           remove=remove, add=add)
+
+
+def delta_within_cap(run, eps, rel_tol: float, best_effort: bool) -> tuple:
+    """(δ(ε) at ``rel_tol``, the shortfall if it misses) for
+    :meth:`~accountlib.theory.dpsgd_accounting.DPSGDComposition.delta`: a first contour over the node cap is refused
+    before any node is computed; the bracket of the bounds that need no inversion (:func:`bounded_delta_point`) is
+    then returned where it meets ``rel_tol``, and refused in one line naming the interval it gives where it does not;
+    with ``best_effort`` the tolerance is loosened 100-fold until a contour fits, and the narrower of that and the
+    bracket is returned (shortfall "node cap")."""
+    aim, bounded = rel_tol, None
+    while True:
+        try:
+            point = run.delta_bracket(eps, aim / 2)
+        except ResourceLimitError as error:
+            if bounded is None:
+                bounded = bounded_delta_point(run, eps, rel_tol)
+                if bounded.meets_tolerance:
+                    return bounded, "precision"
+            if not best_effort:
+                reached = float(bounded.error_bound / bounded.delta) if bounded.delta > 0 else math.inf
+                with mpmath.workdps(40):
+                    low = mpmath.nstr(lower_end(bounded.delta, bounded.error_bound), 4)
+                    high = mpmath.nstr(upper_end(bounded.delta, bounded.error_bound), 4)
+                raise ResourceLimitError(
+                    f"rel_tol: {rel_tol:g} at epsilon = {float(eps):g} is out of reach for {run!r}: {error}; the "
+                    f"bounds that need no inversion give δ in [{low}, {high}] ({reached:.2g} relative); loosen "
+                    "rel_tol, or pass best_effort=True for a flagged result") from None
+            if aim >= 0.5:
+                return bounded, "node cap"
+            aim = min(aim * 100, 0.5)
+            continue
+        if bounded is not None and bounded.error_bound < point.error_bound:
+            return bounded, "node cap"
+        return point, ("precision" if aim == rel_tol else "node cap")
 
 
 def delta_estimate(groups, integrals: dict, eps: float) -> float:
