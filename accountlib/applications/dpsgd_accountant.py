@@ -19,6 +19,9 @@ to 1e6) is ``inf``, and ``get_delta`` above 200 answers δ(200), an upper bound 
 Events outside the accepted ranges are accounted by a valid upper bound: a noise multiplier below 0.05 gives
 ε = inf (δ = 1), one above 1000 counts as 1000, a rate below 1e-8 as 1e-8, a rate of 0 as no step
 (the Opacus drop-in's module docstring gives the reasons: more noise, and a lower rate, are post-processings).
+Where every accepted noise multiplier meets the target, ``calibrate_dp_mechanism`` ends at the floor 0.05 (ε is inf
+below it), the answer of the library's own calibration; the Opacus drop-in raises there instead, since Opacus's search
+could not end (its module docstring says why).
 """
 
 from __future__ import annotations
