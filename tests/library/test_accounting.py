@@ -194,17 +194,25 @@ def test_a_smoothed_tradeoff_beyond_its_cost_limit_is_refused_at_the_estimate():
 
 
 def test_auto_sends_lattices_its_engines_would_refuse_to_the_smoothed_engine_and_it_answers():
-    """engine='auto' picked the lattice for these budgets, whose untilted engine its node-bit limit then refused (after
-    minutes of tilted-contour work); the estimated arb work (lattice_survivors x bits) now sends them to the smoothed
-    engine, and every DHC-sized lattice stays (LATTICE_WORK_UP_TO)."""
-    from accountlib.theory.composition import LATTICE_WORK_UP_TO, lattice_work
+    """engine='auto' picked the lattice for these budgets, whose untilted engine its node-bit limit then refused;
+    auto now decides by the count that engine refuses by (lattice_affordable: the estimate, and the sieve's own count
+    where the estimate is between the limit and four times it), so each goes to the smoothed engine, which answers at
+    ε = 1; every DHC-sized lattice stays. Budgets 0.3 and 7/1000003, 13/17 and 1/1000003 (estimates 2.5e8, inside
+    the old LATTICE_WORK_UP_TO) went to the lattice and were refused (1.4e8 node-bits counted by the sieve)."""
+    from accountlib.engine.tails import MAX_NODE_BITS, ResourceLimitError, sieve_node_bits
+    from accountlib.theory.composition import lattice_affordable
     from accountlib.applications.census.allocations import pair_rhos
 
-    for budgets in (["13/17", "7/1000003"], ["13/17", "7/1000003", "0.2"], ["1/3", "7/1000003", "0.1", "2"]):
+    for budgets in (["0.3", "7/1000003"], ["13/17", "1/1000003"], ["13/17", "7/1000003"],
+                    ["13/17", "7/1000003", "0.2"], ["1/3", "7/1000003", "0.1", "2"]):
         pair = accountlib.Composition(budgets)
-        assert pair.engine_kind == "smoothed" and lattice_work(pair.lattice) > LATTICE_WORK_UP_TO
-    point = accountlib.delta(["13/17", "7/1000003"], 1, rel_tol=1e-9)
-    assert point.meets_tolerance and point.error_bound <= 1e-9 * point.delta
+        assert pair.engine_kind == "smoothed" and not lattice_affordable(pair.lattice), budgets
+        point = accountlib.delta(pair, 1)
+        assert point.meets_tolerance and point.error_bound <= 1e-6 * point.delta, budgets
+    refused = accountlib.Composition(["0.3", "7/1000003"], engine="lattice")
+    assert sieve_node_bits(refused.lattice, 1e-30) > MAX_NODE_BITS  # the engine's own count: it would refuse
+    with pytest.raises(ResourceLimitError, match="node-bits"):
+        accountlib.delta(refused, 1)
     assert accountlib.Composition(pair_rhos(6, 10)).engine_kind == "lattice"  # the DHC pair of largest estimate
 
 
