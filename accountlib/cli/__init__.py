@@ -29,7 +29,8 @@ tolerance that could not be certified — is one line on stderr and exit status 
 never a traceback, and never a NaN or infinite number on stdout.
 
 Limits (see book/running.md, "Reliability"): 0 < ε ≤ composition.MAX_EPSILON (5000);
---rel-tol in [1e-30, 0.5]; --abs-tol in [1e-60, 0.5]; numbers with exponents
+--rel-tol in [1e-30, 0.5]; --abs-tol in [1e-60, 0.5] (an ε interval's width, epsilon --abs-tol, in
+[1e-30, 0.5]); numbers with exponents
 beyond ±1000 are refused at once; an engine needing more than
 tails.MAX_NODE_BITS node-bits (environment variable ACCOUNTLIB_MAX_NODE_BITS)
 is refused before it is built; a --budgets file of more than engine.results.MAX_DISTINCT_TERMS (20,000)
@@ -49,7 +50,8 @@ from fractions import Fraction
 import mpmath
 
 from ..engine.results import check_distinct_terms
-from ..infrastructure.numbers import (SMALLEST_ABS_TOL, SMALLEST_REL_TOL, as_abs_tol, as_fraction, as_rel_tol,
+from ..infrastructure.numbers import (SMALLEST_ABS_TOL, SMALLEST_EPSILON_WIDTH, SMALLEST_REL_TOL, as_abs_tol,
+                                     as_epsilon_width, as_fraction, as_rel_tol,
                                      as_string, certified_decimal, decimal_string, floor_log10, fraction_to_mpf)
 from ..theory.composition import MAX_EPSILON, MAX_SENSITIVITY, Composition, check_budget
 
@@ -322,10 +324,14 @@ def _named(option: str, build):
 
 # -- tolerances and certified output --------------------------------------------------------------------------------
 
-def tolerance(value: Fraction, option: str) -> float:
+def tolerance(value: Fraction, option: str, *, width: bool = False) -> float:
     """A --rel-tol or --abs-tol value, as a float, checked by the library's one validator of its kind
-    (:func:`~accountlib.infrastructure.numbers.as_rel_tol`, :func:`~accountlib.infrastructure.numbers.as_abs_tol`)."""
-    check, smallest = (as_rel_tol, SMALLEST_REL_TOL) if option == "rel-tol" else (as_abs_tol, SMALLEST_ABS_TOL)
+    (:func:`~accountlib.infrastructure.numbers.as_rel_tol`, :func:`~accountlib.infrastructure.numbers.as_abs_tol`;
+    ``width``: the --abs-tol of an ε interval, :func:`~accountlib.infrastructure.numbers.as_epsilon_width`)."""
+    if width:
+        check, smallest = as_epsilon_width, SMALLEST_EPSILON_WIDTH
+    else:
+        check, smallest = (as_rel_tol, SMALLEST_REL_TOL) if option == "rel-tol" else (as_abs_tol, SMALLEST_ABS_TOL)
     try:
         return check(value, f"--{option}")
     except ValueError:

@@ -16,7 +16,7 @@ from fractions import Fraction
 
 import mpmath
 
-from ..infrastructure.numbers import SMALLEST_REL_TOL, ResourceLimitError, as_abs_tol, as_rel_tol
+from ..infrastructure.numbers import SMALLEST_REL_TOL, ResourceLimitError, as_abs_tol, as_epsilon_width, as_rel_tol
 from ..infrastructure.search import FAILS, HOLDS, arithmetic, certified_bisect
 from .composition import MAX_EPSILON, Composition, DeltaPoint, TradeoffPoint, as_composition
 from .decision import check_levels
@@ -167,8 +167,9 @@ def check_smoothed_epsilon_cost(pair, delta, near, abs_tol: float) -> None:
 
 
 def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitivities=None) -> EpsilonInterval:
-    """The certified ε for a target δ: an interval [lower, upper] of width ≤ ``abs_tol`` (in [1e-60, 0.5], the one
-    range of an absolute tolerance; ``rel_tol`` in [1e-30, 0.5]).
+    """The certified ε for a target δ: an interval [lower, upper] of width ≤ ``abs_tol`` (in [1e-30, 0.5]:
+    :func:`~accountlib.infrastructure.numbers.as_epsilon_width`, a narrower interval needs δ finer than the finest
+    relative accuracy, 1e-30; refused at once; ``rel_tol`` in [1e-30, 0.5]).
 
     ``composition`` is a :class:`~accountlib.theory.composition.Composition` or a list of budgets ρ_i (with optional
     ``sensitivities``). δ(ε) is decreasing in ε; the interval is found by bisection on exact rationals, each
@@ -184,7 +185,7 @@ def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitiv
         return composition.epsilon(delta, abs_tol=abs_tol)
     pair = as_composition(composition, sensitivities)
     delta = as_target_delta(delta, "delta")
-    tol = Fraction(as_abs_tol(abs_tol))
+    tol = Fraction(as_epsilon_width(abs_tol))
     rel_tol = as_rel_tol(rel_tol)
     level = ApproximateDP(1, delta).levels()[0]
 

@@ -263,3 +263,19 @@ def test_the_command_line_prints_an_epsilon_interval_that_contains_the_certified
     (row,) = json.loads(out.getvalue())
     e = accountlib.epsilon(["1/2"], "1e-6", abs_tol=1e-25)
     assert Fraction(row["epsilon_lower"]) <= e.lower and Fraction(row["epsilon_upper"]) >= e.upper
+
+
+def test_epsilon_refuses_a_width_below_1e_30_at_once_and_certifies_1e_30():
+    """abs_tol 1e-40 was refused after 21 s of bisection and 1e-50, 1e-60 ran past 120 s, inside the documented
+    [1e-60, 0.5]: a width w needs δ to a relative accuracy about w·|δ'|/δ, and the finest is 1e-30. The range is now
+    [1e-30, 0.5], refused in one line naming abs_tol before any δ is computed."""
+    import time
+    from fractions import Fraction
+
+    for tol in (1e-31, 1e-40, 1e-50, 1e-60):
+        started = time.perf_counter()
+        with pytest.raises(ValueError, match=r"^abs_tol must be in \[1e-30, 0.5\]; got "):
+            accountlib.epsilon(["1/2"], "1e-5", abs_tol=tol)
+        assert time.perf_counter() - started < 1
+    e = accountlib.epsilon(["1/2"], "1e-5", abs_tol=1e-30)
+    assert 0 < e.width <= Fraction(1, 10**30) and e.at_upper.delta + e.at_upper.error_bound <= mpmath.mpf("1e-5")

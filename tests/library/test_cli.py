@@ -73,6 +73,11 @@ def test_tradeoff_json_and_table():
         (["tradeoff", "--pair", "13", "13", "--alpha", "1.5"], "must lie in [0, 1]"),
         (["delta", "--pair", "13", "--eps", "1"], "expected 2 arguments"),
         (["frobnicate"], "invalid choice"),
+        # an ε interval narrower than 1e-30 needs δ finer than the finest relative accuracy: refused at once (1e-40
+        # was refused after 21 s of bisection, 1e-50 ran past 120 s)
+        (["epsilon", "--rho", "1/2", "--delta", "1e-5", "--abs-tol", "1e-31"], "--abs-tol must be in [1e-30, 0.5]"),
+        (["epsilon", "--rho", "1/2", "--delta", "1e-5", "--abs-tol", "1e-50"], "--abs-tol must be in [1e-30, 0.5]"),
+        (["epsilon", "--rho", "1/2", "--delta", "1e-5", "--abs-tol", "-1e-3"], "--abs-tol must be in [1e-30, 0.5]"),
     ],
 )
 def test_bad_input_exits_2_with_a_clear_message(args, message):
@@ -87,6 +92,15 @@ def test_help_for_everything():
     for args in ([], ["delta"], ["tradeoff"]):
         result = run_process(*args, "--help")
         assert result.returncode == 0 and "usage" in result.stdout
+
+
+def test_epsilon_help_states_the_width_it_accepts_and_the_narrowest_is_certified():
+    """epsilon --help said --abs-tol in [1e-60, 0.5]; below about 1e-30 no interval could be certified."""
+    assert "in [1e-30, 0.5]" in " ".join(run("epsilon", "--help").stdout.split())
+    result = run("epsilon", "--rho", "1/2", "--delta", "1e-5", "--abs-tol", "1e-30", "--json")
+    assert result.returncode == 0, result.stderr
+    (row,) = json.loads(result.stdout)
+    assert Decimal(row["epsilon_upper"]) - Decimal(row["epsilon_lower"]) <= Decimal("1e-14")  # printed outwards
 
 
 def test_sweep_options_that_do_not_apply_are_refused(tmp_path):
