@@ -55,6 +55,26 @@ def as_points(values, name: str) -> tuple[list, bool]:
     return values, False
 
 
+def bound_text(bound) -> str:
+    """A certified error bound as a message prints it: rounded *up* to two significant digits (any exponent; the
+    printed number is still a bound).
+
+    >>> bound_text(mpmath.mpf("1.8201e-11")), bound_text(mpmath.mpf("4.73e-10855191")), bound_text(0)
+    ('1.9e-11', '4.8e-10855191', '0')
+    """
+    with mpmath.workdps(30):
+        b = mpmath.mpf(bound)
+        if b <= 0:
+            return "0"
+        place = int(mpmath.floor(mpmath.log10(b))) - 1
+        mantissa = int(mpmath.ceil(b / mpmath.mpf(10) ** place))
+        if mantissa >= 100:
+            mantissa, place = mantissa // 10 + (mantissa % 10 > 0), place + 1
+        if mantissa < 10:  # log10 rounded across a power of ten
+            mantissa, place = mantissa * 10, place - 1
+        return f"{mantissa // 10}.{mantissa % 10}e{place + 1:+03d}"
+
+
 def _kept(points: list, best_effort: bool, explain) -> list:
     """The rule of every front-door result (the same in the CLI): a bound that misses the tolerance asked is an
     ``ArithmeticError`` naming the point, the bound reached and why (its ``shortfall``), unless ``best_effort``;
@@ -92,8 +112,8 @@ def delta(composition, epsilon, *, rel_tol: float = 1e-6, sensitivities=None,
     rel_tol = as_rel_tol(rel_tol)
     result = _kept(pair.delta(points, rel_tol=rel_tol, best_effort=best_effort), best_effort, lambda p: (
         f"rel_tol: could not certify {rel_tol:g} at epsilon = {mpmath.nstr(p.epsilon, 10)} ({p.shortfall}): the "
-        f"narrowest certified bound is {mpmath.nstr(p.error_bound, 3)} on delta = {mpmath.nstr(p.delta, 6)}; loosen "
-        "rel_tol, or pass best_effort=True for the flagged result"))
+        f"bound certified when the engine stopped is {bound_text(p.error_bound)} on delta = {mpmath.nstr(p.delta, 6)}; "
+        "loosen rel_tol, or pass best_effort=True for the flagged result (the narrowest bound the engine reaches)"))
     return result[0] if single else result
 
 
@@ -117,8 +137,8 @@ def tradeoff(composition, alpha, *, abs_tol: float | None = None, sensitivities=
     abs_tol = as_abs_tol(1e-12 if abs_tol is None else abs_tol)
     result = _kept(pair.tradeoff(points, abs_tol=abs_tol), best_effort, lambda p: (
         f"abs_tol: could not certify {abs_tol:g} at alpha = {mpmath.nstr(p.alpha, 10)} ({p.shortfall}): the "
-        f"narrowest certified bound is {mpmath.nstr(p.error_bound, 3)}; loosen abs_tol, or pass best_effort=True "
-        "for the flagged result"))
+        f"bound certified is {bound_text(p.error_bound)}; loosen abs_tol, or pass best_effort=True for the flagged "
+        "result"))
     return result[0] if single else result
 
 

@@ -279,3 +279,20 @@ def test_epsilon_refuses_a_width_below_1e_30_at_once_and_certifies_1e_30():
         assert time.perf_counter() - started < 1
     e = accountlib.epsilon(["1/2"], "1e-5", abs_tol=1e-30)
     assert 0 < e.width <= Fraction(1, 10**30) and e.at_upper.delta + e.at_upper.error_bound <= mpmath.mpf("1e-5")
+
+
+def test_a_refusal_names_the_bound_reached_rounded_up_not_a_narrowest_bound():
+    """The refusal said "the narrowest certified bound is 1.82e-11" for δ(5) of budgets 13/17 and 7/1000003 at
+    rel_tol 1e-12, where the smoothed engine had stopped at its coarse pass (best effort reaches 2.1e-19), and printed
+    the bound rounded to nearest; it now names the bound certified where the engine stopped, rounded up."""
+    import re
+
+    from accountlib.theory.accounting import bound_text
+
+    with pytest.raises(ArithmeticError) as refused:
+        accountlib.delta(["13/17", "7/1000003"], 5, rel_tol=1e-12)
+    message = str(refused.value)
+    assert "narrowest certified bound is" not in message and "\n" not in message
+    shown = float(re.search(r"the bound certified when the engine stopped is (\S+) on delta", message).group(1))
+    assert shown > 1e-12 * 1.34e-9  # a bound that misses the tolerance, as printed
+    assert bound_text(mpmath.mpf("1.8201e-11")) == "1.9e-11" and bound_text(mpmath.mpf("9.96e-14")) == "1.0e-13"
