@@ -430,9 +430,9 @@ def add_target_arguments(parser) -> None:
     """The options naming a privacy target (--target-eps with --target-delta, or --target-mu), --resolution, --json."""
     group = parser.add_argument_group("target (one (ε, δ) pair or more, or a μ-GDP target)")
     group.add_argument("--target-eps", nargs="+", action=Once, type=number("target-eps"), metavar="E",
-                       help="ε of each (ε, δ) target")
+                       help=f"ε of each (ε, δ) target, in [0, {MAX_EPSILON}] (ε = 0: the total variation distance at most δ)")
     group.add_argument("--target-delta", nargs="+", action=Once, type=number("target-delta"), metavar="D",
-                       help="δ of each (ε, δ) target, one per --target-eps (or one for all)")
+                       help="δ of each (ε, δ) target, in [1e-300, 1), one per --target-eps (or one for all)")
     group.add_argument("--target-mu", action=Once, type=number("target-mu"), metavar="MU",
                        help="a μ-GDP target: the trade-off curve must lie above G_μ everywhere")
     parser.add_argument("--resolution", action=Once, type=number("resolution"), default=Fraction(1, 1000),
@@ -457,7 +457,16 @@ def target(args):
         deltas = deltas * len(eps)
     if len(deltas) != len(eps):
         fail(f"--target-delta takes one value or one per --target-eps ({len(eps)}); got {len(deltas)}")
-    targets = [ApproximateDP(e, d) for e, d in zip(eps, deltas)]
+    targets = []
+    for e, d in zip(eps, deltas):
+        try:
+            targets.append(ApproximateDP(e, d))
+        except ValueError as error:  # the library names its argument (epsilon, delta): name the option instead
+            message = one_line(error)
+            for name, option in (("epsilon", "--target-eps values"), ("delta", "--target-delta values")):
+                if message.startswith(f"{name} must"):
+                    message = option + message[len(name):]
+            fail(message)
     return targets[0] if len(targets) == 1 else targets
 
 
@@ -521,7 +530,8 @@ def _looks_negative(token: str) -> bool:
 def _refuse_negative_values(argv: list[str]) -> None:
     """argparse reads ``--eps -1/2`` or ``--rho -1/10`` as an unknown option ("expected at least one argument");
     name the real problem instead: the option, the value and what it accepts (a command module's own
-    ``NEGATIVE_VALUE_MESSAGES`` say it for its options, where they accept other ranges)."""
+    ``NEGATIVE_VALUE_MESSAGES`` say it for its options, where they accept other ranges). A negative zero (``--eps
+    -0``) is zero: its sign is dropped in ``argv``, in place."""
     messages = dict(_NEGATIVE_VALUE_MESSAGES)
     if argv and argv[0] in COMMANDS:
         try:
@@ -529,13 +539,24 @@ def _refuse_negative_values(argv: list[str]) -> None:
         except ImportError:  # the command is unavailable: the parser reports it
             pass
     option = None
-    for token in argv:
+    for i, token in enumerate(argv):
         if token in messages:
             option = token
         elif option is not None and _looks_negative(token):
+            if _is_zero(token[1:]):  # -0, -0.0, -0e3: zero, read as 0 (argparse would take "-0e3" for an option)
+                argv[i] = token[1:]
+                continue
             fail(f"{messages[option]}; got {token!r}")
         elif token.startswith("-"):
             option = None
+
+
+def _is_zero(text: str) -> bool:
+    """Whether ``text`` is a number equal to zero (0, 0.0, 0e3, 0/5)."""
+    try:
+        return Fraction(text.strip()) == 0
+    except (ValueError, ZeroDivisionError):
+        return False
 
 
 DPSGD_OPTIONS = ("--q", "--noise-multiplier", "--steps", "--schedule")

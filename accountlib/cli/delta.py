@@ -10,7 +10,8 @@ from fractions import Fraction
 
 import mpmath
 
-from ..infrastructure.numbers import SMALLEST_REL_TOL, decimal_string, exact_rational
+from ..infrastructure.numbers import SMALLEST_REL_TOL, decimal_string, exact_rational, shown_value
+from ..theory.accounting import bound_text
 from ..theory.composition import MAX_EPSILON
 from . import (Once, add_composition_arguments, certified_rows, emit_rows, exact_tolerance, fail, number, composition,
                tolerance)
@@ -43,7 +44,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     """δ(ε) at each ``--eps``, printed with the digits its bound supports; a bound that misses ``--rel-tol`` fails."""
-    bad = [decimal_string(e, 6) for e in args.eps if e < 0 or e > MAX_EPSILON]
+    bad = [shown_value(e) for e in args.eps if e < 0 or e > MAX_EPSILON]  # as given: 5000.0000001, not 5000.00
     if bad:
         fail(f"--eps values must be in [0, {MAX_EPSILON}] (δ(0) is the total variation distance; {MAX_EPSILON} the "
              f"largest supported ε); got {', '.join(bad)}")
@@ -61,10 +62,10 @@ def uncertified(pair, point, rel_tol: float) -> str:
     why = f" ({point.shortfall})" if getattr(point, "shortfall", None) else ""
     where = f"could not certify --rel-tol {rel_tol:g} at ε = {decimal_string(point.epsilon, 10)}{why}"
     if point.delta > point.error_bound:
-        return (f"{where}: the best certified bound is {decimal_string(point.error_bound, 3)} on δ = "
+        return (f"{where}: the narrowest bound certified is {bound_text(point.error_bound)} on δ = "
                 f"{decimal_string(point.delta, 6)}; loosen --rel-tol, or print it flagged with --best-effort")
     with mpmath.workdps(30):
-        upper = mpmath.nstr(mpmath.mpf(point.delta) + point.error_bound, 3, min_fixed=-4, max_fixed=6)
+        upper = bound_text(mpmath.mpf(point.delta) + point.error_bound)  # rounded up: still an upper bound
     limit = pair.relative_epsilon_limit()
     if limit is None or exact_rational(point.epsilon) < limit:
         return f"{where}: only the certified upper bound δ ≤ {upper} was reached; loosen --rel-tol, or print it flagged with --best-effort"

@@ -26,7 +26,7 @@ def add_parser(sub) -> None:
                          "composition is (ε_upper, δ)-DP (δ(ε_upper) ≤ δ, certified) and not (ε_lower, δ)-DP.")
     add_composition_arguments(eps)
     eps.add_argument("--delta", nargs="+", action=Once, type=number("delta"), required=True, metavar="D",
-                     help="target δ values in (0, 1)")
+                     help="target δ values in [1e-300, 1)")
     eps.add_argument("--abs-tol", action=Once, type=number("abs-tol"), default=Fraction(1, 10**9), metavar="T",
                      help=f"width of each ε interval, in [{SMALLEST_EPSILON_WIDTH:g}, 0.5] (default 1e-9)")
     eps.add_argument("--json", action="store_true", help="print a JSON list instead of a table")

@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import numbers
 import re
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal, InvalidOperation, localcontext
 from fractions import Fraction
 
 import mpmath
@@ -194,6 +194,26 @@ def decimal_string(value, digits: int = 30) -> str:
         if not mpmath.isfinite(number):
             raise ArithmeticError(f"refusing to print a non-finite result ({number})")
         return mpmath.nstr(number, digits, strip_zeros=False, min_fixed=-4, max_fixed=6)
+
+
+def shown_value(value: Fraction, digits: int = 40) -> str:
+    """A user's number, as a message shows it: its exact decimal where that ends within ``digits`` significant digits
+    (so ``5000.0000001`` is not shown as the 5000.00 that hides why it was refused), else ``digits`` of them.
+
+    >>> shown_value(Fraction(50000000001, 10**7)), shown_value(Fraction(-1, 8)), shown_value(Fraction(1, 3), 6)
+    ('5000.0000001', '-0.125', '0.333333')
+    """
+    rest = value.denominator
+    for p in (2, 5):
+        while rest % p == 0:
+            rest //= p
+    if rest == 1 and value.denominator.bit_length() <= 8 * digits:  # a terminating decimal, not absurdly long
+        with localcontext() as context:
+            context.prec = 4 * digits + len(str(abs(value.numerator)))
+            exact = (Decimal(value.numerator) / Decimal(value.denominator)).normalize()
+        if len(exact.as_tuple().digits) <= digits:
+            return format(exact, "f") if -digits < exact.adjusted() < digits else str(exact)
+    return decimal_string(value, digits)
 
 
 def as_float(value, name: str) -> float:

@@ -30,7 +30,8 @@ from typing import TYPE_CHECKING
 import mpmath
 
 from ..infrastructure.numbers import (SMALLEST_ABS_TOL, SMALLEST_REL_TOL, ErrorBound, as_abs_tol, as_fraction,  # noqa: F401
-                                     as_positive_fraction, as_rel_tol, decimal_string, error_bound, resource_limit)
+                                     as_positive_fraction, as_rel_tol, decimal_string, error_bound, resource_limit,
+                                     shown_value)
 from ..engine import arithmetic
 from ..engine.lattice import lattice_of, threshold_index
 from ..engine.front import CertifiedTails, SmoothedTails
@@ -451,7 +452,7 @@ class Composition:
             if not 0 <= e <= MAX_EPSILON:
                 raise ValueError(f"epsilons must be in [0, {MAX_EPSILON}] (δ(0) is the total variation distance; "
                                  f"{MAX_EPSILON} the largest ε supported); got "
-                                 f"{decimal_string(e, 6) if abs(e) < 10**300 else 'a value beyond 1e300'}")
+                                 f"{shown_value(e) if abs(e) < 10**300 else 'a value beyond 1e300'}")
         rel_tol = as_rel_tol(rel_tol)
 
         def combine(digits, i, tails):

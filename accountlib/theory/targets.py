@@ -19,7 +19,7 @@ from fractions import Fraction
 
 import mpmath
 
-from ..infrastructure.numbers import as_positive_fraction, decimal_string, fraction_to_mpf
+from ..infrastructure.numbers import as_fraction, as_positive_fraction, decimal_string, fraction_to_mpf, shown_value
 from .composition import MAX_EPSILON
 from .gaussian_dp import gaussian_profile, gaussian_tradeoff
 
@@ -45,7 +45,7 @@ def as_target_delta(value, name: str) -> Fraction:
     """A target's δ as an exact rational in [:data:`SMALLEST_DELTA`, 1) (``ValueError`` naming ``name`` otherwise)."""
     value = _fraction(value, name)
     if not value < 1:
-        raise ValueError(f"{name} must be in [1e-300, 1); got {decimal_string(value, 6) if value < 10**300 else 'a value above 1e300'}")
+        raise ValueError(f"{name} must be in [1e-300, 1); got {shown_value(value) if value < 10**300 else 'a value above 1e300'}")
     if value < SMALLEST_DELTA:
         raise ValueError(f"{name} must be in [1e-300, 1); got a value below 1e-300")
     return value
@@ -82,7 +82,11 @@ class ApproximateDP:
     delta: Fraction
 
     def __init__(self, epsilon, delta):
-        object.__setattr__(self, "epsilon", _fraction(epsilon, "epsilon"))
+        eps = as_fraction(epsilon, "epsilon", floats="decimal")
+        if not 0 <= eps <= MAX_EPSILON:
+            raise ValueError(f"epsilon must be in [0, {MAX_EPSILON}] (ε = 0: δ(0), the total variation distance, at most "
+                             f"δ); got {shown_value(eps) if abs(eps) < 10**300 else 'a value beyond 1e300'}")
+        object.__setattr__(self, "epsilon", eps)
         object.__setattr__(self, "delta", as_target_delta(delta, "delta"))
 
     def levels(self) -> list[Level]:
