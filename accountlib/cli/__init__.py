@@ -50,8 +50,7 @@ from fractions import Fraction
 import mpmath
 
 from ..engine.results import check_distinct_terms
-from ..infrastructure.numbers import (SMALLEST_ABS_TOL, SMALLEST_EPSILON_WIDTH, SMALLEST_REL_TOL, as_abs_tol,
-                                     as_epsilon_width, as_fraction, as_rel_tol,
+from ..infrastructure.numbers import (SMALLEST_ABS_TOL, SMALLEST_REL_TOL, as_abs_tol, as_fraction, as_rel_tol,
                                      as_string, certified_decimal, decimal_string, floor_log10, fraction_to_mpf)
 from ..theory.composition import MAX_EPSILON, MAX_SENSITIVITY, Composition, check_budget
 
@@ -327,8 +326,10 @@ def _named(option: str, build):
 def tolerance(value: Fraction, option: str, *, width: bool = False) -> float:
     """A --rel-tol or --abs-tol value, as a float, checked by the library's one validator of its kind
     (:func:`~accountlib.infrastructure.numbers.as_rel_tol`, :func:`~accountlib.infrastructure.numbers.as_abs_tol`;
-    ``width``: the --abs-tol of an ε interval, :func:`~accountlib.infrastructure.numbers.as_epsilon_width`)."""
+    ``width``: the --abs-tol of an ε interval, :func:`~accountlib.theory.targets.as_epsilon_width`)."""
     if width:
+        from ..theory.targets import SMALLEST_EPSILON_WIDTH, as_epsilon_width  # the epsilon command's own range
+
         check, smallest = as_epsilon_width, SMALLEST_EPSILON_WIDTH
     else:
         check, smallest = (as_rel_tol, SMALLEST_REL_TOL) if option == "rel-tol" else (as_abs_tol, SMALLEST_ABS_TOL)

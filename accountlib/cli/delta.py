@@ -10,8 +10,7 @@ from fractions import Fraction
 
 import mpmath
 
-from ..infrastructure.numbers import SMALLEST_REL_TOL, decimal_string, exact_rational, shown_value
-from ..theory.accounting import bound_text
+from ..infrastructure.numbers import SMALLEST_REL_TOL, decimal_string, exact_rational
 from ..theory.composition import MAX_EPSILON
 from . import (Once, add_composition_arguments, certified_rows, emit_rows, exact_tolerance, fail, number, composition,
                tolerance)
@@ -44,8 +43,11 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     """δ(ε) at each ``--eps``, printed with the digits its bound supports; a bound that misses ``--rel-tol`` fails."""
-    bad = [shown_value(e) for e in args.eps if e < 0 or e > MAX_EPSILON]  # as given: 5000.0000001, not 5000.00
+    bad = [e for e in args.eps if e < 0 or e > MAX_EPSILON]
     if bad:
+        from ..infrastructure.shown import shown_value  # messages only: not loaded on the way to an answer
+
+        bad = [shown_value(e) for e in bad]  # as given: 5000.0000001, not 5000.00
         fail(f"--eps values must be in [0, {MAX_EPSILON}] (δ(0) is the total variation distance; {MAX_EPSILON} the "
              f"largest supported ε); got {', '.join(bad)}")
     rel_tol = tolerance(args.rel_tol, "rel-tol")
@@ -59,6 +61,8 @@ def run(args) -> int:
 def uncertified(pair, point, rel_tol: float) -> str:
     """The one-line error of a δ(ε) whose bound misses --rel-tol: the certified upper bound, and where the ε of
     these budgets is certified to a relative accuracy."""
+    from ..infrastructure.shown import bound_text  # messages only: not loaded on the way to an answer
+
     why = f" ({point.shortfall})" if getattr(point, "shortfall", None) else ""
     where = f"could not certify --rel-tol {rel_tol:g} at ε = {decimal_string(point.epsilon, 10)}{why}"
     if point.delta > point.error_bound:

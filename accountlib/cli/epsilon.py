@@ -7,12 +7,11 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ..infrastructure.numbers import SMALLEST_EPSILON_WIDTH
 from . import Once, add_composition_arguments, composition, decimal, emit_rows, fail, number, outward_decimal, tolerance
 
 __all__ = ["add_parser", "run", "NEGATIVE_VALUE_MESSAGES"]
 
-NEGATIVE_VALUE_MESSAGES = {"--abs-tol": f"--abs-tol must be in [{SMALLEST_EPSILON_WIDTH:g}, 0.5] (the width of an ε interval)"}
+NEGATIVE_VALUE_MESSAGES = {"--abs-tol": "--abs-tol must be in [1e-30, 0.5] (the width of an ε interval)"}
 """The message for a negative --abs-tol, whose range here is an ε interval's width."""
 
 KEYS = ("delta", "epsilon_lower", "epsilon_upper")
@@ -28,7 +27,7 @@ def add_parser(sub) -> None:
     eps.add_argument("--delta", nargs="+", action=Once, type=number("delta"), required=True, metavar="D",
                      help="target δ values in [1e-300, 1)")
     eps.add_argument("--abs-tol", action=Once, type=number("abs-tol"), default=Fraction(1, 10**9), metavar="T",
-                     help=f"width of each ε interval, in [{SMALLEST_EPSILON_WIDTH:g}, 0.5] (default 1e-9)")
+                     help="width of each ε interval, in [1e-30, 0.5] (default 1e-9)")
     eps.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
     eps.set_defaults(handler=run)
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import numbers
 import re
-from decimal import Decimal, InvalidOperation, localcontext
+from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 
 import mpmath
@@ -194,26 +194,6 @@ def decimal_string(value, digits: int = 30) -> str:
         if not mpmath.isfinite(number):
             raise ArithmeticError(f"refusing to print a non-finite result ({number})")
         return mpmath.nstr(number, digits, strip_zeros=False, min_fixed=-4, max_fixed=6)
-
-
-def shown_value(value: Fraction, digits: int = 40) -> str:
-    """A user's number, as a message shows it: its exact decimal where that ends within ``digits`` significant digits
-    (so ``5000.0000001`` is not shown as the 5000.00 that hides why it was refused), else ``digits`` of them.
-
-    >>> shown_value(Fraction(50000000001, 10**7)), shown_value(Fraction(-1, 8)), shown_value(Fraction(1, 3), 6)
-    ('5000.0000001', '-0.125', '0.333333')
-    """
-    rest = value.denominator
-    for p in (2, 5):
-        while rest % p == 0:
-            rest //= p
-    if rest == 1 and value.denominator.bit_length() <= 8 * digits:  # a terminating decimal, not absurdly long
-        with localcontext() as context:
-            context.prec = 4 * digits + len(str(abs(value.numerator)))
-            exact = (Decimal(value.numerator) / Decimal(value.denominator)).normalize()
-        if len(exact.as_tuple().digits) <= digits:
-            return format(exact, "f") if -digits < exact.adjusted() < digits else str(exact)
-    return decimal_string(value, digits)
 
 
 def as_float(value, name: str) -> float:
@@ -393,22 +373,8 @@ def as_rel_tol(value, name: str = "rel_tol") -> float:
 
 def as_abs_tol(value, name: str = "abs_tol") -> float:
     """The one validator of an absolute tolerance: a float in [SMALLEST_ABS_TOL, LARGEST_TOL] = [1e-60, 0.5] (an
-    error bound on a probability; the width of a certified ε interval has its own, :func:`as_epsilon_width`)."""
+    error bound on a probability; an ε interval's width: :func:`accountlib.theory.targets.as_epsilon_width`)."""
     return as_tolerance(value, name, smallest=SMALLEST_ABS_TOL, largest=LARGEST_TOL)
-
-
-SMALLEST_EPSILON_WIDTH = 1e-30
-"""The narrowest certified ε interval asked of :func:`accountlib.theory.accounting.epsilon` (its ``abs_tol``,
-``epsilon --abs-tol``): each bisection step decides δ(ε) against δ, so a width w needs δ to a relative accuracy about
-w·|δ'(ε)|/δ, and the finest relative accuracy is :data:`SMALLEST_REL_TOL` (1e-30). Measured: ["1/2"] and ["2"] at
-δ = 1e-5 certify widths 9.9e-31 and 8.9e-31 at abs_tol 1e-30 within 1 s, while abs_tol 1e-32 is refused after the
-bisection (["1/2"]) or takes 71 s (["1/1000"]); 1e-40 was refused only after 21 s, 1e-50 ran past 120 s."""
-
-
-def as_epsilon_width(value, name: str = "abs_tol") -> float:
-    """The one validator of an ε interval's width: an absolute tolerance in [SMALLEST_EPSILON_WIDTH, LARGEST_TOL] =
-    [1e-30, 0.5] (narrower than the relative accuracy of δ can decide; :data:`SMALLEST_EPSILON_WIDTH`)."""
-    return as_tolerance(value, name, smallest=SMALLEST_EPSILON_WIDTH, largest=LARGEST_TOL)
 
 
 SMALLEST_RESOLUTION = 1e-9

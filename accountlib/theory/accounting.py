@@ -16,11 +16,12 @@ from fractions import Fraction
 
 import mpmath
 
-from ..infrastructure.numbers import SMALLEST_REL_TOL, ResourceLimitError, as_abs_tol, as_epsilon_width, as_rel_tol
+from ..infrastructure.numbers import SMALLEST_REL_TOL, ResourceLimitError, as_abs_tol, as_rel_tol
+from ..infrastructure.shown import bound_text
 from ..infrastructure.search import FAILS, HOLDS, arithmetic, certified_bisect
 from .composition import MAX_EPSILON, Composition, DeltaPoint, TradeoffPoint, as_composition
 from .decision import check_levels
-from .targets import ApproximateDP, Level, as_target_delta
+from .targets import ApproximateDP, Level, as_epsilon_width, as_target_delta
 
 __all__ = ["delta", "tradeoff", "epsilon", "EpsilonInterval"]
 
@@ -53,26 +54,6 @@ def as_points(values, name: str) -> tuple[list, bool]:
     if not values:
         raise ValueError(f"{name} must be a number or a non-empty list of numbers; got an empty list")
     return values, False
-
-
-def bound_text(bound) -> str:
-    """A certified error bound as a message prints it: rounded *up* to two significant digits (any exponent; the
-    printed number is still a bound).
-
-    >>> bound_text(mpmath.mpf("1.8201e-11")), bound_text(mpmath.mpf("4.73e-10855191")), bound_text(0)
-    ('1.9e-11', '4.8e-10855191', '0')
-    """
-    with mpmath.workdps(30):
-        b = mpmath.mpf(bound)
-        if b <= 0:
-            return "0"
-        place = int(mpmath.floor(mpmath.log10(b))) - 1
-        mantissa = int(mpmath.ceil(b / mpmath.mpf(10) ** place))
-        if mantissa >= 100:
-            mantissa, place = mantissa // 10 + (mantissa % 10 > 0), place + 1
-        if mantissa < 10:  # log10 rounded across a power of ten
-            mantissa, place = mantissa * 10, place - 1
-        return f"{mantissa // 10}.{mantissa % 10}e{place + 1:+03d}"
 
 
 def _kept(points: list, best_effort: bool, explain) -> list:
@@ -188,7 +169,7 @@ def check_smoothed_epsilon_cost(pair, delta, near, abs_tol: float) -> None:
 
 def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitivities=None) -> EpsilonInterval:
     """The certified ε for a target δ: an interval [lower, upper] of width ≤ ``abs_tol`` (in [1e-30, 0.5]:
-    :func:`~accountlib.infrastructure.numbers.as_epsilon_width`, a narrower interval needs δ finer than the finest
+    :func:`~accountlib.theory.targets.as_epsilon_width`, a narrower interval needs δ finer than the finest
     relative accuracy, 1e-30; refused at once; ``rel_tol`` in [1e-30, 0.5]).
 
     ``composition`` is a :class:`~accountlib.theory.composition.Composition` or a list of budgets ρ_i (with optional

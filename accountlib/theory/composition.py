@@ -30,8 +30,7 @@ from typing import TYPE_CHECKING
 import mpmath
 
 from ..infrastructure.numbers import (SMALLEST_ABS_TOL, SMALLEST_REL_TOL, ErrorBound, as_abs_tol, as_fraction,  # noqa: F401
-                                     as_positive_fraction, as_rel_tol, decimal_string, error_bound, resource_limit,
-                                     shown_value)
+                                     as_positive_fraction, as_rel_tol, decimal_string, error_bound, resource_limit)
 from ..engine import arithmetic
 from ..engine.lattice import lattice_of, threshold_index
 from ..engine.front import CertifiedTails, SmoothedTails
@@ -450,6 +449,8 @@ class Composition:
         eps = [as_fraction(e, "epsilons", floats="decimal") for e in epsilons]
         for e in eps:
             if not 0 <= e <= MAX_EPSILON:
+                from ..infrastructure.shown import shown_value  # messages only: not loaded on the way to an answer
+
                 raise ValueError(f"epsilons must be in [0, {MAX_EPSILON}] (δ(0) is the total variation distance; "
                                  f"{MAX_EPSILON} the largest ε supported); got "
                                  f"{shown_value(e) if abs(e) < 10**300 else 'a value beyond 1e300'}")

@@ -52,7 +52,8 @@ from ..infrastructure.interval_ends import lower_end, upper_end
 from ..infrastructure.numbers import (LARGEST_TOL, ResourceLimitError, as_fraction, as_resolution,
                                      error_bound)
 from ..infrastructure.search import FAILS, HOLDS, UNDECIDED, arithmetic, certified_bisect
-from .accounting import as_points, bound_text
+from ..infrastructure.shown import bound_text
+from .accounting import as_points
 from .composition import DeltaPoint
 from .dpsgd_arguments import (MAX_DPSGD_EPSILON, MAX_GROUPS, as_schedule, as_step_group,
                               calibration_targets, dpsgd_abs_tol, dpsgd_rel_tol, exact_alpha, exact_epsilon,

@@ -287,7 +287,7 @@ def test_a_refusal_names_the_bound_reached_rounded_up_not_a_narrowest_bound():
     the bound rounded to nearest; it now names the bound certified where the engine stopped, rounded up."""
     import re
 
-    from accountlib.theory.accounting import bound_text
+    from accountlib.infrastructure.shown import bound_text
 
     with pytest.raises(ArithmeticError) as refused:
         accountlib.delta(["13/17", "7/1000003"], 5, rel_tol=1e-12)
