@@ -336,7 +336,9 @@ def tolerance(value: Fraction, option: str, *, width: bool = False) -> float:
     try:
         return check(value, f"--{option}")
     except ValueError:
-        fail(f"--{option} must be in [{smallest:g}, 0.5]; got {decimal_string(value, 6)}")
+        from ..infrastructure.shown import shown_value  # messages only
+
+        fail(f"--{option} must be in [{smallest:g}, 0.5]; got {shown_value(value) if abs(value) < 10**300 else decimal_string(value, 6)}")
 
 
 def exact_tolerance(number: float, like):

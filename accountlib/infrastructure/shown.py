@@ -29,7 +29,7 @@ def shown_value(value: Fraction, digits: int = 40) -> str:
             context.prec = 4 * digits + len(str(abs(value.numerator)))
             exact = (Decimal(value.numerator) / Decimal(value.denominator)).normalize()
         if len(exact.as_tuple().digits) <= digits:
-            return format(exact, "f") if -digits < exact.adjusted() < digits else str(exact)
+            return format(exact, "f") if -7 < exact.adjusted() < digits else str(exact)  # 1E-31, not 0.000…1
     return decimal_string(value, digits)
 
 

@@ -75,7 +75,7 @@ def test_tradeoff_json_and_table():
         (["frobnicate"], "invalid choice"),
         # an ε interval narrower than 1e-30 needs δ finer than the finest relative accuracy: refused at once (1e-40
         # was refused after 21 s of bisection, 1e-50 ran past 120 s)
-        (["epsilon", "--rho", "1/2", "--delta", "1e-5", "--abs-tol", "1e-31"], "--abs-tol must be in [1e-30, 0.5]"),
+        (["epsilon", "--rho", "1/2", "--delta", "1e-5", "--abs-tol", "1e-31"], "--abs-tol must be in [1e-30, 0.5]; got 1E-31"),
         (["epsilon", "--rho", "1/2", "--delta", "1e-5", "--abs-tol", "1e-50"], "--abs-tol must be in [1e-30, 0.5]"),
         (["epsilon", "--rho", "1/2", "--delta", "1e-5", "--abs-tol", "-1e-3"], "--abs-tol must be in [1e-30, 0.5]"),
     ],
