@@ -52,6 +52,7 @@ from ..infrastructure.interval_ends import lower_end, upper_end
 from ..infrastructure.numbers import (LARGEST_TOL, ResourceLimitError, as_fraction, as_resolution,
                                      error_bound)
 from ..infrastructure.search import FAILS, HOLDS, UNDECIDED, arithmetic, certified_bisect
+from ..infrastructure.shown import bound_text
 from .accounting import as_points
 from .composition import DeltaPoint
 from .dpsgd_arguments import (MAX_DPSGD_EPSILON, MAX_GROUPS, as_schedule, as_step_group,
@@ -271,7 +272,7 @@ class DPSGDComposition:
         interval they give; one the run cannot reach raises a one-line
         ArithmeticError naming the bound reached (after one contour: a wider one is not tried where rounding alone
         misses, since it grows with the nodes). With ``best_effort=True`` (the rule of
-        :func:`accountlib.theory.accounting.delta`) the narrowest certified bound is returned instead, flagged:
+        :func:`accountlib.theory.accounting.delta`) the bound certified within the node cap is returned instead, flagged:
         ``meets_tolerance`` False and ``shortfall`` "precision", or "node cap" where the tolerance was loosened
         100-fold until the contour fit the cap.
 
@@ -306,8 +307,8 @@ class DPSGDComposition:
             missed = point.delta > 0 and point.error_bound > rel_tol * point.delta
             if missed and not best_effort:
                 raise ArithmeticError(f"rel_tol: could not certify {rel_tol:g} at epsilon = {float(eps):g} for {self!r}"
-                                      f" ({shortfall}): the narrowest certified bound is "
-                                      f"{float(point.error_bound / point.delta):.2g} relative (float64 certifies about "
+                                      f" ({shortfall}): the bound certified when it stopped is "
+                                      f"{bound_text(point.error_bound / point.delta)} relative (float64 certifies about "
                                       "T·1e-13, less where δ is far below the inversion's nodes); loosen rel_tol, or "
                                       "pass best_effort=True for the flagged result")
             if missed or shortfall == "node cap":
