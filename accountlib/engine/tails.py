@@ -63,7 +63,7 @@ def truncation_tail_bound(variance_proxy, cut: int) -> ErrorBound:
 def quadrature_plan(lattice: Lattice, accuracy: float) -> tuple[int, int, float, int]:
     """What :class:`TailEngine` derives from Δ = ``accuracy`` before sieving: the truncation point U, the prime node
     count N ≥ 2U + 2, the sieve's dropping threshold τ = Δ/(4(2U + 1)) and the working bits; N beyond
-    :data:`MAX_MODULUS` is refused (:class:`ResourceLimitError`)."""
+    ``MAX_MODULUS`` is refused (:class:`~accountlib.infrastructure.numbers.ResourceLimitError`)."""
     cut = truncation_point(lattice.variance_proxy, accuracy)
     if 2 * cut + 2 > MAX_MODULUS:
         raise ResourceLimitError(
@@ -79,7 +79,7 @@ def sieve_node_bits(lattice: Lattice, accuracy: float) -> int:
     """The arb work the sieve method of :class:`TailEngine` would take on at Δ = ``accuracy``: the nodes its sieve
     keeps × its working bits, the very count the engine refuses beyond its limit (:data:`MAX_NODE_BITS`). Costs the
     sieve (seconds for a million kept nodes), no arb evaluation; a sieve or node count beyond its own limit raises
-    :class:`ResourceLimitError`.
+    :class:`~accountlib.infrastructure.numbers.ResourceLimitError`.
 
     >>> from fractions import Fraction
     >>> sieve_node_bits(lattice_of([(Fraction(1, 2), 1), (Fraction(1, 3), 1)]), 1e-30) <= MAX_NODE_BITS

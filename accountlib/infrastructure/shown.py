@@ -1,5 +1,5 @@
-"""How a message shows a number: a user's value as given (:func:`shown_value`), a certified bound rounded up
-(:func:`bound_text`). Infrastructure layer of :mod:`accountlib`."""
+"""How a message shows a number: a user's value as given (:func:`~accountlib.infrastructure.shown.shown_value`), a certified bound rounded up
+(:func:`~accountlib.infrastructure.shown.bound_text`). Infrastructure layer of :mod:`accountlib`."""
 
 from __future__ import annotations
 

@@ -208,7 +208,7 @@ def lattice_work(lattice) -> float:
 
 def lattice_affordable(lattice) -> bool:
     """Whether the untilted engine at Δ = 1e-30 would take on ``lattice`` within its node-bit limit (it refuses
-    beyond it, :class:`~accountlib.engine.results.ResourceLimitError`): decided by the estimate :func:`lattice_work`
+    beyond it, :class:`~accountlib.infrastructure.numbers.ResourceLimitError`): decided by the estimate :func:`lattice_work`
     where it is at most the limit or beyond :data:`LATTICE_WORK_UP_TO`, by the engine's own count
     (:func:`accountlib.engine.tails.sieve_node_bits`, which runs the sieve) in between where the sieve scans at most
     :data:`SIEVE_CHECK_UP_TO` candidates (taken as affordable where it scans more)."""
