@@ -470,3 +470,37 @@ def test_the_dp_accounting_dropin_accounts_a_gaussian_event_beyond_z_1000_in_clo
     with mpmath.workdps(50):
         assert gaussian_delta(1 / mpmath.mpf(z), mpmath.mpf("1e-3"), dps=50) <= mpmath.mpf("1e-10")
         assert gaussian_delta(1 / (mpmath.mpf(z) * (1 - mpmath.mpf("1e-3"))), mpmath.mpf("1e-3"), dps=50) > 1e-10
+
+
+def test_a_plan_beyond_the_node_cap_is_refused_after_a_few_modulus_bounds(monkeypatch):
+    """q = 1e-8, z = 1, T = 2 (hostile review r38d, item 3): the node count climbed by factors of 1.5 from its first
+    guess to the 400,000-node cap, one modulus bound per rung (22 to 24 per plan, three plans per direction at the
+    three internal tolerances), and ε(1e-12) ran for minutes on a loaded machine. The bound decreases in the node
+    count, so one check at the cap ends the ladder: a handful of modulus bounds per plan (a work count, not a time)."""
+    from accountlib.engine.subsampled_gaussian import StepGroup
+    from accountlib.engine.subsampled_gaussian_integral import OneStepIntegral
+    from accountlib.engine.subsampled_gaussian_inversion import MAX_NODES, plan_contour
+
+    calls = []
+    original = OneStepIntegral.modulus_bound
+    monkeypatch.setattr(OneStepIntegral, "modulus_bound", lambda self, a, b: calls.append(b) or original(self, a, b))
+    for eps, rel_tol in [(0.0, 1e-10), (0.0, 1e-6), (0.5, 1e-10)]:
+        calls.clear()
+        assert plan_contour([StepGroup(1e-8, 1.0, 2)], "remove", eps, rel_tol).count == MAX_NODES + 1
+        assert len(calls) <= 8, (eps, rel_tol, len(calls))
+
+
+def test_epsilon_of_a_tiny_rate_over_two_steps_below_the_total_variation_is_bounded_and_certified():
+    """The same run's ε(δ) at δ = 1e-12 and just below its exact total variation (5.9552e-9): best_effort returns the
+    interval the bounds that need no inversion give; its upper end holds against the reference's two-step δ (direct
+    convolution, 40 digits), in both directions."""
+    from dpsgd_reference import composed_delta
+
+    run = DPSGDComposition(1e-8, 1.0, 2)
+    for delta in ("1e-12", "0.00000000595523853735469242867711916482"):
+        e = run.epsilon(delta, abs_tol=1e-6, best_effort=True)
+        assert 0 <= e.lower < e.upper < 1
+        with mpmath.workdps(40):
+            for direction in ("remove", "add"):
+                assert composed_delta([(1e-8, 1), (1e-8, 1)], mpmath.mpf(e.upper.numerator) / e.upper.denominator,
+                                      direction) <= mpmath.mpf(delta)
