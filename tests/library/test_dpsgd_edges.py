@@ -504,3 +504,53 @@ def test_epsilon_of_a_tiny_rate_over_two_steps_below_the_total_variation_is_boun
             for direction in ("remove", "add"):
                 assert composed_delta([(1e-8, 1), (1e-8, 1)], mpmath.mpf(e.upper.numerator) / e.upper.denominator,
                                       direction) <= mpmath.mpf(delta)
+
+
+def _no_exact_fraction_of_a_deep_decimal(monkeypatch):
+    """Make building an exact Fraction of a decimal string with an exponent below -100,000 fail at once: its
+    denominator has as many digits as the exponent says (86,858,905 for δ(20) at z = 1000: minutes); the work
+    proxy of the tests below, instead of a time."""
+    original = Fraction.__new__
+
+    def guarded(cls, numerator=0, denominator=None, *args, **kwargs):
+        if isinstance(numerator, str) and "E-" in numerator.upper():
+            assert int(numerator.upper().rsplit("E", 1)[1]) > -100_000, f"Fraction({numerator!r})"
+        return original(cls, numerator, denominator, *args, **kwargs)
+
+    monkeypatch.setattr(Fraction, "__new__", guarded)
+
+
+@pytest.mark.parametrize("eps", ["20", "200"])
+def test_the_command_line_checks_a_delta_with_a_huge_exponent_without_its_exact_fraction(monkeypatch, eps):
+    """Hostile review r38d, item 2: `dpsgd delta --q 1 --noise-multiplier 1000 --steps 1 --eps 20` never returned
+    (the library answers in 0.03 s): certified_rows re-checked the printed decimal 9.14…E-86858905 as an exact
+    Fraction. The printed decimals are now re-checked exactly as decimals (cost set by their digits, not their
+    exponent), and the row holds the value (Balle & Wang's closed form in mpmath, μ = 1/1000 exactly, from erfc)."""
+    _no_exact_fraction_of_a_deep_decimal(monkeypatch)
+    status, rows, err = _cli_json("dpsgd", "delta", "--q", "1", "--noise-multiplier", "1000", "--steps", "1",
+                                  "--eps", eps)
+    assert status == 0, err
+    (row,) = rows
+    with mpmath.workdps(60):
+        mu, e = mpmath.mpf(1) / 1000, mpmath.mpf(eps)
+        reference = (mpmath.erfc((e / mu - mu / 2) / mpmath.sqrt(2))
+                     - mpmath.exp(e) * mpmath.erfc((e / mu + mu / 2) / mpmath.sqrt(2))) / 2
+        value, bound = mpmath.mpf(row["delta"]), mpmath.mpf(row["error_bound"])
+        assert value - bound <= reference <= value + bound and bound <= mpmath.mpf("1e-6") * value
+    assert mpmath.log10(reference) < (-86_858_900 if eps == "20" else -8_685_889_600)
+
+
+def test_the_shared_row_check_reads_printed_decimals_exactly_for_delta_and_tradeoff(monkeypatch):
+    """The generic `delta` and `tradeoff` commands share the row check: they still print and check their rows (a
+    tolerance met) through the exact decimals."""
+    _no_exact_fraction_of_a_deep_decimal(monkeypatch)
+    status, rows, err = _cli_json("delta", "--rho", "0.5", "--eps", "0.5", "1", "--rel-tol", "1e-9")
+    assert status == 0, err
+    assert all(Fraction(r["error_bound"]) <= Fraction(1, 10**9) * Fraction(r["delta"]) for r in rows)
+    status, rows, err = _cli_json("tradeoff", "--rho", "0.5", "--alpha", "1e-30", "0.5", "--abs-tol", "1e-20")
+    assert status == 0, err
+    assert all(Fraction(r["error_bound"]) <= Fraction(1, 10**20) for r in rows)
+    status, rows, err = _cli_json("dpsgd", "delta", "--q", "0.01", "--noise-multiplier", "1", "--steps", "10",
+                                  "--eps", "1", "--rel-tol", "1e-6")
+    assert status == 0, err
+    assert Fraction(rows[0]["error_bound"]) <= Fraction(1, 10**6) * Fraction(rows[0]["delta"])
