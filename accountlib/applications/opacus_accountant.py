@@ -37,7 +37,7 @@ except ImportError as error:  # pragma: no cover - the optional dependency is mi
 
 from ..engine.subsampled_gaussian import Q_RANGE, Z_RANGE
 from ..theory.dpsgd_accounting import DPSGDComposition
-from .dpsgd_upper import certified_upper_epsilon
+from .dpsgd_upper import certified_upper_epsilon, epsilon_without_accounting
 
 __all__ = ["CertifiedDPSGDAccountant", "MECHANISM", "register"]
 
@@ -96,12 +96,19 @@ class CertifiedDPSGDAccountant(IAccountant):
         multiplier below 0.05, or where ε is not certified at or below the largest ε accounted (200 for a run of
         several steps with some q < 1), as the dp_accounting drop-in answers: a valid upper bound, which Opacus's
         ``get_noise_multiplier`` reads as "more noise"
-        (:func:`~accountlib.applications.dpsgd_upper.certified_upper_epsilon`)."""
+        (:func:`~accountlib.applications.dpsgd_upper.certified_upper_epsilon`). ``delta`` = 0 gives inf and ``delta``
+        ≥ 1 gives 0; a negative or nan one is refused in one line naming target_delta (the dp_accounting drop-in's
+        rule: :func:`~accountlib.applications.dpsgd_upper.epsilon_without_accounting`)."""
+        edge = epsilon_without_accounting(delta)  # δ = 0: inf, δ ≥ 1: 0, negative or nan refused: the one rule
+        if edge == 0.0:
+            return 0.0
         schedule = schedule_of(self.history)
         if schedule is None:
             return math.inf
         if not schedule:
             return 0.0
+        if edge is not None:
+            return edge
         participations = math.fsum(q * steps for q, _, steps in schedule)
         if participations <= float(delta) * (1 - 1e-12):
             # δ(ε) ≤ δ(0) ≤ Σ T·q whatever the noise: ε = 0 at every noise multiplier, 0 included, and Opacus's
