@@ -97,10 +97,16 @@ class CertifiedDPSGDAccountant(PrivacyAccountant):
             q, z = float(q), float(z)
         except (TypeError, ValueError):
             return self.CompositionErrorDetails(invalid_event=event, error_message="q and z must be numbers")
-        if not (math.isfinite(q) and math.isfinite(z)) or not 0 <= q <= 1 or z < 0:
+        if not (math.isfinite(q) and 0 <= q <= 1):
             return self.CompositionErrorDetails(
-                invalid_event=event, error_message=f"need 0 <= sampling_probability <= 1 and noise_multiplier >= 0; "
-                f"got {q!r}, {z!r}")
+                invalid_event=event, error_message=f"sampling_probability must be in [0, 1]; got {q!r}")
+        if math.isnan(z) or z < 0:
+            return self.CompositionErrorDetails(
+                invalid_event=event, error_message=f"noise_multiplier must be a number >= 0; got {z!r}")
+        if math.isinf(z):  # refused, not read as "no step": an infinite variance is no Gaussian to account
+            return self.CompositionErrorDetails(
+                invalid_event=event, error_message="noise_multiplier must be finite (inf, were it noise, would leak "
+                "nothing: leave the event out, or compose a NoOpDpEvent); got inf")
         if do_compose and count > 0 and q > 0:
             if z < Z_RANGE[0]:
                 self._no_noise = True

@@ -554,3 +554,41 @@ def test_the_shared_row_check_reads_printed_decimals_exactly_for_delta_and_trade
                                   "--eps", "1", "--rel-tol", "1e-6")
     assert status == 0, err
     assert Fraction(rows[0]["error_bound"]) <= Fraction(1, 10**6) * Fraction(rows[0]["delta"])
+
+
+def test_the_command_line_refuses_a_wide_epsilon_in_its_own_options_and_prints_it_with_best_effort():
+    """Hostile review r38d, item 10: `dpsgd epsilon --q 1e-6 --noise-multiplier 0.5 --steps 100 --delta 1e-5` was
+    refused naming abs_tol and 'pass best_effort=True', neither of which the command line has. It names --abs-tol
+    and --best-effort now, and --best-effort prints the interval (its upper end the library's certified one, a
+    shortfall column as `dpsgd delta --best-effort` has)."""
+    args = ("dpsgd", "epsilon", "--q", "1e-6", "--noise-multiplier", "0.5", "--steps", "100", "--delta", "1e-5")
+    status, _, err = _cli_json(*args)
+    assert status == 2 and "\n" not in err
+    assert "--abs-tol" in err and "--best-effort" in err and "best_effort" not in err and "abs_tol" not in err
+    status, rows, err = _cli_json(*args, "--best-effort")
+    assert status == 0, err
+    library = DPSGDComposition(1e-6, 0.5, 100).epsilon("1e-5", abs_tol=1e-8, best_effort=True)
+    assert rows[0]["shortfall"] == "node cap" and library.upper <= Fraction(rows[0]["epsilon_upper"]) < 5
+    status, rows, err = _cli_json("dpsgd", "epsilon", "--q", "0.01", "--noise-multiplier", "1", "--steps", "100",
+                                  "--delta", "1e-5", "--abs-tol", "1e-6", "--best-effort")
+    assert status == 0 and rows[0]["shortfall"] == ""
+    assert Fraction(rows[0]["epsilon_upper"]) - Fraction(rows[0]["epsilon_lower"]) <= Fraction(1, 10**6)
+
+
+def test_dp_accounting_drop_in_refuses_an_infinite_noise_multiplier_by_name():
+    """GaussianDpEvent(inf) was refused as 'need 0 <= sampling_probability <= 1 and noise_multiplier >= 0; got 1.0,
+    inf' (a condition inf meets); each bad argument is now named with what is wrong."""
+    pytest.importorskip("dp_accounting")
+    from dp_accounting import dp_event
+
+    from accountlib.applications.dpsgd_accountant import CertifiedDPSGDAccountant
+
+    cases = [(dp_event.GaussianDpEvent(math.inf), "noise_multiplier must be finite"),
+             (dp_event.PoissonSampledDpEvent(0.5, dp_event.GaussianDpEvent(math.inf)), "noise_multiplier must be finite"),
+             (dp_event.GaussianDpEvent(-1.0), "noise_multiplier must be a number >= 0; got -1.0"),
+             (dp_event.PoissonSampledDpEvent(1.5, dp_event.GaussianDpEvent(1.0)), "sampling_probability must be in")]
+    for event, words in cases:
+        accountant = CertifiedDPSGDAccountant()
+        assert not accountant.supports(event)
+        with pytest.raises(Exception, match=words.replace("(", r"\(").replace(")", r"\)")):
+            accountant.compose(event)
