@@ -49,6 +49,7 @@ from ..infrastructure.interval_ends import round_up_to_float, upper_end
 from ..infrastructure.numbers import as_bounded_float, as_fraction, as_probability
 from ..theory.accounting import epsilon as certified_epsilon
 from ..theory.composition import MAX_EPSILON, Composition
+from ..theory.targets import as_target_delta
 
 __all__ = ["CertifiedDiscreteGaussianAccountant", "DiscreteGaussianDpEvent", "exact_budget", "SHIFT_PER_SENSITIVITY"]
 
@@ -161,7 +162,9 @@ class CertifiedDiscreteGaussianAccountant(PrivacyAccountant):
         if pair is None:
             return 0.0
         target_delta = as_probability(target_delta, "target_delta")
-        interval = certified_epsilon(pair, Fraction(target_delta), abs_tol=self._epsilon_tol)
+        # the range epsilon accepts, [1e-300, 1), checked here so that the message names this method's argument
+        exact_delta = as_target_delta(Fraction(target_delta), "target_delta")
+        interval = certified_epsilon(pair, exact_delta, abs_tol=self._epsilon_tol)
         upper = interval.upper
         value = float(upper)
         return value if as_fraction(value, "epsilon", floats="binary") >= upper else math.nextafter(value, math.inf)

@@ -24,6 +24,9 @@ form); where some event has q < 1, more than 1e9 of them in all is refused in on
 (``ValueError`` from ``get_epsilon`` and ``get_delta``: no bound short of ε = inf is certified for such a run).
 A target δ of 0 gives ε = inf, one of 1 or more ε = 0, a negative or nan one is refused in one line, on every path
 alike, as in the Opacus drop-in.
+Where every accepted noise multiplier meets the target, ``calibrate_dp_mechanism`` ends at the floor 0.05 (ε is inf
+below it), the answer of the library's own calibration; the Opacus drop-in raises there instead, since Opacus's search
+could not end (its module docstring says why).
 """
 
 from __future__ import annotations

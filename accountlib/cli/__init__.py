@@ -29,7 +29,8 @@ tolerance that could not be certified — is one line on stderr and exit status 
 never a traceback, and never a NaN or infinite number on stdout.
 
 Limits (see book/running.md, "Reliability"): 0 < ε ≤ composition.MAX_EPSILON (5000);
---rel-tol in [1e-30, 0.5]; --abs-tol in [1e-60, 0.5]; numbers with exponents
+--rel-tol in [1e-30, 0.5]; --abs-tol in [1e-60, 0.5] (an ε interval's width, epsilon --abs-tol, in
+[1e-30, 0.5]); numbers with exponents
 beyond ±1000 are refused at once; an engine needing more than
 tails.MAX_NODE_BITS node-bits (environment variable ACCOUNTLIB_MAX_NODE_BITS)
 is refused before it is built; a --budgets file of more than engine.results.MAX_DISTINCT_TERMS (20,000)
@@ -324,14 +325,22 @@ def _named(option: str, build):
 
 # -- tolerances and certified output --------------------------------------------------------------------------------
 
-def tolerance(value: Fraction, option: str) -> float:
+def tolerance(value: Fraction, option: str, *, width: bool = False) -> float:
     """A --rel-tol or --abs-tol value, as a float, checked by the library's one validator of its kind
-    (:func:`~accountlib.infrastructure.numbers.as_rel_tol`, :func:`~accountlib.infrastructure.numbers.as_abs_tol`)."""
-    check, smallest = (as_rel_tol, SMALLEST_REL_TOL) if option == "rel-tol" else (as_abs_tol, SMALLEST_ABS_TOL)
+    (:func:`~accountlib.infrastructure.numbers.as_rel_tol`, :func:`~accountlib.infrastructure.numbers.as_abs_tol`;
+    ``width``: the --abs-tol of an ε interval, :func:`~accountlib.theory.targets.as_epsilon_width`)."""
+    if width:
+        from ..theory.targets import SMALLEST_EPSILON_WIDTH, as_epsilon_width  # the epsilon command's own range
+
+        check, smallest = as_epsilon_width, SMALLEST_EPSILON_WIDTH
+    else:
+        check, smallest = (as_rel_tol, SMALLEST_REL_TOL) if option == "rel-tol" else (as_abs_tol, SMALLEST_ABS_TOL)
     try:
         return check(value, f"--{option}")
     except ValueError:
-        fail(f"--{option} must be in [{smallest:g}, 0.5]; got {decimal_string(value, 6)}")
+        from ..infrastructure.shown import shown_value  # messages only
+
+        fail(f"--{option} must be in [{smallest:g}, 0.5]; got {shown_value(value) if abs(value) < 10**300 else decimal_string(value, 6)}")
 
 
 def exact_tolerance(number: float, like):
@@ -441,9 +450,9 @@ def add_target_arguments(parser) -> None:
     """The options naming a privacy target (--target-eps with --target-delta, or --target-mu), --resolution, --json."""
     group = parser.add_argument_group("target (one (ε, δ) pair or more, or a μ-GDP target)")
     group.add_argument("--target-eps", nargs="+", action=Once, type=number("target-eps"), metavar="E",
-                       help="ε of each (ε, δ) target")
+                       help=f"ε of each (ε, δ) target, in [0, {MAX_EPSILON}] (ε = 0: the total variation distance at most δ)")
     group.add_argument("--target-delta", nargs="+", action=Once, type=number("target-delta"), metavar="D",
-                       help="δ of each (ε, δ) target, one per --target-eps (or one for all)")
+                       help="δ of each (ε, δ) target, in [1e-300, 1), one per --target-eps (or one for all)")
     group.add_argument("--target-mu", action=Once, type=number("target-mu"), metavar="MU",
                        help="a μ-GDP target: the trade-off curve must lie above G_μ everywhere")
     parser.add_argument("--resolution", action=Once, type=number("resolution"), default=Fraction(1, 1000),
@@ -468,7 +477,16 @@ def target(args):
         deltas = deltas * len(eps)
     if len(deltas) != len(eps):
         fail(f"--target-delta takes one value or one per --target-eps ({len(eps)}); got {len(deltas)}")
-    targets = [ApproximateDP(e, d) for e, d in zip(eps, deltas)]
+    targets = []
+    for e, d in zip(eps, deltas):
+        try:
+            targets.append(ApproximateDP(e, d))
+        except ValueError as error:  # the library names its argument (epsilon, delta): name the option instead
+            message = one_line(error)
+            for name, option in (("epsilon", "--target-eps values"), ("delta", "--target-delta values")):
+                if message.startswith(f"{name} must"):
+                    message = option + message[len(name):]
+            fail(message)
     return targets[0] if len(targets) == 1 else targets
 
 
@@ -532,7 +550,8 @@ def _looks_negative(token: str) -> bool:
 def _refuse_negative_values(argv: list[str]) -> None:
     """argparse reads ``--eps -1/2`` or ``--rho -1/10`` as an unknown option ("expected at least one argument");
     name the real problem instead: the option, the value and what it accepts (a command module's own
-    ``NEGATIVE_VALUE_MESSAGES`` say it for its options, where they accept other ranges)."""
+    ``NEGATIVE_VALUE_MESSAGES`` say it for its options, where they accept other ranges). A negative zero (``--eps
+    -0``) is zero: its sign is dropped in ``argv``, in place."""
     messages = dict(_NEGATIVE_VALUE_MESSAGES)
     if argv and argv[0] in COMMANDS:
         try:
@@ -540,13 +559,24 @@ def _refuse_negative_values(argv: list[str]) -> None:
         except ImportError:  # the command is unavailable: the parser reports it
             pass
     option = None
-    for token in argv:
+    for i, token in enumerate(argv):
         if token in messages:
             option = token
         elif option is not None and _looks_negative(token):
+            if _is_zero(token[1:]):  # -0, -0.0, -0e3: zero, read as 0 (argparse would take "-0e3" for an option)
+                argv[i] = token[1:]
+                continue
             fail(f"{messages[option]}; got {token!r}")
         elif token.startswith("-"):
             option = None
+
+
+def _is_zero(text: str) -> bool:
+    """Whether ``text`` is a number equal to zero (0, 0.0, 0e3, 0/5)."""
+    try:
+        return Fraction(text.strip()) == 0
+    except (ValueError, ZeroDivisionError):
+        return False
 
 
 DPSGD_OPTIONS = ("--q", "--noise-multiplier", "--steps", "--schedule")

@@ -43,8 +43,11 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     """δ(ε) at each ``--eps``, printed with the digits its bound supports; a bound that misses ``--rel-tol`` fails."""
-    bad = [decimal_string(e, 6) for e in args.eps if e < 0 or e > MAX_EPSILON]
+    bad = [e for e in args.eps if e < 0 or e > MAX_EPSILON]
     if bad:
+        from ..infrastructure.shown import shown_value  # messages only: not loaded on the way to an answer
+
+        bad = [shown_value(e) for e in bad]  # as given: 5000.0000001, not 5000.00
         fail(f"--eps values must be in [0, {MAX_EPSILON}] (δ(0) is the total variation distance; {MAX_EPSILON} the "
              f"largest supported ε); got {', '.join(bad)}")
     rel_tol = tolerance(args.rel_tol, "rel-tol")
@@ -58,13 +61,15 @@ def run(args) -> int:
 def uncertified(pair, point, rel_tol: float) -> str:
     """The one-line error of a δ(ε) whose bound misses --rel-tol: the certified upper bound, and where the ε of
     these budgets is certified to a relative accuracy."""
+    from ..infrastructure.shown import bound_text  # messages only: not loaded on the way to an answer
+
     why = f" ({point.shortfall})" if getattr(point, "shortfall", None) else ""
     where = f"could not certify --rel-tol {rel_tol:g} at ε = {decimal_string(point.epsilon, 10)}{why}"
     if point.delta > point.error_bound:
-        return (f"{where}: the best certified bound is {decimal_string(point.error_bound, 3)} on δ = "
+        return (f"{where}: the narrowest bound certified is {bound_text(point.error_bound)} on δ = "
                 f"{decimal_string(point.delta, 6)}; loosen --rel-tol, or print it flagged with --best-effort")
     with mpmath.workdps(30):
-        upper = mpmath.nstr(mpmath.mpf(point.delta) + point.error_bound, 3, min_fixed=-4, max_fixed=6)
+        upper = bound_text(mpmath.mpf(point.delta) + point.error_bound)  # rounded up: still an upper bound
     limit = pair.relative_epsilon_limit()
     if limit is None or exact_rational(point.epsilon) < limit:
         return f"{where}: only the certified upper bound δ ≤ {upper} was reached; loosen --rel-tol, or print it flagged with --best-effort"

@@ -9,7 +9,10 @@ from fractions import Fraction
 
 from . import Once, add_composition_arguments, composition, decimal, emit_rows, fail, number, outward_decimal, tolerance
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_parser", "run", "NEGATIVE_VALUE_MESSAGES"]
+
+NEGATIVE_VALUE_MESSAGES = {"--abs-tol": "--abs-tol must be in [1e-30, 0.5] (the width of an ε interval)"}
+"""The message for a negative --abs-tol, whose range here is an ε interval's width."""
 
 KEYS = ("delta", "epsilon_lower", "epsilon_upper")
 """The columns printed, and the keys of each JSON object."""
@@ -22,9 +25,9 @@ def add_parser(sub) -> None:
                          "composition is (ε_upper, δ)-DP (δ(ε_upper) ≤ δ, certified) and not (ε_lower, δ)-DP.")
     add_composition_arguments(eps)
     eps.add_argument("--delta", nargs="+", action=Once, type=number("delta"), required=True, metavar="D",
-                     help="target δ values in (0, 1)")
+                     help="target δ values in [1e-300, 1)")
     eps.add_argument("--abs-tol", action=Once, type=number("abs-tol"), default=Fraction(1, 10**9), metavar="T",
-                     help="width of each ε interval, in [1e-60, 0.5] (default 1e-9)")
+                     help="width of each ε interval, in [1e-30, 0.5] (default 1e-9)")
     eps.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
     eps.set_defaults(handler=run)
 
@@ -35,7 +38,7 @@ def run(args) -> int:
 
     from ..theory.targets import as_target_delta
 
-    abs_tol = tolerance(args.abs_tol, "abs-tol")  # the one validator of an absolute tolerance, as tradeoff's
+    abs_tol = tolerance(args.abs_tol, "abs-tol", width=True)  # the one validator of an ε interval's width
     for d in args.delta:
         try:
             as_target_delta(d, "--delta values")

@@ -6,7 +6,10 @@ compute; two bounds from the definitions, in ball arithmetic (python-flint's arb
 
 * :func:`total_variation_upper` — δ(ε) ≤ δ(0) = TV(P_T, Q_T) ≤ 1 − Π_g (1 − TV_g)^{T_g}, both directions, every ε
   (the total variation of a product is at most that of the coupling that couples each factor optimally; one step's
-  is TV((1 − q)N(0, z²) + qN(1, z²), N(0, z²)) = q·TV(N(1, z²), N(0, z²)) = q·erf(1/(2√2 z)));
+  is TV((1 − q)N(0, z²) + qN(1, z²), N(0, z²)) = q·TV(N(1, z²), N(0, z²)) = q·erf(1/(2√2 z))), or the χ² bound
+  TV ≤ ½√χ²(P_T‖Q_T) = ½√(Π_g (1 + q_g²(e^{1/z_g²} − 1))^{T_g} − 1) (Cauchy–Schwarz; χ² tensorises, and one step's
+  is q²·E_Q[(e^{(2x−1)/(2z²)} − 1)²] = q²(e^{1/z²} − 1)), the smaller: at a tiny q over many steps the first grows
+  like T·q, the second like √T·q;
 * :func:`threshold_lower_bound` — δ(ε) = sup_S P(S) − e^ε Q(S) ≥ the value at one event S: "some step's output
   exceeds its threshold t_g" (remove; "falls below" for add), whose probabilities under both product laws are
   1 − Π_g (1 − p_g(t_g))^{T_g}. With one step taking part (what a tiny q makes likely) this event is the one-step
@@ -37,8 +40,11 @@ def total_variation_upper(groups):
     """A ball whose upper end bounds δ(0) = TV(P_T, Q_T) of the run from above (module docstring), both directions.
 
     >>> from accountlib.engine.subsampled_gaussian import StepGroup
-    >>> ball = total_variation_upper([StepGroup(1e-8, 1.0, 10)])  # 10·1e-8·erf(1/(2√2)) ≈ 3.83e-8
-    >>> 3.82e-8 < float(ball.mid()) < 3.84e-8
+    >>> ball = total_variation_upper([StepGroup(1e-8, 1.0, 10)])  # ½·1e-8·√(10(e − 1)) ≈ 2.07e-8, below 3.83e-8
+    >>> 2.07e-8 < float(ball.mid()) < 2.08e-8
+    True
+    >>> ball = total_variation_upper([StepGroup(0.01, 1.0, 1)])  # one step: the coupling's q·erf(1/(2√2)), exact
+    >>> 3.82e-3 < float(ball.mid()) < 3.83e-3
     True
     """
     from flint import arb
@@ -46,11 +52,14 @@ def total_variation_upper(groups):
     from . import arithmetic
 
     with arithmetic.precision(_BITS):
-        log_stay = arb(0)
+        log_stay, log_chi = arb(0), arb(0)
         for g in groups:
             one = arb(g.q) * (arb(1) / (2 * arb(2).sqrt() * arb(g.z))).erf()
             log_stay += g.steps * (-one).log1p()
-        return -log_stay.expm1()
+            log_chi += g.steps * (arb(g.q) ** 2 * (1 / arb(g.z) ** 2).expm1()).log1p()
+        coupling = -log_stay.expm1()
+        chi_square = log_chi.expm1().sqrt() / 2 if log_chi < 700 else coupling  # e^{700}: the χ² bound is then > 1
+        return chi_square if chi_square.upper() < coupling.upper() else coupling
 
 
 def _thresholds(q: float, z: float, level: float, direction: str):
@@ -66,8 +75,9 @@ def _thresholds(q: float, z: float, level: float, direction: str):
 
 def threshold_lower_bound(groups, direction: str, epsilon):
     """A ball whose lower end bounds one direction's δ(ε) from below (module docstring): the event "some step's
-    output passes its threshold", the thresholds those of one step's optimal test at a few loss levels near ε, the
-    best kept. ``epsilon`` is a float (exactly) or a Fraction.
+    output passes its threshold", the thresholds those of one step's optimal test at a few loss levels near ε, and a
+    few placed 0.5 to 4 noise widths past the midpoint 1/2 (any event gives a valid bound; at a tiny q over several
+    steps these do better near ε = 0), the best kept. ``epsilon`` is a float (exactly) or a Fraction.
 
     >>> from accountlib.engine.subsampled_gaussian import StepGroup
     >>> from accountlib.engine.subsampled_gaussian import one_step_profile
@@ -83,13 +93,17 @@ def threshold_lower_bound(groups, direction: str, epsilon):
     exact = Fraction(epsilon)
     levels = sorted({max(0.0, float(exact) * f + s) for f in (0.5, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5)
                      for s in (0.0, 0.25)})
+    levels = [(level, None) for level in levels] + [(None, m) for m in (0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0)]
     best = None
     with arithmetic.precision(_BITS):
         e_eps = arithmetic.arb_fraction(exact).exp()
-        for level in levels:
+        for level, spread in levels:  # a loss level, or a threshold m noise widths past the midpoint 1/2
             log_first, log_second, used = arb(0), arb(0), False
             for g in groups:
-                t = _thresholds(g.q, g.z, level, direction)
+                if level is None:  # at a tiny q over several steps: "some step is m widths past the midpoint"
+                    t = 0.5 + spread * g.z if direction == "remove" else 0.5 - spread * g.z
+                else:
+                    t = _thresholds(g.q, g.z, level, direction)
                 if t is None:
                     continue
                 used = True

@@ -36,7 +36,8 @@ from .results import (DEFAULT_PATHS, SMALLEST_ACCURACY, ErrorBudget, EvaluationP
 from .quadrature import node_count, truncation_mass_bound, truncation_point
 from .sieve import SieveResult, scan_nodes, sieve_nodes
 
-__all__ = ["TailEngine", "TailResult", "ResourceLimitError", "MAX_NODE_BITS", "truncation_tail_bound"]
+__all__ = ["TailEngine", "TailResult", "ResourceLimitError", "MAX_NODE_BITS", "truncation_tail_bound", "quadrature_plan",
+           "sieve_node_bits"]
 
 MAX_NODE_BITS = 10**8
 """The largest arb workload an engine accepts: surviving nodes × working bits (~1 GB of arb balls and about a
@@ -57,6 +58,35 @@ def truncation_tail_bound(variance_proxy, cut: int) -> ErrorBound:
     with mpmath.workdps(30):
         v = mpmath.mpf(variance_proxy.numerator) / variance_proxy.denominator
         return error_bound(mpmath.exp(-mpmath.mpf(cut) ** 2 / (2 * v)) * (1 + mpmath.mpf(10) ** -20))
+
+
+def quadrature_plan(lattice: Lattice, accuracy: float) -> tuple[int, int, float, int]:
+    """What :class:`TailEngine` derives from Δ = ``accuracy`` before sieving: the truncation point U, the prime node
+    count N ≥ 2U + 2, the sieve's dropping threshold τ = Δ/(4(2U + 1)) and the working bits; N beyond
+    ``MAX_MODULUS`` is refused (:class:`~accountlib.infrastructure.numbers.ResourceLimitError`)."""
+    cut = truncation_point(lattice.variance_proxy, accuracy)
+    if 2 * cut + 2 > MAX_MODULUS:
+        raise ResourceLimitError(
+            f"this lattice needs N ≈ {2 * cut + 2:.3g} quadrature nodes at Δ = {accuracy:g}, beyond the "
+            f"supported {MAX_MODULUS:.3g} (variance proxy {float(lattice.variance_proxy):.3g}); use budgets with "
+            f"smaller denominators or a looser tolerance")
+    modulus = node_count(cut)
+    bits = int(math.ceil(-math.log2(accuracy) + math.log2(modulus))) + 64
+    return cut, modulus, accuracy / (4 * (2 * cut + 1)), bits
+
+
+def sieve_node_bits(lattice: Lattice, accuracy: float) -> int:
+    """The arb work the sieve method of :class:`TailEngine` would take on at Δ = ``accuracy``: the nodes its sieve
+    keeps × its working bits, the very count the engine refuses beyond its limit (:data:`MAX_NODE_BITS`). Costs the
+    sieve (seconds for a million kept nodes), no arb evaluation; a sieve or node count beyond its own limit raises
+    :class:`~accountlib.infrastructure.numbers.ResourceLimitError`.
+
+    >>> from fractions import Fraction
+    >>> sieve_node_bits(lattice_of([(Fraction(1, 2), 1), (Fraction(1, 3), 1)]), 1e-30) <= MAX_NODE_BITS
+    True
+    """
+    _, modulus, tau, bits = quadrature_plan(lattice, accuracy)
+    return int(sieve_nodes(lattice.groups, modulus, tau).nodes.size) * bits
 
 
 class TailEngine:
@@ -89,16 +119,8 @@ class TailEngine:
         self.paths = paths
         self.method = paths.method
         self.variance_proxy = self.lattice.variance_proxy
-        self.cut = truncation_point(self.variance_proxy, self.accuracy)  # U
-        if 2 * self.cut + 2 > MAX_MODULUS:
-            raise ResourceLimitError(
-                f"this lattice needs N ≈ {2 * self.cut + 2:.3g} quadrature nodes at Δ = {self.accuracy:g}, beyond the "
-                f"supported {MAX_MODULUS:.3g} (variance proxy {float(self.variance_proxy):.3g}); use budgets with "
-                f"smaller denominators or a looser tolerance")
-        self.modulus = node_count(self.cut)  # N (prime, ≥ 2U + 2)
-        self.tau = self.accuracy / (4 * (2 * self.cut + 1))  # τ, the sieve's dropping threshold
+        self.cut, self.modulus, self.tau, self.bits = quadrature_plan(self.lattice, self.accuracy)  # U, N, τ, bits
         self.truncation_bound = truncation_mass_bound(self.variance_proxy, self.cut)
-        self.bits = int(math.ceil(-math.log2(self.accuracy) + math.log2(self.modulus))) + 64
         if self.method == "sieve":
             self.sieve: SieveResult = sieve_nodes(self.lattice.groups, self.modulus, self.tau)
             self.nodes = self.sieve.nodes

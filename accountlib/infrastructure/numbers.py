@@ -373,7 +373,7 @@ def as_rel_tol(value, name: str = "rel_tol") -> float:
 
 def as_abs_tol(value, name: str = "abs_tol") -> float:
     """The one validator of an absolute tolerance: a float in [SMALLEST_ABS_TOL, LARGEST_TOL] = [1e-60, 0.5] (an
-    error bound on a probability, or the width of a certified ε interval)."""
+    error bound on a probability; an ε interval's width: :func:`accountlib.theory.targets.as_epsilon_width`)."""
     return as_tolerance(value, name, smallest=SMALLEST_ABS_TOL, largest=LARGEST_TOL)
 
 

@@ -17,10 +17,11 @@ from fractions import Fraction
 import mpmath
 
 from ..infrastructure.numbers import SMALLEST_REL_TOL, ResourceLimitError, as_abs_tol, as_rel_tol
+from ..infrastructure.shown import bound_text
 from ..infrastructure.search import FAILS, HOLDS, arithmetic, certified_bisect
 from .composition import MAX_EPSILON, Composition, DeltaPoint, TradeoffPoint, as_composition
 from .decision import check_levels
-from .targets import ApproximateDP, Level, as_target_delta
+from .targets import ApproximateDP, Level, as_epsilon_width, as_target_delta
 
 __all__ = ["delta", "tradeoff", "epsilon", "EpsilonInterval"]
 
@@ -92,8 +93,8 @@ def delta(composition, epsilon, *, rel_tol: float = 1e-6, sensitivities=None,
     rel_tol = as_rel_tol(rel_tol)
     result = _kept(pair.delta(points, rel_tol=rel_tol, best_effort=best_effort), best_effort, lambda p: (
         f"rel_tol: could not certify {rel_tol:g} at epsilon = {mpmath.nstr(p.epsilon, 10)} ({p.shortfall}): the "
-        f"narrowest certified bound is {mpmath.nstr(p.error_bound, 3)} on delta = {mpmath.nstr(p.delta, 6)}; loosen "
-        "rel_tol, or pass best_effort=True for the flagged result"))
+        f"bound certified when the engine stopped is {bound_text(p.error_bound)} on delta = {mpmath.nstr(p.delta, 6)}; "
+        "loosen rel_tol, or pass best_effort=True for the flagged result (the narrowest bound the engine reaches)"))
     return result[0] if single else result
 
 
@@ -117,8 +118,8 @@ def tradeoff(composition, alpha, *, abs_tol: float | None = None, sensitivities=
     abs_tol = as_abs_tol(1e-12 if abs_tol is None else abs_tol)
     result = _kept(pair.tradeoff(points, abs_tol=abs_tol), best_effort, lambda p: (
         f"abs_tol: could not certify {abs_tol:g} at alpha = {mpmath.nstr(p.alpha, 10)} ({p.shortfall}): the "
-        f"narrowest certified bound is {mpmath.nstr(p.error_bound, 3)}; loosen abs_tol, or pass best_effort=True "
-        "for the flagged result"))
+        f"bound certified is {bound_text(p.error_bound)}; loosen abs_tol, or pass best_effort=True for the flagged "
+        "result"))
     return result[0] if single else result
 
 
@@ -167,8 +168,9 @@ def check_smoothed_epsilon_cost(pair, delta, near, abs_tol: float) -> None:
 
 
 def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitivities=None) -> EpsilonInterval:
-    """The certified ε for a target δ: an interval [lower, upper] of width ≤ ``abs_tol`` (in [1e-60, 0.5], the one
-    range of an absolute tolerance; ``rel_tol`` in [1e-30, 0.5]).
+    """The certified ε for a target δ: an interval [lower, upper] of width ≤ ``abs_tol`` (in [1e-30, 0.5]:
+    :func:`~accountlib.theory.targets.as_epsilon_width`, a narrower interval needs δ finer than the finest
+    relative accuracy, 1e-30; refused at once; ``rel_tol`` in [1e-30, 0.5]).
 
     ``composition`` is a :class:`~accountlib.theory.composition.Composition` or a list of budgets ρ_i (with optional
     ``sensitivities``). δ(ε) is decreasing in ε; the interval is found by bisection on exact rationals, each
@@ -184,7 +186,7 @@ def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitiv
         return composition.epsilon(delta, abs_tol=abs_tol)
     pair = as_composition(composition, sensitivities)
     delta = as_target_delta(delta, "delta")
-    tol = Fraction(as_abs_tol(abs_tol))
+    tol = Fraction(as_epsilon_width(abs_tol))
     rel_tol = as_rel_tol(rel_tol)
     level = ApproximateDP(1, delta).levels()[0]
 

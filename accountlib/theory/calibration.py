@@ -47,6 +47,8 @@ def _fraction(value, name: str) -> Fraction:
 def zcdp_rho_for(epsilon, delta) -> Fraction:
     """The largest ρ whose zCDP conversion ε = ρ + 2√(ρ log(1/δ)) (Bun and Steinke 2016, Prop. 1.3) is at most ε:
     ρ = (√(log(1/δ) + ε) − √log(1/δ))², rounded down to 12 digits (a float here is only a starting point)."""
+    if Fraction(epsilon) == 0:  # ε = 0: no ρ > 0 converts to it
+        return Fraction(0)
     with mpmath.workdps(40):
         L = -mpmath.log(fraction_to_mpf(Fraction(delta)))
         rho = (mpmath.sqrt(L + fraction_to_mpf(Fraction(epsilon))) - mpmath.sqrt(L)) ** 2

@@ -44,8 +44,9 @@ if TYPE_CHECKING:
     from ..engine.tilted import TiltedTailEngine
 
 __all__ = ["Composition", "DeltaPoint", "TradeoffPoint", "SHORTFALLS", "as_composition", "check_budget", "MAX_EPSILON",
-           "BUDGET_RANGE", "MAX_SENSITIVITY", "ENGINES", "LATTICE_UP_TO", "LATTICE_NODES_UP_TO", "LATTICE_WORK_UP_TO", "SMOOTHED_RHO_FROM",
-           "SMOOTHED_RHO_UP_TO", "SMOOTHED_TRADEOFF_REL_TOL", "MAX_SMOOTHED_TRADEOFF_NODES"]
+           "BUDGET_RANGE", "MAX_SENSITIVITY", "ENGINES", "LATTICE_UP_TO", "LATTICE_NODES_UP_TO", "LATTICE_WORK_UP_TO",
+           "lattice_affordable", "lattice_work", "SIEVE_CHECK_UP_TO", "SMOOTHED_RHO_FROM", "SMOOTHED_RHO_UP_TO",
+           "SMOOTHED_TRADEOFF_REL_TOL", "MAX_SMOOTHED_TRADEOFF_NODES"]
 
 # SMALLEST_REL_TOL (1e-30) and SMALLEST_ABS_TOL (1e-60) are re-exported from infrastructure.numbers, their owner
 BUDGET_RANGE = (Fraction(1, 10**300), Fraction(10**300))
@@ -184,17 +185,47 @@ while N is out of reach."""
 
 
 LATTICE_WORK_UP_TO = 4 * 10**8
-"""... and while the untilted engine at Δ = 1e-30 (where a δ request starts) would evaluate at most this many node-bits
-in arb, estimated as :func:`accountlib.engine.quadrature.lattice_survivors` × its working bits: four times the
-engines' limit :data:`accountlib.engine.tails.MAX_NODE_BITS` (the estimate errs up to twice above the sieve's
-count). Every DHC pair stays below 1.2e8 (the largest, (6, 10)); budgets 13/17 and 7/1000003, whose engine the
-limit refuses (2.0e6 nodes kept at 190 bits), estimate 6.6e8 and go to the smoothed engine."""
+"""... and while the untilted engine at Δ = 1e-30 (where a δ request starts) stays within its own limit on arb work,
+:data:`accountlib.engine.tails.MAX_NODE_BITS` (``ACCOUNTLIB_MAX_NODE_BITS``), the count that engine refuses by
+(:func:`lattice_affordable`). The estimate :func:`lattice_work` (:func:`accountlib.engine.quadrature.lattice_survivors`
+× working bits) has measured 1.3 to 3.2 times the sieve's count (DHC pairs (6, 6): 3.95e7 for 2.99e7; (6, 10), the
+largest of the 946: 1.16e8 for 3.58e7; budgets 0.3 and 7/1000003: 2.45e8 for 1.36e8): at or below the limit the
+lattice is taken, beyond this bound (four times the limit) the smoothed engine; in between, the sieve itself is run
+at Δ = 1e-30 and its count decides where it scans at most :data:`SIEVE_CHECK_UP_TO` candidates, and the lattice is
+taken where the sieve is dearer (DHC pair (6, 10), 3.2e6 candidates)."""
+
+SIEVE_CHECK_UP_TO = 10**6
+"""The most candidate nodes (:func:`accountlib.engine.quadrature.lattice_candidates`) for which ``engine="auto"``
+runs the sieve to decide (:func:`lattice_affordable`): about 1 s for budgets 0.3 and 7/1000003 (6.4e5), where DHC
+pair (6, 10) (3.2e6) took 17 s on a loaded two-core machine."""
 
 
 def lattice_work(lattice) -> float:
     """The estimated node-bits of the untilted engine at Δ = 1e-30 (:data:`LATTICE_WORK_UP_TO`)."""
     nodes = lattice_nodes(lattice)
     return lattice_survivors(lattice) * (math.ceil(-math.log2(1e-30) + math.log2(max(nodes, 2))) + 64)
+
+
+def lattice_affordable(lattice) -> bool:
+    """Whether the untilted engine at Δ = 1e-30 would take on ``lattice`` within its node-bit limit (it refuses
+    beyond it, :class:`~accountlib.infrastructure.numbers.ResourceLimitError`): decided by the estimate :func:`lattice_work`
+    where it is at most the limit or beyond :data:`LATTICE_WORK_UP_TO`, by the engine's own count
+    (:func:`accountlib.engine.tails.sieve_node_bits`, which runs the sieve) in between where the sieve scans at most
+    :data:`SIEVE_CHECK_UP_TO` candidates (taken as affordable where it scans more)."""
+    from ..engine.tails import MAX_NODE_BITS, sieve_node_bits  # the arb engine's module: imported only when needed
+
+    limit = resource_limit("ACCOUNTLIB_MAX_NODE_BITS", MAX_NODE_BITS)
+    work = lattice_work(lattice)
+    if work <= limit:
+        return True
+    if work > max(LATTICE_WORK_UP_TO, 4 * limit):
+        return False
+    if lattice_candidates(lattice) > SIEVE_CHECK_UP_TO:
+        return True
+    try:
+        return sieve_node_bits(lattice, 1e-30) <= limit
+    except ResourceLimitError:
+        return False
 
 
 def _sensitivities(values, count: int) -> list[int]:
@@ -237,8 +268,8 @@ class Composition:
         (sieve paper §4) work on the lattice of S, whose size grows with the budgets' common denominator; the
         smoothed engine (:mod:`accountlib.engine.smoothed`) never forms it, so its cost depends on the number of
         distinct budgets and the accuracy only. ``"auto"`` takes the lattice while its sieve would scan at most
-        :data:`LATTICE_UP_TO` candidate nodes, need at most :data:`LATTICE_NODES_UP_TO` nodes and its arb work is
-        estimated at most :data:`LATTICE_WORK_UP_TO` node-bits (every DHC pair does), the smoothed engine beyond
+        :data:`LATTICE_UP_TO` candidate nodes, need at most :data:`LATTICE_NODES_UP_TO` nodes and its untilted engine would take on the first δ
+        request within its node-bit limit (:func:`lattice_affordable`; every DHC pair does), the smoothed engine beyond
         where every budget is in its range. There, trade-off points come
         from δ(ε) by duality (:mod:`accountlib.theory.tradeoff_duality`), certified on both sides.
 
@@ -305,9 +336,10 @@ class Composition:
             self.lattice = lattice_of(list(zip(rhos, self._weights)))
         weights = list(zip(self.rhos, self._weights))
         if engine == "auto":
+            # the smoothed engine where the lattice's would refuse (the sieve's count, last: it may run the sieve)
             fine = (self.lattice.variance_proxy > MAX_VARIANCE_PROXY or lattice_candidates(self.lattice) > LATTICE_UP_TO
-                    or lattice_nodes(self.lattice) > LATTICE_NODES_UP_TO or lattice_work(self.lattice) > LATTICE_WORK_UP_TO)
-            engine = "smoothed" if fine and _smoothable(self.rhos) else "lattice"
+                    or lattice_nodes(self.lattice) > LATTICE_NODES_UP_TO or not lattice_affordable(self.lattice))
+            engine = "smoothed" if _smoothable(self.rhos) and fine else "lattice"
         self.engine_kind = engine
         # S moves by 2 between the two distributions: 2L on the lattice, an integer
         self.shift = sum(c * s for c, s in zip(self.lattice.coefficients, self.sensitivities))
@@ -417,9 +449,11 @@ class Composition:
         eps = [as_fraction(e, "epsilons", floats="decimal") for e in epsilons]
         for e in eps:
             if not 0 <= e <= MAX_EPSILON:
+                from ..infrastructure.shown import shown_value  # messages only: not loaded on the way to an answer
+
                 raise ValueError(f"epsilons must be in [0, {MAX_EPSILON}] (δ(0) is the total variation distance; "
                                  f"{MAX_EPSILON} the largest ε supported); got "
-                                 f"{decimal_string(e, 6) if abs(e) < 10**300 else 'a value beyond 1e300'}")
+                                 f"{shown_value(e) if abs(e) < 10**300 else 'a value beyond 1e300'}")
         rel_tol = as_rel_tol(rel_tol)
 
         def combine(digits, i, tails):

@@ -52,12 +52,14 @@ from ..infrastructure.interval_ends import lower_end, upper_end
 from ..infrastructure.numbers import (LARGEST_TOL, ResourceLimitError, as_fraction, as_resolution,
                                      error_bound)
 from ..infrastructure.search import FAILS, HOLDS, UNDECIDED, arithmetic, certified_bisect
+from ..infrastructure.shown import bound_text
 from .accounting import as_points
 from .composition import DeltaPoint
 from .dpsgd_arguments import (MAX_DPSGD_EPSILON, MAX_GROUPS, as_schedule, as_step_group,
                               calibration_targets, dpsgd_abs_tol, dpsgd_rel_tol, exact_alpha, exact_epsilon,
                               target_delta)
-from .dpsgd_epsilon_search import (EPSILON_TOLERANCES, ball_upper, bounded_epsilon, delta_estimate,
+from .dpsgd_epsilon_search import (EPSILON_TOLERANCES, ball_upper, bounded_delta_point, bounded_epsilon,
+                                   delta_estimate, delta_lower_bound, delta_within_cap,
                                    gaussian_epsilon_guess, saddle_epsilon, width_shown)
 from .dpsgd_noise_calibration import smallest_noise_multiplier
 from .dpsgd_results import (RELATION, DPSGDCalibration, DPSGDDeltaPoint, DPSGDEpsilonInterval,
@@ -265,10 +267,12 @@ class DPSGDComposition:
         add/remove-one, the worse direction (``RELATION``). ε is taken exactly (between two floats, δ is bracketed by
         its values at both). The relative accuracy float64 can certify is about T·1e-13 (1e-9 at T = 10,000): a
         ``rel_tol`` below 1e-12 is refused at once (``ResourceLimitError``), as is one whose first contour would need
-        more than 400,000 nodes (planned before any node is computed); one the run cannot reach raises a one-line
+        more than 400,000 nodes (planned before any node is computed) unless the bounds that need no inversion
+        (:meth:`delta_from_bounds`: a tiny sampling rate over few steps) already meet it, the refusal naming the
+        interval they give; one the run cannot reach raises a one-line
         ArithmeticError naming the bound reached (after one contour: a wider one is not tried where rounding alone
         misses, since it grows with the nodes). With ``best_effort=True`` (the rule of
-        :func:`accountlib.theory.accounting.delta`) the narrowest certified bound is returned instead, flagged:
+        :func:`accountlib.theory.accounting.delta`) the bound certified within the node cap is returned instead, flagged:
         ``meets_tolerance`` False and ``shortfall`` "precision", or "node cap" where the tolerance was loosened
         100-fold until the contour fit the cap.
 
@@ -299,12 +303,12 @@ class DPSGDComposition:
         results = []
         for e in points:
             eps = exact_epsilon(e)
-            point, shortfall = self._delta_within_cap(eps, rel_tol, best_effort)
+            point, shortfall = delta_within_cap(self, eps, rel_tol, best_effort)
             missed = point.delta > 0 and point.error_bound > rel_tol * point.delta
             if missed and not best_effort:
                 raise ArithmeticError(f"rel_tol: could not certify {rel_tol:g} at epsilon = {float(eps):g} for {self!r}"
-                                      f" ({shortfall}): the narrowest certified bound is "
-                                      f"{float(point.error_bound / point.delta):.2g} relative (float64 certifies about "
+                                      f" ({shortfall}): the bound certified when it stopped is "
+                                      f"{bound_text(point.error_bound / point.delta)} relative (float64 certifies about "
                                       "T·1e-13, less where δ is far below the inversion's nodes); loosen rel_tol, or "
                                       "pass best_effort=True for the flagged result")
             if missed or shortfall == "node cap":
@@ -312,20 +316,16 @@ class DPSGDComposition:
             results.append(point)
         return results[0] if single else results
 
-    def _delta_within_cap(self, eps, rel_tol: float, best_effort: bool) -> tuple:
-        """(δ(ε) at ``rel_tol``, the shortfall if it misses): a first contour over the node cap is refused before
-        any node is computed; with ``best_effort`` the tolerance is then loosened 100-fold until one fits (shortfall
-        "node cap")."""
-        aim = rel_tol
-        while True:
-            try:
-                return self.delta_bracket(eps, aim / 2), ("precision" if aim == rel_tol else "node cap")
-            except ResourceLimitError as error:
-                if not best_effort or aim >= 0.5:
-                    raise ResourceLimitError(f"rel_tol: {rel_tol:g} at epsilon = {float(eps):g} is out of reach for "
-                                             f"{self!r}: {error}; loosen rel_tol, or pass best_effort=True for a "
-                                             "flagged result at a looser one") from None
-                aim = min(aim * 100, 0.5)
+    def delta_from_bounds(self, eps, rel_tol: float) -> DPSGDDeltaPoint:
+        """δ(ε) from the bounds that need no inversion, as a result (``meets_tolerance`` against ``rel_tol``): for the
+        runs no contour reaches (a tiny sampling rate over few steps, or z near 0.05); ``eps`` exact as in
+        :meth:`delta_bracket` (:func:`~accountlib.theory.dpsgd_epsilon_search.bounded_delta_point`).
+
+        >>> p = DPSGDComposition(1e-8, 1.0, 10).delta_from_bounds(0.0, 0.5)
+        >>> p.meets_tolerance and 1e-8 < p.delta + p.error_bound < 2.1e-8
+        True
+        """
+        return bounded_delta_point(self, eps, rel_tol)
 
     # -- f(α) ---------------------------------------------------------------------------------------------------
     def tradeoff(self, alpha, *, abs_tol: float = 1e-9, best_effort: bool = False):
@@ -430,9 +430,12 @@ class DPSGDComposition:
             raise EpsilonOutOfRange(f"ε(δ = {float(delta):g}) lies beyond {cap:g}, the largest ε accounted for a DP-SGD "
                                     f"run of several steps: the saddle-point estimate of the {direction} direction's "
                                     f"δ({cap:g}) is {estimate:.3g} (not certified)")
-        at_zero = evaluate(0.0)
-        if at_zero.upper <= delta:
-            return Fraction(0), Fraction(0), None, at_zero
+        # a contour at ε = 0 only where the bounds that need no nodes do not show δ(0) > δ: it lies next to the loss's
+        # mean, where it needs the most nodes (98,112 at q = 0.5, z = 0.2044, T = 10; 102 near its ε(1e-5) ≈ 150)
+        if single or not delta_lower_bound(self, direction, 0.0) > delta:
+            at_zero = evaluate(0.0)
+            if at_zero.upper <= delta:
+                return Fraction(0), Fraction(0), None, at_zero
         if single or estimate > float(delta) * 1e-3:
             self._within_range(direction, delta, cap)
         # a first guess from the saddle-point approximation (no nodes), then Newton steps on log δ with one contour

@@ -1,12 +1,13 @@
 """The pieces of a DP-SGD run's ε(δ) search that need no contour: starting guesses, the saddle-point estimate of δ,
-and the certified interval from bounds that need no inversion.
+and the certified intervals, for ε(δ) and for δ(ε), from bounds that need no inversion.
 
 Theory layer of :mod:`accountlib`, used by :meth:`accountlib.theory.dpsgd_accounting.DPSGDComposition.epsilon` (and
 its trade-off search, for the estimate). Guesses and estimates place points only (nothing there is certified);
 :func:`bounded_epsilon` is certified: where a tiny sampling rate over few steps puts every contour past the node cap,
 δ(ε) ≤ min(the total variation bound, the Chernoff bound) decides "holds" and δ(ε) ≥ max(the threshold event's
 value, each group's single step in closed form: a composition reveals at least what any of its steps does) decides
-"fails" (:mod:`accountlib.engine.subsampled_gaussian_bounds`).
+"fails" (:mod:`accountlib.engine.subsampled_gaussian_bounds`); :func:`bounded_delta` brackets δ(ε) itself by the same
+bounds, for :meth:`~accountlib.theory.dpsgd_accounting.DPSGDComposition.delta` where no contour fits the node cap.
 """
 
 from __future__ import annotations
@@ -19,12 +20,14 @@ import mpmath
 from ..engine.subsampled_gaussian import loss_supremum, one_step_profile
 from ..engine.subsampled_gaussian_bounds import threshold_lower_bound, total_variation_upper
 from ..engine.subsampled_gaussian_inversion import order_of, saddle
+from ..infrastructure.interval_ends import lower_end, upper_end
 from ..infrastructure.numbers import ResourceLimitError, as_fraction, error_bound
 from .composition import DeltaPoint
 from .dpsgd_arguments import MAX_DPSGD_EPSILON
-from .dpsgd_results import EpsilonOutOfRange
+from .dpsgd_results import RELATION, DPSGDDeltaPoint, EpsilonOutOfRange
 
-__all__ = ["EPSILON_TOLERANCES", "ball_upper", "ball_lower", "width_shown", "bounded_epsilon", "delta_estimate",
+__all__ = ["EPSILON_TOLERANCES", "ball_upper", "ball_lower", "width_shown", "bounded_epsilon", "bounded_delta",
+           "bounded_delta_point", "delta_within_cap", "delta_lower_bound", "delta_estimate",
            "gaussian_epsilon_guess", "saddle_epsilon"]
 
 EPSILON_TOLERANCES = (1e-10, 1e-8, 1e-6)
@@ -73,10 +76,7 @@ def bounded_epsilon(run, direction: str, delta: mpmath.mpf, tol: float):
             return min(tv, mpmath.exp(log_bound) if log_bound > -math.inf else mpmath.mpf(0))
 
         def lower_at(eps: float) -> mpmath.mpf:
-            best = ball_lower(threshold_lower_bound(run.groups, direction, eps))
-            for g in run.groups:
-                best = max(best, one_step_profile(g.q, g.z, eps, direction).lower)
-            return best
+            return delta_lower_bound(run, direction, eps)
 
         def bisect(low: float, high: float, keeps_low) -> tuple:
             while high - low > tol / 4:
@@ -102,6 +102,108 @@ def bounded_epsilon(run, direction: str, delta: mpmath.mpf, tol: float):
         at_lower = DeltaPoint(mpmath.mpf(lower), (bound + 1) / 2, error_bound((1 - bound) / 2))  # δ in [bound, 1]
         return (as_fraction(lower, "lower", floats="binary"), as_fraction(upper, "upper", floats="binary"),
                 at_lower, at_upper)
+
+
+def delta_lower_bound(run, direction: str, epsilon: float) -> mpmath.mpf:
+    """A certified lower bound on one direction's δ(ε) that needs no inversion (module docstring): the threshold
+    event's value, or one step's δ in closed form, the larger; a few special functions, no nodes.
+
+    >>> from accountlib.theory.dpsgd_accounting import DPSGDComposition
+    >>> float(delta_lower_bound(DPSGDComposition(0.5, 0.2, 10), "remove", 0.0)) > 0.49  # one step's TV, at least
+    True
+    """
+    with mpmath.workdps(40):
+        best = ball_lower(threshold_lower_bound(run.groups, direction, epsilon))
+        for g in run.groups:
+            best = max(best, one_step_profile(g.q, g.z, epsilon, direction).lower)
+        return best
+
+
+def _direction_bounds(run, direction: str, tv: mpmath.mpf, below: float, above: float) -> tuple:
+    """(lower, upper) on one direction's δ(ε) for ε in [below, above] (floats): the lower bounds at ``above``, the
+    upper ones at ``below`` (δ decreases in ε)."""
+    lower = delta_lower_bound(run, direction, above)
+    log_bound = run.chernoff_log_bound(direction, below)
+    upper = min(tv, mpmath.exp(log_bound) if log_bound > -math.inf else mpmath.mpf(0))
+    return max(lower, mpmath.mpf(0)), upper
+
+
+def bounded_delta(run, epsilon) -> tuple:
+    """(lower, upper, remove, add): a certified bracket of the run's δ(ε) = max(δ_remove(ε), δ_add(ε)) from the
+    bounds that need no inversion (module docstring), and each direction's (lower, upper), as mpf at 40 digits.
+    ``epsilon`` is exact (a float, or a Fraction between two floats: the bounds are then taken at the float on the
+    side that loosens each). For the runs whose every contour exceeds the node cap (a tiny sampling rate over few
+    steps), where the bracket is what can be certified; its width is whatever the bounds reach (at ε = 0 the total
+    variation lies between the threshold event's value and the χ²/union bound).
+
+    >>> from accountlib.theory.dpsgd_accounting import DPSGDComposition
+    >>> lower, upper, _, _ = bounded_delta(DPSGDComposition(1e-8, 1.0, 10), 0.0)
+    >>> 1e-9 < lower < upper < 3.9e-8
+    True
+    """
+    exact = as_fraction(epsilon, "epsilon", floats="binary")
+    nearest = float(exact)
+    if Fraction(nearest) == exact:
+        below = above = nearest
+    else:
+        below = nearest if Fraction(nearest) < exact else math.nextafter(nearest, -math.inf)
+        above = math.nextafter(below, math.inf)
+    with mpmath.workdps(40):
+        tv = ball_upper(total_variation_upper(run.groups))
+        remove = _direction_bounds(run, "remove", tv, below, above)
+        add = _direction_bounds(run, "add", tv, below, above)
+        return max(remove[0], add[0]), max(remove[1], add[1]), remove, add
+
+
+def bounded_delta_point(run, epsilon, rel_tol: float):
+    """:func:`bounded_delta` as a :class:`~accountlib.theory.dpsgd_results.DPSGDDeltaPoint`: the midpoint of the
+    bracket, its half-width the error bound (widened past the decimal rounding), ``meets_tolerance`` against
+    ``rel_tol`` (shortfall "node cap" where it misses)."""
+    lower, upper, remove, add = bounded_delta(run, epsilon)
+    with mpmath.workdps(40):
+        value = (lower + upper) / 2
+        bound = (upper - lower) / 2 * (1 + mpmath.mpf(10) ** -20) + abs(value) * mpmath.mpf(10) ** -38
+        dominant = "remove" if remove[0] > add[1] else "add" if add[0] > remove[1] else "both"
+        exact = as_fraction(epsilon, "epsilon", floats="binary")
+        shown = mpmath.mpf(exact.numerator) / exact.denominator
+        meets = bound <= rel_tol * value
+    return DPSGDDeltaPoint(epsilon=shown, delta=value, error_bound=error_bound(bound), meets_tolerance=bool(meets),
+                           shortfall=None if meets else "node cap", relation=RELATION, dominant=dominant,
+                           remove=remove, add=add)
+
+
+def delta_within_cap(run, eps, rel_tol: float, best_effort: bool) -> tuple:
+    """(δ(ε) at ``rel_tol``, the shortfall if it misses) for
+    :meth:`~accountlib.theory.dpsgd_accounting.DPSGDComposition.delta`: a first contour over the node cap is refused
+    before any node is computed; the bracket of the bounds that need no inversion (:func:`bounded_delta_point`) is
+    then returned where it meets ``rel_tol``, and refused in one line naming the interval it gives where it does not;
+    with ``best_effort`` the tolerance is loosened 100-fold until a contour fits, and the narrower of that and the
+    bracket is returned (shortfall "node cap")."""
+    aim, bounded = rel_tol, None
+    while True:
+        try:
+            point = run.delta_bracket(eps, aim / 2)
+        except ResourceLimitError as error:
+            if bounded is None:
+                bounded = bounded_delta_point(run, eps, rel_tol)
+                if bounded.meets_tolerance:
+                    return bounded, "precision"
+            if not best_effort:
+                reached = float(bounded.error_bound / bounded.delta) if bounded.delta > 0 else math.inf
+                with mpmath.workdps(40):
+                    low = mpmath.nstr(lower_end(bounded.delta, bounded.error_bound), 4)
+                    high = mpmath.nstr(upper_end(bounded.delta, bounded.error_bound), 4)
+                raise ResourceLimitError(
+                    f"rel_tol: {rel_tol:g} at epsilon = {float(eps):g} is out of reach for {run!r}: {error}; the "
+                    f"bounds that need no inversion give δ in [{low}, {high}] ({reached:.2g} relative); loosen "
+                    "rel_tol, or pass best_effort=True for a flagged result") from None
+            if aim >= 0.5:
+                return bounded, "node cap"
+            aim = min(aim * 100, 0.5)
+            continue
+        if bounded is not None and bounded.error_bound < point.error_bound:
+            return bounded, "node cap"
+        return point, ("precision" if aim == rel_tol else "node cap")
 
 
 def delta_estimate(groups, integrals: dict, eps: float) -> float:

@@ -16,10 +16,12 @@ from fractions import Fraction
 import mpmath
 
 from ..engine.subsampled_gaussian import Z_RANGE
+from ..engine.subsampled_gaussian_bounds import total_variation_upper
 from ..infrastructure.interval_ends import lower_end, upper_end
 from ..infrastructure.numbers import ResourceLimitError, as_fraction, error_bound, fraction_to_mpf
 from ..infrastructure.search import bisect, integer
 from .decision import LevelCheck
+from .dpsgd_epsilon_search import ball_upper
 from .dpsgd_results import RELATION, DPSGDCalibration, DPSGDDeltaPoint
 from .targets import Level
 
@@ -50,20 +52,25 @@ def grid_step(reference: Fraction, resolution: float) -> Fraction:
 
 
 def _cheap_or_certified(run, target, rel_tol: float):
-    """δ at the target's ε: where the Chernoff bounds of both directions (no inversion) already certify the target,
-    the interval [0, the larger bound] (what decides "holds"); else the run's certified bracket
-    (``delta_bracket``)."""
+    """δ at the target's ε: where the Chernoff bounds of both directions, or the total variation bound (no
+    inversion), already certify the target, the interval [0, that bound] (what decides "holds"); else the run's
+    certified bracket (``delta_bracket``), or, where no contour fits the node cap (z near 0.05 over few steps), the
+    bracket of the bounds that need no inversion (``delta_from_bounds``: "undecided" where it straddles δ)."""
     eps = float(target.epsilon) * (1 - 1e-15)  # δ decreases: a bound at a smaller ε bounds δ(ε)
     with mpmath.workdps(40):
         allowed = mpmath.mpf(target.delta.numerator) / target.delta.denominator
         log_bound = max(run.chernoff_log_bound(d, eps) for d in ("remove", "add"))
         bound = mpmath.exp(log_bound) if log_bound > -math.inf else mpmath.mpf(0)
+        bound = min(bound, ball_upper(total_variation_upper(run.groups)))  # δ(ε) ≤ δ(0), both directions
         if bound <= allowed:
             shown = mpmath.mpf(target.epsilon.numerator) / target.epsilon.denominator
             return DPSGDDeltaPoint(epsilon=shown, delta=bound / 2, error_bound=error_bound(bound / 2),
                                    meets_tolerance=False, shortfall="precision", relation=RELATION, dominant="both",
                                    remove=(mpmath.mpf(0), bound), add=(mpmath.mpf(0), bound))
-    return run.delta_bracket(target.epsilon, rel_tol)
+    try:
+        return run.delta_bracket(target.epsilon, rel_tol)
+    except ResourceLimitError:
+        return run.delta_from_bounds(target.epsilon, rel_tol)
 
 
 def smallest_noise_multiplier(base, targets, run_at, *, resolution: float, rel_tol: float,

@@ -19,12 +19,12 @@ from fractions import Fraction
 
 import mpmath
 
-from ..infrastructure.numbers import as_positive_fraction, decimal_string, fraction_to_mpf
+from ..infrastructure.numbers import LARGEST_TOL, as_fraction, as_positive_fraction, as_tolerance, decimal_string, fraction_to_mpf
 from .composition import MAX_EPSILON
 from .gaussian_dp import gaussian_profile, gaussian_tradeoff
 
 __all__ = ["Level", "ApproximateDP", "TradeoffCurve", "GaussianDP", "TAIL_SLACK", "MAX_MU_GDP", "MAX_CURVE_POINTS",
-           "SMALLEST_DELTA", "LEVEL_DIGITS", "LEVEL_MARGIN", "as_target_delta", "parts", "levels_of", "level_targets",
+           "SMALLEST_DELTA", "SMALLEST_EPSILON_WIDTH", "as_epsilon_width", "LEVEL_DIGITS", "LEVEL_MARGIN", "as_target_delta", "parts", "levels_of", "level_targets",
            "convex_points"]
 
 LEVEL_DIGITS = 60
@@ -41,11 +41,24 @@ SMALLEST_DELTA = Fraction(1, 10**300)
 """The smallest δ a target or :func:`~accountlib.theory.accounting.epsilon` accepts (1e-300: its logarithm and float estimates stay finite)."""
 
 
+SMALLEST_EPSILON_WIDTH = 1e-30
+"""The narrowest ε interval :func:`accountlib.theory.accounting.epsilon` is asked for: a width w needs δ to about
+w·|δ'(ε)|/δ relative, and the finest relative tolerance is :data:`~accountlib.infrastructure.numbers.SMALLEST_REL_TOL`."""
+
+
+def as_epsilon_width(value, name: str = "abs_tol") -> float:
+    """The one validator of an ε interval's width: an absolute tolerance in [SMALLEST_EPSILON_WIDTH, LARGEST_TOL] =
+    [1e-30, 0.5] (narrower than the relative accuracy of δ can decide; :data:`SMALLEST_EPSILON_WIDTH`)."""
+    return as_tolerance(value, name, smallest=SMALLEST_EPSILON_WIDTH, largest=LARGEST_TOL)
+
+
 def as_target_delta(value, name: str) -> Fraction:
     """A target's δ as an exact rational in [:data:`SMALLEST_DELTA`, 1) (``ValueError`` naming ``name`` otherwise)."""
     value = _fraction(value, name)
     if not value < 1:
-        raise ValueError(f"{name} must be in [1e-300, 1); got {decimal_string(value, 6) if value < 10**300 else 'a value above 1e300'}")
+        from ..infrastructure.shown import shown_value  # messages only: not loaded on the way to an answer
+
+        raise ValueError(f"{name} must be in [1e-300, 1); got {shown_value(value) if value < 10**300 else 'a value above 1e300'}")
     if value < SMALLEST_DELTA:
         raise ValueError(f"{name} must be in [1e-300, 1); got a value below 1e-300")
     return value
@@ -82,7 +95,13 @@ class ApproximateDP:
     delta: Fraction
 
     def __init__(self, epsilon, delta):
-        object.__setattr__(self, "epsilon", _fraction(epsilon, "epsilon"))
+        eps = as_fraction(epsilon, "epsilon", floats="decimal")
+        if not 0 <= eps <= MAX_EPSILON:
+            from ..infrastructure.shown import shown_value  # messages only: not loaded on the way to an answer
+
+            raise ValueError(f"epsilon must be in [0, {MAX_EPSILON}] (ε = 0: δ(0), the total variation distance, at most "
+                             f"δ); got {shown_value(eps) if abs(eps) < 10**300 else 'a value beyond 1e300'}")
+        object.__setattr__(self, "epsilon", eps)
         object.__setattr__(self, "delta", as_target_delta(delta, "delta"))
 
     def levels(self) -> list[Level]:

@@ -15,7 +15,7 @@ import importlib
 API_DOC = "book/api"
 
 LAYERS = {
-    "infrastructure": ("numbers", "interval_ends", "search", "atomic", "executor"),
+    "infrastructure": ("numbers", "shown", "interval_ends", "search", "atomic", "executor"),
     "engine": ("front", "results", "lattice", "characteristic", "discrete_gaussian", "quadrature", "sieve", "tails",
                "tilted", "smoothed", "arithmetic", "subsampled_gaussian", "subsampled_gaussian_integral",
                "subsampled_gaussian_inversion", "subsampled_gaussian_bounds"),

@@ -194,17 +194,25 @@ def test_a_smoothed_tradeoff_beyond_its_cost_limit_is_refused_at_the_estimate():
 
 
 def test_auto_sends_lattices_its_engines_would_refuse_to_the_smoothed_engine_and_it_answers():
-    """engine='auto' picked the lattice for these budgets, whose untilted engine its node-bit limit then refused (after
-    minutes of tilted-contour work); the estimated arb work (lattice_survivors x bits) now sends them to the smoothed
-    engine, and every DHC-sized lattice stays (LATTICE_WORK_UP_TO)."""
-    from accountlib.theory.composition import LATTICE_WORK_UP_TO, lattice_work
+    """engine='auto' picked the lattice for these budgets, whose untilted engine its node-bit limit then refused;
+    auto now decides by the count that engine refuses by (lattice_affordable: the estimate, and the sieve's own count
+    where the estimate is between the limit and four times it), so each goes to the smoothed engine, which answers at
+    ε = 1; every DHC-sized lattice stays. Budgets 0.3 and 7/1000003, 13/17 and 1/1000003 (estimates 2.5e8, inside
+    the old LATTICE_WORK_UP_TO) went to the lattice and were refused (1.4e8 node-bits counted by the sieve)."""
+    from accountlib.engine.tails import MAX_NODE_BITS, ResourceLimitError, sieve_node_bits
+    from accountlib.theory.composition import lattice_affordable
     from accountlib.applications.census.allocations import pair_rhos
 
-    for budgets in (["13/17", "7/1000003"], ["13/17", "7/1000003", "0.2"], ["1/3", "7/1000003", "0.1", "2"]):
+    for budgets in (["0.3", "7/1000003"], ["13/17", "1/1000003"], ["13/17", "7/1000003"],
+                    ["13/17", "7/1000003", "0.2"], ["1/3", "7/1000003", "0.1", "2"]):
         pair = accountlib.Composition(budgets)
-        assert pair.engine_kind == "smoothed" and lattice_work(pair.lattice) > LATTICE_WORK_UP_TO
-    point = accountlib.delta(["13/17", "7/1000003"], 1, rel_tol=1e-9)
-    assert point.meets_tolerance and point.error_bound <= 1e-9 * point.delta
+        assert pair.engine_kind == "smoothed" and not lattice_affordable(pair.lattice), budgets
+        point = accountlib.delta(pair, 1)
+        assert point.meets_tolerance and point.error_bound <= 1e-6 * point.delta, budgets
+    refused = accountlib.Composition(["0.3", "7/1000003"], engine="lattice")
+    assert sieve_node_bits(refused.lattice, 1e-30) > MAX_NODE_BITS  # the engine's own count: it would refuse
+    with pytest.raises(ResourceLimitError, match="node-bits"):
+        accountlib.delta(refused, 1)
     assert accountlib.Composition(pair_rhos(6, 10)).engine_kind == "lattice"  # the DHC pair of largest estimate
 
 
@@ -255,3 +263,36 @@ def test_the_command_line_prints_an_epsilon_interval_that_contains_the_certified
     (row,) = json.loads(out.getvalue())
     e = accountlib.epsilon(["1/2"], "1e-6", abs_tol=1e-25)
     assert Fraction(row["epsilon_lower"]) <= e.lower and Fraction(row["epsilon_upper"]) >= e.upper
+
+
+def test_epsilon_refuses_a_width_below_1e_30_at_once_and_certifies_1e_30():
+    """abs_tol 1e-40 was refused after 21 s of bisection and 1e-50, 1e-60 ran past 120 s, inside the documented
+    [1e-60, 0.5]: a width w needs δ to a relative accuracy about w·|δ'|/δ, and the finest is 1e-30. The range is now
+    [1e-30, 0.5], refused in one line naming abs_tol before any δ is computed."""
+    import time
+    from fractions import Fraction
+
+    for tol in (1e-31, 1e-40, 1e-50, 1e-60):
+        started = time.perf_counter()
+        with pytest.raises(ValueError, match=r"^abs_tol must be in \[1e-30, 0.5\]; got "):
+            accountlib.epsilon(["1/2"], "1e-5", abs_tol=tol)
+        assert time.perf_counter() - started < 1
+    e = accountlib.epsilon(["1/2"], "1e-5", abs_tol=1e-30)
+    assert 0 < e.width <= Fraction(1, 10**30) and e.at_upper.delta + e.at_upper.error_bound <= mpmath.mpf("1e-5")
+
+
+def test_a_refusal_names_the_bound_reached_rounded_up_not_a_narrowest_bound():
+    """The refusal said "the narrowest certified bound is 1.82e-11" for δ(5) of budgets 13/17 and 7/1000003 at
+    rel_tol 1e-12, where the smoothed engine had stopped at its coarse pass (best effort reaches 2.1e-19), and printed
+    the bound rounded to nearest; it now names the bound certified where the engine stopped, rounded up."""
+    import re
+
+    from accountlib.infrastructure.shown import bound_text
+
+    with pytest.raises(ArithmeticError) as refused:
+        accountlib.delta(["13/17", "7/1000003"], 5, rel_tol=1e-12)
+    message = str(refused.value)
+    assert "narrowest certified bound is" not in message and "\n" not in message
+    shown = float(re.search(r"the bound certified when the engine stopped is (\S+) on delta", message).group(1))
+    assert shown > 1e-12 * 1.34e-9  # a bound that misses the tolerance, as printed
+    assert bound_text(mpmath.mpf("1.8201e-11")) == "1.9e-11" and bound_text(mpmath.mpf("9.96e-14")) == "1.0e-13"

@@ -73,6 +73,11 @@ def test_tradeoff_json_and_table():
         (["tradeoff", "--pair", "13", "13", "--alpha", "1.5"], "must lie in [0, 1]"),
         (["delta", "--pair", "13", "--eps", "1"], "expected 2 arguments"),
         (["frobnicate"], "invalid choice"),
+        # an ε interval narrower than 1e-30 needs δ finer than the finest relative accuracy: refused at once (1e-40
+        # was refused after 21 s of bisection, 1e-50 ran past 120 s)
+        (["epsilon", "--rho", "1/2", "--delta", "1e-5", "--abs-tol", "1e-31"], "--abs-tol must be in [1e-30, 0.5]; got 1E-31"),
+        (["epsilon", "--rho", "1/2", "--delta", "1e-5", "--abs-tol", "1e-50"], "--abs-tol must be in [1e-30, 0.5]"),
+        (["epsilon", "--rho", "1/2", "--delta", "1e-5", "--abs-tol", "-1e-3"], "--abs-tol must be in [1e-30, 0.5]"),
     ],
 )
 def test_bad_input_exits_2_with_a_clear_message(args, message):
@@ -87,6 +92,15 @@ def test_help_for_everything():
     for args in ([], ["delta"], ["tradeoff"]):
         result = run_process(*args, "--help")
         assert result.returncode == 0 and "usage" in result.stdout
+
+
+def test_epsilon_help_states_the_width_it_accepts_and_the_narrowest_is_certified():
+    """epsilon --help said --abs-tol in [1e-60, 0.5]; below about 1e-30 no interval could be certified."""
+    assert "in [1e-30, 0.5]" in " ".join(run("epsilon", "--help").stdout.split())
+    result = run("epsilon", "--rho", "1/2", "--delta", "1e-5", "--abs-tol", "1e-30", "--json")
+    assert result.returncode == 0, result.stderr
+    (row,) = json.loads(result.stdout)
+    assert Decimal(row["epsilon_upper"]) - Decimal(row["epsilon_lower"]) <= Decimal("1e-14")  # printed outwards
 
 
 def test_sweep_options_that_do_not_apply_are_refused(tmp_path):
@@ -241,3 +255,46 @@ def test_best_effort_prints_a_missed_bound_with_its_shortfall_and_plain_runs_ref
         brute = mpmath.fsum(abs(a - b) for a, b in zip(weights[1:], weights[:-1])) / (2 * mpmath.fsum(weights))
         (row,) = json.loads(tv.stdout)
         assert tv.returncode == 0 and abs(mpmath.mpf(row["delta"]) - brute) <= mpmath.mpf(row["error_bound"]) + 1e-35
+
+
+def test_messages_name_the_option_and_show_the_value_as_given():
+    """Hostile review of issue 37, item 7: --eps 5000.0000001 was refused as "got 5000.00"; --eps -0 was refused as
+    negative; calibrate --target-eps 0 was refused naming "epsilon" (and refused at all, though the target δ(0) ≤ δ,
+    the total variation distance, is defined); epsilon --help said δ in (0, 1) where [1e-300, 1) is accepted."""
+    result = run("delta", "--rho", "1/2", "--eps", "5000.0000001")
+    assert result.returncode == 2 and result.stderr.strip().endswith("got 5000.0000001"), result.stderr
+    for zero in ("-0", "-0.0", "-0e3"):
+        signed, plain = run("delta", "--rho", "1/2", "--eps", zero, "1", "--json"), run("delta", "--rho", "1/2", "--eps", "0", "1", "--json")
+        assert signed.returncode == 0 and signed.stdout == plain.stdout, signed.stderr
+    far = run("calibrate", "--rho", "1/2", "--target-eps", "5001", "--target-delta", "0.1", "--no-progress")
+    assert far.returncode == 2 and far.stderr.startswith("error: --target-eps values must be in [0, 5000]"), far.stderr
+    tv = run("calibrate", "--rho", "1/2", "--target-eps", "0", "--target-delta", "0.1", "--no-progress", "--json")
+    assert tv.returncode == 0, tv.stderr
+    (row,) = json.loads(tv.stdout) if tv.stdout.lstrip().startswith("[") else [json.loads(tv.stdout)]
+    assert row["proven_smallest"] and Decimal(row["binding_epsilon"]) == 0
+    assert "δ values in [1e-300, 1)" in " ".join(run("epsilon", "--help").stdout.split())
+
+
+def test_a_target_of_epsilon_0_calibrates_the_total_variation_distance():
+    """ApproximateDP(0, δ): δ(0), the total variation distance, at most δ; it holds at the answer and fails one step
+    below (certified, as every calibration)."""
+    from accountlib.theory.calibration import calibrate
+    from accountlib.theory.targets import ApproximateDP
+    import accountlib
+
+    c = calibrate(["1/2"], ApproximateDP(0, "0.1"))
+    assert c.proven_smallest and c.checks[0].status == "holds" and c.failure.status == "fails"
+    at = accountlib.delta(c.rhos, 0, rel_tol=1e-9)
+    assert at.delta + at.error_bound <= mpmath.mpf("0.1")
+    with pytest.raises(ValueError, match=r"^epsilon must be in \[0, 5000\]"):
+        ApproximateDP(-1, "0.1")
+
+
+def test_the_dp_accounting_drop_in_names_target_delta():
+    from accountlib.applications.accountant import (CertifiedDiscreteGaussianAccountant, DiscreteGaussianDpEvent,
+                                                    NeighboringRelation)
+
+    accountant = CertifiedDiscreteGaussianAccountant(NeighboringRelation.ADD_OR_REMOVE_ONE)
+    accountant.compose(DiscreteGaussianDpEvent(sigma=2.0))
+    with pytest.raises(ValueError, match=r"^target_delta must be in \[1e-300, 1\)"):
+        accountant.get_epsilon(1e-320)

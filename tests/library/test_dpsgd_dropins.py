@@ -296,3 +296,48 @@ def test_both_dropins_read_a_target_delta_outside_0_1_by_one_rule(kind):
     else:
         assert tiny == math.inf
     assert 0 < accountant.get_epsilon(1e-300) < math.inf
+
+
+def test_a_target_met_at_the_floor_ends_every_calibration(monkeypatch):
+    """Target (ε = 1, δ = 0.098) at q = 0.01, T = 10: δ(0) ≤ 0.0956 < 0.098 at z = 0.05, yet Σ T·q = 0.1 > δ, so the
+    'met with no noise' check did not fire and Opacus's get_noise_multiplier bisected towards 0.05 for ever (40,928
+    calls in 90 s). Now the Opacus drop-in raises in one line as the bisection closes on the floor; the library's own
+    calibration returns the floor 0.05 (flagged) and dp_accounting's calibrate_dp_mechanism ends there too."""
+    pytest.importorskip("opacus")
+    dp_accounting = pytest.importorskip("dp_accounting")
+    from dp_accounting import mechanism_calibration
+    from opacus.accountants.utils import get_noise_multiplier
+
+    from accountlib.applications import dpsgd_accountant, opacus_accountant
+    from accountlib.theory.dpsgd_accounting import calibrate_noise_multiplier
+
+    calls = []
+    answer = opacus_accountant.CertifiedDPSGDAccountant.get_epsilon
+
+    def counted(self, delta, **kwargs):
+        calls.append(self.history[0][0])
+        if len(calls) > 500:
+            raise RuntimeError("Opacus's search did not end")
+        return answer(self, delta, **kwargs)
+
+    monkeypatch.setattr(opacus_accountant.CertifiedDPSGDAccountant, "get_epsilon", counted)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ValueError) as raised:
+            get_noise_multiplier(target_epsilon=1.0, target_delta=0.098, sample_rate=0.01, steps=10,
+                                 accountant="accountlib")
+    message = str(raised.value)
+    assert "\n" not in message and "calibrate_noise_multiplier returns the floor 0.05" in message
+    assert len(calls) < 200
+    a = opacus_accountant.CertifiedDPSGDAccountant()  # a step below the band still answers inf
+    a.step(noise_multiplier=0.04, sample_rate=0.01)
+    assert answer(a, 0.098) == math.inf
+    own = calibrate_noise_multiplier(0.01, 10, (1.0, 0.098), resolution=1e-3)
+    # the smallest grid point at or above the floor (its step is relative to the RDP reference, 1e-3 of it here);
+    # it raised ResourceLimitError from the inversion at z near 0.05 before the total variation bound decided it
+    assert 0.05 <= own.noise_multiplier < 0.05 + own.step and not own.proven_smallest and own.failure is None
+    z = mechanism_calibration.calibrate_dp_mechanism(
+        dpsgd_accountant.CertifiedDPSGDAccountant,
+        lambda z: dp_accounting.SelfComposedDpEvent(dp_accounting.PoissonSampledDpEvent(0.01, dp_accounting.GaussianDpEvent(z)), 10),
+        target_epsilon=1.0, target_delta=0.098)
+    assert 0.05 <= z < 0.06
