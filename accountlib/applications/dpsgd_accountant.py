@@ -19,6 +19,11 @@ to 1e6) is ``inf``, and ``get_delta`` above 200 answers δ(200), an upper bound 
 Events outside the accepted ranges are accounted by a valid upper bound: a noise multiplier below 0.05 gives
 ε = inf (δ = 1), one above 1000 counts as 1000, a rate below 1e-8 as 1e-8, a rate of 0 as no step
 (the Opacus drop-in's module docstring gives the reasons: more noise, and a lower rate, are post-processings).
+The steps, counted over all events, are not capped where every event is a ``GaussianDpEvent`` (q = 1: the closed
+form); where some event has q < 1, more than 1e9 of them in all is refused in one line naming the events
+(``ValueError`` from ``get_epsilon`` and ``get_delta``: no bound short of ε = inf is certified for such a run).
+A target δ of 0 gives ε = inf, one of 1 or more ε = 0, a negative or nan one is refused in one line, on every path
+alike, as in the Opacus drop-in.
 Where every accepted noise multiplier meets the target, ``calibrate_dp_mechanism`` ends at the floor 0.05 (ε is inf
 below it), the answer of the library's own calibration; the Opacus drop-in raises there instead, since Opacus's search
 could not end (its module docstring says why).
@@ -38,11 +43,11 @@ except ImportError as error:  # pragma: no cover - the extra is missing
     raise ImportError(f"accountlib.applications.dpsgd_accountant needs dp_accounting: pip install "
                       f"'accountlib[accountant]' ({error})", name=error.name) from error
 
-from ..engine.subsampled_gaussian import Q_RANGE, Z_RANGE, gaussian_profile
+from ..engine.subsampled_gaussian import Q_RANGE, STEPS_RANGE, Z_RANGE, gaussian_profile
 from ..infrastructure.interval_ends import round_up_to_float, upper_end
 from ..infrastructure.numbers import ResourceLimitError, as_fraction
 from ..theory.dpsgd_accounting import MAX_DPSGD_EPSILON, DPSGDComposition
-from .dpsgd_upper import certified_upper_epsilon, total_variation_bound
+from .dpsgd_upper import certified_upper_epsilon, epsilon_without_accounting, total_variation_bound
 
 __all__ = ["CertifiedDPSGDAccountant"]
 
@@ -95,10 +100,16 @@ class CertifiedDPSGDAccountant(PrivacyAccountant):
             q, z = float(q), float(z)
         except (TypeError, ValueError):
             return self.CompositionErrorDetails(invalid_event=event, error_message="q and z must be numbers")
-        if not (math.isfinite(q) and math.isfinite(z)) or not 0 <= q <= 1 or z < 0:
+        if not (math.isfinite(q) and 0 <= q <= 1):
             return self.CompositionErrorDetails(
-                invalid_event=event, error_message=f"need 0 <= sampling_probability <= 1 and noise_multiplier >= 0; "
-                f"got {q!r}, {z!r}")
+                invalid_event=event, error_message=f"sampling_probability must be in [0, 1]; got {q!r}")
+        if math.isnan(z) or z < 0:
+            return self.CompositionErrorDetails(
+                invalid_event=event, error_message=f"noise_multiplier must be a number >= 0; got {z!r}")
+        if math.isinf(z):  # refused, not read as "no step": an infinite variance is no Gaussian to account
+            return self.CompositionErrorDetails(
+                invalid_event=event, error_message="noise_multiplier must be finite (inf, were it noise, would leak "
+                "nothing: leave the event out, or compose a NoOpDpEvent); got inf")
         if do_compose and count > 0 and q > 0:
             if z < Z_RANGE[0]:
                 self._no_noise = True
@@ -112,32 +123,51 @@ class CertifiedDPSGDAccountant(PrivacyAccountant):
         return None
 
     def _composition(self) -> DPSGDComposition | None:
+        """The events as a DP-SGD run (None before any step); more steps in all than a run accounts
+        (:data:`~accountlib.engine.subsampled_gaussian.STEPS_RANGE`, 1e9) refused in one line naming the events."""
         if not self._groups:
             return None
+        total = sum(self._groups.values())
+        if total > STEPS_RANGE[1]:
+            events = ", ".join(f"{_event_name(q, z)} × {n:,}" for (q, z), n in sorted(self._groups.items())[:3])
+            more = ", …" if len(self._groups) > 3 else ""
+            raise ValueError(f"the events composed hold {total:,} steps in all ({events}{more}); this accountant "
+                             f"accounts at most {STEPS_RANGE[1]:,} where some PoissonSampledDpEvent has a "
+                             "sampling_probability < 1 (GaussianDpEvent alone has no cap: it is in closed form)")
         return DPSGDComposition(schedule=[(q, z, n) for (q, z), n in self._groups.items()])
 
     def _uncapped_gaussian(self) -> Fraction | None:
         """z² = 1/μ² of the Gaussian mechanism the events compose to where every event has q = 1 and some z exceeds
-        1000 (the cap of a DP-SGD run, :data:`~accountlib.engine.subsampled_gaussian.Z_RANGE`): the closed form
+        1000 (the cap of a DP-SGD run, :data:`~accountlib.engine.subsampled_gaussian.Z_RANGE`) or the steps number
+        more than a run accounts (1e9): the closed form
         (:func:`~accountlib.engine.subsampled_gaussian.gaussian_profile`) has no cap, so such z is accounted as it is,
-        not as 1000 (a calibration needing z ≈ 4e9 finds it). None otherwise."""
-        if not self._all_gaussian or not self._groups or max(z for _, z in self._groups) < Z_RANGE[1]:
+        not as 1000 (a calibration needing z ≈ 4e9 finds it), and any count of steps. None otherwise."""
+        if not self._all_gaussian or not self._groups:
+            return None
+        if max(z for _, z in self._groups) < Z_RANGE[1] and sum(self._groups.values()) <= STEPS_RANGE[1]:
             return None
         return 1 / self._gaussian_mu2
 
     def get_epsilon(self, target_delta: float) -> float:
         """The upper end of the certified ε interval for ``target_delta``, rounded up to a float; ``inf`` where ε is not
         certified at or below the largest ε accounted (200 for a run of several steps with some q < 1), as
-        dp_accounting's own accountants answer when they find no finite ε."""
+        dp_accounting's own accountants answer when they find no finite ε. On every path alike (the Opacus drop-in's
+        rule too: :func:`~accountlib.applications.dpsgd_upper.epsilon_without_accounting`): δ = 0 gives ``inf``,
+        δ ≥ 1 gives 0, a negative or nan δ is refused in one line; a δ below 1e-300 gives what is certified there
+        (the closed form of a Gaussian run, else ``inf``)."""
+        edge = epsilon_without_accounting(target_delta)
+        if edge == 0.0:
+            return 0.0
         if self._no_noise:
             return math.inf
-        run = self._composition()
-        if run is None:
+        if not self._groups:
             return 0.0
+        if edge is not None:
+            return edge
         z_squared = self._uncapped_gaussian()
         if z_squared is not None:
             return _gaussian_epsilon_upper(z_squared, target_delta, self._epsilon_tol)
-        return certified_upper_epsilon(run, target_delta, self._epsilon_tol)  # inf where none is certified
+        return certified_upper_epsilon(self._composition(), target_delta, self._epsilon_tol)  # inf: none certified
 
     def get_delta(self, target_epsilon: float) -> float:
         """A certified upper bound on δ(target_epsilon) (its value plus its error bound, rounded up to a float).
@@ -149,14 +179,14 @@ class CertifiedDPSGDAccountant(PrivacyAccountant):
             raise ValueError(f"target_epsilon must be a number >= 0 (inf allowed); got {target_epsilon!r}")
         if self._no_noise:
             return 1.0
-        run = self._composition()
-        if run is None:
+        if not self._groups:
             return 0.0
         z_squared = self._uncapped_gaussian()
         if z_squared is not None:
             if math.isinf(float(target_epsilon)):
                 return 0.0
             return min(1.0, round_up_to_float(gaussian_profile(z_squared, _float_below(target_epsilon)).upper))
+        run = self._composition()
         if target_epsilon > MAX_DPSGD_EPSILON:
             target_epsilon = MAX_DPSGD_EPSILON  # δ decreases in ε: its value there is an upper bound
         try:
@@ -165,6 +195,11 @@ class CertifiedDPSGDAccountant(PrivacyAccountant):
             return min(1.0, round_up_to_float(total_variation_bound(run)))  # δ(ε) ≤ δ(0), the total variation
         with mpmath.workdps(40):
             return min(1.0, round_up_to_float(upper_end(point.delta, point.error_bound)))
+
+
+def _event_name(q: float, z: float) -> str:
+    """The dp_accounting event of one step at rate q with noise multiplier z, as its constructor reads."""
+    return f"GaussianDpEvent({z:g})" if q == 1 else f"PoissonSampledDpEvent({q:g}, GaussianDpEvent({z:g}))"
 
 
 def _refused_epsilon(epsilon) -> bool:

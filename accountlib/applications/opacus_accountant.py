@@ -48,7 +48,7 @@ except ImportError as error:  # pragma: no cover - the optional dependency is mi
 
 from ..engine.subsampled_gaussian import Q_RANGE, Z_RANGE
 from ..theory.dpsgd_accounting import DPSGDComposition
-from .dpsgd_upper import certified_upper_epsilon
+from .dpsgd_upper import certified_upper_epsilon, epsilon_without_accounting
 
 __all__ = ["CertifiedDPSGDAccountant", "MECHANISM", "FLOOR_BAND", "register"]
 
@@ -113,7 +113,12 @@ class CertifiedDPSGDAccountant(IAccountant):
         ``get_noise_multiplier`` reads as "more noise"
         (:func:`~accountlib.applications.dpsgd_upper.certified_upper_epsilon`). A one-line ValueError where the target
         δ is met with no noise, or at a multiplier just below 0.05: there Opacus's search would never end (module
-        docstring)."""
+        docstring). ``delta`` = 0 gives inf and ``delta`` ≥ 1 gives 0; a negative or nan one is refused in one line
+        naming target_delta (the dp_accounting drop-in's rule:
+        :func:`~accountlib.applications.dpsgd_upper.epsilon_without_accounting`)."""
+        edge = epsilon_without_accounting(delta)  # δ = 0: inf, δ ≥ 1: 0, negative or nan refused: the one rule
+        if edge == 0.0:
+            return 0.0
         floor = Z_RANGE[0]
         for z, q, steps in self.history:
             if floor * (1 - FLOOR_BAND) <= float(z) < floor and float(q) > 0 and int(steps) > 0:
@@ -127,6 +132,8 @@ class CertifiedDPSGDAccountant(IAccountant):
             return math.inf
         if not schedule:
             return 0.0
+        if edge is not None:
+            return edge
         participations = math.fsum(q * steps for q, _, steps in schedule)
         if participations <= float(delta) * (1 - 1e-12):
             # δ(ε) ≤ δ(0) ≤ Σ T·q whatever the noise: ε = 0 at every noise multiplier, 0 included, and Opacus's

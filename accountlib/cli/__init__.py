@@ -45,6 +45,8 @@ import importlib
 import json
 import math
 import sys
+from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal, DivisionByZero, Inexact, InvalidOperation, Overflow, Underflow
+from decimal import localcontext
 from fractions import Fraction
 
 import mpmath
@@ -342,10 +344,24 @@ def tolerance(value: Fraction, option: str, *, width: bool = False) -> float:
 
 
 def exact_tolerance(number: float, like):
-    """A tolerance as the number it prints as: a Fraction next to the printed (exact) values, an mpf next to the
-    engine's results."""
+    """A tolerance as the number it prints as: a Decimal (exact) next to the printed values (read by
+    :func:`certified_rows` in its exact decimal context), a Fraction next to a Fraction, an mpf next to the engine's
+    results."""
     exact = as_fraction(number, "tolerance", floats="decimal")
+    if isinstance(like, Decimal):
+        with localcontext(_exact_decimals(exact.numerator, exact.denominator)):
+            return Decimal(exact.numerator) / Decimal(exact.denominator)  # a decimal: exact (Inexact is trapped)
     return exact if isinstance(like, Fraction) else fraction_to_mpf(exact)
+
+
+def _exact_decimals(*parts) -> Context:
+    """A decimal context in which the checks of printed numbers are exact or raise: every exponent Python's decimal
+    module can hold (a δ of 1e-86858905 is one), more digits than any product of the parts can have, and a trap on
+    every rounding. Its cost depends on the digits, not on the exponent (an exact Fraction of 1e-86858905 has an
+    86,858,905-digit denominator: minutes)."""
+    digits = sum(len(str(part)) for part in parts)
+    return Context(prec=2 * digits + 100, Emax=MAX_EMAX, Emin=MIN_EMIN,
+                   traps=[Inexact, Overflow, Underflow, InvalidOperation, DivisionByZero])
 
 
 def certified_rows(points, keys: tuple[str, ...], certified, explain, coarsest, best_effort: bool = False) -> list[dict]:
@@ -367,7 +383,8 @@ def certified_rows(points, keys: tuple[str, ...], certified, explain, coarsest, 
         if missed and not best_effort:
             fail(explain(p))
         value, bound = certified_decimal(result, bound)
-        missed = missed or not certified(Fraction(value), Fraction(bound))
+        with localcontext(_exact_decimals(value, bound)):  # the printed decimals, re-checked exactly
+            missed = missed or not certified(Decimal(value), Decimal(bound))
         if missed and not best_effort:
             fail(explain(p))
         row = {keys[0]: decimal_string(getattr(p, keys[0]), DIGITS), keys[1]: value, keys[2]: bound}

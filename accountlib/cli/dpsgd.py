@@ -25,8 +25,10 @@ from fractions import Fraction
 
 import mpmath
 
-from ..infrastructure.numbers import as_fraction, as_resolution, certified_decimal, decimal_string
+from ..engine.subsampled_gaussian_inversion import MAX_NODES
+from ..infrastructure.numbers import LARGEST_TOL, as_fraction, as_resolution, certified_decimal, decimal_string
 from ..theory.dpsgd_arguments import FINEST_TOLERANCE, dpsgd_abs_tol, dpsgd_rel_tol
+from ..theory.dpsgd_epsilon_search import width_shown
 from . import Once, Parser, certified_rows, emit_row, emit_rows, exact_tolerance, fail, number, outward_decimal
 
 __all__ = ["add_parser", "run_delta", "run_epsilon", "run_tradeoff", "run_calibrate", "RUN_HELP",
@@ -148,6 +150,9 @@ def add_parser(sub) -> None:
                      help="target δ values in [1e-300, 1)")
     eps.add_argument("--abs-tol", action=Once, type=number("abs-tol"), default=Fraction(1, 10**8), metavar="T",
                      help="width of each ε interval, in [1e-12, 0.5] (default 1e-8)")
+    eps.add_argument("--best-effort", action="store_true", help="print an interval wider than --abs-tol instead of "
+                     "failing where no inversion reaches the run (a tiny sampling rate over few steps: the interval "
+                     "is from bounds that need none, its upper end still certified), with a shortfall column")
     eps.set_defaults(handler=run_epsilon)
 
     trade = actions.add_parser("tradeoff", help="β = f(α) of the run's symmetric trade-off function",
@@ -220,10 +225,23 @@ def run_epsilon(args) -> int:
     run = _composition(args)
     rows = []
     for d in args.delta:
-        e = run.epsilon(d, abs_tol=abs_tol)
-        rows.append({"delta": decimal_string(d, 30), "epsilon_lower": outward_decimal(e.lower, up=False),
-                     "epsilon_upper": outward_decimal(e.upper, up=True), "relation": e.relation, "dominant": e.dominant})
-    return _emit(args, rows, ("delta", "epsilon_lower", "epsilon_upper", "dominant"))
+        e = run.epsilon(d, abs_tol=abs_tol, best_effort=True)  # a wider interval is decided here, in this tool's terms
+        wide = e.upper - e.lower > as_fraction(abs_tol, "abs-tol", floats="binary")
+        if wide and not args.best_effort:
+            width = width_shown(e.upper - e.lower)
+            fix = (f"give --abs-tol {width} or more, or print it flagged with --best-effort"
+                   if float(width) <= LARGEST_TOL else
+                   f"that is wider than any --abs-tol accepted ({LARGEST_TOL:g}): print it flagged with --best-effort")
+            fail(f"--abs-tol {abs_tol:g}: ε(δ = {float(d):g}) is certified only within "
+                 f"[{outward_decimal(e.lower, up=False)}, {outward_decimal(e.upper, up=True)}] for this run (its "
+                 f"inversion would need more than {MAX_NODES:,} nodes at any tolerance: a sampling rate this small "
+                 f"over so few steps; the interval is from bounds that need none); {fix}")
+        row = {"delta": decimal_string(d, 30), "epsilon_lower": outward_decimal(e.lower, up=False),
+               "epsilon_upper": outward_decimal(e.upper, up=True), "relation": e.relation, "dominant": e.dominant}
+        if args.best_effort:
+            row["shortfall"] = "node cap" if wide else ""
+        rows.append(row)
+    return _emit(args, rows, ("delta", "epsilon_lower", "epsilon_upper", "dominant") + ("shortfall",) * args.best_effort)
 
 
 def run_tradeoff(args) -> int:

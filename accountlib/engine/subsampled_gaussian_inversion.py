@@ -274,15 +274,22 @@ def plan_contour(groups, direction: str, epsilon: float, rel_tol: float, integra
     log_target = math.log(eta) + log_j
     y_guess = math.sqrt(2 * max(1.0, -log_target) / k_pp)
     count = max(8, math.ceil(y_guess / step))
-    for _ in range(60):
-        beyond = (count + 1) * step
+
+    def truncation_met(nodes: int) -> bool:
+        beyond = (nodes + 1) * step
         log_mod = math.fsum(g.steps * (integrals[(g.q, g.z)].modulus_bound(order_of(direction, c), beyond)
                                        - integrals[(g.q, g.z)].log_real(order_of(direction, c))[0]) for g in groups)
-        if log_mod - math.log(math.pi * count * step) <= log_target:
+        return log_mod - math.log(math.pi * nodes * step) <= log_target
+
+    for attempt in range(60):
+        if count > MAX_NODES or truncation_met(count):
+            break
+        # the bound decreases in the node count (a supremum over a shrinking range, over a growing K·h): where it
+        # misses at the cap it misses below it, so the plan is refused after seven modulus bounds, not twenty-odd
+        if attempt == 5 and count < MAX_NODES and not truncation_met(MAX_NODES):
+            count = MAX_NODES + 1
             break
         count = math.ceil(count * 1.5)
-        if count > MAX_NODES:
-            break
     count = min(math.ceil(count * (1 + 0.5 * widen)), MAX_NODES + 1)
     # one-step tolerance: the node errors add up over ~count nodes, each amplified by T
     total_steps = sum(g.steps for g in groups)

@@ -5,6 +5,7 @@ against a fresh certified computation."""
 import math
 import warnings
 
+import mpmath
 import pytest
 
 from accountlib.theory.dpsgd_accounting import DPSGDComposition
@@ -205,6 +206,96 @@ def test_dp_accounting_get_delta_refuses_a_negative_epsilon_on_every_path(event_
             mu = mpmath.sqrt(10) / 2000
             exact = 2 * mpmath.ncdf(mu / 2) - 1
         assert exact <= accountant.get_delta(0.0) <= exact * (1 + 1e-9)
+
+
+def _gaussian_epsilon_is_certified_and_tight(mu, delta, epsilon, width=1e-5):
+    """δ(ε) ≤ δ at the answer and > δ a little below it, by the reference's closed form (mpmath, 50 digits)."""
+    from dpsgd_reference import gaussian_delta
+
+    return (gaussian_delta(mu, epsilon, dps=50) <= mpmath.mpf(delta)
+            < gaussian_delta(mu, epsilon - width * max(1.0, epsilon), dps=50))
+
+
+def _dp_event(q, z, steps):
+    from dp_accounting import dp_event
+
+    one = dp_event.GaussianDpEvent(z) if q == 1 else dp_event.PoissonSampledDpEvent(q, dp_event.GaussianDpEvent(z))
+    return dp_event.SelfComposedDpEvent(one, steps)
+
+
+def test_dp_accounting_drop_in_answers_a_gaussian_run_of_more_than_1e9_steps_and_names_the_events_otherwise():
+    """Hostile review r38d, item 5: more than 1e9 steps in all raised 'steps (schedule[0]) must be a whole number in
+    [1, 1e+09]', a schedule the caller never gave, even where every event is a GaussianDpEvent, whose closed form
+    has no cap. Now a Gaussian run answers at any count (ε(1e-5) of 1e10 steps at z = 2000, μ = 50: 1462.285…; 2e9
+    at z = 500, μ = √8000; calibrate_dp_mechanism over 5e9 steps), each checked against the reference's closed form;
+    a run with some q < 1 is refused in one line naming its events and their count, from get_epsilon and get_delta."""
+    pytest.importorskip("dp_accounting")
+    from dp_accounting import mechanism_calibration
+
+    from accountlib.applications.dpsgd_accountant import CertifiedDPSGDAccountant
+
+    for z, steps in [(2000.0, 10**10), (500.0, 2 * 10**9)]:
+        a = CertifiedDPSGDAccountant()
+        a.compose(_dp_event(1, z, steps))
+        eps = a.get_epsilon(1e-5)
+        with mpmath.workdps(50):
+            mu = mpmath.sqrt(steps) / mpmath.mpf(z)
+            assert _gaussian_epsilon_is_certified_and_tight(mu, "1e-5", eps), (z, steps, eps)
+            assert mpmath.mpf(a.get_delta(eps)) >= mpmath.mpf(0)  # answers, no refusal
+    assert 1462.285 < CertifiedDPSGDAccountant().compose(_dp_event(1, 2000.0, 10**10)).get_epsilon(1e-5) < 1462.2851
+    z = mechanism_calibration.calibrate_dp_mechanism(CertifiedDPSGDAccountant, lambda z: _dp_event(1, z, 5 * 10**9),
+                                                     target_epsilon=1.0, target_delta=1e-5)
+    from dpsgd_reference import gaussian_delta
+
+    with mpmath.workdps(50):
+        assert gaussian_delta(mpmath.sqrt(5 * 10**9) / mpmath.mpf(z), 1, dps=50) <= mpmath.mpf("1e-5")
+    b = CertifiedDPSGDAccountant()
+    b.compose(_dp_event(0.01, 1.0, 2 * 10**9))
+    for call in (lambda: b.get_epsilon(1e-5), lambda: b.get_delta(1.0)):
+        with pytest.raises(ValueError) as raised:
+            call()
+        message = str(raised.value)
+        assert "\n" not in message and "schedule" not in message
+        assert "PoissonSampledDpEvent(0.01, GaussianDpEvent(1)) × 2,000,000,000" in message
+    with pytest.raises(ValueError, match="PoissonSampledDpEvent"):
+        mechanism_calibration.calibrate_dp_mechanism(CertifiedDPSGDAccountant,
+                                                     lambda z: _dp_event(0.01, z, 2 * 10**9), 1.0, 1e-5)
+
+
+@pytest.mark.parametrize("kind", ["dp_accounting subsampled", "dp_accounting gaussian beyond the cap", "opacus"])
+def test_both_dropins_read_a_target_delta_outside_0_1_by_one_rule(kind):
+    """Hostile review r38d, item 7: for δ outside [1e-300, 1) the general path raised ValueError ('delta must be a
+    number in [1e-300, 1)', not the caller's name) while the Gaussian path of the same accountant answered δ = 0 →
+    inf and δ = −1e-5 → inf; the Opacus drop-in raised at δ = 0. One rule now, on every path of both drop-ins: δ = 0
+    → inf, δ ≥ 1 → 0, negative or nan refused in one line naming target_delta; below 1e-300, what is certified (the
+    Gaussian closed form: checked against the reference; else inf)."""
+    if kind == "opacus":
+        pytest.importorskip("opacus")
+        from accountlib.applications.opacus_accountant import CertifiedDPSGDAccountant
+
+        accountant = CertifiedDPSGDAccountant()
+        for _ in range(10):
+            accountant.step(noise_multiplier=1.0, sample_rate=0.01)
+    else:
+        pytest.importorskip("dp_accounting")
+        from accountlib.applications.dpsgd_accountant import CertifiedDPSGDAccountant
+
+        accountant = CertifiedDPSGDAccountant()
+        accountant.compose(_dp_event(0.01, 1.0, 10) if kind.endswith("subsampled") else _dp_event(1, 2000.0, 10))
+    assert accountant.get_epsilon(0.0) == accountant.get_epsilon(0) == math.inf
+    for at_least_one in (1.0, 1, 2.0, float("inf")):
+        assert accountant.get_epsilon(at_least_one) == 0.0
+    for bad in (-1e-5, -0.0 - 1e-300, float("nan"), "x"):
+        with pytest.raises(ValueError) as raised:
+            accountant.get_epsilon(bad)
+        assert str(raised.value).startswith("target_delta must be a number >= 0") and "\n" not in str(raised.value)
+    tiny = accountant.get_epsilon(1e-310)
+    if kind.endswith("beyond the cap"):
+        with mpmath.workdps(50):
+            assert _gaussian_epsilon_is_certified_and_tight(mpmath.sqrt(10) / 2000, "1e-310", tiny)
+    else:
+        assert tiny == math.inf
+    assert 0 < accountant.get_epsilon(1e-300) < math.inf
 
 
 def test_a_target_met_at_the_floor_ends_every_calibration(monkeypatch):

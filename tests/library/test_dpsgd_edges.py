@@ -475,6 +475,128 @@ def test_the_dp_accounting_dropin_accounts_a_gaussian_event_beyond_z_1000_in_clo
         assert gaussian_delta(1 / (mpmath.mpf(z) * (1 - mpmath.mpf("1e-3"))), mpmath.mpf("1e-3"), dps=50) > 1e-10
 
 
+def test_a_plan_beyond_the_node_cap_is_refused_after_a_few_modulus_bounds(monkeypatch):
+    """q = 1e-8, z = 1, T = 2 (hostile review r38d, item 3): the node count climbed by factors of 1.5 from its first
+    guess to the 400,000-node cap, one modulus bound per rung (22 to 24 per plan, three plans per direction at the
+    three internal tolerances), and ε(1e-12) ran for minutes on a loaded machine. The bound decreases in the node
+    count, so one check at the cap ends the ladder: a handful of modulus bounds per plan (a work count, not a time)."""
+    from accountlib.engine.subsampled_gaussian import StepGroup
+    from accountlib.engine.subsampled_gaussian_integral import OneStepIntegral
+    from accountlib.engine.subsampled_gaussian_inversion import MAX_NODES, plan_contour
+
+    calls = []
+    original = OneStepIntegral.modulus_bound
+    monkeypatch.setattr(OneStepIntegral, "modulus_bound", lambda self, a, b: calls.append(b) or original(self, a, b))
+    for eps, rel_tol in [(0.0, 1e-10), (0.0, 1e-6), (0.5, 1e-10)]:
+        calls.clear()
+        assert plan_contour([StepGroup(1e-8, 1.0, 2)], "remove", eps, rel_tol).count == MAX_NODES + 1
+        assert len(calls) <= 8, (eps, rel_tol, len(calls))
+
+
+def test_epsilon_of_a_tiny_rate_over_two_steps_below_the_total_variation_is_bounded_and_certified():
+    """The same run's ε(δ) at δ = 1e-12 and just below its exact total variation (5.9552e-9): best_effort returns the
+    interval the bounds that need no inversion give; its upper end holds against the reference's two-step δ (direct
+    convolution, 40 digits), in both directions."""
+    from dpsgd_reference import composed_delta
+
+    run = DPSGDComposition(1e-8, 1.0, 2)
+    for delta in ("1e-12", "0.00000000595523853735469242867711916482"):
+        e = run.epsilon(delta, abs_tol=1e-6, best_effort=True)
+        assert 0 <= e.lower < e.upper < 1
+        with mpmath.workdps(40):
+            for direction in ("remove", "add"):
+                assert composed_delta([(1e-8, 1), (1e-8, 1)], mpmath.mpf(e.upper.numerator) / e.upper.denominator,
+                                      direction) <= mpmath.mpf(delta)
+
+
+def _no_exact_fraction_of_a_deep_decimal(monkeypatch):
+    """Make building an exact Fraction of a decimal string with an exponent below -100,000 fail at once: its
+    denominator has as many digits as the exponent says (86,858,905 for δ(20) at z = 1000: minutes); the work
+    proxy of the tests below, instead of a time."""
+    original = Fraction.__new__
+
+    def guarded(cls, numerator=0, denominator=None, *args, **kwargs):
+        if isinstance(numerator, str) and "E-" in numerator.upper():
+            assert int(numerator.upper().rsplit("E", 1)[1]) > -100_000, f"Fraction({numerator!r})"
+        return original(cls, numerator, denominator, *args, **kwargs)
+
+    monkeypatch.setattr(Fraction, "__new__", guarded)
+
+
+@pytest.mark.parametrize("eps", ["20", "200"])
+def test_the_command_line_checks_a_delta_with_a_huge_exponent_without_its_exact_fraction(monkeypatch, eps):
+    """Hostile review r38d, item 2: `dpsgd delta --q 1 --noise-multiplier 1000 --steps 1 --eps 20` never returned
+    (the library answers in 0.03 s): certified_rows re-checked the printed decimal 9.14…E-86858905 as an exact
+    Fraction. The printed decimals are now re-checked exactly as decimals (cost set by their digits, not their
+    exponent), and the row holds the value (Balle & Wang's closed form in mpmath, μ = 1/1000 exactly, from erfc)."""
+    _no_exact_fraction_of_a_deep_decimal(monkeypatch)
+    status, rows, err = _cli_json("dpsgd", "delta", "--q", "1", "--noise-multiplier", "1000", "--steps", "1",
+                                  "--eps", eps)
+    assert status == 0, err
+    (row,) = rows
+    with mpmath.workdps(60):
+        mu, e = mpmath.mpf(1) / 1000, mpmath.mpf(eps)
+        reference = (mpmath.erfc((e / mu - mu / 2) / mpmath.sqrt(2))
+                     - mpmath.exp(e) * mpmath.erfc((e / mu + mu / 2) / mpmath.sqrt(2))) / 2
+        value, bound = mpmath.mpf(row["delta"]), mpmath.mpf(row["error_bound"])
+        assert value - bound <= reference <= value + bound and bound <= mpmath.mpf("1e-6") * value
+    assert mpmath.log10(reference) < (-86_858_900 if eps == "20" else -8_685_889_600)
+
+
+def test_the_shared_row_check_reads_printed_decimals_exactly_for_delta_and_tradeoff(monkeypatch):
+    """The generic `delta` and `tradeoff` commands share the row check: they still print and check their rows (a
+    tolerance met) through the exact decimals."""
+    _no_exact_fraction_of_a_deep_decimal(monkeypatch)
+    status, rows, err = _cli_json("delta", "--rho", "0.5", "--eps", "0.5", "1", "--rel-tol", "1e-9")
+    assert status == 0, err
+    assert all(Fraction(r["error_bound"]) <= Fraction(1, 10**9) * Fraction(r["delta"]) for r in rows)
+    status, rows, err = _cli_json("tradeoff", "--rho", "0.5", "--alpha", "1e-30", "0.5", "--abs-tol", "1e-20")
+    assert status == 0, err
+    assert all(Fraction(r["error_bound"]) <= Fraction(1, 10**20) for r in rows)
+    status, rows, err = _cli_json("dpsgd", "delta", "--q", "0.01", "--noise-multiplier", "1", "--steps", "10",
+                                  "--eps", "1", "--rel-tol", "1e-6")
+    assert status == 0, err
+    assert Fraction(rows[0]["error_bound"]) <= Fraction(1, 10**6) * Fraction(rows[0]["delta"])
+
+
+def test_the_command_line_refuses_a_wide_epsilon_in_its_own_options_and_prints_it_with_best_effort():
+    """Hostile review r38d, item 10: `dpsgd epsilon --q 1e-6 --noise-multiplier 0.5 --steps 100 --delta 1e-5` was
+    refused naming abs_tol and 'pass best_effort=True', neither of which the command line has. It names --abs-tol
+    and --best-effort now, and --best-effort prints the interval (its upper end the library's certified one, a
+    shortfall column as `dpsgd delta --best-effort` has)."""
+    args = ("dpsgd", "epsilon", "--q", "1e-6", "--noise-multiplier", "0.5", "--steps", "100", "--delta", "1e-5")
+    status, _, err = _cli_json(*args)
+    assert status == 2 and "\n" not in err
+    assert "--abs-tol" in err and "--best-effort" in err and "best_effort" not in err and "abs_tol" not in err
+    status, rows, err = _cli_json(*args, "--best-effort")
+    assert status == 0, err
+    library = DPSGDComposition(1e-6, 0.5, 100).epsilon("1e-5", abs_tol=1e-8, best_effort=True)
+    assert rows[0]["shortfall"] == "node cap" and library.upper <= Fraction(rows[0]["epsilon_upper"]) < 5
+    status, rows, err = _cli_json("dpsgd", "epsilon", "--q", "0.01", "--noise-multiplier", "1", "--steps", "100",
+                                  "--delta", "1e-5", "--abs-tol", "1e-6", "--best-effort")
+    assert status == 0 and rows[0]["shortfall"] == ""
+    assert Fraction(rows[0]["epsilon_upper"]) - Fraction(rows[0]["epsilon_lower"]) <= Fraction(1, 10**6)
+
+
+def test_dp_accounting_drop_in_refuses_an_infinite_noise_multiplier_by_name():
+    """GaussianDpEvent(inf) was refused as 'need 0 <= sampling_probability <= 1 and noise_multiplier >= 0; got 1.0,
+    inf' (a condition inf meets); each bad argument is now named with what is wrong."""
+    pytest.importorskip("dp_accounting")
+    from dp_accounting import dp_event
+
+    from accountlib.applications.dpsgd_accountant import CertifiedDPSGDAccountant
+
+    cases = [(dp_event.GaussianDpEvent(math.inf), "noise_multiplier must be finite"),
+             (dp_event.PoissonSampledDpEvent(0.5, dp_event.GaussianDpEvent(math.inf)), "noise_multiplier must be finite"),
+             (dp_event.GaussianDpEvent(-1.0), "noise_multiplier must be a number >= 0; got -1.0"),
+             (dp_event.PoissonSampledDpEvent(1.5, dp_event.GaussianDpEvent(1.0)), "sampling_probability must be in")]
+    for event, words in cases:
+        accountant = CertifiedDPSGDAccountant()
+        assert not accountant.supports(event)
+        with pytest.raises(Exception, match=words.replace("(", r"\(").replace(")", r"\)")):
+            accountant.compose(event)
+
+
 # -- issue 38's third round: δ at a tiny sampling rate, the ε = 0 check without a contour ------------------------
 
 def _two_step_reference(q, eps, direction, dps=25):
