@@ -66,11 +66,16 @@ def schedule_of(history) -> list[tuple[float, float, int]] | None:
     (ε = inf)."""
     schedule = []
     for entry in history:
-        noise_multiplier, sample_rate, steps = entry
-        z, q, steps = float(noise_multiplier), float(sample_rate), int(steps)
-        if not (math.isfinite(z) and math.isfinite(q)) or z < 0 or q < 0 or q > 1 or steps < 0:
+        noise_multiplier, sample_rate, count = entry
+        try:
+            z, q, whole = float(noise_multiplier), float(sample_rate), float(count)
+        except (TypeError, ValueError, OverflowError):
+            z = q = whole = math.nan
+        if (not (math.isfinite(z) and math.isfinite(q) and math.isfinite(whole)) or z < 0 or q < 0 or q > 1
+                or whole < 0 or whole != int(whole)):  # a fractional count is no number of steps: never truncated
             raise ValueError(f"the accountant's history holds an entry that is not (noise_multiplier >= 0, "
-                             f"sample_rate in [0, 1], steps >= 0): {entry!r}")
+                             f"sample_rate in [0, 1], steps a whole number >= 0): {entry!r}")
+        steps = int(whole)
         if q == 0 or steps == 0:
             continue
         if z < Z_RANGE[0]:
@@ -119,6 +124,7 @@ class CertifiedDPSGDAccountant(IAccountant):
         edge = epsilon_without_accounting(delta)  # δ = 0: inf, δ ≥ 1: 0, negative or nan refused: the one rule
         if edge == 0.0:
             return 0.0
+        schedule = schedule_of(self.history)  # first: it refuses an entry that is no (z, q, whole steps)
         floor = Z_RANGE[0]
         for z, q, steps in self.history:
             if floor * (1 - FLOOR_BAND) <= float(z) < floor and float(q) > 0 and int(steps) > 0:
@@ -127,7 +133,6 @@ class CertifiedDPSGDAccountant(IAccountant):
                                  f"does when every accepted multiplier meets its target, cannot end; "
                                  f"accountlib.theory.dpsgd_accounting.calibrate_noise_multiplier returns the floor "
                                  f"{floor:g} for such a target")
-        schedule = schedule_of(self.history)
         if schedule is None:
             return math.inf
         if not schedule:
