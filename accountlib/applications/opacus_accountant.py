@@ -48,7 +48,8 @@ except ImportError as error:  # pragma: no cover - the optional dependency is mi
 
 from ..engine.subsampled_gaussian import Q_RANGE, Z_RANGE
 from ..theory.dpsgd_accounting import DPSGDComposition
-from .dpsgd_upper import certified_upper_epsilon, epsilon_without_accounting
+from .dpsgd_targets import epsilon_without_accounting
+from .dpsgd_upper import certified_upper_epsilon
 
 __all__ = ["CertifiedDPSGDAccountant", "MECHANISM", "FLOOR_BAND", "register"]
 
@@ -115,7 +116,7 @@ class CertifiedDPSGDAccountant(IAccountant):
         δ is met with no noise, or at a multiplier just below 0.05: there Opacus's search would never end (module
         docstring). ``delta`` = 0 gives inf and ``delta`` ≥ 1 gives 0; a negative or nan one is refused in one line
         naming target_delta (the dp_accounting drop-in's rule:
-        :func:`~accountlib.applications.dpsgd_upper.epsilon_without_accounting`)."""
+        :func:`~accountlib.applications.dpsgd_targets.epsilon_without_accounting`)."""
         edge = epsilon_without_accounting(delta)  # δ = 0: inf, δ ≥ 1: 0, negative or nan refused: the one rule
         if edge == 0.0:
             return 0.0

@@ -4,6 +4,7 @@ against a fresh certified computation."""
 
 import math
 import warnings
+from fractions import Fraction
 
 import mpmath
 import pytest
@@ -341,3 +342,33 @@ def test_a_target_met_at_the_floor_ends_every_calibration(monkeypatch):
         lambda z: dp_accounting.SelfComposedDpEvent(dp_accounting.PoissonSampledDpEvent(0.01, dp_accounting.GaussianDpEvent(z)), 10),
         target_epsilon=1.0, target_delta=0.098)
     assert 0.05 <= z < 0.06
+
+
+@pytest.mark.parametrize("event_kind", ["subsampled", "gaussian beyond the cap"])
+def test_dp_accounting_get_delta_converts_a_target_epsilon_before_comparing_it(event_kind):
+    """get_delta("1") raised TypeError ("'>' not supported between instances of 'str' and 'int'") on the subsampled
+    path: the target was compared with the largest ε accounted before it was converted. Every form of a number the
+    library reads is converted first (dpsgd_targets.exact_target_epsilon), each answering what its value answers,
+    beyond 200 too; δ at a Gaussian run's ε = 150 (below 1e-10^9) answers at once, no exact Fraction of its mpf."""
+    pytest.importorskip("dp_accounting")
+    from decimal import Decimal
+
+    import numpy as np
+
+    from accountlib.applications.dpsgd_accountant import CertifiedDPSGDAccountant
+    from accountlib.applications.dpsgd_targets import exact_target_epsilon
+
+    for form in ("1", 1, 1.0, Fraction(1), Decimal("1"), np.float64(1), np.array(1.0), "2/2", " 1e0 "):
+        assert exact_target_epsilon(form) == 1, form
+    assert exact_target_epsilon("inf") == exact_target_epsilon(np.inf) == math.inf
+    accountant = CertifiedDPSGDAccountant()
+    accountant.compose(_dp_event(0.01, 1.0, 10) if event_kind == "subsampled" else _dp_event(1, 2000.0, 10))
+    assert 0 < accountant.get_delta("1") == accountant.get_delta(1.0) <= accountant.get_delta("1/2") <= 1
+    assert accountant.get_delta("250") == accountant.get_delta(250.0) <= accountant.get_delta("1")
+    assert accountant.get_delta("inf") == 0.0
+    for bad in ("-1", "nan", "-inf", None, [1.0], True):
+        with pytest.raises(ValueError, match=r"^target_epsilon must be a number >= 0 \(inf allowed\); got [^\n]*$"):
+            accountant.get_delta(bad)
+    if event_kind != "subsampled":
+        assert accountant.get_delta(150.0) == 5e-324  # δ(150) = e^(−4.5e9) or so: the smallest float above it
+
