@@ -35,7 +35,10 @@ def _exact_at_least_zero(value, name: str, accepted: str) -> Fraction | float:
     """``value`` as an exact Fraction (a float read as the decimal it prints as), or ``inf``; a negative, nan or
     non-number value refused in one line naming ``name`` and saying what is ``accepted``."""
     if getattr(value, "ndim", None) == 0 and not isinstance(value, numbers.Number):
-        value = value[()]  # a 0-d array: the scalar it holds (numpy.float32 read at its own precision)
+        try:
+            value = value[()]  # a 0-d array: the scalar it holds (numpy.float32 read at its own precision)
+        except (TypeError, IndexError, KeyError):
+            pass  # refused below if it is no number
     try:
         as_float = float(value)
     except (TypeError, ValueError, OverflowError):  # "1/3", or an exact number beyond the floats: read exactly below
