@@ -4,13 +4,14 @@ target ε of ``get_delta``.
 Applications layer of :mod:`accountlib`, used by the dp_accounting drop-in (:mod:`.dpsgd_accountant`) and the Opacus
 one (:mod:`.opacus_accountant`). A target is converted to an exact number *before* it is compared with anything, as
 the library reads a user's number: a float is the decimal it prints as (0.1 is 1/10, 1.0 is 1); an int, ``Fraction``,
-``Decimal``, numpy number (a 0-d array too) or a string holding a decimal or a fraction (``"1"``, ``"1e-5"``, ``"1/3"``) the number it
-holds (:func:`~accountlib.infrastructure.numbers.as_fraction`). The rules:
+``Decimal``, numpy number (a 0-d array too) or a string holding a decimal or a fraction (``"1"``, ``"1e-5"``,
+``"1/3"``) the number it holds (:func:`~accountlib.infrastructure.numbers.as_fraction`). The rules:
 
 * **target δ** (:func:`epsilon_without_accounting`): a number ≥ 0, ``inf`` included. δ = 0 gives ε = ``inf`` (the
   Gaussian noise of DP-SGD gives no finite ε with δ = 0); δ ≥ 1 gives ε = 0 (every mechanism is (0, 1)-DP); δ in
-  (0, 1) is the run's to account, and one below :data:`SMALLEST_DELTA` (1e-300, the smallest accounted) is answered
-  by what is certified there: the closed form of a Gaussian run (every q = 1), else ``inf``.
+  (0, 1) is the run's to account, and one below 1e-300 (:data:`~accountlib.theory.targets.SMALLEST_DELTA`, the
+  smallest accounted) is answered by what is certified there: the closed form of a Gaussian run (every q = 1), else
+  ``inf``.
 * **target ε** (:func:`exact_target_epsilon`): a number ≥ 0, ``inf`` included (δ(inf) = 0: the privacy loss is
   finite). δ at a negative ε is not what a privacy guarantee reads (the Gaussian closed form would answer it with
   δ(|ε|), far too small), so a negative ε is refused.
@@ -26,9 +27,8 @@ import numbers
 from fractions import Fraction
 
 from ..infrastructure.numbers import as_fraction
-from ..theory.targets import SMALLEST_DELTA
 
-__all__ = ["SMALLEST_DELTA", "epsilon_without_accounting", "exact_target_delta", "exact_target_epsilon"]
+__all__ = ["epsilon_without_accounting", "exact_target_delta", "exact_target_epsilon"]
 
 
 def _exact_at_least_zero(value, name: str, accepted: str) -> Fraction | float:

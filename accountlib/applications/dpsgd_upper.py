@@ -17,7 +17,7 @@ from ..engine.subsampled_gaussian_bounds import total_variation_upper
 from ..infrastructure.interval_ends import round_up_to_float
 from ..infrastructure.numbers import LARGEST_TOL, as_fraction
 from ..theory.dpsgd_accounting import DPSGDComposition, EpsilonOutOfRange
-from .dpsgd_targets import SMALLEST_DELTA
+from ..theory.targets import SMALLEST_DELTA
 
 __all__ = ["certified_upper_epsilon", "gaussian_upper_epsilon", "total_variation_bound"]
 

@@ -75,7 +75,7 @@ the cap and is refused beyond (module docstring); at sample rate 1 the closed fo
 
 def schedule_of(history) -> list[tuple[float, float, int]] | None:
     """Opacus's history as a DP-SGD schedule (q, z, steps), a rate below 1e-8 moved to 1e-8 (which can only raise ε),
-    z as recorded (:func:`capped` moves it into the accounted range); None when some step had (almost) no noise
+    z as recorded (``capped`` moves it into the accounted range); None when some step had (almost) no noise
     (ε = inf)."""
     schedule = []
     for entry in history:
