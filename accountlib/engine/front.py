@@ -43,7 +43,7 @@ if TYPE_CHECKING:  # the evaluators are imported when an engine is first built (
 
 __all__ = ["CertifiedTails", "SmoothedTails", "SMOOTHING_START", "SMOOTHING_PASSES", "MAX_SMOOTHED_WORK", "tail_probabilities", "tail_probability", "next_accuracy", "START_ACCURACY",
            "COARSE_START_ACCURACY", "COARSE_START_BATCH", "REBUILD_FACTOR", "REUSE_SPAN",
-           "SMALLEST_RELATIVE_TOLERANCE_FOR_TILTING", "TILT_TOLERANCES", "PRECISE_TILT_ROUNDS", "ABSOLUTE_SHARE",
+           "SMALLEST_RELATIVE_TOLERANCE_FOR_TILTING", "TILT_TOLERANCES", "PRECISE_TILT_ROUNDS", "MAX_TILTED_NODES", "ABSOLUTE_SHARE",
            "REFINEMENT_BAND",
            "TailEngine", "TailResult", "EvaluationPaths", "MAX_NODE_BITS"]
 
@@ -82,6 +82,14 @@ each round), while the workload stays within :data:`accountlib.engine.tilted.MAX
 unmet then goes to the untilted engines. The deep level of budgets 3/2 and 11/10000 at ε = 34.24 needs one round at
 rel_tol = 1e-12 (J accuracy 3e-25: 4 s, where the untilted engine took minutes), a single budget at rel_tol = 1e-12
 one round at 1e-15 (milliseconds)."""
+
+MAX_TILTED_NODES = 5_000_000
+"""The most nodes the float64 rounds of the tilted contour (:data:`TILT_TOLERANCES`) may keep for one batch of
+requests, all rounds together (about 8 s of one core: budgets 13/17, 7/1000003 and 0.2 at ε = 10 keep 4.5e6 nodes
+in a first round of 7.3 s, its sieve included; the census sweep's largest pair keeps 59,348). A round that would
+keep at least as many as the last one (a finer J accuracy keeps more) and pass it is not started: its levels go on
+to the arb sum, whose own estimate may refuse it before its sieve (:data:`PRECISE_TILT_ROUNDS`), and then to the
+untilted engines. Raise it with the environment variable ``ACCOUNTLIB_MAX_TILTED_NODES``."""
 
 ABSOLUTE_SHARE = 4
 """An absolute request for abs_tol of a combined quantity starts from an engine at Δ = abs_tol/ABSOLUTE_SHARE."""
@@ -239,17 +247,29 @@ class CertifiedTails:
         shortfall: dict[int, float] = {}  # request → rel_tol·value/bound of its last tilted round (< 1: unmet)
         deep = [i for i, r in enumerate(requests) if self.is_deep(r[0])]
         j_tol, precise = None, False
+        built = len(self.tilted_engines)  # the tilted engines of this call are those built from here on
         for round_ in range(len(TILT_TOLERANCES) + PRECISE_TILT_ROUNDS):
             todo = [i for i in deep if i not in points]
             if not todo:
                 break
             if round_ < len(TILT_TOLERANCES):
+                if round_ and all(shortfall[i] < TILT_TOLERANCES[round_] / TILT_TOLERANCES[round_ - 1] for i in todo):
+                    continue  # a J accuracy this much finer narrows a bound at most as much: no float64 round can meet these
+                kept = sum(int(e.nodes.size) for e in self.tilted_engines[built:])
+                if round_ and kept + int(self.tilted_engines[-1].nodes.size) > resource_limit(
+                        "ACCOUNTLIB_MAX_TILTED_NODES", MAX_TILTED_NODES):
+                    continue  # the next round keeps at least the last one's nodes: beyond this call's budget
                 j_tol = TILT_TOLERANCES[round_]
             else:  # the float64 floor: the arb sum, at the J accuracy the widest miss asks for (its terms scale with it)
-                from .tilted import SMALLEST_PRECISE_J_TOL
+                from .tilted import MAX_PRECISE_NODE_TERMS, SMALLEST_PRECISE_J_TOL, precise_work
 
                 if precise and j_tol <= SMALLEST_PRECISE_J_TOL:
                     break
+                # its work estimated before its sieve: a finer J accuracy keeps at least the nodes the last round kept
+                kept = self.tilted_engines[-1].nodes.size if len(self.tilted_engines) > built else 0
+                if precise_work(kept, len(self.lattice.groups), sum(len(requests[i]) for i in todo)) > resource_limit(
+                        "ACCOUNTLIB_MAX_PRECISE_NODE_TERMS", MAX_PRECISE_NODE_TERMS):
+                    break  # the arb sum would be refused after its sieve (seconds, gigabytes): the untilted engines
                 j_tol = max(min(j_tol * min(shortfall[i] for i in todo) / 8, j_tol / 100 if precise else j_tol),
                             SMALLEST_PRECISE_J_TOL)
                 precise = True

@@ -121,3 +121,28 @@ def test_a_smoothed_tradeoff_point_stops_within_its_work_limit(monkeypatch, fres
                                                  r"4,000,000 accepted"):
         accountlib.tradeoff(pair, "1/2", abs_tol=1e-7)
     assert 0 < sum(scanned) <= OVERRUN * 1_000_000
+
+
+def test_the_tilted_contour_starts_no_round_beyond_its_budget_or_its_estimate(monkeypatch, fresh_limits):
+    """δ(10) of budgets 13/17, 7/1000003 and 0.2 on the lattice engine at rel_tol 1e-9 took 21.8 s: a float64 tilted
+    round of 4.5e6 nodes (7 s), a second of 5.1e6 and the arb sum's sieve (4 s) before the arb sum refused by its
+    count. Now a float64 round that would pass MAX_TILTED_NODES is not started, and the arb sum is not built when the
+    last round's nodes already put it past MAX_PRECISE_NODE_TERMS. Shown on budget 1/2 at ε = 40 (whose deep level
+    misses 1e-12 in float64) with both limits set to 1: one float64 round, no arb engine built."""
+    from accountlib.engine import front
+
+    monkeypatch.setenv("ACCOUNTLIB_MAX_TILTED_NODES", "1")
+    monkeypatch.setenv("ACCOUNTLIB_MAX_PRECISE_NODE_TERMS", "1")
+    reread_resource_limits()
+    built = []
+    tilted_engine = front.CertifiedTails.tilted_engine
+
+    def recording(self, smallest_index, j_tol, *, precise=False):
+        built.append(precise)
+        return tilted_engine(self, smallest_index, j_tol, precise=precise)
+
+    monkeypatch.setattr(front.CertifiedTails, "tilted_engine", recording)
+    pair = accountlib.Composition(["1/2"], engine="lattice")
+    (point,) = pair.delta([40], rel_tol=1e-12)
+    assert built == [False]  # the first float64 round only
+    assert point.error_bound > 0 and point.delta >= 0  # a certified (flagged or met) point all the same
