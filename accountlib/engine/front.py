@@ -355,15 +355,18 @@ size of δ and of G, from which the next η is chosen for the accuracy asked."""
 SMOOTHING_PASSES = 8
 """The most smoothings tried for one δ(ε) before the narrowest certified bound reached is returned."""
 
-MAX_SMOOTHED_WORK = 30_000_000
+MAX_SMOOTHED_WORK = 35_000_000
 """The most contour nodes one δ(ε) of the smoothed engine scans over all its passes together (each pass also at
-most the node cap, :data:`accountlib.engine.smoothed.MAX_SMOOTHED_NODES`): about 9 s of one core of the book's
-two-core machine, at about 3e-7 s per node scanned (budget 1: a pass of 1.38e7 nodes in 4.0 s; budgets 2.5 and
-0.05: 1.47e6 in 0.39 s; Puerto Rico's redistricting units, 5 distinct terms: 6.1e6 in 0.93 s). Each pass's node
-count is known before its sum (:class:`~accountlib.engine.smoothed.TooManyNodes`), so a pass that would pass what is
-left is never started: the result is then the narrowest bound within the budget, flagged ``capped`` (shortfall
-``node cap``). Without this budget the passes of one δ added up (budget 1 at ε = 10, rel_tol = 1e-9: 1.38e7 then
-2.75e7 nodes, 12 s, before the cap refused the next). Raise it with ``ACCOUNTLIB_MAX_SMOOTHED_WORK``."""
+most the node cap, :data:`accountlib.engine.smoothed.MAX_SMOOTHED_NODES`, 3e7): about 10 s of one core of the book's
+two-core machine for a single distinct budget, at about 3e-7 s per node scanned (budget 1: a pass of 1.38e7 nodes
+in 4.0 s; budgets 2.5 and 0.05: 1.47e6 in 0.39 s), less where the sieve drops most nodes (the redistricting paths,
+27 to 38 distinct terms: 2.86e7 in 2.8 to 3.2 s). Each pass's node count is known before its sum
+(:class:`~accountlib.engine.smoothed.TooManyNodes`), so a pass that would pass what is left is never started: the
+result is then the narrowest bound within the budget, flagged ``capped`` (shortfall ``node cap``). Half a node cap
+above the cap, so that a finest pass at the full cap still follows a few coarse passes (the redistricting paths'
+δ at rel_tol = 1e-12: 570 nodes, then 2.86e7). Without it the passes of one δ added up (budget 1 at ε = 10,
+rel_tol = 1e-9: 1.38e7, then 2.75e7 nodes, 12 s, before the cap stopped the next). Raise it with
+``ACCOUNTLIB_MAX_SMOOTHED_WORK``."""
 
 
 class SmoothedTails:
