@@ -253,8 +253,6 @@ class CertifiedTails:
             if not todo:
                 break
             if round_ < len(TILT_TOLERANCES):
-                if round_ and all(shortfall[i] < TILT_TOLERANCES[round_] / TILT_TOLERANCES[round_ - 1] for i in todo):
-                    continue  # a J accuracy this much finer narrows a bound at most as much: no float64 round can meet these
                 kept = sum(int(e.nodes.size) for e in self.tilted_engines[built:])
                 if round_ and kept + int(self.tilted_engines[-1].nodes.size) > resource_limit(
                         "ACCOUNTLIB_MAX_TILTED_NODES", MAX_TILTED_NODES):
