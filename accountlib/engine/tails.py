@@ -34,7 +34,7 @@ from .lattice import Lattice, lattice_of, threshold_index
 from .results import (DEFAULT_PATHS, SMALLEST_ACCURACY, ErrorBudget, EvaluationPaths, TailResult, certified,
                       check_lattice_size)
 from .quadrature import lattice_survivors, node_count, truncation_mass_bound, truncation_point
-from .sieve import SieveResult, scan_nodes, sieve_nodes
+from .sieve import SieveResult, check_sieve_candidates, scan_nodes, sieve_candidates, sieve_nodes
 
 __all__ = ["TailEngine", "TailResult", "ResourceLimitError", "MAX_NODE_BITS", "ESTIMATE_MARGIN", "truncation_tail_bound",
            "quadrature_plan", "planned_node_bits", "sieve_node_bits", "sieved_node_bits"]
@@ -155,7 +155,10 @@ class TailEngine:
         self.truncation_bound = truncation_mass_bound(self.variance_proxy, self.cut)
         if self.method == "sieve":
             planned = lattice_survivors(self.lattice, self.accuracy) * self.bits
-            if planned > ESTIMATE_MARGIN * limit:  # refused before the sieve (seconds and gigabytes for such lattices)
+            if planned > ESTIMATE_MARGIN * limit:
+                # the sieve's own limit first (its message names its knob), from its windows alone
+                check_sieve_candidates(sieve_candidates(self.lattice.groups, self.modulus, self.tau), self.modulus,
+                                       self.tau)  # refused before the sieve (seconds and gigabytes for such lattices)
                 raise ResourceLimitError(
                     f"Δ = {self.accuracy:.3g} needs about {planned:.2g} node-bits of arb work (estimated before the "
                     f"sieve), above the limit of {limit:.3g}; loosen the tolerance, use engine='smoothed' (budgets "
