@@ -391,9 +391,9 @@ class SmoothedTails:
         self.engine = SmoothedProfile(groups, rho, max_nodes=max_nodes)
         self._finest: dict = {}  # (ε, node cap) → the result at the finest η that cap allows (computed once)
 
-    def planned_nodes(self, epsilon, *, rel_tol: float = 1e-6) -> int:
+    def planned_nodes(self, epsilon, *, rel_tol: float = 1e-6, abs_tol: float = 0.0) -> int:
         """The cost estimate of :meth:`delta`: the contour nodes of its second pass (the η chosen for ``rel_tol``
-        from a first, coarse pass of a few hundred nodes), found before that pass's sum; 0 when the first pass
+        and ``abs_tol`` from a first, coarse pass of a few hundred nodes), found before that pass's sum; 0 when the first pass
         settles δ or no contour applies. Each later pass (at most :data:`SMOOTHING_PASSES`) follows a missed
         one, and the node cap bounds every pass."""
         from .smoothed import DegenerateContour, TooManyNodes
@@ -412,18 +412,20 @@ class SmoothedTails:
                 if not estimate > 0:
                     return 0
                 g = max(first.terms["G"], estimate * mpmath.mpf(10) ** -30)
-                cap1 = mpmath.sqrt(rel_tol * estimate * eta * math.sqrt(2 * math.pi) / (2 * b * g))
-                cap2 = mpmath.sqrt(rel_tol * estimate / (b * b * prefactor))
+                allowed = max(rel_tol * estimate, abs_tol)  # the error the tolerance allows at this δ
+                cap1 = mpmath.sqrt(allowed * eta * math.sqrt(2 * math.pi) / (2 * b * g))
+                cap2 = mpmath.sqrt(allowed / (b * b * prefactor))
                 eta = float(min(0.7 * min(cap1, cap2), eta, eta_max))
-                engine.evaluate(epsilon, s0, tau, prefactor, lp_rad, eta, rel_tol * estimate / 4, b, node_limit=0)
+                engine.evaluate(epsilon, s0, tau, prefactor, lp_rad, eta, allowed / 4, b, node_limit=0)
             except TooManyNodes as planned:
                 return planned.nodes
             except (DegenerateContour, OverflowError, ZeroDivisionError, FloatingPointError):
                 return 0
         return 0
 
-    def delta(self, epsilon, *, rel_tol: float = 1e-6, best_effort: bool = True, work_limit: int | None = None):
-        """δ(ε) with error_bound ≤ rel_tol·δ, or the narrowest certified bound the node cap allows (then
+    def delta(self, epsilon, *, rel_tol: float = 1e-6, abs_tol: float = 0.0, best_effort: bool = True,
+              work_limit: int | None = None):
+        """δ(ε) with error_bound ≤ max(rel_tol·δ, abs_tol), or the narrowest certified bound the node cap allows (then
         ``terms["capped"]`` is True). With ``best_effort=False`` a pass that would exceed the node cap ends the work
         at once: the bound reached so far is returned, capped (what a caller that refuses an unmet tolerance
         needs, in a second rather than the cap's half-minute). Where float64 cannot carry the contour's scales (δ far below 1e-280 of the
@@ -432,7 +434,9 @@ class SmoothedTails:
 
         The schedule: a first pass at η = :data:`SMOOTHING_START` gives the size of δ and of G; each next η is the
         largest whose smoothing error (O(ρη·G), O(ρ²η²·M(τ)e^{−τs₀})) fits rel_tol·δ, halved when a pass missed;
-        the certified intervals of the passes are intersected.
+        the certified intervals of the passes are intersected. ``abs_tol`` (default 0: relative only) is for a caller
+        that needs δ's absolute error only (the smoothed trade-off, whose β moves by δ's error): the accuracy, and so
+        the work, then follows δ's size, never finer than the absolute error asked for.
 
         ``work_limit``: the most contour nodes all the passes together may scan (default :data:`MAX_SMOOTHED_WORK`,
         ``ACCOUNTLIB_MAX_SMOOTHED_WORK``); a pass that would pass what is left is not started, and the result is
@@ -451,7 +455,7 @@ class SmoothedTails:
             estimate = None
             best = None
             for _ in range(SMOOTHING_PASSES):
-                target = rel_tol * estimate if estimate is not None else prefactor * 1e-3
+                target = max(rel_tol * estimate, abs_tol) if estimate is not None else prefactor * 1e-3
                 left = max(budget - spent, 0)
                 try:
                     result = engine.evaluate(epsilon, s0, tau, prefactor, lp_rad, eta, target / 4, b, node_limit=left)
@@ -471,7 +475,7 @@ class SmoothedTails:
                 spent += int(result.terms["scanned"])
                 best = intersect(best, result)
                 best = type(best)(best.epsilon, best.delta, best.error_bound, {**best.terms, "work": spent})
-                if estimate is not None and best.error_bound <= rel_tol * best.delta:
+                if estimate is not None and best.error_bound <= max(rel_tol * best.delta, abs_tol):
                     return best
                 lower = best.delta - best.error_bound
                 fresh = lower if lower > 0 else best.delta / 2
@@ -481,8 +485,9 @@ class SmoothedTails:
                 estimate = min(fresh, estimate) if failed else fresh
                 # the next η from this pass's G and the Chernoff bound, in mpf (δ may be far below 1e-308)
                 g = max(result.terms["G"], estimate * mpmath.mpf(10) ** -30)
-                cap1 = mpmath.sqrt(rel_tol * estimate * eta * math.sqrt(2 * math.pi) / (2 * b * g))
-                cap2 = mpmath.sqrt(rel_tol * estimate / (b * b * prefactor))
+                allowed = max(rel_tol * estimate, abs_tol)
+                cap1 = mpmath.sqrt(allowed * eta * math.sqrt(2 * math.pi) / (2 * b * g))
+                cap2 = mpmath.sqrt(allowed / (b * b * prefactor))
                 eta = float(min(0.7 * min(cap1, cap2), eta / 2 if failed else eta, eta_max))
                 if not eta > 1e-15:
                     return best

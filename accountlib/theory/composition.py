@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 __all__ = ["Composition", "DeltaPoint", "TradeoffPoint", "SHORTFALLS", "as_composition", "check_budget", "MAX_EPSILON",
            "BUDGET_RANGE", "MAX_SENSITIVITY", "ENGINES", "LATTICE_UP_TO", "LATTICE_NODES_UP_TO", "LATTICE_WORK_UP_TO",
            "lattice_affordable", "lattice_work", "SIEVE_CHECK_UP_TO", "SMOOTHED_RHO_FROM", "SMOOTHED_RHO_UP_TO",
-           "SMOOTHED_TRADEOFF_REL_TOL", "MAX_SMOOTHED_TRADEOFF_NODES"]
+           "SMOOTHED_TRADEOFF_DELTA_SHARE", "MAX_SMOOTHED_TRADEOFF_NODES"]
 
 # SMALLEST_REL_TOL (1e-30) and SMALLEST_ABS_TOL (1e-60) are re-exported from infrastructure.numbers, their owner
 BUDGET_RANGE = (Fraction(1, 10**300), Fraction(10**300))
@@ -154,27 +154,31 @@ def _smoothable(rhos) -> bool:
     return all(SMOOTHED_RHO_FROM <= r <= SMOOTHED_RHO_UP_TO for r in rhos)
 
 
-SMOOTHED_TRADEOFF_REL_TOL = 1e-8
-"""The relative accuracy of each δ(ε) behind a trade-off point of the smoothed engine (abs_tol/4 where that is
-finer: δ ≤ 1, and its error enters β about linearly)."""
+SMOOTHED_TRADEOFF_DELTA_SHARE = 0.25
+"""The share of a smoothed trade-off point's ``abs_tol`` that each δ(ε) behind it may err by, absolutely: β's error
+is driven by δ's absolute error (1 − αe^ε − δ(ε) and (1 − α)e^{−ε} − e^{−ε}δ(ε) move by at most δ's error), so each δ
+is computed to error_bound ≤ abs_tol/4 (:meth:`accountlib.engine.front.SmoothedTails.delta`'s ``abs_tol``; a relative
+abs_tol/4 as well, which δ ≤ 1 makes no stricter), and the work follows the accuracy asked for: about 1/sqrt(abs_tol)
+contour nodes per δ."""
 
-MAX_SMOOTHED_TRADEOFF_NODES = 50_000_000
-"""The most contour nodes the smoothed engine may be estimated to scan for one trade-off point: about 15 s of one
+MAX_SMOOTHED_TRADEOFF_NODES = 10_000_000
+"""The most contour nodes the smoothed engine may be estimated to scan for one trade-off point: about 3 s of one
 core of the book's two-core machine (3e-7 s per node scanned, :data:`accountlib.engine.front.MAX_SMOOTHED_WORK`).
 Estimated before the work, as the first grid's 17 δ(ε) at the cost of the dearer of two of them
 (:meth:`accountlib.engine.front.SmoothedTails.planned_nodes`): an estimate beyond it is refused at once, naming
 ``abs_tol`` (in well under a second; ``tradeoff(Composition([2.5, "0.05"], engine="smoothed"), "1/2",
-abs_tol=1e-9)`` plans 1.1e8). The work itself adds coarse passes, missed passes and refinement rounds, and is
-bounded by :data:`OVERRUN` times this limit: each δ(ε) gets only what is left of that (its ``work_limit``), and
-the point is refused, naming ``abs_tol``, where a δ would pass it. Raise it with the environment variable
-``ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES``."""
+abs_tol=1e-7)`` plans 1.1e7, at 1e-9 1.5e8). The work itself adds coarse passes, missed passes and refinement
+rounds, and is bounded by :data:`OVERRUN` times this limit: each δ(ε) gets only what is left of that (its
+``work_limit``), and the point is refused, naming ``abs_tol``, where a δ would pass it. Raise it with the
+environment variable ``ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES``."""
 
-OVERRUN = 4
+OVERRUN = 3
 """How far the nodes actually scanned for one smoothed trade-off point may exceed the estimate's limit
-(:data:`MAX_SMOOTHED_TRADEOFF_NODES`): 2e8 nodes, about a minute of one core, the time scale of a smoothed trade-off
+(:data:`MAX_SMOOTHED_TRADEOFF_NODES`): 3e7 nodes, about 10 s of one core, the time scale of a smoothed trade-off
 point. The estimate counts one pass per δ of the first grid; the work adds the coarse passes, missed passes and
-refinement rounds (budgets 1/3 and 123457/1000003 at abs_tol = 1e-7 need more than 3e7 nodes; budgets 2.5 and 0.05
-at α = 1/2, abs_tol = 1e-6, plan 2.6e7 and scan about 1e8, 30 s)."""
+refinement rounds, two to ten times the estimate (budgets 2.5 and 0.05 at α = 1/2, abs_tol = 1e-6: planned 3.0e6,
+scanned 1.5e7, 3.7 s; at abs_tol = 1e-7 planned 1.1e7, scanned 1.2e8; budgets 1/3 and 123457/1000003 at
+abs_tol = 1e-7: at most 7.4e6 per point)."""
 
 LATTICE_UP_TO = 2 * 10**7
 """``engine="auto"`` uses the lattice while its sieve would scan at most this many candidate nodes (an estimate at
@@ -557,20 +561,18 @@ class Composition:
 
     def _tradeoff_from_profile(self, alpha: Fraction, abs_tol: float) -> TradeoffPoint:
         """f(α) by duality from the smoothed engine's δ(ε) (:mod:`accountlib.theory.tradeoff_duality`): the lattice
-        is too fine for vertices. δ is asked to a relative 1e-8 (its error enters β about linearly)."""
+        is too fine for vertices. Each δ errs by at most abs_tol/4 (:data:`SMOOTHED_TRADEOFF_DELTA_SHARE`): its error
+        enters β about linearly."""
         from .tradeoff_duality import FIRST_GRID, first_grid, tradeoff_from_profile  # only the smoothed trade-off needs it
 
-        rel_tol = min(SMOOTHED_TRADEOFF_REL_TOL, abs_tol / 4)
+        delta_tol = SMOOTHED_TRADEOFF_DELTA_SHARE * abs_tol  # δ ≤ 1: as a relative tolerance it is no stricter
         limit = resource_limit("ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES", MAX_SMOOTHED_TRADEOFF_NODES)
         grid = first_grid(alpha)
-        planned = FIRST_GRID * max((self.smoothed.planned_nodes(e, rel_tol=rel_tol) for e in (grid[0], grid[len(grid) // 2])),
-                                   default=0) if grid else 0
+        planned = FIRST_GRID * max((self.smoothed.planned_nodes(e, rel_tol=delta_tol, abs_tol=delta_tol)
+                                    for e in (grid[0], grid[len(grid) // 2])), default=0) if grid else 0
 
         def refuse(nodes, accepted):
-            relax = ("loosen abs_tol (the cost grows about as 1/sqrt(abs_tol))" if rel_tol < SMOOTHED_TRADEOFF_REL_TOL
-                     else f"a looser abs_tol does not help above {4 * SMOOTHED_TRADEOFF_REL_TOL:g} (each delta is "
-                          f"computed to a relative {SMOOTHED_TRADEOFF_REL_TOL:g}): use budgets on a coarser grid "
-                          "(the lattice engines)")
+            relax = "loosen abs_tol (the cost grows about as 1/sqrt(abs_tol))"
             raise ResourceLimitError(
                 f"abs_tol: the smoothed trade-off at alpha = {decimal_string(alpha, 6)} to abs_tol = {abs_tol:g} needs "
                 f"{nodes} contour nodes, more than the {accepted:,} accepted (ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES); "
@@ -583,7 +585,7 @@ class Composition:
 
         def delta_at(eps):
             left = OVERRUN * limit - spent[0]
-            d = self.smoothed.delta(eps, rel_tol=rel_tol, work_limit=min(own, left))
+            d = self.smoothed.delta(eps, rel_tol=delta_tol, abs_tol=delta_tol, work_limit=min(own, left))
             spent[0] += int(d.terms.get("work", 0))
             if d.terms.get("over_budget") and left <= own:  # the next pass would pass the point's limit: not started
                 refuse(f"more than {spent[0]:,}", OVERRUN * limit)

@@ -7,10 +7,10 @@ Kept so that code written against ``accountlib.theory.profiles`` keeps working; 
 """
 
 from .composition import (BUDGET_RANGE, ENGINES, LATTICE_NODES_UP_TO, LATTICE_UP_TO, MAX_EPSILON, MAX_SENSITIVITY,
-                          SMOOTHED_RHO_FROM, SMOOTHED_RHO_UP_TO, SMOOTHED_TRADEOFF_REL_TOL, Composition, DeltaPoint,
+                          SMOOTHED_RHO_FROM, SMOOTHED_RHO_UP_TO, SMOOTHED_TRADEOFF_DELTA_SHARE, Composition, DeltaPoint,
                           ShiftPair, TradeoffPoint, as_composition, check_budget)
 from .tradeoff_duality import delta_from_tradeoff, lower_convex_envelope
 
 __all__ = ["Composition", "ShiftPair", "DeltaPoint", "TradeoffPoint", "as_composition", "check_budget", "MAX_EPSILON",
            "BUDGET_RANGE", "MAX_SENSITIVITY", "ENGINES", "LATTICE_UP_TO", "LATTICE_NODES_UP_TO", "SMOOTHED_RHO_FROM",
-           "SMOOTHED_RHO_UP_TO", "SMOOTHED_TRADEOFF_REL_TOL", "delta_from_tradeoff", "lower_convex_envelope"]
+           "SMOOTHED_RHO_UP_TO", "SMOOTHED_TRADEOFF_DELTA_SHARE", "delta_from_tradeoff", "lower_convex_envelope"]

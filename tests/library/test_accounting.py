@@ -187,7 +187,7 @@ def test_a_smoothed_tradeoff_beyond_its_cost_limit_is_refused_at_the_estimate():
     from fractions import Fraction
 
     pair = accountlib.Composition([2.5, "0.05"], engine="smoothed")
-    planned = pair.smoothed.planned_nodes(Fraction(0), rel_tol=1e-9 / 4)
+    planned = pair.smoothed.planned_nodes(Fraction(0), rel_tol=1e-9 / 4, abs_tol=1e-9 / 4)
     assert FIRST_GRID * planned > MAX_SMOOTHED_TRADEOFF_NODES
     with pytest.raises(ValueError, match=r"abs_tol: the smoothed trade-off at alpha = 0.5.* contour nodes"):
         accountlib.tradeoff(pair, "1/2", abs_tol=1e-9)
