@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # the evaluators are imported when an engine is first built (
     from .tails import TailEngine
     from .tilted import TiltedTailEngine
 
-__all__ = ["CertifiedTails", "SmoothedTails", "SMOOTHING_START", "SMOOTHING_PASSES", "MAX_SMOOTHED_WORK", "tail_probabilities", "tail_probability", "next_accuracy", "START_ACCURACY",
+__all__ = ["CertifiedTails", "SmoothedTails", "WorkMeter", "SMOOTHING_START", "SMOOTHING_PASSES", "MAX_SMOOTHED_WORK", "tail_probabilities", "tail_probability", "next_accuracy", "START_ACCURACY",
            "COARSE_START_ACCURACY", "COARSE_START_BATCH", "REBUILD_FACTOR", "REUSE_SPAN",
            "SMALLEST_RELATIVE_TOLERANCE_FOR_TILTING", "TILT_TOLERANCES", "PRECISE_TILT_ROUNDS", "MAX_TILTED_NODES", "ABSOLUTE_SHARE",
            "REFINEMENT_BAND",
@@ -365,6 +365,32 @@ above the cap, so that a finest pass at the full cap still follows a few coarse 
 δ at rel_tol = 1e-12: 570 nodes, then 2.86e7). Without it the passes of one δ added up (budget 1 at ε = 10,
 rel_tol = 1e-9: 1.38e7, then 2.75e7 nodes, 12 s, before the cap stopped the next). Raise it with
 ``ACCOUNTLIB_MAX_SMOOTHED_WORK``."""
+
+
+class WorkMeter:
+    """The contour nodes one call made of many δ(ε) (a bisection for ε) may still have the smoothed engine scan:
+    each δ gets what is left as its ``work_limit`` (:meth:`SmoothedTails.delta`) and adds what it scanned;
+    ``exhausted`` turns True when a δ was stopped by what was left (not by its own budget), after which the caller
+    refuses rather than start more work.
+
+    >>> meter = WorkMeter(1000); meter.add(400, stopped=False); meter.left, meter.exhausted
+    (600, False)
+    """
+
+    def __init__(self, limit: int):
+        self.limit = int(limit)
+        self.spent = 0
+        self.exhausted = False
+
+    @property
+    def left(self) -> int:
+        """The nodes still allowed (never negative)."""
+        return max(self.limit - self.spent, 0)
+
+    def add(self, nodes: int, *, stopped: bool) -> None:
+        """Count ``nodes`` scanned by one δ; ``stopped``: a pass of that δ was not started for want of what was left."""
+        self.spent += int(nodes)
+        self.exhausted = self.exhausted or bool(stopped)
 
 
 class SmoothedTails:

@@ -16,7 +16,8 @@ from fractions import Fraction
 
 import mpmath
 
-from ..infrastructure.numbers import SMALLEST_REL_TOL, ResourceLimitError, as_abs_tol, as_rel_tol
+from ..engine.front import WorkMeter
+from ..infrastructure.numbers import SMALLEST_REL_TOL, ResourceLimitError, as_abs_tol, as_rel_tol, resource_limit
 from ..infrastructure.shown import bound_text
 from ..infrastructure.search import FAILS, HOLDS, arithmetic, certified_bisect
 from .composition import MAX_EPSILON, Composition, DeltaPoint, TradeoffPoint, as_composition
@@ -167,6 +168,17 @@ def check_smoothed_epsilon_cost(pair, delta, near, abs_tol: float) -> None:
             "1/sqrt(abs_tol))")
 
 
+MAX_SMOOTHED_EPSILON_WORK = 40_000_000
+"""The most contour nodes the smoothed engine may scan for one :func:`epsilon` call, all its δ(ε) together (a
+:class:`~accountlib.engine.front.WorkMeter`): about 10 s of one core of the book's two-core machine where the sieve
+keeps most nodes (budget 1: 3.5e7 nodes in 11 s, loaded), 5 s where it drops most (the P.L. 94-171 releases' worst
+pair of paths needs 3.4e7, one finest pass of 2.86e7 after the bisection's coarse passes). Each bisection step gets
+what is left; where that stops a δ, the call is refused naming ``abs_tol``, with the interval certified so far,
+rather than run the capped passes of one undecided step after another (budget 1 at δ = 1e-5 to the default 1e-9:
+148.6 s; budgets 13/17 and 7/1000003 at δ = 1e-6: five undecided steps of 2.86e7 nodes each, 14 s). Raise it with
+``ACCOUNTLIB_MAX_SMOOTHED_EPSILON_WORK``."""
+
+
 def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitivities=None) -> EpsilonInterval:
     """The certified ε for a target δ: an interval [lower, upper] of width ≤ ``abs_tol`` (in [1e-30, 0.5]:
     :func:`~accountlib.theory.targets.as_epsilon_width`, a narrower interval needs δ finer than the finest
@@ -176,6 +188,12 @@ def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitiv
     ``sensitivities``). δ(ε) is decreasing in ε; the interval is found by bisection on exact rationals, each
     step decided by a certified δ(ε) (``rel_tol`` is the starting relative accuracy of each δ, tightened where a
     bound cannot decide). Report ``upper``: the composition is (upper, δ)-DP, erring towards less privacy.
+
+    Time: a bisection of about log2(ε/abs_tol) steps, each a certified δ within its engine's limits (the limits
+    table of the book's "Running the book yourself"); for the smoothed engine a cost estimate refuses before the
+    bisection (:func:`check_smoothed_epsilon_cost`), and all the steps together scan at most
+    :data:`MAX_SMOOTHED_EPSILON_WORK` contour nodes (about 10 s of one core), else the call is refused naming
+    ``abs_tol``, with the interval certified so far.
 
     >>> from fractions import Fraction
     >>> e = epsilon(["1/2", "1/3"], Fraction(1, 10**6), abs_tol=1e-6)
@@ -189,9 +207,23 @@ def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitiv
     tol = Fraction(as_epsilon_width(abs_tol))
     rel_tol = as_rel_tol(rel_tol)
     level = ApproximateDP(1, delta).levels()[0]
+    meter = (WorkMeter(resource_limit("ACCOUNTLIB_MAX_SMOOTHED_EPSILON_WORK", MAX_SMOOTHED_EPSILON_WORK))
+             if pair.smoothed is not None else None)
+    known = [Fraction(0), None]  # the largest ε certified to fail and the smallest certified to hold so far
 
     def status(eps: Fraction) -> tuple[str, DeltaPoint]:
-        (c,) = check_levels(pair, [Level(eps, level.allowed, level.witness)], rel_tol)
+        (c,) = check_levels(pair, [Level(eps, level.allowed, level.witness)], rel_tol, meter=meter)
+        if c.status == FAILS:
+            known[0] = max(known[0], eps)
+        elif c.status == HOLDS:
+            known[1] = eps if known[1] is None else min(known[1], eps)
+        if meter is not None and meter.exhausted:
+            reached = (f"the interval certified so far is [{float(known[0]):.10g}, {float(known[1]):.10g}]"
+                       if known[1] is not None else "no epsilon was certified yet")
+            raise ResourceLimitError(
+                f"abs_tol: an epsilon interval {float(tol):g} wide for delta = {float(delta):g} needs more than the "
+                f"{meter.limit:,} contour nodes of the smoothed engine one epsilon call may scan "
+                f"(ACCOUNTLIB_MAX_SMOOTHED_EPSILON_WORK); {reached}; loosen abs_tol, or raise the limit")
         return c.status, c.point
 
     def decided_towards(start: Fraction, end: Fraction, wanted: str):

@@ -449,7 +449,7 @@ class Composition:
             error = (first.error_bound + growth * second.error_bound) * (1 + 1e-9)  # mpf: no overflow, no underflow
         return DeltaPoint(eps, value, error_bound(error))
 
-    def delta(self, epsilons, *, rel_tol: float = 1e-6, best_effort: bool = True) -> list[DeltaPoint]:
+    def delta(self, epsilons, *, rel_tol: float = 1e-6, best_effort: bool = True, meter=None) -> list[DeltaPoint]:
         """The exact privacy profile δ(ε) at each ε in [0, :data:`MAX_EPSILON`] (δ(0) = the total variation distance
         between the two distributions), each with error_bound ≤ rel_tol·δ (the book's chapter "The sieve"),
         or, where no engine reaches that, the narrowest certified bound found, flagged (``meets_tolerance`` False, its
@@ -462,6 +462,10 @@ class Composition:
         deep levels — both thresholds at least ``paths.deep_from``·√V into the tail — on the tilted contour
         (:mod:`accountlib.engine.tilted`), the others, and any deep level it cannot certify, on untilted engines
         refined until the bound is met.
+
+        ``meter``: a :class:`~accountlib.engine.front.WorkMeter` shared by the δ of one larger call (the bisection of
+        :func:`accountlib.theory.accounting.epsilon`): the smoothed engine's δ then scan at most what it has left,
+        flagged ``node cap`` where that stopped them. The lattice engines have their own limits and ignore it.
         """
         if isinstance(epsilons, (str, bytes)) or not hasattr(epsilons, "__iter__"):
             raise ValueError(f"epsilons must be a list of numbers; got {epsilons!r}")
@@ -481,8 +485,12 @@ class Composition:
 
         if self.smoothed is not None:
             points = []
+            own = resource_limit("ACCOUNTLIB_MAX_SMOOTHED_WORK", MAX_SMOOTHED_WORK)
             for e in eps:
-                d = self.smoothed.delta(e, rel_tol=rel_tol, best_effort=best_effort)
+                limit = own if meter is None else min(own, meter.left)
+                d = self.smoothed.delta(e, rel_tol=rel_tol, best_effort=best_effort, work_limit=limit)
+                if meter is not None:
+                    meter.add(d.terms.get("work", 0), stopped=bool(d.terms.get("over_budget")) and limit < own)
                 points.append(_flag_delta(DeltaPoint(d.epsilon, d.delta, error_bound(d.error_bound)), rel_tol, d.terms))
             return points
         gains = [1 + math.exp(min(float(e), 700)) for e in eps]

@@ -32,13 +32,14 @@ class LevelCheck:
     status: str
 
 
-def check_levels(pair: Composition, levels: list[Level], rel_tol: float) -> list[LevelCheck]:
-    """Each level decided by certified δ(ε), the tolerance tightened for levels the bound leaves undecided."""
+def check_levels(pair: Composition, levels: list[Level], rel_tol: float, *, meter=None) -> list[LevelCheck]:
+    """Each level decided by certified δ(ε), the tolerance tightened for levels the bound leaves undecided
+    (``meter``: the smoothed engine's work budget shared with the caller's other δ, :meth:`Composition.delta`)."""
     checks: dict[int, LevelCheck] = {}
     todo = list(range(len(levels)))
     tol = rel_tol
     while todo:
-        points = pair.delta([levels[i].epsilon for i in todo], rel_tol=tol)
+        points = pair.delta([levels[i].epsilon for i in todo], rel_tol=tol, meter=meter)
         undecided = []
         for i, p in zip(todo, points):
             lv = levels[i]
@@ -50,7 +51,7 @@ def check_levels(pair: Composition, levels: list[Level], rel_tol: float) -> list
                 status = "undecided"
                 undecided.append(i)
             checks[i] = LevelCheck(lv, p, status)
-        if tol <= SMALLEST_REL_TOL * 1.000001:
+        if tol <= SMALLEST_REL_TOL * 1.000001 or (meter is not None and meter.exhausted):
             break
         todo, tol = undecided, max(tol * 1e-6, SMALLEST_REL_TOL)
     return [checks[i] for i in range(len(levels))]

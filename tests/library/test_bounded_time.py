@@ -148,6 +148,27 @@ def test_a_smoothed_tradeoff_point_asks_each_delta_only_the_accuracy_its_abs_tol
     assert planned(1e-6) < wide.smoothed.planned_nodes(grid[0], rel_tol=1e-8) * FIRST_GRID / 4
 
 
+def test_a_smoothed_epsilon_call_shares_one_work_budget_and_is_refused_when_it_runs_out(monkeypatch, fresh_limits,
+                                                                                        scanned):
+    """epsilon(budgets 13/17 and 7/1000003, δ = 1e-6) ran five undecided bisection steps each on a capped finest pass
+    of 2.86e7 nodes (14 s), budget 1 at δ = 1e-5 many more (148.6 s): the δ of one epsilon call now share one budget
+    (MAX_SMOOTHED_EPSILON_WORK, here 3e6 to keep the test short; a WorkMeter), each step gets what is left, and the
+    call is refused naming abs_tol, with the interval certified so far, once a δ was stopped by it."""
+    from accountlib.theory.accounting import MAX_SMOOTHED_EPSILON_WORK
+
+    pair = accountlib.Composition(["13/17", "7/1000003"])
+    assert pair.engine_kind == "smoothed" and MAX_SMOOTHED_EPSILON_WORK >= 34_000_000  # the P.L. 94 worst pair's need
+    monkeypatch.setenv("ACCOUNTLIB_MAX_SMOOTHED_EPSILON_WORK", "3000000")
+    reread_resource_limits()
+    scanned.clear()
+    with pytest.raises(ResourceLimitError, match=r"abs_tol: an epsilon interval 1e-09 wide for delta = 1e-06 needs "
+                                                 r"more than the 3,000,000 contour nodes.*certified so far is \[4\.17"):
+        accountlib.epsilon(pair, "1e-6")
+    assert 0 < sum(scanned) <= 3_000_000
+    interval = accountlib.epsilon(pair, "1e-6", abs_tol=1e-4)  # a coarser interval fits the same budget
+    assert interval.width <= Fraction(1, 10**4) and interval.at_upper.delta + interval.at_upper.error_bound <= 1e-6
+
+
 def test_the_tilted_contour_starts_no_round_beyond_its_budget_or_its_estimate(monkeypatch, fresh_limits):
     """δ(10) of budgets 13/17, 7/1000003 and 0.2 on the lattice engine at rel_tol 1e-9 took 21.8 s: a float64 tilted
     round of 4.5e6 nodes (7 s), a second of 5.1e6 and the arb sum's sieve (4 s) before the arb sum refused by its
