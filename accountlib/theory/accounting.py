@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, localcontext
 from fractions import Fraction
 
 import mpmath
@@ -179,6 +180,14 @@ rather than run the capped passes of one undecided step after another (budget 1 
 ``ACCOUNTLIB_MAX_SMOOTHED_EPSILON_WORK``."""
 
 
+def _decimal(value: Fraction, rounding: str) -> str:
+    """``value`` to 10 significant digits, rounded in the direction ``rounding`` (a decimal module constant): an
+    interval's ends shown outwards."""
+    with localcontext() as context:
+        context.prec, context.rounding = 10, rounding
+        return str(+(Decimal(value.numerator) / Decimal(value.denominator)))
+
+
 def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitivities=None) -> EpsilonInterval:
     """The certified ε for a target δ: an interval [lower, upper] of width ≤ ``abs_tol`` (in [1e-30, 0.5]:
     :func:`~accountlib.theory.targets.as_epsilon_width`, a narrower interval needs δ finer than the finest
@@ -218,8 +227,9 @@ def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitiv
         elif c.status == HOLDS:
             known[1] = eps if known[1] is None else min(known[1], eps)
         if meter is not None and meter.exhausted:
-            reached = (f"the interval certified so far is [{float(known[0]):.10g}, {float(known[1]):.10g}]"
-                       if known[1] is not None else "no epsilon was certified yet")
+            reached = (f"the interval certified so far is [{_decimal(known[0], ROUND_FLOOR)}, "
+                       f"{_decimal(known[1], ROUND_CEILING)}]" if known[1] is not None
+                       else "no epsilon was certified to hold yet")
             raise ResourceLimitError(
                 f"abs_tol: an epsilon interval {float(tol):g} wide for delta = {float(delta):g} needs more than the "
                 f"{meter.limit:,} contour nodes of the smoothed engine one epsilon call may scan "
