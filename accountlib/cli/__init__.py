@@ -444,6 +444,32 @@ def outward_decimal(value: Fraction, *, up: bool, digits: int = 15) -> str:
     return as_string(steps * unit, exponent)
 
 
+def interval_decimals(lower: Fraction, upper: Fraction, width: Fraction, *, digits: int = 15) -> tuple[str, str]:
+    """A certified ε interval's ends as exact decimals rounded outwards (:func:`outward_decimal`), with at least
+    ``digits`` significant digits and as many more as keep the printed interval no wider than ``width`` (the
+    --abs-tol asked; the library certified ``upper − lower ≤ width``): 15 digits of ε ≈ 2.94 are a grid of 1e-14,
+    so an interval certified 1e-30 wide needs 31 decimals. An interval wider than ``width`` (one printed flagged,
+    --best-effort) keeps ``digits``.
+
+    >>> interval_decimals(Fraction(1, 3), Fraction(1, 3) + Fraction(1, 10**20), Fraction(2, 10**20))
+    ('0.33333333333333333333', '0.33333333333333333335')
+    """
+    shown = outward_decimal(lower, up=False, digits=digits), outward_decimal(upper, up=True, digits=digits)
+    if upper - lower > width:
+        return shown
+    # each digit more narrows the rounding tenfold: the loop ends when the rounding adds less than the slack
+    # width − (upper − lower), at the latest at the ends' exact decimals (bisection midpoints: dyadic, as many
+    # decimals as their denominators have bits)
+    most = digits + 40 + max(lower.denominator.bit_length(), upper.denominator.bit_length()) + len(str(int(upper)))
+    while Fraction(Decimal(shown[1])) - Fraction(Decimal(shown[0])) > width:
+        if digits >= most:
+            fail(f"--abs-tol {float(width):g}: the certified interval [{shown[0]}, {shown[1]}] has no decimal "
+                 f"form within {digits} digits that is no wider; give a slightly larger --abs-tol")
+        digits += 1
+        shown = outward_decimal(lower, up=False, digits=digits), outward_decimal(upper, up=True, digits=digits)
+    return shown
+
+
 # -- targets (calibrate, allocate) ----------------------------------------------------------------------------------
 
 def add_target_arguments(parser) -> None:

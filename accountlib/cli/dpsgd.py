@@ -29,7 +29,8 @@ from ..engine.subsampled_gaussian_inversion import MAX_NODES
 from ..infrastructure.numbers import LARGEST_TOL, as_fraction, as_resolution, certified_decimal, decimal_string
 from ..theory.dpsgd_arguments import FINEST_TOLERANCE, dpsgd_abs_tol, dpsgd_rel_tol
 from ..theory.dpsgd_epsilon_search import width_shown
-from . import Once, Parser, certified_rows, emit_row, emit_rows, exact_tolerance, fail, number, outward_decimal
+from . import (Once, Parser, certified_rows, emit_row, emit_rows, exact_tolerance, fail, interval_decimals, number,
+               outward_decimal)
 
 __all__ = ["add_parser", "run_delta", "run_epsilon", "run_tradeoff", "run_calibrate", "RUN_HELP",
            "NEGATIVE_VALUE_MESSAGES"]
@@ -236,8 +237,9 @@ def run_epsilon(args) -> int:
                  f"[{outward_decimal(e.lower, up=False)}, {outward_decimal(e.upper, up=True)}] for this run (its "
                  f"inversion would need more than {MAX_NODES:,} nodes at any tolerance: a sampling rate this small "
                  f"over so few steps; the interval is from bounds that need none); {fix}")
-        row = {"delta": decimal_string(d, 30), "epsilon_lower": outward_decimal(e.lower, up=False),
-               "epsilon_upper": outward_decimal(e.upper, up=True), "relation": e.relation, "dominant": e.dominant}
+        lower, upper = interval_decimals(e.lower, e.upper, args.abs_tol)  # no wider than --abs-tol, or 15 digits flagged
+        row = {"delta": decimal_string(d, 30), "epsilon_lower": lower, "epsilon_upper": upper,
+               "relation": e.relation, "dominant": e.dominant}
         if args.best_effort:
             row["shortfall"] = "node cap" if wide else ""
         rows.append(row)

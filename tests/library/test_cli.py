@@ -100,7 +100,28 @@ def test_epsilon_help_states_the_width_it_accepts_and_the_narrowest_is_certified
     result = run("epsilon", "--rho", "1/2", "--delta", "1e-5", "--abs-tol", "1e-30", "--json")
     assert result.returncode == 0, result.stderr
     (row,) = json.loads(result.stdout)
-    assert Decimal(row["epsilon_upper"]) - Decimal(row["epsilon_lower"]) <= Decimal("1e-14")  # printed outwards
+    assert Decimal(row["epsilon_upper"]) - Decimal(row["epsilon_lower"]) <= Decimal("1e-30")  # printed outwards
+
+
+@pytest.mark.parametrize("abs_tol", ["1e-30", "1e-20", "3e-16"])
+def test_epsilon_prints_the_digits_its_abs_tol_needs_and_contains_the_certified_interval(abs_tol):
+    """The CLI printed 15 digits whatever --abs-tol asked: at 1e-30 an interval 1e-14 wide, with no flag (r37b S2-1).
+    The printed ends are exact decimals rounded outwards: they contain the library's certified ends, and the printed
+    interval is no wider than --abs-tol (text and JSON alike)."""
+    from fractions import Fraction
+
+    from accountlib import epsilon
+
+    result = run("epsilon", "--rho", "1/2", "--delta", "1e-5", "--abs-tol", abs_tol, "--json")
+    assert result.returncode == 0, result.stderr
+    (row,) = json.loads(result.stdout)
+    assert set(row) == {"delta", "epsilon_lower", "epsilon_upper"}
+    lower, upper = Decimal(row["epsilon_lower"]), Decimal(row["epsilon_upper"])
+    assert upper - lower <= Decimal(abs_tol)
+    e = epsilon(["1/2"], "1e-5", abs_tol=float(abs_tol))
+    assert Fraction(lower) <= e.lower and e.upper <= Fraction(upper)
+    table = run("epsilon", "--rho", "1/2", "--delta", "1e-5", "--abs-tol", abs_tol).stdout.splitlines()[1].split()
+    assert table[1:] == [row["epsilon_lower"], row["epsilon_upper"]]
 
 
 def test_sweep_options_that_do_not_apply_are_refused(tmp_path):
