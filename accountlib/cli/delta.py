@@ -74,4 +74,5 @@ def uncertified(pair, point, rel_tol: float) -> str:
     if limit is None or exact_rational(point.epsilon) < limit:
         return f"{where}: only the certified upper bound δ ≤ {upper} was reached; loosen --rel-tol, or print it flagged with --best-effort"
     return (f"{where}: only the certified upper bound δ ≤ {upper} (the rigorous sub-Gaussian tail bound); --eps "
-            f"below {decimal_string(limit, 10)} is certified to a relative accuracy for these budgets")
+            f"below {decimal_string(limit, 10)} is certified to a relative accuracy for these budgets, or print this "
+            "bound flagged with --best-effort")

@@ -26,10 +26,11 @@ from fractions import Fraction
 import mpmath
 
 from ..engine.subsampled_gaussian_inversion import MAX_NODES
-from ..infrastructure.numbers import LARGEST_TOL, as_fraction, as_resolution, certified_decimal, decimal_string
+from ..infrastructure.numbers import LARGEST_TOL, as_fraction, certified_decimal, decimal_string
 from ..theory.dpsgd_arguments import FINEST_TOLERANCE, dpsgd_abs_tol, dpsgd_rel_tol
 from ..theory.dpsgd_epsilon_search import width_shown
-from . import (Once, Parser, certified_rows, emit_row, emit_rows, exact_tolerance, fail, interval_decimals, number,
+from . import (Once, Parser, certified_rows, checked_resolution, emit_row, emit_rows, exact_tolerance, fail,
+               interval_decimals, number,
                outward_decimal)
 
 __all__ = ["add_parser", "run_delta", "run_epsilon", "run_tradeoff", "run_calibrate", "RUN_HELP",
@@ -173,9 +174,9 @@ def add_parser(sub) -> None:
                              "Targets are (ε, δ) pairs only (no μ-GDP target for a DP-SGD run).")
     _run_arguments(cal, calibrating=True)
     cal.add_argument("--target-eps", nargs="+", action=Once, type=number("target-eps"), metavar="E",
-                     help="ε of each target, > 0 (required)")
+                     help="ε of each target, in [0, 200] (required)")
     cal.add_argument("--target-delta", nargs="+", action=Once, type=number("target-delta"), metavar="D",
-                     help="δ of each target, one per --target-eps or one for all (required)")
+                     help="δ of each target, in [1e-300, 1), one per --target-eps or one for all (required)")
     cal.add_argument("--target-mu", action=Once, metavar="MU", help=argparse.SUPPRESS)  # refused in one line
     cal.add_argument("--resolution", action=Once, type=number("resolution"), default=Fraction(1, 10**5),
                      metavar="R", help="grid step relative to the answer, in [1e-9, 0.5] (default 1e-5)")
@@ -262,10 +263,7 @@ def run_calibrate(args) -> int:
     from ..theory.dpsgd_accounting import calibrate_noise_multiplier
     from ..theory.dpsgd_calibration import calibrate_dpsgd
 
-    try:
-        resolution = as_resolution(args.resolution, "--resolution")
-    except ValueError as error:
-        fail(str(error))
+    resolution = checked_resolution(args.resolution)
     if args.target_mu is not None:
         fail("--target-mu: a μ-GDP target is not accepted for a DP-SGD run; give (ε, δ) targets: --target-eps E "
              "--target-delta D")
