@@ -229,6 +229,11 @@ def run_epsilon(args) -> int:
     for d in args.delta:
         e = run.epsilon(d, abs_tol=abs_tol, best_effort=True)  # a wider interval is decided here, in this tool's terms
         wide = e.upper - e.lower > as_fraction(abs_tol, "abs-tol", floats="binary")
+        if wide and not args.best_effort and e.shortfall == "precision":
+            fail(f"--abs-tol {abs_tol:g}: the certified bounds cannot decide δ(ε) against δ = {float(d):g} closer: "
+                 f"ε(δ) lies in [{outward_decimal(e.lower, up=False)}, {outward_decimal(e.upper, up=True)}] (float64 "
+                 f"certifies δ to about T·1e-13 relative); loosen --abs-tol (this interval is "
+                 f"{width_shown(e.upper - e.lower)} wide), or print it flagged with --best-effort")
         if wide and not args.best_effort:
             width = width_shown(e.upper - e.lower)
             fix = (f"give --abs-tol {width} or more, or print it flagged with --best-effort"
@@ -242,7 +247,7 @@ def run_epsilon(args) -> int:
         row = {"delta": decimal_string(d, 30), "epsilon_lower": lower, "epsilon_upper": upper,
                "relation": e.relation, "dominant": e.dominant}
         if args.best_effort:
-            row["shortfall"] = "node cap" if wide else ""
+            row["shortfall"] = (e.shortfall or "precision") if wide else ""
         rows.append(row)
     return _emit(args, rows, ("delta", "epsilon_lower", "epsilon_upper", "dominant") + ("shortfall",) * args.best_effort)
 

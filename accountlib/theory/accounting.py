@@ -127,11 +127,13 @@ def tradeoff(composition, alpha, *, abs_tol: float | None = None, sensitivities=
 class EpsilonInterval:
     """The composition is (``upper``, δ)-DP (δ(upper) ≤ δ certified) and not (``lower``, δ)-DP (δ(lower) > δ
     certified); ``upper`` − ``lower`` ≤ the tolerance asked. ``lower`` = 0 with ``at_lower`` None when δ(ε) ≤ δ
-    for every ε > 0 tried down to ``upper``.
+    for every ε > 0 tried down to ``upper``. ``meets_tolerance`` says whether the width is at most the tolerance
+    asked; when not (a result asked for with ``best_effort=True``), ``shortfall`` names why: "precision" (the engine's
+    bounds cannot decide δ(ε) against δ closer) or "node cap" (a DP-SGD run whose inversion is out of reach).
 
     >>> e = epsilon(["1/2"], "1e-5", abs_tol=1e-6)
-    >>> float(e.lower) < float(e.upper) <= float(e.lower) + 1e-6
-    True
+    >>> float(e.lower) < float(e.upper) <= float(e.lower) + 1e-6, e.meets_tolerance, e.shortfall
+    (True, True, None)
     """
 
     delta: Fraction
@@ -139,6 +141,8 @@ class EpsilonInterval:
     upper: Fraction
     at_lower: DeltaPoint | None
     at_upper: DeltaPoint
+    meets_tolerance: bool = True
+    shortfall: str | None = None
 
     @property
     def width(self) -> Fraction:
@@ -167,10 +171,16 @@ def check_smoothed_epsilon_cost(pair, delta, near, abs_tol: float) -> None:
             "1/sqrt(abs_tol))")
 
 
-def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitivities=None) -> EpsilonInterval:
+def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitivities=None,
+            best_effort: bool = False) -> EpsilonInterval:
     """The certified ε for a target δ: an interval [lower, upper] of width ≤ ``abs_tol`` (in [1e-30, 0.5]:
     :func:`~accountlib.theory.targets.as_epsilon_width`, a narrower interval needs δ finer than the finest
-    relative accuracy, 1e-30; refused at once; ``rel_tol`` in [1e-30, 0.5]).
+    relative accuracy, 1e-30; refused at once; ``rel_tol`` in [1e-30, 0.5]). For a DP-SGD run ``abs_tol`` is in
+    [1e-12, 0.5] and ``rel_tol`` is checked but not used: the run chooses the accuracy of each δ its inversion needs.
+
+    The tolerance is met or the call says so, the rule of :func:`delta`: an interval the certified bounds cannot
+    narrow to ``abs_tol`` raises a one-line ``ArithmeticError``; with ``best_effort=True`` the narrowest interval
+    certified is returned instead, with ``meets_tolerance`` False and its ``shortfall`` named.
 
     ``composition`` is a :class:`~accountlib.theory.composition.Composition` or a list of budgets ρ_i (with optional
     ``sensitivities``). δ(ε) is decreasing in ε; the interval is found by bisection on exact rationals, each
@@ -182,8 +192,11 @@ def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitiv
     >>> e.width <= Fraction(1, 10**6) and e.at_upper.delta + e.at_upper.error_bound <= 1e-6
     True
     """
+    if not isinstance(best_effort, bool):
+        raise ValueError(f"best_effort must be True or False; got {best_effort!r}")
     if accounts_itself(composition, sensitivities):  # a DP-SGD run: its own certified interval, add/remove-one
-        return composition.epsilon(delta, abs_tol=abs_tol)
+        as_rel_tol(rel_tol)  # refused as everywhere (nan, 0, 1), though the run sets each δ's accuracy itself
+        return composition.epsilon(delta, abs_tol=abs_tol, best_effort=best_effort)
     pair = as_composition(composition, sensitivities)
     delta = as_target_delta(delta, "delta")
     tol = Fraction(as_epsilon_width(abs_tol))
@@ -240,7 +253,10 @@ def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitiv
         status, (lower, at_lower), (upper, at_upper), midpoint=arithmetic, until=lambda lo, hi: not hi - lo > tol,
         undecided=undecided)
     if upper - lower > tol:
+        if best_effort:
+            return EpsilonInterval(delta, lower, upper, at_lower, at_upper, meets_tolerance=False, shortfall="precision")
         raise ArithmeticError(f"the certified ε for δ = {float(delta):g} lies in [{float(lower):.10g}, {float(upper):.10g}], "
                               f"wider than abs_tol = {float(tol):g}: inside it the engine's bounds cannot decide δ(ε) "
-                              "against δ for these budgets")
+                              "against δ for these budgets; loosen abs_tol, or pass best_effort=True for that interval, "
+                              "flagged")
     return EpsilonInterval(delta, lower, upper, at_lower, at_upper)

@@ -296,3 +296,30 @@ def test_a_refusal_names_the_bound_reached_rounded_up_not_a_narrowest_bound():
     shown = float(re.search(r"the bound certified when the engine stopped is (\S+) on delta", message).group(1))
     assert shown > 1e-12 * 1.34e-9  # a bound that misses the tolerance, as printed
     assert bound_text(mpmath.mpf("1.8201e-11")) == "1.9e-11" and bound_text(mpmath.mpf("9.96e-14")) == "1.0e-13"
+
+
+def test_every_epsilon_interval_says_whether_it_meets_its_tolerance():
+    """r37b S3-10: EpsilonInterval had no meets_tolerance (every other result type has it), and the front door's
+    epsilon of a DP-SGD run ignored rel_tol (nan accepted) and refused best_effort ("unexpected keyword argument").
+    Now the rule of delta: an interval wider than abs_tol raises in one line, or with best_effort=True comes back
+    flagged ("precision": float64 certifies a DP-SGD run's δ to about T·1e-13 relative, so 1e-12 is out of reach
+    for this run), its ends still certified."""
+    from fractions import Fraction
+
+    from accountlib import epsilon
+    from accountlib.theory.dpsgd_accounting import DPSGDComposition
+
+    e = epsilon(["1/2"], "1e-5", abs_tol=1e-12)
+    assert e.meets_tolerance and e.shortfall is None and e.width <= Fraction(1e-12)
+    run = DPSGDComposition(0.01, 1.0, 100)
+    with pytest.raises(ValueError, match=r"^rel_tol must be a finite number in \[1e-30, 0.5\]"):
+        epsilon(run, "1e-5", rel_tol=float("nan"))
+    with pytest.raises(ArithmeticError, match="or pass best_effort=True"):
+        epsilon(run, "1e-5", abs_tol=1e-12)
+    flagged = epsilon(run, "1e-5", abs_tol=1e-12, best_effort=True)
+    assert not flagged.meets_tolerance and flagged.shortfall == "precision" and flagged.width > Fraction(1e-12)
+    met = epsilon(run, "1e-5", abs_tol=1e-8, best_effort=True)
+    assert met.meets_tolerance and met.width <= Fraction(1e-8)
+    assert flagged.lower <= met.upper and met.lower <= flagged.upper  # both certified: they overlap
+    with pytest.raises(ValueError, match="best_effort must be True or False"):
+        epsilon(["1/2"], "1e-5", best_effort="yes")
