@@ -531,7 +531,7 @@ def checked_resolution(value: Fraction) -> float:
     except ValueError:
         from ..infrastructure.shown import shown_value  # messages only
 
-        fail(f"--resolution must be a number in [{SMALLEST_RESOLUTION:g}, {LARGEST_TOL:g}] (a grid step relative to the "
+        fail(f"--resolution must be in [{SMALLEST_RESOLUTION:g}, {LARGEST_TOL:g}] (a grid step relative to the "
              f"answer's scale); got {shown_value(value) if abs(value) < 10**300 else 'a value above 1e300'}")
 
 

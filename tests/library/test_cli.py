@@ -340,9 +340,9 @@ def test_the_dp_accounting_drop_in_names_target_delta():
     (["calibrate", "--rho", "1/2", "--target-eps", "1", "--target-delta", "1e-5", "--resolution", "nan"],
      "--resolution must be a finite number in [1e-9, 0.5]; got 'nan'"),
     (["calibrate", "--rho", "1/2", "--target-eps", "1", "--target-delta", "1e-5", "--resolution", "1e-10"],
-     "error: --resolution must be a number in [1e-09, 0.5]"),
+     "error: --resolution must be in [1e-09, 0.5]"),
     (["dpsgd", "calibrate", "--q", "0.01", "--steps", "10", "--target-eps", "1", "--target-delta", "1e-5",
-      "--resolution", "1e309"], "error: --resolution must be a number in [1e-09, 0.5] (a grid step relative to the "
+      "--resolution", "1e309"], "error: --resolution must be in [1e-09, 0.5] (a grid step relative to the "
      "answer's scale); got a value above 1e300"),
     # S3-13: Python's digit grouping is not a documented form (1_0 was read as 10)
     (["delta", "--rho", "1_0", "--eps", "1"], "--rho must be a decimal (e.g. 0.05, 1e-6) or a fraction"),
