@@ -28,10 +28,11 @@ false 0). The β of ``tradeoff`` is the exact f(α) at the α asked, not read of
 tolerance that could not be certified — is one line on stderr and exit status 2;
 never a traceback, and never a NaN or infinite number on stdout.
 
-Limits (see book/running.md, "Reliability"): 0 < ε ≤ composition.MAX_EPSILON (5000);
+Limits (see book/running.md, "Reliability"): 0 ≤ ε ≤ composition.MAX_EPSILON (5000);
 --rel-tol in [1e-30, 0.5]; --abs-tol in [1e-60, 0.5] (an ε interval's width, epsilon --abs-tol, in
-[1e-30, 0.5]); numbers with exponents
-beyond ±1000 are refused at once; an engine needing more than
+[1e-30, 0.5]); every number is a decimal or a fraction of nonzero magnitude within [1e-1000, 1e1000] and at most
+1000 digits (so a nonzero ε, α or δ below 1e-1000 is refused at once, and Python's digit grouping, 1_000, too);
+an engine needing more than
 tails.MAX_NODE_BITS node-bits (environment variable ACCOUNTLIB_MAX_NODE_BITS)
 is refused before it is built; a --budgets file of more than engine.results.MAX_DISTINCT_TERMS (20,000)
 distinct (budget, sensitivity) lines (environment variable ACCOUNTLIB_MAX_DISTINCT_TERMS) is refused as soon as

@@ -69,7 +69,9 @@ def _kept(points: list, best_effort: bool, explain) -> list:
 
 def delta(composition, epsilon, *, rel_tol: float = 1e-6, sensitivities=None,
           best_effort: bool = False) -> DeltaPoint | list[DeltaPoint]:
-    """The exact δ(ε) of ``composition`` at ``epsilon`` (a number or a list, each in [0, 5000]), each with
+    """The exact δ(ε) of ``composition`` at ``epsilon`` (a number or a list, each in [0, 5000], a nonzero ε at
+    least 1e-1000 and written with at most 1000 digits: the range of every number read,
+    :func:`~accountlib.infrastructure.numbers.as_fraction`), each with
     ``error_bound ≤ rel_tol·δ`` (sieve paper §3.2, Prop. 3.3: δ(ε) = P(S > ε/ρ' − 1) − e^ε P(S > ε/ρ' + 1); δ(0) is the
     total variation distance).
 
@@ -100,7 +102,8 @@ def delta(composition, epsilon, *, rel_tol: float = 1e-6, sensitivities=None,
 
 def tradeoff(composition, alpha, *, abs_tol: float | None = None, sensitivities=None,
              best_effort: bool = False) -> TradeoffPoint | list[TradeoffPoint]:
-    """β = f(α) of ``composition`` at ``alpha`` in [0, 1] (a number or a list), each with
+    """β = f(α) of ``composition`` at ``alpha`` in [0, 1] (a number or a list; a nonzero α at least 1e-1000,
+    written with at most 1000 digits), each with
     ``error_bound ≤ abs_tol``: the smallest type II error of a test of type I error α between the two
     distributions (unifying paper §2; the exact trade-off function, not read off a grid). ``abs_tol`` defaults to
     1e-12 (1e-9 for a DP-SGD run, whose float64 evaluation certifies about that). A bound that misses ``abs_tol``

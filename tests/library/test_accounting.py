@@ -323,3 +323,21 @@ def test_every_epsilon_interval_says_whether_it_meets_its_tolerance():
     assert flagged.lower <= met.upper and met.lower <= flagged.upper  # both certified: they overlap
     with pytest.raises(ValueError, match="best_effort must be True or False"):
         epsilon(["1/2"], "1e-5", best_effort="yes")
+
+
+def test_the_documented_ranges_state_the_limit_of_every_number_read():
+    """r37b S3-9: delta's docstring said ε in [0, 5000] and tradeoff's α in [0, 1], yet 1e-1001 (and 1001 digits)
+    is refused as every number read is; the documentation now states that limit where it states the range."""
+    from pathlib import Path
+
+    from accountlib.cli import __doc__ as cli_doc
+
+    for function, value in ((accountlib.delta, "1e-1001"), (accountlib.tradeoff, "1e-1001"),
+                            (accountlib.delta, "0." + "1" * 1001)):
+        assert "1e-1000" in function.__doc__ and "1000 digits" in function.__doc__
+        with pytest.raises(ValueError, match=r"out of the supported range \(magnitudes between 1e-1000 and 1e1000, "
+                                             r"at most 1000 digits\)"):
+            function(["1/2"], value)
+    assert "[1e-1000, 1e1000]" in " ".join(cli_doc.split())
+    running = " ".join((Path(__file__).parents[2] / "book" / "running.md").read_text().split())
+    assert "a nonzero ε is at least 1e-1000" in running and "a nonzero magnitude in [1e-1000, 1e1000]" in running
