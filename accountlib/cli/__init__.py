@@ -49,13 +49,14 @@ import re
 import sys
 from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal, DivisionByZero, Inexact, InvalidOperation, Overflow, Underflow
 from decimal import localcontext
+from contextlib import contextmanager
 from fractions import Fraction
 
 import mpmath
 
 from ..engine.results import check_distinct_terms
-from ..infrastructure.numbers import (LARGEST_TOL, SMALLEST_ABS_TOL, SMALLEST_REL_TOL, SMALLEST_RESOLUTION, as_abs_tol,
-                                     as_fraction, as_rel_tol, as_resolution, as_string, certified_decimal,
+from ..infrastructure.numbers import (LARGEST_TOL, SMALLEST_ABS_TOL, SMALLEST_REL_TOL, SMALLEST_RESOLUTION,
+                                     ResourceLimitError, as_abs_tol, as_fraction, as_rel_tol, as_resolution, as_string, certified_decimal,
                                      decimal_string, floor_log10, fraction_to_mpf)
 from ..theory.composition import MAX_EPSILON, MAX_SENSITIVITY, Composition, check_budget
 
@@ -347,6 +348,28 @@ def composition(args) -> Composition:
         return _named("--rho", lambda: Composition(args.rho))
     budgets, shifts = read_budgets_file(args.budgets)
     return _named("--budgets", lambda: Composition(budgets, sensitivities=shifts))
+
+
+def composition_option(args) -> str:
+    """The option that named the composition, as the user gave it: --pair K L, --rho, --budgets FILE or --release NAME."""
+    if getattr(args, "release", None) is not None:
+        return f"--release {args.release}"
+    if getattr(args, "pair", None) is not None:
+        return f"--pair {args.pair[0]} {args.pair[1]}"
+    if getattr(args, "rho", None) is not None:
+        return "--rho"
+    return f"--budgets {args.budgets}"
+
+
+@contextmanager
+def engine_refusals_named(args):
+    """An engine's refusal of the composition's work (``ResourceLimitError``: nodes, memory, the lattice's size)
+    as one line naming the option that gave the composition (a refusal about a tolerance names its option already)."""
+    try:
+        yield
+    except ResourceLimitError as error:
+        message = in_option_terms(one_line(error))
+        fail(message if message.startswith("--") else f"{composition_option(args)}: {message}")
 
 
 def _named(option: str, build):

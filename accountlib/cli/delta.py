@@ -12,8 +12,8 @@ import mpmath
 
 from ..infrastructure.numbers import SMALLEST_REL_TOL, decimal_string, exact_rational
 from ..theory.composition import MAX_EPSILON
-from . import (Once, add_composition_arguments, certified_rows, emit_rows, exact_tolerance, fail, number, composition,
-               tolerance)
+from . import (Once, add_composition_arguments, certified_rows, emit_rows, engine_refusals_named, exact_tolerance, fail,
+               number, composition, tolerance)
 
 __all__ = ["add_parser", "run"]
 
@@ -52,7 +52,8 @@ def run(args) -> int:
              f"largest supported ε); got {', '.join(bad)}")
     rel_tol = tolerance(args.rel_tol, "rel-tol")
     pair = composition(args)
-    points = pair.delta(args.eps, rel_tol=max(rel_tol / 2, SMALLEST_REL_TOL))
+    with engine_refusals_named(args):
+        points = pair.delta(args.eps, rel_tol=max(rel_tol / 2, SMALLEST_REL_TOL))
     rows = certified_rows(points, KEYS, lambda value, bound: bound <= exact_tolerance(rel_tol, value) * value,
                           lambda p: uncertified(pair, p, rel_tol), lambda value: abs(value) * mpmath.mpf("1e-45"), args.best_effort)
     return emit_rows(args, rows, KEYS + ("shortfall",) * args.best_effort)

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from . import Once, add_composition_arguments, composition, decimal, emit_rows, fail, interval_decimals, number, tolerance
+from . import (Once, add_composition_arguments, composition, decimal, emit_rows, engine_refusals_named, fail,
+               interval_decimals, number, tolerance)
 
 __all__ = ["add_parser", "run", "NEGATIVE_VALUE_MESSAGES"]
 
@@ -47,7 +48,8 @@ def run(args) -> int:
     pair = composition(args)
     rows = []
     for d in args.delta:
-        e = epsilon(pair, d, abs_tol=abs_tol)
+        with engine_refusals_named(args):
+            e = epsilon(pair, d, abs_tol=abs_tol)
         if e.width > args.abs_tol:  # certified to the float nearest --abs-tol, above it by less than 1e-16 of it
             fail(f"--abs-tol {decimal(args.abs_tol, 6)}: the interval certified for --delta {decimal(d, 6)} is "
                  f"{float(e.width):.17g} wide, a rounding of --abs-tol above it; give --abs-tol {float(e.width):.17g}")

@@ -351,6 +351,8 @@ def test_the_dp_accounting_drop_in_names_target_delta():
     (["tradeoff", "--rho", "13/17", "7/1000003", "--alpha", "0.1"], "error: --abs-tol 1e-25: the smoothed trade-off"),
     # S3-11: the underflow refusal names the flag that prints the bound
     (["delta", "--rho", "1/2", "--eps", "5000"], "or print this bound flagged with --best-effort"),
+    # S3-5: an engine's refusal of the composition's work names the option that gave the composition
+    (["delta", "--rho", "1e-13", "1/3", "--eps", "1"], "error: --rho: this lattice needs"),
     # S3-14: the DP-SGD interval the float64 bounds cannot narrow names --abs-tol
     (["dpsgd", "epsilon", "--q", "0.01", "--noise-multiplier", "1", "--steps", "100", "--delta", "1e-5", "--abs-tol",
       "1e-12"], "loosen --abs-tol"),
