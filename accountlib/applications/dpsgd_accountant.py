@@ -23,7 +23,8 @@ The steps, counted over all events, are not capped where every event is a ``Gaus
 form); where some event has q < 1, more than 1e9 of them in all is refused in one line naming the events
 (``ValueError`` from ``get_epsilon`` and ``get_delta``: no bound short of ε = inf is certified for such a run).
 A target δ of 0 gives ε = inf, one of 1 or more ε = 0, a negative or nan one is refused in one line, on every path
-alike, as in the Opacus drop-in.
+alike, as in the Opacus drop-in; a target ε is a number ≥ 0 (one rule for both drop-ins' targets:
+:mod:`.dpsgd_targets`).
 Where every accepted noise multiplier meets the target, ``calibrate_dp_mechanism`` ends at the floor 0.05 (ε is inf
 below it), the answer of the library's own calibration; the Opacus drop-in raises there instead, since Opacus's search
 could not end (its module docstring says why).
@@ -32,6 +33,7 @@ could not end (its module docstring says why).
 from __future__ import annotations
 
 import math
+import sys
 from fractions import Fraction
 
 import mpmath
@@ -45,9 +47,10 @@ except ImportError as error:  # pragma: no cover - the extra is missing
 
 from ..engine.subsampled_gaussian import Q_RANGE, STEPS_RANGE, Z_RANGE, gaussian_profile
 from ..infrastructure.interval_ends import round_up_to_float, upper_end
-from ..infrastructure.numbers import ResourceLimitError, as_fraction
+from ..infrastructure.numbers import ResourceLimitError
 from ..theory.dpsgd_accounting import MAX_DPSGD_EPSILON, DPSGDComposition
-from .dpsgd_upper import certified_upper_epsilon, epsilon_without_accounting, total_variation_bound
+from .dpsgd_targets import epsilon_without_accounting, exact_target_epsilon
+from .dpsgd_upper import certified_upper_epsilon, gaussian_upper_epsilon, total_variation_bound
 
 __all__ = ["CertifiedDPSGDAccountant"]
 
@@ -71,6 +74,7 @@ class CertifiedDPSGDAccountant(PrivacyAccountant):
             raise ValueError(f"neighboring_relation must be ADD_OR_REMOVE_ONE (this accountant accounts DP-SGD under "
                              f"add/remove-one); got {neighboring_relation}")
         self._groups: dict[tuple[float, float], int] = {}  # (q, z) → steps
+        self._run: DPSGDComposition | None = None  # the groups as a run, its contours kept between questions
         self._no_noise = False
         self._gaussian_mu2 = Fraction(0)  # Σ count/z² over the events with q = 1, exactly (no cap on z)
         self._all_gaussian = True  # every event so far has q = 1: the Gaussian mechanism, in closed form
@@ -116,6 +120,7 @@ class CertifiedDPSGDAccountant(PrivacyAccountant):
             else:
                 key = (max(q, Q_RANGE[0]), min(z, Z_RANGE[1]))
                 self._groups[key] = self._groups.get(key, 0) + count
+                self._run = None
                 if q == 1:
                     self._gaussian_mu2 += count / Fraction(z) ** 2
                 else:
@@ -123,7 +128,7 @@ class CertifiedDPSGDAccountant(PrivacyAccountant):
         return None
 
     def _composition(self) -> DPSGDComposition | None:
-        """The events as a DP-SGD run (None before any step); more steps in all than a run accounts
+        """The events as a DP-SGD run (None before any step), kept until the next event composed; more steps in all than a run accounts
         (:data:`~accountlib.engine.subsampled_gaussian.STEPS_RANGE`, 1e9) refused in one line naming the events."""
         if not self._groups:
             return None
@@ -134,7 +139,9 @@ class CertifiedDPSGDAccountant(PrivacyAccountant):
             raise ValueError(f"the events composed hold {total:,} steps in all ({events}{more}); this accountant "
                              f"accounts at most {STEPS_RANGE[1]:,} where some PoissonSampledDpEvent has a "
                              "sampling_probability < 1 (GaussianDpEvent alone has no cap: it is in closed form)")
-        return DPSGDComposition(schedule=[(q, z, n) for (q, z), n in self._groups.items()])
+        if self._run is None:  # built once per set of events: its contours answer the next ε or δ asked
+            self._run = DPSGDComposition(schedule=[(q, z, n) for (q, z), n in self._groups.items()])
+        return self._run
 
     def _uncapped_gaussian(self) -> Fraction | None:
         """z² = 1/μ² of the Gaussian mechanism the events compose to where every event has q = 1 and some z exceeds
@@ -152,7 +159,7 @@ class CertifiedDPSGDAccountant(PrivacyAccountant):
         """The upper end of the certified ε interval for ``target_delta``, rounded up to a float; ``inf`` where ε is not
         certified at or below the largest ε accounted (200 for a run of several steps with some q < 1), as
         dp_accounting's own accountants answer when they find no finite ε. On every path alike (the Opacus drop-in's
-        rule too: :func:`~accountlib.applications.dpsgd_upper.epsilon_without_accounting`): δ = 0 gives ``inf``,
+        rule too: :func:`~accountlib.applications.dpsgd_targets.epsilon_without_accounting`): δ = 0 gives ``inf``,
         δ ≥ 1 gives 0, a negative or nan δ is refused in one line; a δ below 1e-300 gives what is certified there
         (the closed form of a Gaussian run, else ``inf``)."""
         edge = epsilon_without_accounting(target_delta)
@@ -166,31 +173,28 @@ class CertifiedDPSGDAccountant(PrivacyAccountant):
             return edge
         z_squared = self._uncapped_gaussian()
         if z_squared is not None:
-            return _gaussian_epsilon_upper(z_squared, target_delta, self._epsilon_tol)
+            return gaussian_upper_epsilon(z_squared, target_delta, self._epsilon_tol)
         return certified_upper_epsilon(self._composition(), target_delta, self._epsilon_tol)  # inf: none certified
 
     def get_delta(self, target_epsilon: float) -> float:
         """A certified upper bound on δ(target_epsilon) (its value plus its error bound, rounded up to a float).
 
-        ``target_epsilon`` is a number ≥ 0 (``inf`` gives 0: the loss is finite); a negative or nan value is refused
-        in one line, on every path alike (δ at a negative ε is not what a privacy guarantee reads, and the closed form
-        of the Gaussian path would answer it with δ(|ε|), far too small)."""
-        if _refused_epsilon(target_epsilon):
-            raise ValueError(f"target_epsilon must be a number >= 0 (inf allowed); got {target_epsilon!r}")
+        ``target_epsilon`` is a number ≥ 0, read exactly as the library reads a user's number (a float is the decimal it
+        prints as; a string such as ``"1"`` the number it holds), ``inf`` giving 0 (the loss is finite); a negative,
+        nan or non-number value is refused in one line, on every path alike
+        (:func:`~accountlib.applications.dpsgd_targets.exact_target_epsilon`)."""
+        epsilon = exact_target_epsilon(target_epsilon)  # converted and checked before any comparison
         if self._no_noise:
             return 1.0
-        if not self._groups:
+        if not self._groups or epsilon == math.inf:
             return 0.0
         z_squared = self._uncapped_gaussian()
         if z_squared is not None:
-            if math.isinf(float(target_epsilon)):
-                return 0.0
-            return min(1.0, round_up_to_float(gaussian_profile(z_squared, _float_below(target_epsilon)).upper))
+            return min(1.0, round_up_to_float(gaussian_profile(z_squared, _float_below(epsilon)).upper))
         run = self._composition()
-        if target_epsilon > MAX_DPSGD_EPSILON:
-            target_epsilon = MAX_DPSGD_EPSILON  # δ decreases in ε: its value there is an upper bound
+        epsilon = min(epsilon, MAX_DPSGD_EPSILON)  # δ decreases in ε: its value at the largest accounted bounds it
         try:
-            point = run.delta(target_epsilon, rel_tol=self._rel_tol, best_effort=True)  # flagged: still a bound
+            point = run.delta(epsilon, rel_tol=self._rel_tol, best_effort=True)  # flagged: still a bound
         except (ArithmeticError, ResourceLimitError):  # beyond the inversion's reach (a tiny rate, few steps)
             return min(1.0, round_up_to_float(total_variation_bound(run)))  # δ(ε) ≤ δ(0), the total variation
         with mpmath.workdps(40):
@@ -202,42 +206,7 @@ def _event_name(q: float, z: float) -> str:
     return f"GaussianDpEvent({z:g})" if q == 1 else f"PoissonSampledDpEvent({q:g}, GaussianDpEvent({z:g}))"
 
 
-def _refused_epsilon(epsilon) -> bool:
-    """Whether ``epsilon`` is not a number ≥ 0 (nan, negative, or not a number at all)."""
-    try:
-        value = float(epsilon)
-    except (TypeError, ValueError, OverflowError):
-        return True
-    return math.isnan(value) or value < 0
-
-
-def _float_below(epsilon) -> float:
+def _float_below(epsilon: Fraction) -> float:
     """The largest float ≤ ``epsilon`` (δ decreases in ε: δ there bounds δ(ε) from above)."""
-    value = float(epsilon)
-    exact = as_fraction(epsilon, "target_epsilon", floats="binary")
-    return value if Fraction(value) <= exact else math.nextafter(value, -math.inf)
-
-
-def _gaussian_epsilon_upper(z_squared: Fraction, delta, width: float) -> float:
-    """A certified upper bound on ε(δ) of the Gaussian mechanism μ² = 1/z², within ``width`` of it (absolute, or
-    relative to ε where ε is smaller): bisection on the floats, each end decided by the closed form's ball."""
-    allowed = as_fraction(delta, "target_delta", floats="binary")
-    with mpmath.workdps(40):
-        bound = mpmath.mpf(allowed.numerator) / allowed.denominator
-
-    def holds(eps: float) -> bool:
-        return gaussian_profile(z_squared, eps).upper <= bound
-
-    if holds(0.0):
-        return 0.0
-    low, high = 0.0, 2.0 ** -60
-    while not holds(high):
-        low, high = high, high * 2
-        if high > 1e6:
-            return math.inf
-    while high - low > min(width, width * high):
-        mid = (low + high) / 2
-        if mid in (low, high):
-            break
-        low, high = (low, mid) if holds(mid) else (mid, high)
-    return high
+    value = float(min(epsilon, Fraction(sys.float_info.max)))
+    return value if Fraction(value) <= epsilon else math.nextafter(value, -math.inf)

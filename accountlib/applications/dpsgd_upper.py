@@ -12,36 +12,14 @@ from fractions import Fraction
 
 import mpmath
 
+from ..engine.subsampled_gaussian import gaussian_profile
 from ..engine.subsampled_gaussian_bounds import total_variation_upper
 from ..infrastructure.interval_ends import round_up_to_float
 from ..infrastructure.numbers import LARGEST_TOL, as_fraction
 from ..theory.dpsgd_accounting import DPSGDComposition, EpsilonOutOfRange
+from ..theory.targets import SMALLEST_DELTA
 
-__all__ = ["certified_upper_epsilon", "epsilon_without_accounting", "total_variation_bound"]
-
-SMALLEST_DELTA = Fraction(1, 10**300)
-"""The smallest target δ the run's ε is accounted at (:func:`~accountlib.theory.dpsgd_arguments.target_delta`)."""
-
-
-def epsilon_without_accounting(delta) -> float | None:
-    """The ε both drop-ins answer for a target δ that needs no accounting, by one rule on every path: ``inf`` at δ = 0
-    (the Gaussian noise of DP-SGD gives no finite ε with δ = 0), 0 at δ ≥ 1, inf included (every mechanism is
-    (0, 1)-DP); None for δ in (0, 1), which the run's accounting answers (below 1e-300 with what it certifies: the
-    closed form of a Gaussian run, else ``inf``). A negative, nan or non-number δ is refused in one line naming
-    ``target_delta``. δ is read as the decimal it prints as (1.0 is 1), as the library reads it.
-
-    >>> epsilon_without_accounting(0.0), epsilon_without_accounting(1.0), epsilon_without_accounting(1e-5)
-    (inf, 0.0, None)
-    """
-    try:
-        exact = math.inf if float(delta) == math.inf else as_fraction(delta, "target_delta", floats="decimal")
-    except (TypeError, ValueError, OverflowError):
-        exact = None
-    if exact is None or exact < 0:
-        raise ValueError(f"target_delta must be a number >= 0 (0 gives inf, 1 or more gives 0); got {delta!r}")
-    if exact == 0:
-        return math.inf
-    return 0.0 if exact >= 1 else None
+__all__ = ["certified_upper_epsilon", "gaussian_upper_epsilon", "total_variation_bound"]
 
 
 def certified_upper_epsilon(run: DPSGDComposition, delta, epsilon_tol: float) -> float:
@@ -79,3 +57,34 @@ def total_variation_bound(run: DPSGDComposition) -> mpmath.mpf:
     with mpmath.workdps(50):
         value = mpmath.mpf(ball.upper().str(45, radius=False))
         return value + abs(value) * mpmath.mpf(10) ** -40
+
+
+def gaussian_upper_epsilon(z_squared: Fraction, delta, width: float) -> float:
+    """A certified upper bound on ε(δ) of the Gaussian mechanism μ² = 1/z² (a run whose every step has q = 1, any z
+    and any count of steps: the closed form has no cap), within ``width`` of it (absolute, or relative to ε where ε is
+    smaller), a float; ``inf`` beyond 1e6. Bisection on the floats, each end decided by the closed form's ball
+    (:func:`~accountlib.engine.subsampled_gaussian.gaussian_profile`). Shared by both drop-ins.
+
+    >>> 4.3771 < gaussian_upper_epsilon(Fraction(1), 1e-5, 1e-6) < 4.3772  # one step at z = 1: μ = 1
+    True
+    """
+    allowed = as_fraction(delta, "target_delta", floats="binary")
+    with mpmath.workdps(40):
+        bound = mpmath.mpf(allowed.numerator) / allowed.denominator
+
+    def holds(eps: float) -> bool:
+        return gaussian_profile(z_squared, eps).upper <= bound
+
+    if holds(0.0):
+        return 0.0
+    low, high = 0.0, 2.0 ** -60
+    while not holds(high):
+        low, high = high, high * 2
+        if high > 1e6:
+            return math.inf
+    while high - low > min(width, width * high):
+        mid = (low + high) / 2
+        if mid in (low, high):
+            break
+        low, high = (low, mid) if holds(mid) else (mid, high)
+    return high

@@ -19,10 +19,17 @@ binary search in ``get_noise_multiplier`` stops only at noise multipliers that c
 itself, and its ``epsilon_tolerance``, are Opacus's; :func:`accountlib.theory.dpsgd_accounting.calibrate_noise_multiplier`
 gives the smallest multiplier on a fine grid with its certificate).
 
-Outside the accepted ranges the answer stays a valid upper bound: a noise multiplier below 0.05 gives ε = inf, one
-above 1000 is accounted as 1000 (more noise never costs privacy), a sampling rate below 1e-8 as 1e-8 (nor does a
-lower rate: subsampling at rate q' < q is rate q followed by a post-processing that replaces the output by fresh
-noise with probability 1 − q'/q), and a rate of 0 as no step at all.
+Outside the accepted ranges the answer stays a valid upper bound: a noise multiplier below 0.05 gives ε = inf, a
+sampling rate below 1e-8 is accounted as 1e-8 (a lower rate never costs privacy: subsampling at rate q' < q is rate q
+followed by a post-processing that replaces the output by fresh noise with probability 1 − q'/q), and a rate of 0 as
+no step at all. A history whose every step has sample rate 1 is the Gaussian mechanism, in closed form at any noise
+multiplier (as in the dp_accounting drop-in: ``get_noise_multiplier`` finds z ≈ 4584 for ε = 0.001, δ = 1e-10 in one
+step). Where some step has a rate below 1, a noise multiplier above 1000 (:data:`Z_CAP`) is accounted as 1000 (more
+noise never costs privacy) up to 2000; above 2000 it is refused in one line naming the cap, the target δ and the ε
+certified at the cap. Opacus's search doubles its multiplier from 20 and asks at 2560 only when 1280, accounted as
+1000, missed its target: a target that needs more noise than 1000, which
+:func:`~accountlib.theory.dpsgd_accounting.calibrate_noise_multiplier` refuses too; answering ε(1000) there would
+only send the search on to 1e6 and Opacus's "The privacy budget is too low."
 
 Where every accepted noise multiplier meets the target, the answer the library's own calibration gives is the search
 floor, 0.05 (:func:`~accountlib.theory.dpsgd_accounting.calibrate_noise_multiplier`, flagged ``proven_smallest``
@@ -39,6 +46,7 @@ below the floor (:data:`FLOOR_BAND`), where only a search closing on 0.05 asks.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 try:
     from opacus.accountants import IAccountant, register_accountant
@@ -48,9 +56,10 @@ except ImportError as error:  # pragma: no cover - the optional dependency is mi
 
 from ..engine.subsampled_gaussian import Q_RANGE, Z_RANGE
 from ..theory.dpsgd_accounting import DPSGDComposition
-from .dpsgd_upper import certified_upper_epsilon, epsilon_without_accounting
+from .dpsgd_targets import epsilon_without_accounting
+from .dpsgd_upper import certified_upper_epsilon, gaussian_upper_epsilon
 
-__all__ = ["CertifiedDPSGDAccountant", "MECHANISM", "FLOOR_BAND", "register"]
+__all__ = ["CertifiedDPSGDAccountant", "MECHANISM", "FLOOR_BAND", "Z_CAP", "register"]
 
 MECHANISM = "accountlib"
 """The name the accountant is registered under in Opacus (``PrivacyEngine(accountant=MECHANISM)``)."""
@@ -59,24 +68,46 @@ FLOOR_BAND = 1e-9
 """The relative band below the smallest accepted noise multiplier (0.05) where ``get_epsilon`` raises instead of
 answering inf: only a search closing on 0.05 asks there (module docstring)."""
 
+Z_CAP = Z_RANGE[1]
+"""The largest noise multiplier accounted at a sample rate below 1 (1000): one above it counts as 1000 up to twice
+the cap and is refused beyond (module docstring); at sample rate 1 the closed form has no cap."""
+
 
 def schedule_of(history) -> list[tuple[float, float, int]] | None:
-    """Opacus's history as a DP-SGD schedule (q, z, steps), every entry moved, where it lies outside the accepted
-    ranges, in the direction that can only raise ε (module docstring); None when some step had (almost) no noise
+    """Opacus's history as a DP-SGD schedule (q, z, steps), a rate below 1e-8 moved to 1e-8 (which can only raise ε),
+    z as recorded (``capped`` moves it into the accounted range); None when some step had (almost) no noise
     (ε = inf)."""
     schedule = []
     for entry in history:
-        noise_multiplier, sample_rate, steps = entry
-        z, q, steps = float(noise_multiplier), float(sample_rate), int(steps)
-        if not (math.isfinite(z) and math.isfinite(q)) or z < 0 or q < 0 or q > 1 or steps < 0:
+        noise_multiplier, sample_rate, count = entry
+        try:
+            z, q, whole = float(noise_multiplier), float(sample_rate), float(count)
+        except (TypeError, ValueError, OverflowError):
+            z = q = whole = math.nan
+        if (not (math.isfinite(z) and math.isfinite(q) and math.isfinite(whole)) or z < 0 or q < 0 or q > 1
+                or whole < 0 or whole != int(whole)):  # a fractional count is no number of steps: never truncated
             raise ValueError(f"the accountant's history holds an entry that is not (noise_multiplier >= 0, "
-                             f"sample_rate in [0, 1], steps >= 0): {entry!r}")
+                             f"sample_rate in [0, 1], steps a whole number >= 0): {entry!r}")
+        steps = int(whole)
         if q == 0 or steps == 0:
             continue
         if z < Z_RANGE[0]:
             return None
-        schedule.append((max(q, Q_RANGE[0]), min(z, Z_RANGE[1]), steps))
+        schedule.append((max(q, Q_RANGE[0]), z, steps))
     return schedule
+
+
+def gaussian_z_squared(schedule) -> Fraction | None:
+    """z² = 1/μ² of the Gaussian mechanism the schedule composes to where every step has q = 1 (exactly, from the
+    recorded floats; μ² = Σ steps/z²), None where some step has q < 1."""
+    if any(q < 1 for q, _, _ in schedule):
+        return None
+    return 1 / sum(Fraction(steps) / Fraction(z) ** 2 for _, z, steps in schedule)
+
+
+def capped(schedule) -> list[tuple[float, float, int]]:
+    """The schedule with every z above :data:`Z_CAP` accounted as the cap (more noise never costs privacy)."""
+    return [(q, min(z, Z_CAP), steps) for q, z, steps in schedule]
 
 
 class CertifiedDPSGDAccountant(IAccountant):
@@ -113,12 +144,14 @@ class CertifiedDPSGDAccountant(IAccountant):
         ``get_noise_multiplier`` reads as "more noise"
         (:func:`~accountlib.applications.dpsgd_upper.certified_upper_epsilon`). A one-line ValueError where the target
         δ is met with no noise, or at a multiplier just below 0.05: there Opacus's search would never end (module
-        docstring). ``delta`` = 0 gives inf and ``delta`` ≥ 1 gives 0; a negative or nan one is refused in one line
-        naming target_delta (the dp_accounting drop-in's rule:
-        :func:`~accountlib.applications.dpsgd_upper.epsilon_without_accounting`)."""
+        docstring), and where a step at a sample rate below 1 has a noise multiplier above 2000 (twice the cap
+        :data:`Z_CAP`; module docstring). ``delta`` = 0 gives inf and ``delta`` ≥ 1 gives 0; a negative or nan one is
+        refused in one line naming target_delta (the dp_accounting drop-in's rule:
+        :func:`~accountlib.applications.dpsgd_targets.epsilon_without_accounting`)."""
         edge = epsilon_without_accounting(delta)  # δ = 0: inf, δ ≥ 1: 0, negative or nan refused: the one rule
         if edge == 0.0:
             return 0.0
+        schedule = schedule_of(self.history)  # first: it refuses an entry that is no (z, q, whole steps)
         floor = Z_RANGE[0]
         for z, q, steps in self.history:
             if floor * (1 - FLOOR_BAND) <= float(z) < floor and float(q) > 0 and int(steps) > 0:
@@ -127,7 +160,6 @@ class CertifiedDPSGDAccountant(IAccountant):
                                  f"does when every accepted multiplier meets its target, cannot end; "
                                  f"accountlib.theory.dpsgd_accounting.calibrate_noise_multiplier returns the floor "
                                  f"{floor:g} for such a target")
-        schedule = schedule_of(self.history)
         if schedule is None:
             return math.inf
         if not schedule:
@@ -142,7 +174,20 @@ class CertifiedDPSGDAccountant(IAccountant):
             raise ValueError(f"delta = {float(delta):g} is met with no noise at all: the expected number of steps an "
                              f"example takes part in, Σ steps·sample_rate = {participations:.3g}, is below it, so "
                              "ε = 0 at every noise multiplier; give a smaller target delta")
-        return certified_upper_epsilon(DPSGDComposition(schedule=schedule), delta, self.epsilon_tol)
+        z_squared = gaussian_z_squared(schedule)
+        if z_squared is not None:  # every step at sample rate 1: the Gaussian mechanism, in closed form at any z
+            return gaussian_upper_epsilon(z_squared, delta, self.epsilon_tol)
+        epsilon = certified_upper_epsilon(DPSGDComposition(schedule=capped(schedule)), delta, self.epsilon_tol)
+        beyond = [(q, z) for q, z, _ in schedule if q < 1 and z > 2 * Z_CAP]
+        if beyond:
+            q, z = beyond[0]
+            raise ValueError(f"noise_multiplier = {z!r} at sample_rate = {q!r} lies above {2 * Z_CAP:g}, twice the "
+                             f"largest accounted at a sample rate below 1 ({Z_CAP:g}); accounted as {Z_CAP:g}, the run "
+                             f"is certified (epsilon = {epsilon:.6g}, target_delta = {float(delta):g})-DP, the smallest "
+                             f"epsilon this accountant certifies for it, so a target epsilon below {epsilon:.6g} needs "
+                             "more noise than it accounts (accountlib.theory.dpsgd_accounting.calibrate_noise_multiplier "
+                             "refuses it too)")
+        return epsilon
 
     def __len__(self) -> int:
         return sum(n for _, _, n in self.history)

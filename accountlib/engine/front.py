@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 
 import mpmath
 
-from ..infrastructure.numbers import as_abs_tol, as_fraction, as_rel_tol, as_tolerance
+from ..infrastructure.numbers import as_abs_tol, as_fraction, as_rel_tol, as_tolerance, resource_limit
 from .lattice import Lattice, lattice_of, threshold_index
 from .results import (DEFAULT_PATHS, SMALLEST_ACCURACY, EvaluationPaths, ResourceLimitError, TailResult,
                       check_lattice_size)
@@ -41,9 +41,9 @@ if TYPE_CHECKING:  # the evaluators are imported when an engine is first built (
     from .tails import TailEngine
     from .tilted import TiltedTailEngine
 
-__all__ = ["CertifiedTails", "SmoothedTails", "SMOOTHING_START", "SMOOTHING_PASSES", "tail_probabilities", "tail_probability", "next_accuracy", "START_ACCURACY",
+__all__ = ["CertifiedTails", "SmoothedTails", "SMOOTHING_START", "SMOOTHING_PASSES", "MAX_SMOOTHED_WORK", "tail_probabilities", "tail_probability", "next_accuracy", "START_ACCURACY",
            "COARSE_START_ACCURACY", "COARSE_START_BATCH", "REBUILD_FACTOR", "REUSE_SPAN",
-           "SMALLEST_RELATIVE_TOLERANCE_FOR_TILTING", "TILT_TOLERANCES", "PRECISE_TILT_ROUNDS", "ABSOLUTE_SHARE",
+           "SMALLEST_RELATIVE_TOLERANCE_FOR_TILTING", "TILT_TOLERANCES", "PRECISE_TILT_ROUNDS", "MAX_TILTED_NODES", "ABSOLUTE_SHARE",
            "REFINEMENT_BAND",
            "TailEngine", "TailResult", "EvaluationPaths", "MAX_NODE_BITS"]
 
@@ -83,6 +83,14 @@ unmet then goes to the untilted engines. The deep level of budgets 3/2 and 11/10
 rel_tol = 1e-12 (J accuracy 3e-25: 4 s, where the untilted engine took minutes), a single budget at rel_tol = 1e-12
 one round at 1e-15 (milliseconds)."""
 
+MAX_TILTED_NODES = 5_000_000
+"""The most nodes the float64 rounds of the tilted contour (:data:`TILT_TOLERANCES`) may keep for one batch of
+requests, all rounds together (about 8 s of one core: budgets 13/17, 7/1000003 and 0.2 at ε = 10 keep 4.5e6 nodes
+in a first round of 7.3 s, its sieve included; the census sweep's largest pair keeps 59,348). A round that would
+keep at least as many as the last one (a finer J accuracy keeps more) and pass it is not started: its levels go on
+to the arb sum, whose own estimate may refuse it before its sieve (:data:`PRECISE_TILT_ROUNDS`), and then to the
+untilted engines. Raise it with the environment variable ``ACCOUNTLIB_MAX_TILTED_NODES``."""
+
 ABSOLUTE_SHARE = 4
 """An absolute request for abs_tol of a combined quantity starts from an engine at Δ = abs_tol/ABSOLUTE_SHARE."""
 
@@ -110,6 +118,8 @@ class CertifiedTails:
         benchmarks choose a path here, by argument.
     max_node_bits : the largest arb workload one engine may take (default
         :data:`accountlib.engine.tails.MAX_NODE_BITS`).
+    sieve : a :class:`~accountlib.engine.sieve.SieveResult` already run on this lattice
+        (:func:`accountlib.engine.tails.sieved_node_bits`): the engine built at its Δ takes it instead of sieving.
 
     Engines are built on demand and kept: ``engines`` (untilted) and ``tilted_engines`` (every tilted-contour
     engine built, by :meth:`relative` or :meth:`relative_combined`) list them for reports.
@@ -120,13 +130,15 @@ class CertifiedTails:
     True
     """
 
-    def __init__(self, mechanisms, *, paths: EvaluationPaths = DEFAULT_PATHS, max_node_bits: int | None = None):
+    def __init__(self, mechanisms, *, paths: EvaluationPaths = DEFAULT_PATHS, max_node_bits: int | None = None,
+                 sieve=None):
         if not isinstance(paths, EvaluationPaths):
             raise ValueError(f"paths must be an EvaluationPaths (accountlib.engine.results); got {paths!r}")
         self.lattice: Lattice = mechanisms if isinstance(mechanisms, Lattice) else lattice_of(mechanisms)
         check_lattice_size(self.lattice)
         self.paths = paths
         self.max_node_bits = max_node_bits
+        self._sieve = sieve  # a sieve already run on this lattice (engine="auto"'s check): the engine at its Δ takes it
         self.engines: list[TailEngine] = []
         self.tilted_engines: list[TiltedTailEngine] = []
 
@@ -141,7 +153,9 @@ class CertifiedTails:
             return max(usable, key=lambda e: e.accuracy)
         from .tails import TailEngine
 
-        engine = TailEngine(self.lattice, accuracy, paths=self.paths, max_node_bits=self.max_node_bits)
+        engine = TailEngine(self.lattice, accuracy, paths=self.paths, max_node_bits=self.max_node_bits, sieve=self._sieve)
+        if engine.sieve is self._sieve:
+            self._sieve = None  # handed on: the engine keeps it
         self.engines.append(engine)
         return engine
 
@@ -233,17 +247,27 @@ class CertifiedTails:
         shortfall: dict[int, float] = {}  # request → rel_tol·value/bound of its last tilted round (< 1: unmet)
         deep = [i for i, r in enumerate(requests) if self.is_deep(r[0])]
         j_tol, precise = None, False
+        built = len(self.tilted_engines)  # the tilted engines of this call are those built from here on
         for round_ in range(len(TILT_TOLERANCES) + PRECISE_TILT_ROUNDS):
             todo = [i for i in deep if i not in points]
             if not todo:
                 break
             if round_ < len(TILT_TOLERANCES):
+                kept = sum(int(e.nodes.size) for e in self.tilted_engines[built:])
+                if round_ and kept + int(self.tilted_engines[-1].nodes.size) > resource_limit(
+                        "ACCOUNTLIB_MAX_TILTED_NODES", MAX_TILTED_NODES):
+                    continue  # the next round keeps at least the last one's nodes: beyond this call's budget
                 j_tol = TILT_TOLERANCES[round_]
             else:  # the float64 floor: the arb sum, at the J accuracy the widest miss asks for (its terms scale with it)
-                from .tilted import SMALLEST_PRECISE_J_TOL
+                from .tilted import MAX_PRECISE_NODE_TERMS, SMALLEST_PRECISE_J_TOL, precise_work
 
                 if precise and j_tol <= SMALLEST_PRECISE_J_TOL:
                     break
+                # its work estimated before its sieve: a finer J accuracy keeps at least the nodes the last round kept
+                kept = self.tilted_engines[-1].nodes.size if len(self.tilted_engines) > built else 0
+                if precise_work(kept, len(self.lattice.groups), sum(len(requests[i]) for i in todo)) > resource_limit(
+                        "ACCOUNTLIB_MAX_PRECISE_NODE_TERMS", MAX_PRECISE_NODE_TERMS):
+                    break  # the arb sum would be refused after its sieve (seconds, gigabytes): the untilted engines
                 j_tol = max(min(j_tol * min(shortfall[i] for i in todo) / 8, j_tol / 100 if precise else j_tol),
                             SMALLEST_PRECISE_J_TOL)
                 precise = True
@@ -329,6 +353,19 @@ size of δ and of G, from which the next η is chosen for the accuracy asked."""
 SMOOTHING_PASSES = 8
 """The most smoothings tried for one δ(ε) before the narrowest certified bound reached is returned."""
 
+MAX_SMOOTHED_WORK = 35_000_000
+"""The most contour nodes one δ(ε) of the smoothed engine scans over all its passes together (each pass also at
+most the node cap, :data:`accountlib.engine.smoothed.MAX_SMOOTHED_NODES`, 3e7): about 10 s of one core of the book's
+two-core machine for a single distinct budget, at about 3e-7 s per node scanned (budget 1: a pass of 1.38e7 nodes
+in 4.0 s; budgets 2.5 and 0.05: 1.47e6 in 0.39 s), less where the sieve drops most nodes (the redistricting paths,
+27 to 38 distinct terms: 2.86e7 in 2.8 to 3.2 s). Each pass's node count is known before its sum
+(:class:`~accountlib.engine.smoothed.TooManyNodes`), so a pass that would pass what is left is never started: the
+result is then the narrowest bound within the budget, flagged ``capped`` (shortfall ``node cap``). Half a node cap
+above the cap, so that a finest pass at the full cap still follows a few coarse passes (the redistricting paths'
+δ at rel_tol = 1e-12: 570 nodes, then 2.86e7). Without it the passes of one δ added up (budget 1 at ε = 10,
+rel_tol = 1e-9: 1.38e7, then 2.75e7 nodes, 12 s, before the cap stopped the next). Raise it with
+``ACCOUNTLIB_MAX_SMOOTHED_WORK``."""
+
 
 class SmoothedTails:
     """Certified δ(ε) of the composition with privacy loss ρ(1 + S), S = Σ a_g X_g, by the smoothed engine
@@ -352,7 +389,7 @@ class SmoothedTails:
         from .smoothed import SmoothedProfile
 
         self.engine = SmoothedProfile(groups, rho, max_nodes=max_nodes)
-        self._finest: dict = {}  # ε → the result at the finest η the node cap allows (computed once)
+        self._finest: dict = {}  # (ε, node cap) → the result at the finest η that cap allows (computed once)
 
     def planned_nodes(self, epsilon, *, rel_tol: float = 1e-6) -> int:
         """The cost estimate of :meth:`delta`: the contour nodes of its second pass (the η chosen for ``rel_tol``
@@ -385,7 +422,7 @@ class SmoothedTails:
                 return 0
         return 0
 
-    def delta(self, epsilon, *, rel_tol: float = 1e-6, best_effort: bool = True):
+    def delta(self, epsilon, *, rel_tol: float = 1e-6, best_effort: bool = True, work_limit: int | None = None):
         """δ(ε) with error_bound ≤ rel_tol·δ, or the narrowest certified bound the node cap allows (then
         ``terms["capped"]`` is True). With ``best_effort=False`` a pass that would exceed the node cap ends the work
         at once: the bound reached so far is returned, capped (what a caller that refuses an unmet tolerance
@@ -395,11 +432,17 @@ class SmoothedTails:
 
         The schedule: a first pass at η = :data:`SMOOTHING_START` gives the size of δ and of G; each next η is the
         largest whose smoothing error (O(ρη·G), O(ρ²η²·M(τ)e^{−τs₀})) fits rel_tol·δ, halved when a pass missed;
-        the certified intervals of the passes are intersected."""
+        the certified intervals of the passes are intersected.
+
+        ``work_limit``: the most contour nodes all the passes together may scan (default :data:`MAX_SMOOTHED_WORK`,
+        ``ACCOUNTLIB_MAX_SMOOTHED_WORK``); a pass that would pass what is left is not started, and the result is
+        flagged as by the node cap, with ``terms["over_budget"]`` True. ``terms["work"]`` is the nodes scanned."""
         from .smoothed import DegenerateContour, TooManyNodes, intersect
 
         engine = self.engine
         epsilon = Fraction(epsilon)
+        budget = resource_limit("ACCOUNTLIB_MAX_SMOOTHED_WORK", MAX_SMOOTHED_WORK) if work_limit is None else int(work_limit)
+        spent = 0
         s0, tau, prefactor, lp_rad = engine.start(epsilon)  # A ≤ prefactor and δ ≤ prefactor (k ≤ 1{x > 0} ≤ e^{τx})
         with mpmath.workdps(40):
             b = float(engine.rho)
@@ -409,17 +452,25 @@ class SmoothedTails:
             best = None
             for _ in range(SMOOTHING_PASSES):
                 target = rel_tol * estimate if estimate is not None else prefactor * 1e-3
+                left = max(budget - spent, 0)
                 try:
-                    result = engine.evaluate(epsilon, s0, tau, prefactor, lp_rad, eta, target / 4, b)
+                    result = engine.evaluate(epsilon, s0, tau, prefactor, lp_rad, eta, target / 4, b, node_limit=left)
                 except TooManyNodes as too_fine:
+                    over = too_fine.nodes <= engine.max_nodes  # stopped by this call's work budget, not the cap
                     if not best_effort:
-                        return self._capped(best if best is not None else engine.chernoff_only(epsilon, prefactor, lp_rad))
+                        stop = best if best is not None else engine.chernoff_only(epsilon, prefactor, lp_rad)
+                        return self._capped(stop, spent, over)
+                    cap = min(left, engine.max_nodes)
+                    fresh = (epsilon, cap) not in self._finest
                     finest = self._finest_result(epsilon, s0, tau, prefactor, lp_rad, eta, eta_max, target / 4, b,
-                                                 too_fine.nodes)
-                    return intersect(best, finest)
+                                                 too_fine.nodes, cap)
+                    spent += int(finest.terms.get("scanned", 0)) if fresh else 0
+                    return self._capped(intersect(best, finest), spent, over)
                 except (DegenerateContour, OverflowError, ZeroDivisionError, FloatingPointError):
                     return best if best is not None else engine.chernoff_only(epsilon, prefactor, lp_rad)
+                spent += int(result.terms["scanned"])
                 best = intersect(best, result)
+                best = type(best)(best.epsilon, best.delta, best.error_bound, {**best.terms, "work": spent})
                 if estimate is not None and best.error_bound <= rel_tol * best.delta:
                     return best
                 lower = best.delta - best.error_bound
@@ -438,25 +489,27 @@ class SmoothedTails:
             return best
 
     @staticmethod
-    def _capped(result):
-        """``result`` marked as stopped by the node cap."""
+    def _capped(result, spent: int = 0, over_budget: bool = False):
+        """``result`` marked as stopped by the node cap (``over_budget``: by the call's work budget), with the
+        nodes ``spent``."""
         from .smoothed import SmoothedDelta
 
-        return SmoothedDelta(result.epsilon, result.delta, result.error_bound, {**result.terms, "capped": True})
+        return SmoothedDelta(result.epsilon, result.delta, result.error_bound,
+                             {**result.terms, "capped": True, "over_budget": over_budget, "work": spent})
 
-    def _finest_result(self, epsilon, s0, tau, prefactor, lp_rad, eta, eta_max, budget, b, nodes):
-        """The result at the smallest η whose node count fits the cap (nodes ∝ 1/η; η ≤ ``eta_max``), remembered
-        per ε; the Chernoff bracket when even ``eta_max`` needs more nodes."""
+    def _finest_result(self, epsilon, s0, tau, prefactor, lp_rad, eta, eta_max, budget, b, nodes, cap):
+        """The result at the smallest η whose node count fits ``cap`` (nodes ∝ 1/η; η ≤ ``eta_max``), remembered
+        per ε and cap; the Chernoff bracket when even ``eta_max`` needs more nodes."""
         from .smoothed import DegenerateContour, SmoothedDelta, TooManyNodes
 
-        if epsilon in self._finest:
-            return self._finest[epsilon]
+        if (epsilon, cap) in self._finest:
+            return self._finest[epsilon, cap]
         engine = self.engine
         result = None
         for _ in range(20):
-            eta = min(eta * nodes / engine.max_nodes * 1.05, eta_max)
+            eta = min(eta * nodes / max(cap, 1) * 1.05, eta_max)
             try:
-                result = engine.evaluate(epsilon, s0, tau, prefactor, lp_rad, eta, budget, b)
+                result = engine.evaluate(epsilon, s0, tau, prefactor, lp_rad, eta, budget, b, node_limit=cap)
                 break
             except TooManyNodes as too_fine:
                 if eta >= eta_max:
@@ -467,7 +520,7 @@ class SmoothedTails:
         if result is None:
             result = engine.chernoff_only(epsilon, prefactor, lp_rad)
         result = SmoothedDelta(result.epsilon, result.delta, result.error_bound, {**result.terms, "capped": True})
-        self._finest[epsilon] = result
+        self._finest[epsilon, cap] = result
         return result
 
 

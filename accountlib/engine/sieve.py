@@ -40,7 +40,7 @@ from ..infrastructure.numbers import ResourceLimitError, resource_limit
 from ..infrastructure.search import bisect
 from .characteristic import factor_bound_constant, log_bound_at_distance, log_factor_bound
 
-__all__ = ["SieveResult", "sieve_nodes", "factor_bound_constant", "scan_nodes", "log_factor_bound", "algorithm1_count",
+__all__ = ["SieveResult", "sieve_nodes", "sieve_candidates", "check_sieve_candidates", "factor_bound_constant", "scan_nodes", "log_factor_bound", "algorithm1_count",
            "algorithm1_filters", "within_filter",
            "algorithm1_stages", "algorithm1_dropped_mass"]
 
@@ -101,30 +101,11 @@ def sieve_nodes(groups, modulus: int, tau: float, *, product: bool = True) -> Si
     tau : τ > 0.
     product : apply the product pruning of stage 2 (default True).
     """
-    if not 0 < tau < 1:
-        raise ValueError(f"tau must be in (0, 1); got {tau!r}")
+    factors = _factor_windows(groups, modulus, tau)
+    first, rest = factors[0], factors[1:]
     log_tau = math.log(tau)
     n_half = (modulus - 1) // 2
-    factors = []
-    for (sigma2, c), n in groups:
-        if c % modulus == 0:
-            raise ValueError(f"modulus {modulus} must not divide the coefficient {c}")
-        extra = factor_bound_constant(sigma2)
-        log_m_max = math.log(2.0 + extra)
-        # r_g: beyond it the factor's own bound n·(log M − σ²d²/2) is below log τ
-        r2 = 2 * (log_m_max - log_tau / n) / float(sigma2)
-        radius = min(math.pi, math.sqrt(r2))
-        half_width = n_half if radius >= math.pi else int(math.floor(radius * modulus / (2 * math.pi)))
-        factors.append({"sigma2": float(sigma2), "c": int(c), "n": n, "extra": extra,
-                        "radius": radius, "w": min(half_width, n_half), "key": ((sigma2, c), n)})
-    factors.sort(key=lambda f: f["w"])
-    first, rest = factors[0], factors[1:]
-    limit = resource_limit("ACCOUNTLIB_MAX_SIEVE_CANDIDATES", MAX_SIEVE_CANDIDATES)
-    if first["w"] + 1 > limit:
-        raise ResourceLimitError(
-            f"the sieve would scan {first['w'] + 1:.3g} candidate nodes (N = {modulus:.3g}, tau {tau:.3g}), "
-            f"above the limit of {limit:.3g}: the lattice is too fine for this accuracy; loosen the tolerance, use "
-            f"budgets with smaller denominators, or raise ACCOUNTLIB_MAX_SIEVE_CANDIDATES")
+    check_sieve_candidates(first["w"] + 1, modulus, tau)
     inverse = pow(first["c"], -1, modulus)
     kept_blocks, per_factor = [], 0
     for start in range(0, first["w"] + 1, _CHUNK):
@@ -152,6 +133,45 @@ def sieve_nodes(groups, modulus: int, tau: float, *, product: bool = True) -> Si
         product_count=int(nodes.size),
     )
 
+
+
+def _factor_windows(groups, modulus: int, tau: float) -> list[dict]:
+    """Each factor's window (radius r_g, half-width w_g in residues), narrowest first: stage 1 of :func:`sieve_nodes`."""
+    if not 0 < tau < 1:
+        raise ValueError(f"tau must be in (0, 1); got {tau!r}")
+    log_tau = math.log(tau)
+    n_half = (modulus - 1) // 2
+    factors = []
+    for (sigma2, c), n in groups:
+        if c % modulus == 0:
+            raise ValueError(f"modulus {modulus} must not divide the coefficient {c}")
+        extra = factor_bound_constant(sigma2)
+        log_m_max = math.log(2.0 + extra)
+        # r_g: beyond it the factor's own bound n·(log M − σ²d²/2) is below log τ
+        r2 = 2 * (log_m_max - log_tau / n) / float(sigma2)
+        radius = min(math.pi, math.sqrt(r2))
+        half_width = n_half if radius >= math.pi else int(math.floor(radius * modulus / (2 * math.pi)))
+        factors.append({"sigma2": float(sigma2), "c": int(c), "n": n, "extra": extra,
+                        "radius": radius, "w": min(half_width, n_half), "key": ((sigma2, c), n)})
+    factors.sort(key=lambda f: f["w"])
+    return factors
+
+
+def sieve_candidates(groups, modulus: int, tau: float) -> int:
+    """The candidate nodes :func:`sieve_nodes` would scan (its narrowest factor's window), computed without
+    scanning; :func:`check_sieve_candidates` refuses a count beyond :data:`MAX_SIEVE_CANDIDATES`."""
+    return _factor_windows(groups, modulus, tau)[0]["w"] + 1
+
+
+def check_sieve_candidates(count: int, modulus: int, tau: float) -> None:
+    """``ResourceLimitError`` when the sieve would scan ``count`` candidates, more than :data:`MAX_SIEVE_CANDIDATES`
+    (``ACCOUNTLIB_MAX_SIEVE_CANDIDATES``)."""
+    limit = resource_limit("ACCOUNTLIB_MAX_SIEVE_CANDIDATES", MAX_SIEVE_CANDIDATES)
+    if count > limit:
+        raise ResourceLimitError(
+            f"the sieve would scan {count:.3g} candidate nodes (N = {modulus:.3g}, tau {tau:.3g}), "
+            f"above the limit of {limit:.3g}: the lattice is too fine for this accuracy; loosen the tolerance, use "
+            f"budgets with smaller denominators, or raise ACCOUNTLIB_MAX_SIEVE_CANDIDATES")
 
 def mulmod(values: np.ndarray, factor: int, modulus: int) -> np.ndarray:
     """(values · factor) mod N without int64 overflow (falls back to Python ints for huge products)."""

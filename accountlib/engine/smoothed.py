@@ -75,8 +75,9 @@ SMALLEST_SMOOTHED_SIGMA2 = Fraction(1, 4)
 """The smallest noise variance a term of the smoothed engine may have (a budget ρ_i ≤ 4)."""
 
 MAX_SMOOTHED_NODES = 30_000_000
-"""The most contour nodes one δ(ε) scans (each costs a few operations per distinct term; about 3 s for the
-redistricting data's 65 distinct terms): a finer accuracy than they reach is answered with the finest bound they
+"""The most contour nodes one pass of δ(ε) scans (about 3e-7 s each for one distinct term, less where the sieve
+drops most of them: about 3 s for a redistricting path's 27 to 38 distinct terms; all the passes of one δ together:
+:data:`accountlib.engine.front.MAX_SMOOTHED_WORK`): a finer accuracy than they reach is answered with the finest bound they
 give (the result's ``error_bound`` says so, as the lattice engines' floor does). Time and memory stay bounded: the
 nodes are processed in chunks of 65,536. Raise it with the environment variable ``ACCOUNTLIB_MAX_SMOOTHED_NODES``."""
 

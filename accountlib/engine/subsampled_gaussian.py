@@ -236,7 +236,7 @@ def one_step_profile(q: float, z: float, epsilon, direction: str) -> ProfileBoun
     q, z : float
         The sampling rate and the noise multiplier (checked as by :class:`StepGroup`).
     epsilon : float or mpf
-        ε, exactly.
+        ε ≥ 0, exactly (a negative, infinite or nan ε is refused in one line).
     direction : str
         "remove" or "add".
 
@@ -310,6 +310,9 @@ def _closed_form(q: float, z_squared: Fraction, epsilon, direction: str) -> Prof
     if direction not in ("remove", "add"):
         raise ValueError(f"direction must be 'remove' or 'add'; got {direction!r}")
     exact_eps = mpmath.mpf(epsilon) if isinstance(epsilon, (int, float)) else epsilon
+    if not (isinstance(exact_eps, mpmath.mpf) and mpmath.isfinite(exact_eps) and exact_eps >= 0):
+        raise ValueError(f"epsilon must be a finite number >= 0 (this closed form is δ(ε) on ε ≥ 0; the profile at "
+                         f"ε < 0 is 1 − e^ε + e^ε δ_other(−ε), not computed here); got {epsilon!r}")
     man, exp = exact_eps.man_exp  # ε exactly, as a dyadic rational
     for bits in ONE_STEP_BITS:
         value = _one_step_ball(q, z_squared, int(man), int(exp), direction, bits)

@@ -33,11 +33,11 @@ from ..infrastructure.numbers import ErrorBound, ResourceLimitError, as_fraction
 from .lattice import Lattice, lattice_of, threshold_index
 from .results import (DEFAULT_PATHS, SMALLEST_ACCURACY, ErrorBudget, EvaluationPaths, TailResult, certified,
                       check_lattice_size)
-from .quadrature import node_count, truncation_mass_bound, truncation_point
-from .sieve import SieveResult, scan_nodes, sieve_nodes
+from .quadrature import lattice_survivors, node_count, truncation_mass_bound, truncation_point
+from .sieve import SieveResult, check_sieve_candidates, scan_nodes, sieve_candidates, sieve_nodes
 
-__all__ = ["TailEngine", "TailResult", "ResourceLimitError", "MAX_NODE_BITS", "truncation_tail_bound", "quadrature_plan",
-           "sieve_node_bits"]
+__all__ = ["TailEngine", "TailResult", "ResourceLimitError", "MAX_NODE_BITS", "ESTIMATE_MARGIN", "truncation_tail_bound",
+           "quadrature_plan", "planned_node_bits", "sieve_node_bits", "sieved_node_bits"]
 
 MAX_NODE_BITS = 10**8
 """The largest arb workload an engine accepts: surviving nodes × working bits (~1 GB of arb balls and about a
@@ -45,6 +45,13 @@ minute at most). Pair (6, 6), the heaviest census pair, needs ~2.5e7 at Δ = 2.5
 accuracy) and ~1.2e8 at Δ = 2.5e-61. Checked after the (cheap) sieve, before any node is evaluated. Raise it
 with the environment variable ``ACCOUNTLIB_MAX_NODE_BITS`` or the ``max_node_bits`` argument."""
 MAX_MODULUS = 2**40  # node counts N beyond this are refused before sieving
+
+ESTIMATE_MARGIN = 4
+"""How far the estimated arb work (:func:`planned_node_bits`: the survivors estimate
+:func:`accountlib.engine.quadrature.lattice_survivors` × working bits) may exceed :data:`MAX_NODE_BITS` before an
+engine is refused *before* its sieve runs: the estimate has measured 1.3 to 3.2 times the sieve's own count
+(budgets 13/17, 7/1000003 and 0.2 at Δ = 1e-30: 3.8e9 for 2.1e9, whose sieve alone took 22 s and 2.9 GB before
+the count refused it). Between the limit and this margin the sieve runs and its count decides."""
 
 
 def _max_node_bits(given) -> int:
@@ -75,6 +82,20 @@ def quadrature_plan(lattice: Lattice, accuracy: float) -> tuple[int, int, float,
     return cut, modulus, accuracy / (4 * (2 * cut + 1)), bits
 
 
+def planned_node_bits(lattice: Lattice, accuracy: float) -> float:
+    """The arb work of :class:`TailEngine` at Δ = ``accuracy`` *estimated* before any sieve: the nodes the sieve is
+    expected to keep (:func:`accountlib.engine.quadrature.lattice_survivors`) × the working bits of
+    :func:`quadrature_plan` (milliseconds; an engine whose estimate passes :data:`ESTIMATE_MARGIN` times its limit is
+    refused before sieving).
+
+    >>> from fractions import Fraction
+    >>> planned_node_bits(lattice_of([(Fraction(1, 2), 1), (Fraction(1, 3), 1)]), 1e-30) < 10**4
+    True
+    """
+    _, _, _, bits = quadrature_plan(lattice, accuracy)
+    return lattice_survivors(lattice, accuracy) * bits
+
+
 def sieve_node_bits(lattice: Lattice, accuracy: float) -> int:
     """The arb work the sieve method of :class:`TailEngine` would take on at Δ = ``accuracy``: the nodes its sieve
     keeps × its working bits, the very count the engine refuses beyond its limit (:data:`MAX_NODE_BITS`). Costs the
@@ -85,8 +106,15 @@ def sieve_node_bits(lattice: Lattice, accuracy: float) -> int:
     >>> sieve_node_bits(lattice_of([(Fraction(1, 2), 1), (Fraction(1, 3), 1)]), 1e-30) <= MAX_NODE_BITS
     True
     """
+    return sieved_node_bits(lattice, accuracy)[1]
+
+
+def sieved_node_bits(lattice: Lattice, accuracy: float) -> tuple[SieveResult, int]:
+    """(the sieve, its node-bits): :func:`sieve_node_bits` with the sieve it ran, for a :class:`TailEngine` at the
+    same Δ to take over (its ``sieve`` argument) instead of sieving again."""
     _, modulus, tau, bits = quadrature_plan(lattice, accuracy)
-    return int(sieve_nodes(lattice.groups, modulus, tau).nodes.size) * bits
+    sieve = sieve_nodes(lattice.groups, modulus, tau)
+    return sieve, int(sieve.nodes.size) * bits
 
 
 class TailEngine:
@@ -102,11 +130,15 @@ class TailEngine:
     accuracy : the absolute accuracy Δ ∈ [1e-300, 1) asked of every tail probability.
     paths : the evaluation paths allowed (:class:`~accountlib.engine.results.EvaluationPaths`): the method
         (``"sieve"`` or the sieve paper's ``"paper"``), the float64 nodes and the double-double sums.
-    max_node_bits : the largest arb workload accepted (default :data:`MAX_NODE_BITS`).
+    max_node_bits : the largest arb workload accepted (default :data:`MAX_NODE_BITS`); an estimate beyond
+        :data:`ESTIMATE_MARGIN` times it is refused before the sieve runs.
+    sieve : a :class:`~accountlib.engine.sieve.SieveResult` already computed for this lattice at this Δ (the one
+        ``engine="auto"`` runs to decide, :func:`sieve_node_bits`): used instead of sieving again when its N and τ
+        are this engine's.
     """
 
     def __init__(self, mechanisms, accuracy: float, *, paths: EvaluationPaths = DEFAULT_PATHS,
-                 max_node_bits: int | None = None):
+                 max_node_bits: int | None = None, sieve: SieveResult | None = None):
         if not isinstance(paths, EvaluationPaths):
             raise ValueError(f"paths must be an EvaluationPaths (accountlib.engine.results); got {paths!r}")
         if isinstance(accuracy, bool) or not isinstance(accuracy, (int, float)) or not SMALLEST_ACCURACY <= accuracy < 1:
@@ -122,7 +154,19 @@ class TailEngine:
         self.cut, self.modulus, self.tau, self.bits = quadrature_plan(self.lattice, self.accuracy)  # U, N, τ, bits
         self.truncation_bound = truncation_mass_bound(self.variance_proxy, self.cut)
         if self.method == "sieve":
-            self.sieve: SieveResult = sieve_nodes(self.lattice.groups, self.modulus, self.tau)
+            planned = lattice_survivors(self.lattice, self.accuracy) * self.bits
+            if planned > ESTIMATE_MARGIN * limit:
+                # the sieve's own limit first (its message names its knob), from its windows alone
+                check_sieve_candidates(sieve_candidates(self.lattice.groups, self.modulus, self.tau), self.modulus,
+                                       self.tau)  # refused before the sieve (seconds and gigabytes for such lattices)
+                raise ResourceLimitError(
+                    f"Δ = {self.accuracy:.3g} needs about {planned:.2g} node-bits of arb work (estimated before the "
+                    f"sieve), above the limit of {limit:.3g}; loosen the tolerance, use engine='smoothed' (budgets "
+                    f"in [1e-12, 4]) or raise ACCOUNTLIB_MAX_NODE_BITS")
+            if sieve is not None and (sieve.modulus, sieve.tau) == (self.modulus, self.tau):
+                self.sieve: SieveResult = sieve  # the sieve engine="auto" ran to decide, handed on
+            else:
+                self.sieve = sieve_nodes(self.lattice.groups, self.modulus, self.tau)
             self.nodes = self.sieve.nodes
             work = int(self.nodes.size) * self.bits
             if work > limit:

@@ -34,10 +34,14 @@ def round_up_to_float(value) -> float:
     ...     third = mpmath.mpf(1) / 3  # above the float 1/3, which is rounded down
     >>> round_up_to_float(mpmath.mpf("1e-400")), round_up_to_float(third) > 1 / 3, round_up_to_float(Fraction(1, 3)) > 1 / 3
     (5e-324, True, True)
+    >>> round_up_to_float(mpmath.mpf("1e-1000000000")), round_up_to_float(-mpmath.mpf("1e-1000000000"))  # at once
+    (5e-324, -0.0)
     """
     rounded = float(value)
     if math.isinf(rounded):
         return rounded
+    if rounded == 0:  # |value| ≤ 2^-1075: no exact Fraction needed (an mpf δ of 1e-1e9 has a billion-digit one)
+        return 5e-324 if value > 0 else rounded  # ±0.0, as float() rounds it
     exact = as_fraction(value, "bound", floats="binary", bounded=False)  # a computed number, as it is
     return rounded if Fraction(rounded) >= exact else math.nextafter(rounded, math.inf)
 

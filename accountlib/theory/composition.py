@@ -33,7 +33,7 @@ from ..infrastructure.numbers import (SMALLEST_ABS_TOL, SMALLEST_REL_TOL, ErrorB
                                      as_positive_fraction, as_rel_tol, decimal_string, error_bound, resource_limit)
 from ..engine import arithmetic
 from ..engine.lattice import lattice_of, threshold_index
-from ..engine.front import CertifiedTails, SmoothedTails
+from ..engine.front import MAX_SMOOTHED_WORK, CertifiedTails, SmoothedTails
 from ..engine.results import (DEFAULT_PATHS, MAX_VARIANCE_PROXY, EvaluationPaths, ResourceLimitError,
                               check_distinct_terms, check_lattice_size)
 from ..engine.quadrature import lattice_candidates, lattice_nodes, lattice_survivors
@@ -159,18 +159,22 @@ SMOOTHED_TRADEOFF_REL_TOL = 1e-8
 finer: δ ≤ 1, and its error enters β about linearly)."""
 
 MAX_SMOOTHED_TRADEOFF_NODES = 50_000_000
-"""The most contour nodes the smoothed engine may scan for one trade-off point: about 10 s for two distinct terms
-on one core (the sieve keeps a fifth of the nodes scanned or fewer; ``tradeoff(Composition([2.5, "0.05"],
-engine="smoothed"), "1/2", abs_tol=1e-6)`` plans 2.6e7). Estimated before the work, as the first grid's 17 δ(ε) at
-the cost of the dearer of two of them (:meth:`accountlib.engine.front.SmoothedTails.planned_nodes`), and counted
-during it (refinement rounds and missed passes add nodes): an estimate beyond it is refused at once, naming
-``abs_tol`` (in well under a second), and a point whose work passes :data:`OVERRUN` times it is refused then.
-Raise it with the environment variable ``ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES``."""
+"""The most contour nodes the smoothed engine may be estimated to scan for one trade-off point: about 15 s of one
+core of the book's two-core machine (3e-7 s per node scanned, :data:`accountlib.engine.front.MAX_SMOOTHED_WORK`).
+Estimated before the work, as the first grid's 17 δ(ε) at the cost of the dearer of two of them
+(:meth:`accountlib.engine.front.SmoothedTails.planned_nodes`): an estimate beyond it is refused at once, naming
+``abs_tol`` (in well under a second; ``tradeoff(Composition([2.5, "0.05"], engine="smoothed"), "1/2",
+abs_tol=1e-9)`` plans 1.1e8). The work itself adds coarse passes, missed passes and refinement rounds, and is
+bounded by :data:`OVERRUN` times this limit: each δ(ε) gets only what is left of that (its ``work_limit``), and
+the point is refused, naming ``abs_tol``, where a δ would pass it. Raise it with the environment variable
+``ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES``."""
 
 OVERRUN = 4
 """How far the nodes actually scanned for one smoothed trade-off point may exceed the estimate's limit
-(:data:`MAX_SMOOTHED_TRADEOFF_NODES`) before the point is refused: the estimate counts one pass per δ of the first
-grid, the work adds the coarse passes, missed passes and refinement rounds."""
+(:data:`MAX_SMOOTHED_TRADEOFF_NODES`): 2e8 nodes, about a minute of one core, the time scale of a smoothed trade-off
+point. The estimate counts one pass per δ of the first grid; the work adds the coarse passes, missed passes and
+refinement rounds (budgets 1/3 and 123457/1000003 at abs_tol = 1e-7 need more than 3e7 nodes; budgets 2.5 and 0.05
+at α = 1/2, abs_tol = 1e-6, plan 2.6e7 and scan about 1e8, 30 s)."""
 
 LATTICE_UP_TO = 2 * 10**7
 """``engine="auto"`` uses the lattice while its sieve would scan at most this many candidate nodes (an estimate at
@@ -212,20 +216,27 @@ def lattice_affordable(lattice) -> bool:
     where it is at most the limit or beyond :data:`LATTICE_WORK_UP_TO`, by the engine's own count
     (:func:`accountlib.engine.tails.sieve_node_bits`, which runs the sieve) in between where the sieve scans at most
     :data:`SIEVE_CHECK_UP_TO` candidates (taken as affordable where it scans more)."""
-    from ..engine.tails import MAX_NODE_BITS, sieve_node_bits  # the arb engine's module: imported only when needed
+    return _lattice_decision(lattice)[0]
+
+
+def _lattice_decision(lattice) -> tuple[bool, object]:
+    """(:func:`lattice_affordable`, the sieve it ran at Δ = 1e-30 or None): the sieve is handed to the lattice
+    engine built at that Δ (:class:`~accountlib.engine.front.CertifiedTails`), which then does not sieve again."""
+    from ..engine.tails import MAX_NODE_BITS, sieved_node_bits  # the arb engine's module: imported only when needed
 
     limit = resource_limit("ACCOUNTLIB_MAX_NODE_BITS", MAX_NODE_BITS)
     work = lattice_work(lattice)
     if work <= limit:
-        return True
+        return True, None
     if work > max(LATTICE_WORK_UP_TO, 4 * limit):
-        return False
+        return False, None
     if lattice_candidates(lattice) > SIEVE_CHECK_UP_TO:
-        return True
+        return True, None
     try:
-        return sieve_node_bits(lattice, 1e-30) <= limit
+        sieve, work = sieved_node_bits(lattice, 1e-30)
     except ResourceLimitError:
-        return False
+        return False, None
+    return work <= limit, sieve
 
 
 def _sensitivities(values, count: int) -> list[int]:
@@ -335,10 +346,14 @@ class Composition:
                 self._weights.append(weight_of[key])
             self.lattice = lattice_of(list(zip(rhos, self._weights)))
         weights = list(zip(self.rhos, self._weights))
+        sieve = None  # the sieve the choice ran at Δ = 1e-30, handed to the lattice engine at that Δ
         if engine == "auto":
             # the smoothed engine where the lattice's would refuse (the sieve's count, last: it may run the sieve)
             fine = (self.lattice.variance_proxy > MAX_VARIANCE_PROXY or lattice_candidates(self.lattice) > LATTICE_UP_TO
-                    or lattice_nodes(self.lattice) > LATTICE_NODES_UP_TO or not lattice_affordable(self.lattice))
+                    or lattice_nodes(self.lattice) > LATTICE_NODES_UP_TO)
+            if not fine:
+                affordable, sieve = _lattice_decision(self.lattice)
+                fine = not affordable
             engine = "smoothed" if _smoothable(self.rhos) and fine else "lattice"
         self.engine_kind = engine
         # S moves by 2 between the two distributions: 2L on the lattice, an integer
@@ -357,7 +372,7 @@ class Composition:
         else:
             check_lattice_size(self.lattice)  # refuse at once what no engine could compute
             self.smoothed = None
-            self._tails = CertifiedTails(self.lattice, paths=paths)
+            self._tails = CertifiedTails(self.lattice, paths=paths, sieve=sieve)
 
     def rescaled(self, multiplier, *, factors=()) -> Composition:
         """This composition with every noise variance multiplied: σ_i² = 1/ρ_i becomes f_i·v/ρ_i (budgets ρ_i/(f_i v)),
@@ -551,21 +566,27 @@ class Composition:
         planned = FIRST_GRID * max((self.smoothed.planned_nodes(e, rel_tol=rel_tol) for e in (grid[0], grid[len(grid) // 2])),
                                    default=0) if grid else 0
 
-        def refuse(nodes):
+        def refuse(nodes, accepted):
+            relax = ("loosen abs_tol (the cost grows about as 1/sqrt(abs_tol))" if rel_tol < SMOOTHED_TRADEOFF_REL_TOL
+                     else f"a looser abs_tol does not help above {4 * SMOOTHED_TRADEOFF_REL_TOL:g} (each delta is "
+                          f"computed to a relative {SMOOTHED_TRADEOFF_REL_TOL:g}): use budgets on a coarser grid "
+                          "(the lattice engines)")
             raise ResourceLimitError(
                 f"abs_tol: the smoothed trade-off at alpha = {decimal_string(alpha, 6)} to abs_tol = {abs_tol:g} needs "
-                f"{nodes} contour nodes, more than the {limit:,} accepted (ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES); "
-                "loosen abs_tol (the cost grows about as 1/sqrt(abs_tol)) or raise the limit")
+                f"{nodes} contour nodes, more than the {accepted:,} accepted (ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES); "
+                f"{relax}, or raise the limit")
 
         if planned > limit:
-            refuse(f"about {planned:,}")
+            refuse(f"about {planned:,}", limit)
         capped, spent = [], [0]
+        own = resource_limit("ACCOUNTLIB_MAX_SMOOTHED_WORK", MAX_SMOOTHED_WORK)
 
         def delta_at(eps):
-            if spent[0] > OVERRUN * limit:
-                refuse(f"more than {spent[0]:,}")
-            d = self.smoothed.delta(eps, rel_tol=rel_tol)
-            spent[0] += int(d.terms.get("scanned", 0))
+            left = OVERRUN * limit - spent[0]
+            d = self.smoothed.delta(eps, rel_tol=rel_tol, work_limit=min(own, left))
+            spent[0] += int(d.terms.get("work", 0))
+            if d.terms.get("over_budget") and left <= own:  # the next pass would pass the point's limit: not started
+                refuse(f"more than {spent[0]:,}", OVERRUN * limit)
             if d.terms.get("capped"):
                 capped.append(eps)
             return d.delta, d.error_bound

@@ -318,14 +318,14 @@ class DPSGDComposition:
 
     def delta_from_bounds(self, eps, rel_tol: float) -> DPSGDDeltaPoint:
         """δ(ε) from the bounds that need no inversion, as a result (``meets_tolerance`` against ``rel_tol``): for the
-        runs no contour reaches (a tiny sampling rate over few steps, or z near 0.05); ``eps`` exact as in
-        :meth:`delta_bracket` (:func:`~accountlib.theory.dpsgd_epsilon_search.bounded_delta_point`).
+        runs no contour reaches (a tiny sampling rate over few steps, or z near 0.05); ``eps`` in [0, 200] and
+        ``rel_tol`` checked as by :meth:`delta` (:func:`~accountlib.theory.dpsgd_epsilon_search.bounded_delta_point`).
 
         >>> p = DPSGDComposition(1e-8, 1.0, 10).delta_from_bounds(0.0, 0.5)
         >>> p.meets_tolerance and 1e-8 < p.delta + p.error_bound < 2.1e-8
         True
         """
-        return bounded_delta_point(self, eps, rel_tol)
+        return bounded_delta_point(self, exact_epsilon(eps), dpsgd_rel_tol(rel_tol))
 
     # -- f(α) ---------------------------------------------------------------------------------------------------
     def tradeoff(self, alpha, *, abs_tol: float = 1e-9, best_effort: bool = False):

@@ -26,7 +26,7 @@ LAYERS = {
                "dpsgd_noise_calibration", "dpsgd_epsilon_search"),
     "applications": ("census", "census.allocations", "census.pair_files", "census.jobs", "census.census_wide",
                      "census.variance", "census.calibration", "census.pl94", "acs", "accountant", "dpsgd_accountant",
-                     "dpsgd_upper", "opacus_accountant"),
+                     "dpsgd_targets", "dpsgd_upper", "opacus_accountant"),
     "cli": ("delta", "tradeoff", "epsilon", "calibrate", "allocate", "dpsgd", "sweep"),
 }
 """Each layer's public modules, bottom to top (``accountlib.<layer>.<module>``); the packages ``mechanisms`` and

@@ -4,6 +4,7 @@ against a fresh certified computation."""
 
 import math
 import warnings
+from fractions import Fraction
 
 import mpmath
 import pytest
@@ -341,3 +342,93 @@ def test_a_target_met_at_the_floor_ends_every_calibration(monkeypatch):
         lambda z: dp_accounting.SelfComposedDpEvent(dp_accounting.PoissonSampledDpEvent(0.01, dp_accounting.GaussianDpEvent(z)), 10),
         target_epsilon=1.0, target_delta=0.098)
     assert 0.05 <= z < 0.06
+
+
+@pytest.mark.parametrize("event_kind", ["subsampled", "gaussian beyond the cap"])
+def test_dp_accounting_get_delta_converts_a_target_epsilon_before_comparing_it(event_kind):
+    """get_delta("1") raised TypeError ("'>' not supported between instances of 'str' and 'int'") on the subsampled
+    path: the target was compared with the largest ε accounted before it was converted. Every form of a number the
+    library reads is converted first (dpsgd_targets.exact_target_epsilon), each answering what its value answers,
+    beyond 200 too; δ at a Gaussian run's ε = 150 (below 1e-10^9) answers at once, no exact Fraction of its mpf."""
+    pytest.importorskip("dp_accounting")
+    from decimal import Decimal
+
+    import numpy as np
+
+    from accountlib.applications.dpsgd_accountant import CertifiedDPSGDAccountant
+    from accountlib.applications.dpsgd_targets import exact_target_epsilon
+
+    for form in ("1", 1, 1.0, Fraction(1), Decimal("1"), np.float64(1), np.array(1.0), "2/2", " 1e0 "):
+        assert exact_target_epsilon(form) == 1, form
+    assert exact_target_epsilon("inf") == exact_target_epsilon(np.inf) == math.inf
+    accountant = CertifiedDPSGDAccountant()
+    accountant.compose(_dp_event(0.01, 1.0, 10) if event_kind == "subsampled" else _dp_event(1, 2000.0, 10))
+    assert 0 < accountant.get_delta("1") == accountant.get_delta(1.0) <= accountant.get_delta("1/2") <= 1
+    assert accountant.get_delta("250") == accountant.get_delta(250.0) <= accountant.get_delta("1")
+    assert accountant.get_delta("inf") == 0.0
+    for bad in ("-1", "nan", "-inf", None, [1.0], True):
+        with pytest.raises(ValueError, match=r"^target_epsilon must be a number >= 0 \(inf allowed\); got [^\n]*$"):
+            accountant.get_delta(bad)
+    if event_kind != "subsampled":
+        assert accountant.get_delta(150.0) == 5e-324  # δ(150) = e^(−4.5e9) or so: the smallest float above it
+
+
+def test_opacus_get_noise_multiplier_at_sample_rate_one_has_no_cap():
+    """Hostile review r38d, item 8: get_noise_multiplier(ε = 0.001, δ = 1e-10, sample_rate 1, one step) raised
+    Opacus's 'The privacy budget is too low.': the drop-in accounted every noise multiplier above 1000 as 1000, while
+    the answer is z ≈ 4584.22, which the dp_accounting drop-in finds. A history whose every step has sample rate 1 is
+    now the Gaussian mechanism in closed form at any z: Opacus's own search, run to a fine epsilon_tolerance, ends at
+    a z the reference certifies, within 1e-4 of the dp_accounting drop-in's calibration."""
+    pytest.importorskip("opacus")
+    dp_accounting = pytest.importorskip("dp_accounting")
+    from dp_accounting import mechanism_calibration
+    from opacus.accountants.utils import get_noise_multiplier
+
+    import accountlib.applications.opacus_accountant  # noqa: F401  (registers "accountlib")
+    from accountlib.applications.dpsgd_accountant import CertifiedDPSGDAccountant
+    from dpsgd_reference import gaussian_delta
+
+    z = get_noise_multiplier(target_epsilon=0.001, target_delta=1e-10, sample_rate=1.0, steps=1,
+                             accountant="accountlib", epsilon_tolerance=1e-7)
+    with mpmath.workdps(50):
+        assert gaussian_delta(1 / mpmath.mpf(z), mpmath.mpf("0.001"), dps=50) <= mpmath.mpf("1e-10")
+    ours = mechanism_calibration.calibrate_dp_mechanism(
+        CertifiedDPSGDAccountant, lambda s: dp_accounting.SelfComposedDpEvent(dp_accounting.GaussianDpEvent(s), 1),
+        target_epsilon=1e-3, target_delta=1e-10)
+    assert 4584 < ours <= z < ours * (1 + 1e-4)
+
+
+def test_opacus_refuses_a_subsampled_target_beyond_the_cap_in_one_line(monkeypatch):
+    """At a sample rate below 1 a noise multiplier above 1000 is accounted as 1000 (a valid bound); a target that needs
+    more (q = 0.5, one step, ε = 0.001 at δ = 1e-10: the library's own calibration refuses it too) sent Opacus's search
+    doubling to 1.3e6 and 'The privacy budget is too low.'. It now ends at 2560, the search's first multiplier above
+    twice the cap, in one line naming the cap, the target δ and the ε certified at the cap; a target the cap meets
+    (ε = 0.003: z ≈ 799.92) still ends below it, where the search passes 1280 on its way."""
+    pytest.importorskip("opacus")
+    from opacus.accountants.utils import get_noise_multiplier
+
+    from accountlib.applications import opacus_accountant
+    from accountlib.theory.dpsgd_accounting import calibrate_noise_multiplier
+
+    asked = []
+    answer = opacus_accountant.CertifiedDPSGDAccountant.get_epsilon
+
+    def counted(self, delta, **kwargs):
+        asked.append(self.history[0][0])
+        return answer(self, delta, **kwargs)
+
+    monkeypatch.setattr(opacus_accountant.CertifiedDPSGDAccountant, "get_epsilon", counted)
+    with pytest.raises(ValueError) as raised:
+        get_noise_multiplier(target_epsilon=0.001, target_delta=1e-10, sample_rate=0.5, steps=1,
+                             accountant="accountlib")
+    message = str(raised.value)
+    assert "\n" not in message and message.startswith("noise_multiplier = 2560.0 at sample_rate = 0.5 lies above 2000")
+    assert "(1000)" in message and "target_delta = 1e-10" in message and asked[-1] == 2560
+    certified = float(message.split("epsilon = ")[1].split(",")[0])
+    assert certified >= float(DPSGDComposition(0.5, 1000, 1).epsilon("1e-10", abs_tol=1e-9).upper) * (1 - 1e-5)
+    with pytest.raises(ArithmeticError, match="no noise multiplier up to 1000"):
+        calibrate_noise_multiplier(0.5, 1, (0.001, 1e-10))
+    z = get_noise_multiplier(target_epsilon=0.003, target_delta=1e-10, sample_rate=0.5, steps=1,
+                             accountant="accountlib", epsilon_tolerance=1e-5)  # wider than the ε interval (1e-6)
+    assert 1280 in asked and 799.92 <= z <= 1000
+    assert DPSGDComposition(0.5, z, 1).epsilon("1e-10", abs_tol=1e-9).upper <= Fraction(3, 1000)
