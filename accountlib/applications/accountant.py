@@ -46,10 +46,10 @@ except ImportError as error:  # pragma: no cover - the extra is missing
                       f"'accountlib[accountant]' ({error})", name=error.name) from error
 
 from ..infrastructure.interval_ends import round_up_to_float, upper_end
-from ..infrastructure.numbers import as_bounded_float, as_fraction, as_probability
+from ..infrastructure.numbers import as_bounded_float, as_fraction, as_probability, as_rel_tol
 from ..theory.accounting import epsilon as certified_epsilon
-from ..theory.composition import MAX_EPSILON, Composition
-from ..theory.targets import as_target_delta
+from ..theory.composition import BUDGET_RANGE, MAX_EPSILON, MAX_SENSITIVITY, Composition
+from ..theory.targets import SMALLEST_EPSILON_WIDTH, as_epsilon_width, as_target_delta
 
 __all__ = ["CertifiedDiscreteGaussianAccountant", "DiscreteGaussianDpEvent", "exact_budget", "SHIFT_PER_SENSITIVITY"]
 
@@ -75,13 +75,22 @@ SHIFT_PER_SENSITIVITY = {NeighboringRelation.ADD_OR_REMOVE_ONE: 1, NeighboringRe
 the integer shift the composition is computed at."""
 
 
+SIGMA_RANGE = (1e-150, 1e150)
+"""The σ accounted: ρ = 1/σ² within the library's budget range [1e-300, 1e300] (BUDGET_RANGE)."""
+
+
 def exact_budget(sigma) -> Fraction:
-    """ρ = 1/σ² as an exact rational (a float σ is an exact binary rational; nothing is rounded)."""
+    """ρ = 1/σ² as an exact rational (a float σ is an exact binary rational; nothing is rounded), σ in
+    :data:`SIGMA_RANGE`."""
     if isinstance(sigma, bool) or not isinstance(sigma, (int, float, Fraction)):
         raise ValueError(f"sigma must be a number; got {sigma!r}")
     if not (math.isfinite(sigma) and sigma > 0):
         raise ValueError(f"sigma must be a finite number > 0; got {sigma!r}")
-    return 1 / as_fraction(sigma, "sigma", floats="binary") ** 2
+    rho = 1 / as_fraction(sigma, "sigma", floats="binary") ** 2
+    if not BUDGET_RANGE[0] <= rho <= BUDGET_RANGE[1]:
+        raise ValueError(f"sigma must be in [{SIGMA_RANGE[0]:g}, {SIGMA_RANGE[1]:g}] (its budget 1/sigma² within "
+                         f"[1e-300, 1e300]); got {sigma!r}")
+    return rho
 
 
 class CertifiedDiscreteGaussianAccountant(PrivacyAccountant):
@@ -104,7 +113,13 @@ class CertifiedDiscreteGaussianAccountant(PrivacyAccountant):
         super().__init__(neighboring_relation)
         self._shift = SHIFT_PER_SENSITIVITY[neighboring_relation]
         self._terms: dict[tuple[Fraction, int], int] = {}  # (ρ, sensitivity) → count
-        self._rel_tol, self._epsilon_tol = rel_tol, epsilon_tol
+        # checked here, in this constructor's terms, not at the first get_epsilon in the library's
+        self._rel_tol = as_rel_tol(rel_tol, "rel_tol")
+        try:
+            self._epsilon_tol = as_epsilon_width(epsilon_tol, "epsilon_tol")
+        except ValueError:
+            raise ValueError(f"epsilon_tol (the width of the certified ε interval) must be a number in "
+                             f"[{SMALLEST_EPSILON_WIDTH:g}, 0.5]; got {epsilon_tol!r}") from None
         self._pair = None
 
     def _maybe_compose(self, event, count: int, do_compose: bool):
@@ -122,8 +137,12 @@ class CertifiedDiscreteGaussianAccountant(PrivacyAccountant):
             sensitivity = getattr(event, "sensitivity", 1)
             try:
                 rho = exact_budget(event.sigma)
-                if isinstance(sensitivity, bool) or not isinstance(sensitivity, int) or sensitivity < 1:
-                    raise ValueError(f"sensitivity must be a positive whole number; got {sensitivity!r}")
+                largest = MAX_SENSITIVITY // self._shift  # the shift composed, sensitivity·shift, at most 1e6
+                if (isinstance(sensitivity, bool) or not isinstance(sensitivity, int)
+                        or not 1 <= sensitivity <= largest):
+                    doubled = " under REPLACE_ONE (composed at twice the sensitivity)" if self._shift == 2 else ""
+                    raise ValueError(f"sensitivity must be a whole number in 1..{largest}{doubled}; got "
+                                     f"{sensitivity!r}")
             except ValueError as error:
                 return self.CompositionErrorDetails(invalid_event=event, error_message=str(error))
             if do_compose and count > 0:

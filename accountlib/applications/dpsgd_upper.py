@@ -38,7 +38,10 @@ def certified_upper_epsilon(run: DPSGDComposition, delta, epsilon_tol: float) ->
     tol = epsilon_tol
     while True:
         try:
-            return round_up_to_float(run.epsilon(delta, abs_tol=tol, best_effort=True).upper)
+            interval = run.epsilon(delta, abs_tol=tol, best_effort=True)
+            if interval.shortfall != "precision" or tol >= LARGEST_TOL:
+                return round_up_to_float(interval.upper)
+            tol = min(tol * 100, LARGEST_TOL)  # float64 cannot narrow it that far: a looser width
         except EpsilonOutOfRange:
             return math.inf  # no finite ε certified: a valid upper bound
         except ArithmeticError:

@@ -28,10 +28,11 @@ false 0). The β of ``tradeoff`` is the exact f(α) at the α asked, not read of
 tolerance that could not be certified — is one line on stderr and exit status 2;
 never a traceback, and never a NaN or infinite number on stdout.
 
-Limits (see book/running.md, "Reliability"): 0 < ε ≤ composition.MAX_EPSILON (5000);
+Limits (see book/running.md, "Reliability"): 0 ≤ ε ≤ composition.MAX_EPSILON (5000);
 --rel-tol in [1e-30, 0.5]; --abs-tol in [1e-60, 0.5] (an ε interval's width, epsilon --abs-tol, in
-[1e-30, 0.5]); numbers with exponents
-beyond ±1000 are refused at once; an engine needing more than
+[1e-30, 0.5]); every number is a decimal or a fraction of nonzero magnitude within [1e-1000, 1e1000] and at most
+1000 digits (so a nonzero ε, α or δ below 1e-1000 is refused at once, and Python's digit grouping, 1_000, too);
+an engine needing more than
 tails.MAX_NODE_BITS node-bits (environment variable ACCOUNTLIB_MAX_NODE_BITS)
 is refused before it is built; a --budgets file of more than engine.results.MAX_DISTINCT_TERMS (20,000)
 distinct (budget, sensitivity) lines (environment variable ACCOUNTLIB_MAX_DISTINCT_TERMS) is refused as soon as
@@ -44,16 +45,19 @@ import argparse
 import importlib
 import json
 import math
+import re
 import sys
 from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal, DivisionByZero, Inexact, InvalidOperation, Overflow, Underflow
 from decimal import localcontext
+from contextlib import contextmanager
 from fractions import Fraction
 
 import mpmath
 
 from ..engine.results import check_distinct_terms
-from ..infrastructure.numbers import (SMALLEST_ABS_TOL, SMALLEST_REL_TOL, as_abs_tol, as_fraction, as_rel_tol,
-                                     as_string, certified_decimal, decimal_string, floor_log10, fraction_to_mpf)
+from ..infrastructure.numbers import (LARGEST_TOL, SMALLEST_ABS_TOL, SMALLEST_REL_TOL, SMALLEST_RESOLUTION,
+                                     ResourceLimitError, as_abs_tol, as_fraction, as_rel_tol, as_resolution, as_string, certified_decimal,
+                                     decimal_string, floor_log10, fraction_to_mpf)
 from ..theory.composition import MAX_EPSILON, MAX_SENSITIVITY, Composition, check_budget
 
 __all__ = ["main", "build_parser", "COMMANDS", "RELEASES", "DIGITS", "CommandLineError", "Listing", "Parser", "Once",
@@ -97,8 +101,21 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message):
         """Raise :class:`CommandLineError` with argparse's message (one line, exit status 2) instead of printing
-        usage."""
-        raise CommandLineError(f"{self.prog}: {message}")
+        usage; a nan or inf is told the range the option's help states."""
+        raise CommandLineError(f"{self.prog}: {self._with_range(message)}")
+
+    def _with_range(self, message: str) -> str:
+        """``argument --rel-tol: rel-tol must be finite; got 'nan'`` as ``--rel-tol must be a finite
+        number in [1e-30, 0.5]; got 'nan'``: the accepted range as the option's ``--help`` states it."""
+        found = re.match(r"argument (--[\w-]+): \S+ must be finite; got (.*)$", message)
+        if not found:
+            return message
+        action = next((a for a in self._actions if found.group(1) in a.option_strings), None)
+        stated = re.search(r"in [\[(][^\])]*[\])]|> 0|(\d+) to ([\de+]+)", str(getattr(action, "help", None) or ""))
+        if not stated:
+            return message
+        accepted = f"in [{stated.group(1)}, {stated.group(2)}]" if stated.group(1) else stated.group(0)
+        return f"{found.group(1)} must be a finite number {accepted}; got {found.group(2)}"
 
     def parse_args(self, args=None, namespace=None):
         """As argparse, but an option another subcommand takes names the subcommand's help."""
@@ -124,10 +141,20 @@ class Once(argparse.Action):
         setattr(namespace, self.dest, values)
 
 
+def refuse_underscores(text: str, option: str) -> None:
+    """Refuse Python's digit grouping (``1_0``, which Python reads as 10) in a number given on the command line or in
+    a --budgets file: not one of the forms documented (a decimal, a fraction, a float's scientific form)."""
+    if "_" in text:
+        shown = text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"
+        raise ValueError(f"{option} must be a decimal (e.g. 0.05, 1e-6) or a fraction (e.g. 11/10000), without "
+                         f"underscores; got {shown!r}")
+
+
 def number(name: str):
     """An argparse ``type`` reading an exact number (:func:`~accountlib.infrastructure.numbers.as_fraction`)."""
     def parse(text: str) -> Fraction:
         try:
+            refuse_underscores(text, f"--{name}")
             return as_fraction(text, name, floats="decimal")
         except ValueError as error:
             raise argparse.ArgumentTypeError(str(error)) from None
@@ -194,6 +221,7 @@ def _allocation(text: str) -> int:
 
 def _budget(text: str) -> Fraction:
     try:
+        refuse_underscores(text, "--rho")
         rho = as_fraction(text, "--rho", floats="decimal")
     except ValueError as error:
         shown = text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"
@@ -223,9 +251,12 @@ def read_budgets_file(path: str) -> tuple[list[Fraction], list[int] | None]:
     try:
         data = read_capped(Path(path), MAX_BUDGET_FILE_BYTES)
         text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:  # a ValueError too: caught first, in the user's terms
+        fail(f"--budgets {path}: not a UTF-8 text file (byte {error.object[error.start]:#04x} at offset {error.start} "
+             "is not UTF-8); give a CSV text file: a header line rho (or rho,sensitivity), then one budget per line")
     except ValueError as error:
         fail(f"--budgets {path}: {error}")
-    except (OSError, UnicodeDecodeError) as error:
+    except OSError as error:
         fail(f"--budgets {path}: cannot be read ({type(error).__name__}: {getattr(error, 'strerror', None) or error})")
     try:  # universal newlines: CR-only files read as lines; a field past csv's limit is a malformed file
         rows = [row for row in csv.reader(io.StringIO(text, newline=None)) if any(cell.strip() for cell in row)]
@@ -243,6 +274,11 @@ def read_budgets_file(path: str) -> tuple[list[Fraction], list[int] | None]:
         where = f"--budgets {path} line {line}"
         rho = parsed.get(row[0])
         if rho is None:
+            try:
+                refuse_underscores(row[0], f"{where}: rho")
+                refuse_underscores(row[1] if len(row) == 2 else "", f"{where}: sensitivity")
+            except ValueError as error:
+                fail(str(error))
             rho = parsed[row[0]] = as_fraction(row[0], f"{where} rho", floats="decimal")
         if rho <= 0:
             fail(f"{where}: rho must be > 0 (drop unused mechanisms); got {row[0].strip()!r}")
@@ -314,13 +350,36 @@ def composition(args) -> Composition:
     return _named("--budgets", lambda: Composition(budgets, sensitivities=shifts))
 
 
+def composition_option(args) -> str:
+    """The option that named the composition, as the user gave it: --pair K L, --rho, --budgets FILE or --release NAME."""
+    if getattr(args, "release", None) is not None:
+        return f"--release {args.release}"
+    if getattr(args, "pair", None) is not None:
+        return f"--pair {args.pair[0]} {args.pair[1]}"
+    if getattr(args, "rho", None) is not None:
+        return "--rho"
+    return f"--budgets {args.budgets}"
+
+
+@contextmanager
+def engine_refusals_named(args):
+    """An engine's refusal of the composition's work (``ResourceLimitError``: nodes, memory, the lattice's size)
+    as one line naming the option that gave the composition (a refusal about a tolerance names its option already)."""
+    try:
+        yield
+    except ResourceLimitError as error:
+        message = in_option_terms(one_line(error))
+        fail(message if message.startswith("--") else f"{composition_option(args)}: {message}")
+
+
 def _named(option: str, build):
     """``build()``, its ValueError (a refused budget, a lattice no engine computes) failing with ``option`` named."""
     try:
         return build()
     except ValueError as error:
         message = one_line(error)
-        fail(message if option in message else f"{option}: {message}")
+        # a setting of the environment (ACCOUNTLIB_...) is not the option's fault: its message names the variable
+        fail(message if option in message or "environment variable" in message else f"{option}: {message}")
 
 
 # -- tolerances and certified output --------------------------------------------------------------------------------
@@ -444,6 +503,32 @@ def outward_decimal(value: Fraction, *, up: bool, digits: int = 15) -> str:
     return as_string(steps * unit, exponent)
 
 
+def interval_decimals(lower: Fraction, upper: Fraction, width: Fraction, *, digits: int = 15) -> tuple[str, str]:
+    """A certified ε interval's ends as exact decimals rounded outwards (:func:`outward_decimal`), with at least
+    ``digits`` significant digits and as many more as keep the printed interval no wider than ``width`` (the
+    --abs-tol asked; the library certified ``upper − lower ≤ width``): 15 digits of ε ≈ 2.94 are a grid of 1e-14,
+    so an interval certified 1e-30 wide needs 31 decimals. An interval wider than ``width`` (one printed flagged,
+    --best-effort) keeps ``digits``.
+
+    >>> interval_decimals(Fraction(1, 3), Fraction(1, 3) + Fraction(1, 10**20), Fraction(2, 10**20))
+    ('0.33333333333333333333', '0.33333333333333333335')
+    """
+    shown = outward_decimal(lower, up=False, digits=digits), outward_decimal(upper, up=True, digits=digits)
+    if upper - lower > width:
+        return shown
+    # each digit more narrows the rounding tenfold: the loop ends when the rounding adds less than the slack
+    # width − (upper − lower), at the latest at the ends' exact decimals (bisection midpoints: dyadic, as many
+    # decimals as their denominators have bits)
+    most = digits + 40 + max(lower.denominator.bit_length(), upper.denominator.bit_length()) + len(str(int(upper)))
+    while Fraction(Decimal(shown[1])) - Fraction(Decimal(shown[0])) > width:
+        if digits >= most:
+            fail(f"--abs-tol {float(width):g}: the certified interval [{shown[0]}, {shown[1]}] has no decimal "
+                 f"form within {digits} digits that is no wider; give a slightly larger --abs-tol")
+        digits += 1
+        shown = outward_decimal(lower, up=False, digits=digits), outward_decimal(upper, up=True, digits=digits)
+    return shown
+
+
 # -- targets (calibrate, allocate) ----------------------------------------------------------------------------------
 
 def add_target_arguments(parser) -> None:
@@ -454,11 +539,24 @@ def add_target_arguments(parser) -> None:
     group.add_argument("--target-delta", nargs="+", action=Once, type=number("target-delta"), metavar="D",
                        help="δ of each (ε, δ) target, in [1e-300, 1), one per --target-eps (or one for all)")
     group.add_argument("--target-mu", action=Once, type=number("target-mu"), metavar="MU",
-                       help="a μ-GDP target: the trade-off curve must lie above G_μ everywhere")
+                       help="a μ-GDP target, in (0, 88]: the trade-off curve must lie above G_μ everywhere")
     parser.add_argument("--resolution", action=Once, type=number("resolution"), default=Fraction(1, 1000),
                         metavar="R", help="grid step of the variance multiplier, relative to the zCDP calibration "
-                        "(default 1e-3)")
+                        "(or, for an ε too small for the zCDP rule, to the noise bringing the total variation "
+                        "distance to δ), in [1e-9, 0.5] (default 1e-3)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+
+def checked_resolution(value: Fraction) -> float:
+    """A --resolution, checked by the library's validator (:func:`~accountlib.infrastructure.numbers.as_resolution`),
+    its refusal naming the option, the range and the value as given."""
+    try:
+        return as_resolution(value, "--resolution")
+    except ValueError:
+        from ..infrastructure.shown import shown_value  # messages only
+
+        fail(f"--resolution must be in [{SMALLEST_RESOLUTION:g}, {LARGEST_TOL:g}] (a grid step relative to the "
+             f"answer's scale); got {shown_value(value) if abs(value) < 10**300 else 'a value above 1e300'}")
 
 
 def target(args):
@@ -466,6 +564,7 @@ def target(args):
     :class:`~accountlib.theory.targets.GaussianDP`)."""
     from ..theory.targets import ApproximateDP, GaussianDP
 
+    checked_resolution(args.resolution)
     if args.target_mu is not None:
         if args.target_eps or args.target_delta:
             fail("give either --target-mu or --target-eps with --target-delta, not both")
@@ -521,7 +620,7 @@ def main(argv=None) -> int:
     except CommandLineError as error:
         print(f"error: {one_line(error)}", file=sys.stderr)
     except (ValueError, ArithmeticError) as error:  # bad input, resource limits, uncertifiable results
-        print(f"error: {one_line(error)}", file=sys.stderr)
+        print(f"error: {in_option_terms(one_line(error), argv)}", file=sys.stderr)
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130
@@ -530,6 +629,36 @@ def main(argv=None) -> int:
     except Exception as error:  # noqa: BLE001 - a bug still gets one line, not a traceback
         print(f"error: internal error ({type(error).__name__}): {one_line(error)}", file=sys.stderr)
     return 2
+
+
+#: The library's argument names, as a message from it may name them, and the option each is on the command line.
+OPTION_OF_ARGUMENT = (
+    (re.compile(r"\bbest_effort=True\b"), "--best-effort"),
+    (re.compile(r"\babs_tol\b"), "--abs-tol"),
+    (re.compile(r"\brel_tol\b"), "--rel-tol"),
+)
+
+#: The same for a DP-SGD run's own arguments (the ``dpsgd`` command): each at the start of the library's message.
+OPTION_OF_DPSGD_ARGUMENT = (
+    (re.compile(r"^q \("), "--q ("),
+    (re.compile(r"^noise_multiplier \("), "--noise-multiplier ("),
+    (re.compile(r"^steps must"), "--steps must"),
+    (re.compile(r"^epsilon \("), "--eps ("),
+    (re.compile(r"^target epsilon \("), "--target-eps ("),
+    (re.compile(r"^target delta\b"), "--target-delta"),
+    (re.compile(r"^delta must"), "--delta must"),
+    (re.compile(r"^alpha \("), "--alpha ("),
+)
+
+
+def in_option_terms(message: str, argv=None) -> str:
+    """A library message as the command line's: the API's argument names (abs_tol, best_effort=True, a DP-SGD run's
+    q, noise_multiplier, ...) replaced by the options the user gave (--abs-tol, --best-effort, --q, ...)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    table = OPTION_OF_ARGUMENT + (OPTION_OF_DPSGD_ARGUMENT if argv[:1] == ["dpsgd"] else ())
+    for pattern, option in table:
+        message = pattern.sub(option, message)
+    return message
 
 
 _NEGATIVE_VALUE_MESSAGES = {

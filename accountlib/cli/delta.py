@@ -12,8 +12,8 @@ import mpmath
 
 from ..infrastructure.numbers import SMALLEST_REL_TOL, decimal_string, exact_rational
 from ..theory.composition import MAX_EPSILON
-from . import (Once, add_composition_arguments, certified_rows, emit_rows, exact_tolerance, fail, number, composition,
-               tolerance)
+from . import (Once, add_composition_arguments, certified_rows, emit_rows, engine_refusals_named, exact_tolerance, fail,
+               number, composition, tolerance)
 
 __all__ = ["add_parser", "run"]
 
@@ -52,7 +52,8 @@ def run(args) -> int:
              f"largest supported ε); got {', '.join(bad)}")
     rel_tol = tolerance(args.rel_tol, "rel-tol")
     pair = composition(args)
-    points = pair.delta(args.eps, rel_tol=max(rel_tol / 2, SMALLEST_REL_TOL))
+    with engine_refusals_named(args):
+        points = pair.delta(args.eps, rel_tol=max(rel_tol / 2, SMALLEST_REL_TOL))
     rows = certified_rows(points, KEYS, lambda value, bound: bound <= exact_tolerance(rel_tol, value) * value,
                           lambda p: uncertified(pair, p, rel_tol), lambda value: abs(value) * mpmath.mpf("1e-45"), args.best_effort)
     return emit_rows(args, rows, KEYS + ("shortfall",) * args.best_effort)
@@ -74,4 +75,5 @@ def uncertified(pair, point, rel_tol: float) -> str:
     if limit is None or exact_rational(point.epsilon) < limit:
         return f"{where}: only the certified upper bound δ ≤ {upper} was reached; loosen --rel-tol, or print it flagged with --best-effort"
     return (f"{where}: only the certified upper bound δ ≤ {upper} (the rigorous sub-Gaussian tail bound); --eps "
-            f"below {decimal_string(limit, 10)} is certified to a relative accuracy for these budgets")
+            f"below {decimal_string(limit, 10)} is certified to a relative accuracy for these budgets, or print this "
+            "bound flagged with --best-effort")

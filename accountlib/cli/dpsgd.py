@@ -26,10 +26,12 @@ from fractions import Fraction
 import mpmath
 
 from ..engine.subsampled_gaussian_inversion import MAX_NODES
-from ..infrastructure.numbers import LARGEST_TOL, as_fraction, as_resolution, certified_decimal, decimal_string
+from ..infrastructure.numbers import LARGEST_TOL, as_fraction, certified_decimal, decimal_string
 from ..theory.dpsgd_arguments import FINEST_TOLERANCE, dpsgd_abs_tol, dpsgd_rel_tol
 from ..theory.dpsgd_epsilon_search import width_shown
-from . import Once, Parser, certified_rows, emit_row, emit_rows, exact_tolerance, fail, number, outward_decimal
+from . import (Once, Parser, certified_rows, checked_resolution, emit_row, emit_rows, exact_tolerance, fail,
+               interval_decimals, number,
+               outward_decimal)
 
 __all__ = ["add_parser", "run_delta", "run_epsilon", "run_tradeoff", "run_calibrate", "RUN_HELP",
            "NEGATIVE_VALUE_MESSAGES"]
@@ -172,9 +174,9 @@ def add_parser(sub) -> None:
                              "Targets are (ε, δ) pairs only (no μ-GDP target for a DP-SGD run).")
     _run_arguments(cal, calibrating=True)
     cal.add_argument("--target-eps", nargs="+", action=Once, type=number("target-eps"), metavar="E",
-                     help="ε of each target, > 0 (required)")
+                     help="ε of each target, in [0, 200] (required)")
     cal.add_argument("--target-delta", nargs="+", action=Once, type=number("target-delta"), metavar="D",
-                     help="δ of each target, one per --target-eps or one for all (required)")
+                     help="δ of each target, in [1e-300, 1), one per --target-eps or one for all (required)")
     cal.add_argument("--target-mu", action=Once, metavar="MU", help=argparse.SUPPRESS)  # refused in one line
     cal.add_argument("--resolution", action=Once, type=number("resolution"), default=Fraction(1, 10**5),
                      metavar="R", help="grid step relative to the answer, in [1e-9, 0.5] (default 1e-5)")
@@ -227,6 +229,11 @@ def run_epsilon(args) -> int:
     for d in args.delta:
         e = run.epsilon(d, abs_tol=abs_tol, best_effort=True)  # a wider interval is decided here, in this tool's terms
         wide = e.upper - e.lower > as_fraction(abs_tol, "abs-tol", floats="binary")
+        if wide and not args.best_effort and e.shortfall == "precision":
+            fail(f"--abs-tol {abs_tol:g}: the certified bounds cannot decide δ(ε) against δ = {float(d):g} closer: "
+                 f"ε(δ) lies in [{outward_decimal(e.lower, up=False)}, {outward_decimal(e.upper, up=True)}] (float64 "
+                 f"certifies δ to about T·1e-13 relative); loosen --abs-tol (this interval is "
+                 f"{width_shown(e.upper - e.lower)} wide), or print it flagged with --best-effort")
         if wide and not args.best_effort:
             width = width_shown(e.upper - e.lower)
             fix = (f"give --abs-tol {width} or more, or print it flagged with --best-effort"
@@ -236,10 +243,11 @@ def run_epsilon(args) -> int:
                  f"[{outward_decimal(e.lower, up=False)}, {outward_decimal(e.upper, up=True)}] for this run (its "
                  f"inversion would need more than {MAX_NODES:,} nodes at any tolerance: a sampling rate this small "
                  f"over so few steps; the interval is from bounds that need none); {fix}")
-        row = {"delta": decimal_string(d, 30), "epsilon_lower": outward_decimal(e.lower, up=False),
-               "epsilon_upper": outward_decimal(e.upper, up=True), "relation": e.relation, "dominant": e.dominant}
+        lower, upper = interval_decimals(e.lower, e.upper, args.abs_tol)  # no wider than --abs-tol, or 15 digits flagged
+        row = {"delta": decimal_string(d, 30), "epsilon_lower": lower, "epsilon_upper": upper,
+               "relation": e.relation, "dominant": e.dominant}
         if args.best_effort:
-            row["shortfall"] = "node cap" if wide else ""
+            row["shortfall"] = (e.shortfall or "precision") if wide else ""
         rows.append(row)
     return _emit(args, rows, ("delta", "epsilon_lower", "epsilon_upper", "dominant") + ("shortfall",) * args.best_effort)
 
@@ -260,10 +268,7 @@ def run_calibrate(args) -> int:
     from ..theory.dpsgd_accounting import calibrate_noise_multiplier
     from ..theory.dpsgd_calibration import calibrate_dpsgd
 
-    try:
-        resolution = as_resolution(args.resolution, "--resolution")
-    except ValueError as error:
-        fail(str(error))
+    resolution = checked_resolution(args.resolution)
     if args.target_mu is not None:
         fail("--target-mu: a μ-GDP target is not accepted for a DP-SGD run; give (ε, δ) targets: --target-eps E "
              "--target-delta D")

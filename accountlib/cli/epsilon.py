@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from . import Once, add_composition_arguments, composition, decimal, emit_rows, fail, number, outward_decimal, tolerance
+from . import (Once, add_composition_arguments, composition, decimal, emit_rows, engine_refusals_named, fail,
+               interval_decimals, number, tolerance)
 
 __all__ = ["add_parser", "run", "NEGATIVE_VALUE_MESSAGES"]
 
@@ -47,8 +48,13 @@ def run(args) -> int:
     pair = composition(args)
     rows = []
     for d in args.delta:
-        e = epsilon(pair, d, abs_tol=abs_tol)
-        # the ends rounded outwards (lower down, upper up): the printed interval contains the certified one
-        rows.append({"delta": decimal(d, 30), "epsilon_lower": outward_decimal(e.lower, up=False),
-                     "epsilon_upper": outward_decimal(e.upper, up=True)})
+        with engine_refusals_named(args):
+            e = epsilon(pair, d, abs_tol=abs_tol)
+        if e.width > args.abs_tol:  # certified to the float nearest --abs-tol, above it by less than 1e-16 of it
+            fail(f"--abs-tol {decimal(args.abs_tol, 6)}: the interval certified for --delta {decimal(d, 6)} is "
+                 f"{float(e.width):.17g} wide, a rounding of --abs-tol above it; give --abs-tol {float(e.width):.17g}")
+        # the ends rounded outwards (lower down, upper up) with the digits that keep the printed interval no wider
+        # than --abs-tol: it contains the certified one (the exact ends, not the points' 53-bit ε)
+        lower, upper = interval_decimals(e.lower, e.upper, args.abs_tol)
+        rows.append({"delta": decimal(d, 30), "epsilon_lower": lower, "epsilon_upper": upper})
     return emit_rows(args, rows, KEYS)

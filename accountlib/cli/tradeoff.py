@@ -10,8 +10,9 @@ from fractions import Fraction
 
 import mpmath
 
-from ..infrastructure.numbers import SMALLEST_ABS_TOL, decimal_string
+from ..infrastructure.numbers import SMALLEST_ABS_TOL, ResourceLimitError, decimal_string
 from . import (Once, add_composition_arguments, certified_rows, emit_rows, exact_tolerance, fail, number, composition,
+               engine_refusals_named, in_option_terms, one_line,
                tolerance)
 
 __all__ = ["add_parser", "run"]
@@ -45,7 +46,17 @@ def run(args) -> int:
     if bad:
         fail(f"--alpha values must lie in [0, 1]; got {', '.join(bad)}")
     abs_tol = tolerance(args.abs_tol, "abs-tol")
-    points = composition(args).tradeoff(args.alpha, abs_tol=max(abs_tol / 2, SMALLEST_ABS_TOL))
+    asked = max(abs_tol / 2, SMALLEST_ABS_TOL)  # the printed bound, widened by its rounding, must still meet it
+    pair = composition(args)
+    with engine_refusals_named(args):  # the composition's work refused: the option that gave it
+        try:
+            points = pair.tradeoff(args.alpha, abs_tol=asked)
+        except ResourceLimitError as error:  # refused for the tolerance: in this command's terms, as given
+            if "abs_tol" not in one_line(error):
+                raise
+            message = one_line(error).removeprefix("abs_tol: ").replace(
+                f"to abs_tol = {asked:g}", f"to {asked:g} (half of --abs-tol, for the printed rounding)")
+            fail(in_option_terms(f"--abs-tol {abs_tol:g}: {message}"))
     rows = certified_rows(points, KEYS, lambda value, bound: bound <= exact_tolerance(abs_tol, bound),
                           lambda p: f"could not certify --abs-tol {abs_tol:g} at α = {decimal_string(p.alpha, 10)}"
                           f"{f' ({p.shortfall})' if p.shortfall else ''}: "

@@ -71,7 +71,9 @@ def _kept(points: list, best_effort: bool, explain) -> list:
 
 def delta(composition, epsilon, *, rel_tol: float = 1e-6, sensitivities=None,
           best_effort: bool = False) -> DeltaPoint | list[DeltaPoint]:
-    """The exact δ(ε) of ``composition`` at ``epsilon`` (a number or a list, each in [0, 5000]), each with
+    """The exact δ(ε) of ``composition`` at ``epsilon`` (a number or a list, each in [0, 5000], a nonzero ε at
+    least 1e-1000 and written with at most 1000 digits: the range of every number read,
+    :func:`~accountlib.infrastructure.numbers.as_fraction`), each with
     ``error_bound ≤ rel_tol·δ`` (sieve paper §3.2, Prop. 3.3: δ(ε) = P(S > ε/ρ' − 1) − e^ε P(S > ε/ρ' + 1); δ(0) is the
     total variation distance).
 
@@ -102,7 +104,8 @@ def delta(composition, epsilon, *, rel_tol: float = 1e-6, sensitivities=None,
 
 def tradeoff(composition, alpha, *, abs_tol: float | None = None, sensitivities=None,
              best_effort: bool = False) -> TradeoffPoint | list[TradeoffPoint]:
-    """β = f(α) of ``composition`` at ``alpha`` in [0, 1] (a number or a list), each with
+    """β = f(α) of ``composition`` at ``alpha`` in [0, 1] (a number or a list; a nonzero α at least 1e-1000,
+    written with at most 1000 digits), each with
     ``error_bound ≤ abs_tol``: the smallest type II error of a test of type I error α between the two
     distributions (unifying paper §2; the exact trade-off function, not read off a grid). ``abs_tol`` defaults to
     1e-12 (1e-9 for a DP-SGD run, whose float64 evaluation certifies about that). A bound that misses ``abs_tol``
@@ -129,11 +132,13 @@ def tradeoff(composition, alpha, *, abs_tol: float | None = None, sensitivities=
 class EpsilonInterval:
     """The composition is (``upper``, δ)-DP (δ(upper) ≤ δ certified) and not (``lower``, δ)-DP (δ(lower) > δ
     certified); ``upper`` − ``lower`` ≤ the tolerance asked. ``lower`` = 0 with ``at_lower`` None when δ(ε) ≤ δ
-    for every ε > 0 tried down to ``upper``.
+    for every ε > 0 tried down to ``upper``. ``meets_tolerance`` says whether the width is at most the tolerance
+    asked; when not (a result asked for with ``best_effort=True``), ``shortfall`` names why: "precision" (the engine's
+    bounds cannot decide δ(ε) against δ closer) or "node cap" (a DP-SGD run whose inversion is out of reach).
 
     >>> e = epsilon(["1/2"], "1e-5", abs_tol=1e-6)
-    >>> float(e.lower) < float(e.upper) <= float(e.lower) + 1e-6
-    True
+    >>> float(e.lower) < float(e.upper) <= float(e.lower) + 1e-6, e.meets_tolerance, e.shortfall
+    (True, True, None)
     """
 
     delta: Fraction
@@ -141,6 +146,8 @@ class EpsilonInterval:
     upper: Fraction
     at_lower: DeltaPoint | None
     at_upper: DeltaPoint
+    meets_tolerance: bool = True
+    shortfall: str | None = None
 
     @property
     def width(self) -> Fraction:
@@ -188,10 +195,16 @@ def _decimal(value: Fraction, rounding: str) -> str:
         return str(+(Decimal(value.numerator) / Decimal(value.denominator)))
 
 
-def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitivities=None) -> EpsilonInterval:
+def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitivities=None,
+            best_effort: bool = False) -> EpsilonInterval:
     """The certified ε for a target δ: an interval [lower, upper] of width ≤ ``abs_tol`` (in [1e-30, 0.5]:
     :func:`~accountlib.theory.targets.as_epsilon_width`, a narrower interval needs δ finer than the finest
-    relative accuracy, 1e-30; refused at once; ``rel_tol`` in [1e-30, 0.5]).
+    relative accuracy, 1e-30; refused at once; ``rel_tol`` in [1e-30, 0.5]). For a DP-SGD run ``abs_tol`` is in
+    [1e-12, 0.5] and ``rel_tol`` is checked but not used: the run chooses the accuracy of each δ its inversion needs.
+
+    The tolerance is met or the call says so, the rule of :func:`delta`: an interval the certified bounds cannot
+    narrow to ``abs_tol`` raises a one-line ``ArithmeticError``; with ``best_effort=True`` the narrowest interval
+    certified is returned instead, with ``meets_tolerance`` False and its ``shortfall`` named.
 
     ``composition`` is a :class:`~accountlib.theory.composition.Composition` or a list of budgets ρ_i (with optional
     ``sensitivities``). δ(ε) is decreasing in ε; the interval is found by bisection on exact rationals, each
@@ -209,8 +222,11 @@ def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitiv
     >>> e.width <= Fraction(1, 10**6) and e.at_upper.delta + e.at_upper.error_bound <= 1e-6
     True
     """
+    if not isinstance(best_effort, bool):
+        raise ValueError(f"best_effort must be True or False; got {best_effort!r}")
     if accounts_itself(composition, sensitivities):  # a DP-SGD run: its own certified interval, add/remove-one
-        return composition.epsilon(delta, abs_tol=abs_tol)
+        as_rel_tol(rel_tol)  # refused as everywhere (nan, 0, 1), though the run sets each δ's accuracy itself
+        return composition.epsilon(delta, abs_tol=abs_tol, best_effort=best_effort)
     pair = as_composition(composition, sensitivities)
     delta = as_target_delta(delta, "delta")
     tol = Fraction(as_epsilon_width(abs_tol))
@@ -282,7 +298,10 @@ def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitiv
         status, (lower, at_lower), (upper, at_upper), midpoint=arithmetic, until=lambda lo, hi: not hi - lo > tol,
         undecided=undecided)
     if upper - lower > tol:
-        raise ArithmeticError(f"the certified ε for δ = {float(delta):g} lies in [{float(lower):.10g}, {float(upper):.10g}], "
+        if best_effort:
+            return EpsilonInterval(delta, lower, upper, at_lower, at_upper, meets_tolerance=False, shortfall="precision")
+        raise ArithmeticError(f"the certified ε for δ = {float(delta):g} lies in [{_decimal(lower, ROUND_FLOOR)}, {_decimal(upper, ROUND_CEILING)}], "
                               f"wider than abs_tol = {float(tol):g}: inside it the engine's bounds cannot decide δ(ε) "
-                              "against δ for these budgets")
+                              "against δ for these budgets; loosen abs_tol, or pass best_effort=True for that interval, "
+                              "flagged")
     return EpsilonInterval(delta, lower, upper, at_lower, at_upper)

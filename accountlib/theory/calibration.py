@@ -34,7 +34,8 @@ from .gaussian_dp import gaussian_profile, gaussian_tradeoff  # noqa: F401  (re-
 from .targets import (TAIL_SLACK, ApproximateDP, GaussianDP, Level, TradeoffCurve, level_targets,  # noqa: F401
                       levels_of, parts)
 
-__all__ = ["Calibration", "Allocation", "calibrate", "allocate", "zcdp_rho_for", "zcdp_scale", "round_step",
+__all__ = ["Calibration", "Allocation", "calibrate", "allocate", "zcdp_rho_for", "zcdp_scale", "tv_rho_for", "grid_scale",
+           "round_step",
            # re-exported from the modules that own them
            "ApproximateDP", "GaussianDP", "TradeoffCurve", "Level", "LevelCheck", "EpsilonInterval", "epsilon", "check",
            "TAIL_SLACK", "gaussian_tradeoff", "gaussian_profile", "decide", "level_targets", "levels_of"]
@@ -51,9 +52,25 @@ def zcdp_rho_for(epsilon, delta) -> Fraction:
         return Fraction(0)
     with mpmath.workdps(40):
         L = -mpmath.log(fraction_to_mpf(Fraction(delta)))
-        rho = (mpmath.sqrt(L + fraction_to_mpf(Fraction(epsilon))) - mpmath.sqrt(L)) ** 2
-        digits = 12 - int(mpmath.floor(mpmath.log10(rho)))  # twelve significant digits, however small ρ is
-        return Fraction(int(mpmath.floor(rho * 10**digits)), 10**digits)
+        eps = fraction_to_mpf(Fraction(epsilon))
+        # √(L + ε) − √L written without the cancellation that made it 0 at ε = 1e-300 (and its log10 −inf)
+        return _twelve_digits_down((eps / (mpmath.sqrt(L + eps) + mpmath.sqrt(L))) ** 2)
+
+
+def _twelve_digits_down(x) -> Fraction:
+    """A positive mpf rounded down to twelve significant digits, however small it is."""
+    digits = 12 - int(mpmath.floor(mpmath.log10(x)))
+    return Fraction(int(mpmath.floor(x * mpmath.mpf(10) ** digits)), 10**digits)
+
+
+def tv_rho_for(delta) -> Fraction:
+    """The ρ at which the continuous Gaussian pair of zCDP ρ (N(0, 1) against N(μ, 1), μ = √(2ρ)) has total
+    variation distance erf(μ / (2√2)) = δ: ρ = 4 erfinv(δ)², rounded down to 12 digits. Every composition has
+    δ(ε) ≤ δ(0), the total variation distance (sieve paper Prop. 3.3 at ε = 0), so for an ε far below the zCDP
+    conversion's reach (ρ + 2√(ρ log(1/δ)) ≈ ε needs ρ ≈ ε²/(4 log(1/δ)), which vanishes with ε) this is the
+    closer start of :func:`calibrate`'s grid. A float-free starting point only, never a certificate."""
+    with mpmath.workdps(40):
+        return _twelve_digits_down(4 * mpmath.erfinv(fraction_to_mpf(Fraction(delta))) ** 2)
 
 
 # -- calibration -----------------------------------------------------------------------------------------
@@ -114,11 +131,32 @@ def zcdp_scale(target, rho: Fraction, fixed: Fraction = Fraction(0)) -> Fraction
     """v such that the composition with ρ' = fixed + rho / v meets ``target`` by the zCDP rule (the largest v over a
     list; ``fixed`` the zCDP ρ of budgets held fixed). None where the rule has none (a trade-off curve, or a fixed
     part that alone exceeds the target's ρ)."""
+    return _rule_scale(target, rho, fixed, lambda t: zcdp_rho_for(t.epsilon, t.delta))
+
+
+def grid_scale(target, rho: Fraction, fixed: Fraction = Fraction(0)) -> Fraction | None:
+    """The variance multiplier :func:`calibrate`'s grid is measured against: :func:`zcdp_scale`, except that an
+    (ε, δ) target whose ε is so small that the zCDP rule asks more noise than bringing the continuous Gaussian's
+    total variation distance to δ (:func:`tv_rho_for`) is measured against that (at ε = 1e-20 the zCDP rule's
+    multiplier is 1e40 times the answer; at ε = 0 it has none). The same as :func:`zcdp_scale` for every target
+    whose ε the zCDP rule reaches (ε = 1, δ = 1e-5: its ρ 0.0206 against 3.1e-10).
+
+    >>> zcdp_scale(ApproximateDP("1e-20", "0.3"), Fraction(1, 4)) > 10**40 > 1 > grid_scale(ApproximateDP("1e-20", "0.3"), Fraction(1, 4))
+    True
+    >>> grid_scale(ApproximateDP(1, "1e-5"), Fraction(1, 4)) == zcdp_scale(ApproximateDP(1, "1e-5"), Fraction(1, 4))
+    True
+    """
+    return _rule_scale(target, rho, fixed, lambda t: max(zcdp_rho_for(t.epsilon, t.delta), tv_rho_for(t.delta)))
+
+
+def _rule_scale(target, rho: Fraction, fixed: Fraction, approximate_rho) -> Fraction | None:
+    """The largest v over the targets with fixed + rho / v = the ρ each allows (``approximate_rho`` for an (ε, δ)
+    target, μ²/2 for μ-GDP); None for a trade-off curve or where ``fixed`` alone exceeds it."""
     targets = list(target) if isinstance(target, (list, tuple)) else [target]
     scales = []
     for t in targets:
         if isinstance(t, ApproximateDP):
-            allowed = zcdp_rho_for(t.epsilon, t.delta)
+            allowed = approximate_rho(t)
         elif isinstance(t, GaussianDP):  # the Gaussian rule ρ = μ²/2, as used to calibrate GDP by zCDP
             allowed = t.mu ** 2 / 2
         else:
@@ -182,8 +220,10 @@ def calibrate(composition, target, *, resolution=1e-3, rel_tol: float = 1e-6, se
     ``groups`` gives each budget a label and ``factors`` maps a label to f_g ≥ 0 (default 1); then σ_i² becomes
     f_g·v/ρ_i, and f_g = 0 holds a group's noise fixed (``Calibration.multipliers`` lists each budget's factor). ``target``: an
     :class:`~accountlib.theory.targets.ApproximateDP`, :class:`~accountlib.theory.targets.GaussianDP` or :class:`~accountlib.theory.targets.TradeoffCurve`, or a list of them (all must hold).
-    ``resolution``: the grid step of v relative to the zCDP calibration of the target (or to 1 where zCDP has
-    none), or ``step``, the grid step itself (an exact rational, for several compositions on one grid).
+    ``resolution``: the grid step of v relative to the zCDP calibration of the target (for an ε too small for the
+    zCDP rule, ε = 0 included, to the noise bringing the Gaussian's total variation distance to δ:
+    :func:`grid_scale`; to 1 where neither rule applies), or ``step``, the grid step itself (an exact rational, for
+    several compositions on one grid).
     ``progress``: called with a line of text after each step, for long runs.
 
     A μ-GDP target (:class:`~accountlib.theory.targets.GaussianDP`) is decided on an ε grid refined where the profile comes close to
@@ -216,10 +256,10 @@ def calibrate(composition, target, *, resolution=1e-3, rel_tol: float = 1e-6, se
     if fs:
         scaled = sum((r * s * s / (2 * f) for r, s, f in zip(base, shifts, fs) if f), Fraction(0))
         held = sum((r * s * s / 2 for r, s, f in zip(base, shifts, fs) if not f), Fraction(0))
-        zcdp = zcdp_scale(target, scaled, held)
+        zcdp, grid = zcdp_scale(target, scaled, held), grid_scale(target, scaled, held)
     else:
-        zcdp = zcdp_scale(target, pair.rho)
-    reference = zcdp if zcdp is not None else Fraction(1)
+        zcdp, grid = zcdp_scale(target, pair.rho), grid_scale(target, pair.rho)
+    reference = grid if grid is not None else Fraction(1)
     step = round_step(reference * resolution) if step is None else _fraction(step, "step")
     evaluations = 0
     memo: dict[int, tuple[str, list[LevelCheck], Composition | None]] = {}

@@ -391,22 +391,27 @@ class DPSGDComposition:
                                   relation=RELATION)
 
     # -- ε(δ) ---------------------------------------------------------------------------------------------------
-    def _reachable_epsilon(self, direction: str, delta: mpmath.mpf, tol: float):
-        """:meth:`_direction_epsilon` with each δ to relative accuracy 1e-10, or, where its contours would need more
-        than the node cap, 1e-8 or 1e-6 (an ε interval of width tol needs δ only to about tol·|d log δ/dε|; a looser
-        one may leave the bisection undecided, which says so in abs_tol's terms); where no tolerance is in reach (a
-        tiny sampling rate over few steps), :func:`~accountlib.theory.dpsgd_epsilon_search.bounded_epsilon`, whose
-        interval may be wider than ``tol``."""
+    def _reachable_epsilon(self, direction: str, delta: mpmath.mpf, tol: float, best_effort: bool = False):
+        """(lower, upper, at_lower, at_upper, why): :meth:`_direction_epsilon` with each δ to relative accuracy 1e-10,
+        or, where its contours would need more than the node cap, 1e-8 or 1e-6 (an ε interval of width tol needs δ
+        only to about tol·|d log δ/dε|; a looser one may leave the bisection undecided, which says so in abs_tol's
+        terms, or with ``best_effort`` stops there: ``why`` "precision"); where no tolerance is in reach (a tiny
+        sampling rate over few steps), :func:`~accountlib.theory.dpsgd_epsilon_search.bounded_epsilon`, whose
+        interval may be wider than ``tol`` (``why`` "node cap"). ``why`` names the shortfall of an interval wider
+        than ``tol``."""
         for fine in EPSILON_TOLERANCES:
             try:
-                return self._direction_epsilon(direction, delta, tol, fine)
+                return (*self._direction_epsilon(direction, delta, tol, fine, best_effort), "precision")
             except ResourceLimitError:
                 continue
-        return bounded_epsilon(self, direction, delta, tol)
+        return (*bounded_epsilon(self, direction, delta, tol), "node cap")
 
-    def _direction_epsilon(self, direction: str, delta: mpmath.mpf, tol: float, fine: float = 1e-10):
+    def _direction_epsilon(self, direction: str, delta: mpmath.mpf, tol: float, fine: float = 1e-10,
+                           best_effort: bool = False):
         """(lower, upper, at_lower, at_upper) for one direction: δ_d(upper) ≤ δ certified, δ_d(lower) > δ certified
-        (lower = 0 with at_lower None when δ_d(ε) ≤ δ already at ε = 0), each δ to relative accuracy ``fine``."""
+        (lower = 0 with at_lower None when δ_d(ε) ≤ δ already at ε = 0), each δ to relative accuracy ``fine``; where
+        float64 cannot decide δ(ε) against δ closer than ``tol``, ArithmeticError, or with ``best_effort`` the
+        narrowest interval decided (wider than ``tol``)."""
         sup = loss_supremum(self.groups, direction)
 
         def evaluate(eps: float, contour=None) -> ProfileBound:
@@ -519,9 +524,12 @@ class DPSGDComposition:
                         new_low = (mid - k * step, b_lo)
                         break
             if new_low[1] is None and new_high[1] is None:
+                if best_effort:  # the interval decided so far, wider than tol: the caller flags it
+                    return None
                 raise ArithmeticError(f"the certified bounds cannot decide δ(ε) against δ = {float(delta):g} "
                                       f"({direction}) near ε = {mid:.12g}: ε(δ) lies in [{low:.12g}, {high:.12g}]; "
-                                      f"loosen abs_tol (float64 certifies δ to about T·1e-13 relative)")
+                                      f"loosen abs_tol (float64 certifies δ to about T·1e-13 relative), or pass "
+                                      "best_effort=True for that interval, flagged")
             return new_low, new_high
 
         # the library's one certified bisection, on the floats between the bracket's ends
@@ -576,7 +584,9 @@ class DPSGDComposition:
         best_effort : bool
             Return that wider interval instead of refusing it (its upper end is still certified: what an accountant
             that must return an upper bound on ε needs); ``lower`` is then 0 with ``at_lower`` None where no failure
-            is certified.
+            is certified. Likewise an interval float64 cannot narrow to ``abs_tol``. Such an interval has
+            ``meets_tolerance`` False and ``shortfall`` "node cap" (no inversion in reach) or "precision" (float64's
+            floor).
 
         Returns
         -------
@@ -604,8 +614,9 @@ class DPSGDComposition:
                 tv = ball_upper(total_variation_upper(self.groups))
                 if tv <= d:
                     at_zero = DeltaPoint(mpmath.mpf(0), tv / 2, error_bound(tv / 2))
-                    return DPSGDEpsilonInterval(delta, Fraction(0), Fraction(0), None, at_zero, RELATION, "both")
-        lo_r, hi_r, at_lo_r, at_hi_r = self._reachable_epsilon("remove", d, tol)
+                    return DPSGDEpsilonInterval(delta, Fraction(0), Fraction(0), None, at_zero, relation=RELATION,
+                                                dominant="both")
+        lo_r, hi_r, at_lo_r, at_hi_r, why_r = self._reachable_epsilon("remove", d, tol, best_effort)
         # the add direction: nothing to do when it certainly holds at the remove direction's upper end
         add_cap = self._add_upper_bound(float(hi_r))
         with mpmath.workdps(40):
@@ -616,9 +627,10 @@ class DPSGDComposition:
             except ResourceLimitError:
                 add_holds = False  # not decided by a contour: the add direction's own ε below
         if add_holds:
-            lower, upper, at_lower, at_upper, dominant = lo_r, hi_r, at_lo_r, at_hi_r, "remove"
+            lower, upper, at_lower, at_upper, dominant, why = lo_r, hi_r, at_lo_r, at_hi_r, "remove", why_r
         else:
-            lo_a, hi_a, at_lo_a, at_hi_a = self._reachable_epsilon("add", d, tol)
+            lo_a, hi_a, at_lo_a, at_hi_a, why_a = self._reachable_epsilon("add", d, tol, best_effort)
+            why = why_a if hi_a - lo_a > tol else why_r
             if hi_a >= hi_r:
                 upper, at_upper = hi_a, at_hi_a
             else:
@@ -629,6 +641,7 @@ class DPSGDComposition:
                 lower, at_lower = lo_r, at_lo_r
             dominant = "add" if lo_a > hi_r else "remove" if lo_r > hi_a else "both"
         if upper - lower > tol and not best_effort:  # only the bounds that need no inversion reach this run
+            # (an inversion float64 cannot narrow raised in one line already, unless best_effort)
             width = width_shown(upper - lower)
             fix = (f"give abs_tol >= {width}, or best_effort=True for that interval" if float(width) <= LARGEST_TOL
                    else f"that is wider than any abs_tol accepted ({LARGEST_TOL:g}): pass best_effort=True for it")
@@ -638,7 +651,9 @@ class DPSGDComposition:
                 f"this small over so few steps; the interval is from bounds that need none); {fix}")
         to_point = (lambda b: b if b is None or isinstance(b, DeltaPoint) else
                     DeltaPoint(mpmath.mpf(b.epsilon), b.value, error_bound(b.error_bound)))
-        return DPSGDEpsilonInterval(delta, lower, upper, to_point(at_lower), to_point(at_upper), RELATION, dominant)
+        meets = upper - lower <= tol
+        return DPSGDEpsilonInterval(delta, lower, upper, to_point(at_lower), to_point(at_upper), meets_tolerance=meets,
+                                    shortfall=None if meets else why, relation=RELATION, dominant=dominant)
 
 
 def calibrate_noise_multiplier(q=None, steps=None, target=None, *, schedule=None, resolution=1e-5,

@@ -90,3 +90,31 @@ def test_get_delta_is_rounded_up_from_the_exact_upper_end(sigma, eps):
         bman, bexp = point.error_bound.man_exp
         upper = Fraction(int(man)) * Fraction(2) ** int(exp) + Fraction(int(bman)) * Fraction(2) ** int(bexp)
         assert Fraction(value) >= min(upper, 1)
+
+
+def test_the_drop_in_refuses_in_its_callers_terms_when_it_is_given_the_value():
+    """r37b S3-8: epsilon_tol=1e-40 was accepted and refused at get_epsilon as "abs_tol must be in [1e-30, 0.5]";
+    sigma=1e-200 (or 1e200) was supported and refused at get_delta as "rhos[0] must be a budget ... about 1e+400";
+    sensitivity 10**6 under REPLACE_ONE was refused as "sensitivities[0] ... got 2000000", the doubled shift. Each is
+    now refused where it is given, naming the argument the caller wrote and the value as given."""
+    from dp_accounting.dp_event import SelfComposedDpEvent
+
+    from accountlib.applications.accountant import (CertifiedDiscreteGaussianAccountant, DiscreteGaussianDpEvent,
+                                                    NeighboringRelation)
+
+    with pytest.raises(ValueError, match=r"^epsilon_tol \(the width of the certified ε interval\) must be a number in "
+                                         r"\[1e-30, 0.5\]; got 1e-40$"):
+        CertifiedDiscreteGaussianAccountant(epsilon_tol=1e-40)
+    with pytest.raises(ValueError, match=r"^rel_tol must be a finite number in \[1e-30, 0.5\]; got nan$"):
+        CertifiedDiscreteGaussianAccountant(rel_tol=float("nan"))
+    for sigma in (1e-200, 1e200):
+        accountant = CertifiedDiscreteGaussianAccountant()
+        event = SelfComposedDpEvent(DiscreteGaussianDpEvent(sigma=sigma), 3)
+        assert not accountant.supports(event)
+        with pytest.raises(Exception, match=r"sigma must be in \[1e-150, 1e\+150\].*got " + repr(sigma).replace("+", r"\+")):
+            accountant.compose(event)
+    replace = CertifiedDiscreteGaussianAccountant(NeighboringRelation.REPLACE_ONE)
+    with pytest.raises(Exception, match=r"sensitivity must be a whole number in 1..500000 under REPLACE_ONE "
+                                        r"\(composed at twice the sensitivity\); got 1000000"):
+        replace.compose(DiscreteGaussianDpEvent(sigma=2.0, sensitivity=10**6))
+    assert CertifiedDiscreteGaussianAccountant().supports(DiscreteGaussianDpEvent(sigma=2.0, sensitivity=10**6))

@@ -296,3 +296,48 @@ def test_a_refusal_names_the_bound_reached_rounded_up_not_a_narrowest_bound():
     shown = float(re.search(r"the bound certified when the engine stopped is (\S+) on delta", message).group(1))
     assert shown > 1e-12 * 1.34e-9  # a bound that misses the tolerance, as printed
     assert bound_text(mpmath.mpf("1.8201e-11")) == "1.9e-11" and bound_text(mpmath.mpf("9.96e-14")) == "1.0e-13"
+
+
+def test_every_epsilon_interval_says_whether_it_meets_its_tolerance():
+    """r37b S3-10: EpsilonInterval had no meets_tolerance (every other result type has it), and the front door's
+    epsilon of a DP-SGD run ignored rel_tol (nan accepted) and refused best_effort ("unexpected keyword argument").
+    Now the rule of delta: an interval wider than abs_tol raises in one line, or with best_effort=True comes back
+    flagged ("precision": float64 certifies a DP-SGD run's δ to about T·1e-13 relative, so 1e-12 is out of reach
+    for this run), its ends still certified."""
+    from fractions import Fraction
+
+    from accountlib import epsilon
+    from accountlib.theory.dpsgd_accounting import DPSGDComposition
+
+    e = epsilon(["1/2"], "1e-5", abs_tol=1e-12)
+    assert e.meets_tolerance and e.shortfall is None and e.width <= Fraction(1e-12)
+    run = DPSGDComposition(0.01, 1.0, 100)
+    with pytest.raises(ValueError, match=r"^rel_tol must be a finite number in \[1e-30, 0.5\]"):
+        epsilon(run, "1e-5", rel_tol=float("nan"))
+    with pytest.raises(ArithmeticError, match="or pass best_effort=True"):
+        epsilon(run, "1e-5", abs_tol=1e-12)
+    flagged = epsilon(run, "1e-5", abs_tol=1e-12, best_effort=True)
+    assert not flagged.meets_tolerance and flagged.shortfall == "precision" and flagged.width > Fraction(1e-12)
+    met = epsilon(run, "1e-5", abs_tol=1e-8, best_effort=True)
+    assert met.meets_tolerance and met.width <= Fraction(1e-8)
+    assert flagged.lower <= met.upper and met.lower <= flagged.upper  # both certified: they overlap
+    with pytest.raises(ValueError, match="best_effort must be True or False"):
+        epsilon(["1/2"], "1e-5", best_effort="yes")
+
+
+def test_the_documented_ranges_state_the_limit_of_every_number_read():
+    """r37b S3-9: delta's docstring said ε in [0, 5000] and tradeoff's α in [0, 1], yet 1e-1001 (and 1001 digits)
+    is refused as every number read is; the documentation now states that limit where it states the range."""
+    from pathlib import Path
+
+    from accountlib.cli import __doc__ as cli_doc
+
+    for function, value in ((accountlib.delta, "1e-1001"), (accountlib.tradeoff, "1e-1001"),
+                            (accountlib.delta, "0." + "1" * 1001)):
+        assert "1e-1000" in function.__doc__ and "1000 digits" in function.__doc__
+        with pytest.raises(ValueError, match=r"out of the supported range \(magnitudes between 1e-1000 and 1e1000, "
+                                             r"at most 1000 digits\)"):
+            function(["1/2"], value)
+    assert "[1e-1000, 1e1000]" in " ".join(cli_doc.split())
+    running = " ".join((Path(__file__).parents[2] / "book" / "running.md").read_text().split())
+    assert "a nonzero ε is at least 1e-1000" in running and "a nonzero magnitude in [1e-1000, 1e1000]" in running

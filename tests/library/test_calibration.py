@@ -192,25 +192,37 @@ def test_extreme_targets_are_one_line_errors(call, error, message):
         call()
 
 
+def gaussian_delta_by_euler_maclaurin(s2, eps):
+    """δ(ε) of N_Z(0, s2) against N_Z(1, s2) for s2 ≫ 1 and ε·s2 < 1/2: the lattice sums as the continuous Gaussian
+    plus its Euler–Maclaurin terms up to the fifth derivative (the next is below 1e-40 for s2 ≈ 1e9; the discrete
+    Gaussian's total differs from its integral by e^{−2π²s2})."""
+    with mpmath.workdps(60):
+        s2, eps = mpmath.mpf(s2.numerator) / s2.denominator, mpmath.mpf(eps.numerator) / eps.denominator
+        a = int(mpmath.ceil(mpmath.mpf(1) / 2 - eps * s2)) - 1  # the loss exceeds ε exactly for x ≤ a
+        f = lambda x: mpmath.exp(-mpmath.mpf(x) ** 2 / (2 * s2))
+        d1 = lambda b: -b / s2 * f(b)  # f', f''', f^(5): Hermite polynomials times f
+        d3 = lambda b: (3 * b / s2**2 - b**3 / s2**3) * f(b)
+        d5 = lambda b: (-15 * b / s2**3 + 10 * b**3 / s2**4 - b**5 / s2**5) * f(b)
+        cdf = lambda b: (mpmath.sqrt(mpmath.pi * s2 / 2) * mpmath.erfc(-b / mpmath.sqrt(2 * s2)) + f(b) / 2
+                         + d1(b) / 12 - d3(b) / 720 + d5(b) / 30240) / mpmath.sqrt(2 * mpmath.pi * s2)
+        return cdf(a) - mpmath.exp(eps) * cdf(a - 1)
+
+
 def test_a_tiny_epsilon_target_is_certified_through_its_cancellation():
-    """(1e-12, 1e-5) for budget 1: at the noise multipliers tried (σ² ≈ 9e24) δ(1e-12) ≈ 1.3e-16 is the difference of
-    two tails of about 1.4e-3, a cancellation the float64 tilted sum could not certify and the untilted engines could
-    not afford, so the calibration was refused ("could not certify the target"); the arb sum on the tilted contour
-    certifies it. The δ checked is compared with the continuous Gaussian plus its Euler–Maclaurin terms (exact here to
-    ~1e-40: the discrete Gaussian differs from its integral by e^{−2π²σ²})."""
+    """(1e-12, 1e-5) for budget 1. The grid once started from the zCDP rule's multiplier (2.3e25) and answered
+    σ² ≈ 9.0e24, where δ(1e-12) ≈ 1.3e-16, not proven smallest: 16 decades more variance than needed (r37b S2-2).
+    Measured against the Gaussian's total variation distance (:func:`~accountlib.theory.calibration.grid_scale`),
+    it answers σ² ≈ 1.6e9, δ(1e-12) just below 1e-5 (a difference of two tails near 1/2), and above 1e-5 one step
+    below: both checked against the Euler–Maclaurin reference."""
     result = cal.calibrate(["1"], cal.ApproximateDP("1e-12", "1e-5"))
     (check,) = result.checks
     assert check.status == "holds" and check.point.meets_tolerance
-    (rho,) = result.rhos
-    with mpmath.workdps(60):
-        s2, eps = mpmath.mpf(rho.denominator) / rho.numerator, mpmath.mpf(10) ** -12
-        a = int(mpmath.ceil(mpmath.mpf(1) / 2 - eps * s2)) - 1  # the loss exceeds ε exactly for x ≤ a
-        f = lambda x: mpmath.exp(-mpmath.mpf(x) ** 2 / (2 * s2))
-        cdf = lambda b: (mpmath.sqrt(mpmath.pi * s2 / 2) * mpmath.erfc(-b / mpmath.sqrt(2 * s2)) + f(b) / 2
-                         - b / s2 * f(b) / 12) / mpmath.sqrt(2 * mpmath.pi * s2)
-        truth = cdf(a) - mpmath.exp(eps) * cdf(a - 1)
-        assert abs(check.point.delta - truth) <= check.point.error_bound + mpmath.mpf(10) ** -35
-        assert truth <= mpmath.mpf(10) ** -5
+    assert result.proven_smallest and result.scale < result.zcdp_scale / 10**15
+    assert result.rhos == (1 / result.scale,)
+    eps = Fraction(1, 10**12)
+    truth = gaussian_delta_by_euler_maclaurin(result.scale, eps)
+    assert abs(check.point.delta - truth) <= check.point.error_bound + mpmath.mpf(10) ** -35
+    assert truth <= mpmath.mpf(10) ** -5 < gaussian_delta_by_euler_maclaurin(result.scale - result.step, eps)
 
 
 def test_per_group_factors_scale_only_the_groups_named():
@@ -285,3 +297,22 @@ def test_a_large_mu_is_decided_and_a_mu_beyond_the_range_is_refused():
         cal.GaussianDP(100)
     with pytest.raises(ValueError, match=r"resolution must be in \[1e-09, 0.5\]; got 0.6$"):
         cal.calibrate(["1"], cal.GaussianDP(1), resolution=Fraction(3, 5))
+
+
+def test_a_small_positive_epsilon_calibrates_like_epsilon_0():
+    """δ(ε) ≤ δ(0) for every ε, so a target (ε, 0.3) with ε → 0 is met where (0, 0.3) is. The grid measured against
+    the zCDP rule (whose multiplier grows as 1/ε²) refused ε = 1e-20 (from 1.2e40 up), found nothing in a minute
+    at 1e-6, answered 12 with step 12 at 0.01 (not proven; 1 meets it) and failed with mpmath's "cannot convert inf
+    or nan to int" at 1e-300 (r37b S2-2, S3-1). Now each answers the smallest multiplier on a fine grid, proven,
+    and the ε → 0 answers are ε = 0's."""
+    at_zero = cal.calibrate(["1/2"], cal.ApproximateDP(0, "0.3"))
+    assert at_zero.proven_smallest and at_zero.step < Fraction(1, 1000)
+    for eps in ("1e-20", "1e-300", "1e-6"):
+        c = cal.calibrate(["1/2"], cal.ApproximateDP(eps, "0.3"))
+        assert c.proven_smallest and (c.scale, c.step) == (at_zero.scale, at_zero.step), eps
+    c = cal.calibrate(["1/2"], cal.ApproximateDP("0.01", "0.3"))
+    assert c.proven_smallest and c.step == at_zero.step and c.scale < at_zero.scale
+    (rho,) = c.rhos  # checked by the direct sum: holds at the answer, fails one step below
+    assert brute_delta(rho, Fraction(1, 100)) <= mpmath.mpf("0.3")
+    assert brute_delta(1 / (c.scale - c.step) * Fraction(1, 2), Fraction(1, 100)) > mpmath.mpf("0.3")
+    assert cal.zcdp_rho_for(Fraction(1, 10**300), Fraction(3, 10)) > 0  # the conversion without its cancellation

@@ -1,6 +1,7 @@
 """The command line's public surface (README) and its error handling."""
 
 import json
+import re
 import subprocess
 import sys
 from decimal import Decimal
@@ -100,7 +101,28 @@ def test_epsilon_help_states_the_width_it_accepts_and_the_narrowest_is_certified
     result = run("epsilon", "--rho", "1/2", "--delta", "1e-5", "--abs-tol", "1e-30", "--json")
     assert result.returncode == 0, result.stderr
     (row,) = json.loads(result.stdout)
-    assert Decimal(row["epsilon_upper"]) - Decimal(row["epsilon_lower"]) <= Decimal("1e-14")  # printed outwards
+    assert Decimal(row["epsilon_upper"]) - Decimal(row["epsilon_lower"]) <= Decimal("1e-30")  # printed outwards
+
+
+@pytest.mark.parametrize("abs_tol", ["1e-30", "1e-20", "3e-16"])
+def test_epsilon_prints_the_digits_its_abs_tol_needs_and_contains_the_certified_interval(abs_tol):
+    """The CLI printed 15 digits whatever --abs-tol asked: at 1e-30 an interval 1e-14 wide, with no flag (r37b S2-1).
+    The printed ends are exact decimals rounded outwards: they contain the library's certified ends, and the printed
+    interval is no wider than --abs-tol (text and JSON alike)."""
+    from fractions import Fraction
+
+    from accountlib import epsilon
+
+    result = run("epsilon", "--rho", "1/2", "--delta", "1e-5", "--abs-tol", abs_tol, "--json")
+    assert result.returncode == 0, result.stderr
+    (row,) = json.loads(result.stdout)
+    assert set(row) == {"delta", "epsilon_lower", "epsilon_upper"}
+    lower, upper = Decimal(row["epsilon_lower"]), Decimal(row["epsilon_upper"])
+    assert upper - lower <= Decimal(abs_tol)
+    e = epsilon(["1/2"], "1e-5", abs_tol=float(abs_tol))
+    assert Fraction(lower) <= e.lower and e.upper <= Fraction(upper)
+    table = run("epsilon", "--rho", "1/2", "--delta", "1e-5", "--abs-tol", abs_tol).stdout.splitlines()[1].split()
+    assert table[1:] == [row["epsilon_lower"], row["epsilon_upper"]]
 
 
 def test_sweep_options_that_do_not_apply_are_refused(tmp_path):
@@ -162,7 +184,7 @@ def test_rho_of_one_mechanism_against_a_closed_form():
         (["delta", "--rho", "0", "1/10", "--eps", "1"], "--rho budgets must be > 0; got '0'"),
         (["delta", "--rho", "-1/10", "--eps", "1"], "--rho budgets must be > 0"),
         (["delta", "--rho", "abc", "--eps", "1"], "--rho could not be read as a number: 'abc'"),
-        (["delta", "--rho", "nan", "--eps", "1"], "--rho must be finite"),
+        (["delta", "--rho", "nan", "--eps", "1"], "--rho must be a finite number > 0; got 'nan'"),
         (["delta", "--rho", "1/0", "--eps", "1"], "--rho could not be read"),
         (["delta", "--rho", "1." + "1" * 1500, "--eps", "1"], "at most 1000 digits"),
         (["delta", "--rho", "1e-5000", "--eps", "1"], "out of the supported range"),
@@ -298,3 +320,74 @@ def test_the_dp_accounting_drop_in_names_target_delta():
     accountant.compose(DiscreteGaussianDpEvent(sigma=2.0))
     with pytest.raises(ValueError, match=r"^target_delta must be in \[1e-300, 1\)"):
         accountant.get_epsilon(1e-320)
+
+
+@pytest.mark.parametrize("args, fragment", [
+    # r37b S3-2: a value beyond a float gave Python's "integer division result too large for a float"
+    (["dpsgd", "delta", "--q", "1e309", "--noise-multiplier", "1", "--steps", "10", "--eps", "1"],
+     "--q (the sampling rate) must be a finite number in [1e-08, 1]; got a value above 1e300"),
+    (["dpsgd", "delta", "--q", "0.01", "--noise-multiplier", "1e309", "--steps", "10", "--eps", "1"],
+     "--noise-multiplier (z, the noise multiplier) must be a finite number in [0.05, 1000]; got a value above 1e300"),
+    (["dpsgd", "delta", "--q", "0.01", "--noise-multiplier", "1", "--steps", "10", "--eps", "1", "--rel-tol", "1e309"],
+     "--rel-tol must be a number in [1e-12, 0.5] for a DP-SGD run; got a value above 1e300"),
+    (["dpsgd", "delta", "--q", "0.01", "--noise-multiplier", "1", "--steps", "1e309", "--eps", "1"],
+     "--steps must be a whole number in [1, 1e+09]; got a value above 1e300"),
+    (["dpsgd", "tradeoff", "--q", "0.01", "--noise-multiplier", "1", "--steps", "10", "--alpha", "2"],
+     "--alpha (the type I error) must be"),
+    # S3-7: nan and inf told the range the option accepts; --resolution named as the option
+    (["delta", "--rho", "1/2", "--eps", "1", "--rel-tol", "nan"], "--rel-tol must be a finite number in [1e-30, 0.5]; got 'nan'"),
+    (["tradeoff", "--rho", "1/2", "--alpha", "inf"], "--alpha must be a finite number in [0, 1]; got 'inf'"),
+    (["calibrate", "--rho", "1/2", "--target-eps", "1", "--target-delta", "1e-5", "--resolution", "nan"],
+     "--resolution must be a finite number in [1e-9, 0.5]; got 'nan'"),
+    (["calibrate", "--rho", "1/2", "--target-eps", "1", "--target-delta", "1e-5", "--resolution", "1e-10"],
+     "error: --resolution must be in [1e-09, 0.5]"),
+    (["dpsgd", "calibrate", "--q", "0.01", "--steps", "10", "--target-eps", "1", "--target-delta", "1e-5",
+      "--resolution", "1e309"], "error: --resolution must be in [1e-09, 0.5] (a grid step relative to the "
+     "answer's scale); got a value above 1e300"),
+    # S3-13: Python's digit grouping is not a documented form (1_0 was read as 10)
+    (["delta", "--rho", "1_0", "--eps", "1"], "--rho must be a decimal (e.g. 0.05, 1e-6) or a fraction"),
+    (["delta", "--rho", "1/2", "--eps", "1_0"], "--eps must be a decimal (e.g. 0.05, 1e-6) or a fraction"),
+    # S3-4: the smoothed trade-off's refusal names --abs-tol as given, not the library's abs_tol at half of it
+    (["tradeoff", "--rho", "13/17", "7/1000003", "--alpha", "0.1"], "error: --abs-tol 1e-25: the smoothed trade-off"),
+    # S3-11: the underflow refusal names the flag that prints the bound
+    (["delta", "--rho", "1/2", "--eps", "5000"], "or print this bound flagged with --best-effort"),
+    # S3-5: an engine's refusal of the composition's work names the option that gave the composition
+    (["delta", "--rho", "1e-13", "1/3", "--eps", "1"], "error: --rho: this lattice needs"),
+    # S3-14: the DP-SGD interval the float64 bounds cannot narrow names --abs-tol
+    (["dpsgd", "epsilon", "--q", "0.01", "--noise-multiplier", "1", "--steps", "100", "--delta", "1e-5", "--abs-tol",
+      "1e-12"], "loosen --abs-tol"),
+])
+def test_messages_name_the_option_and_what_it_accepts(args, fragment):
+    """r37b's S3 items on the command line: one line naming the option as the user wrote it, what was wrong and
+    what is accepted; never Python's text nor the library's argument names (abs_tol, best_effort=True)."""
+    from cli_runs import assert_clean_error
+
+    result = run(*args)
+    assert_clean_error(result.returncode, result.stdout, result.stderr, fragment)
+    assert not re.search(r"\b(abs_tol|rel_tol|best_effort)\b", result.stderr), result.stderr
+
+
+def test_a_binary_budgets_file_and_a_bad_environment_variable_are_named(tmp_path, monkeypatch):
+    """S3-3: a binary --budgets file got the codec's text; S3-6: a bad ACCOUNTLIB_MAX_NODE_BITS was blamed on --rho."""
+    from cli_runs import assert_clean_error
+
+    binary = tmp_path / "binary.csv"
+    binary.write_bytes(b"rho\n\xd0\xcf\x11\xe0" * 10)
+    result = run("delta", "--budgets", str(binary), "--eps", "1")
+    assert_clean_error(result.returncode, result.stdout, result.stderr, "not a UTF-8 text file")
+    assert "codec" not in result.stderr and "a header line rho" in result.stderr
+    grouped = tmp_path / "grouped.csv"
+    grouped.write_text("rho\n1_0\n")
+    result = run("delta", "--budgets", str(grouped), "--eps", "1")
+    assert_clean_error(result.returncode, result.stdout, result.stderr, "line 2: rho must be a decimal")
+    monkeypatch.setenv("ACCOUNTLIB_MAX_NODE_BITS", "abc")  # read once per process: a child process
+    result = run_process("delta", "--rho", "1/2", "--eps", "1")
+    assert_clean_error(result.returncode, result.stdout, result.stderr,
+                       "error: the environment variable ACCOUNTLIB_MAX_NODE_BITS must be")
+
+
+def test_a_tiny_target_epsilon_calibrates_on_the_command_line():
+    """S3-1: --target-eps 1e-300 gave mpmath's "cannot convert inf or nan to int"; it is ε = 0's answer."""
+    rows = [json.loads(run("calibrate", "--rho", "1/2", "--target-eps", eps, "--target-delta", "0.3", "--json").stdout)
+            for eps in ("1e-300", "0")]
+    assert rows[0]["scale"] == rows[1]["scale"] and rows[0]["proven_smallest"] is True
