@@ -1,0 +1,88 @@
+"""Hostile review r38e of the DP-SGD accounting (issue 38), items 4-13: each test fails on the code the review read
+(main at d42b76a) and counts work, not seconds."""
+
+import math
+import warnings
+
+import mpmath
+import pytest
+
+
+def test_dp_accounting_gaussian_get_delta_reads_a_float_epsilon_as_its_decimal():
+    """Item 4: G(2000).get_delta(1e-3) answered 4.24747441046091437e-6, δ at the binary 1e-3 (which is above 1/1000),
+    below δ(1/1000) = 4.24747441046091450829e-6 (the Balle-Wang closed form at 80 digits): the float target is now
+    read as the decimal it prints as, and rounded down before δ is taken, as on the general path."""
+    dp_accounting = pytest.importorskip("dp_accounting")
+    from accountlib.applications.dpsgd_accountant import CertifiedDPSGDAccountant
+
+    accountant = CertifiedDPSGDAccountant()
+    accountant.compose(dp_accounting.GaussianDpEvent(2000.0))
+    answer = accountant.get_delta(1e-3)
+    with mpmath.workdps(80):
+        epsilon, mu = mpmath.mpf(1) / 1000, mpmath.mpf(1) / 2000
+        exact = mpmath.ncdf(-epsilon / mu + mu / 2) - mpmath.exp(epsilon) * mpmath.ncdf(-epsilon / mu - mu / 2)
+        assert exact <= answer <= exact * (1 + mpmath.mpf(10) ** -14)
+
+
+def _count_opacus_questions(monkeypatch):
+    from accountlib.applications import opacus_accountant
+
+    calls = []
+    computed = opacus_accountant.CertifiedDPSGDAccountant._certified_epsilon
+
+    def counted(self, delta):
+        calls.append(self.history[0][0])
+        if len(calls) > 300:
+            raise RuntimeError("Opacus's search did not end")
+        return computed(self, delta)
+
+    monkeypatch.setattr(opacus_accountant.CertifiedDPSGDAccountant, "_certified_epsilon", counted)
+    return calls
+
+
+@pytest.mark.parametrize("target", [dict(target_delta=1.0), dict(target_delta=1.5), dict(target_delta=math.inf),
+                                    dict(sample_rate=0.0), dict(steps=0)])
+def test_opacus_search_ends_where_every_noise_multiplier_meets_the_target(monkeypatch, target):
+    """Item 5b: get_noise_multiplier(1.0, δ ≥ 1, ...) and sample rate 0 or 0 steps never ended: ε = 0 at every noise
+    multiplier and Opacus's bisection halves it for ever (sigma reaches 0.0 and stays). Now the accountant still
+    answers 0 at 0.05 and above, and refuses in one line the multiplier below 0.05 that only that descent asks."""
+    pytest.importorskip("opacus")
+    from opacus.accountants.utils import get_noise_multiplier
+
+    from accountlib.applications.opacus_accountant import CertifiedDPSGDAccountant
+
+    calls = _count_opacus_questions(monkeypatch)
+    arguments = dict(target_epsilon=1.0, target_delta=1e-5, sample_rate=0.01, steps=10) | target
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ValueError) as raised:
+            get_noise_multiplier(accountant="accountlib", **arguments)
+    assert "\n" not in str(raised.value) and "ε = 0 at every noise multiplier" in str(raised.value)
+    assert len(calls) < 20 and calls[-1] < 0.05 <= min(calls[:-1])
+    at_the_floor = CertifiedDPSGDAccountant()
+    at_the_floor.history = [(0.05, arguments["sample_rate"], arguments["steps"])]
+    assert at_the_floor.get_epsilon(arguments["target_delta"]) == 0.0
+
+
+def test_opacus_search_with_a_tolerance_below_the_interval_width_ends(monkeypatch):
+    """h38g's hazard: with epsilon_tolerance (1e-7) narrower than the width of the certified ε interval (1e-6), the
+    ε returned jumps by up to that width between adjacent noise multipliers, Opacus's bisection closes on two adjacent
+    floats and asks the same question for ever. The answer is kept (no second computation) and the REPEAT_LIMIT-th
+    question in a row is refused in one line; a user asking again at the same history gets the same answer."""
+    pytest.importorskip("opacus")
+    from opacus.accountants.utils import get_noise_multiplier
+
+    from accountlib.applications.opacus_accountant import REPEAT_LIMIT, CertifiedDPSGDAccountant
+
+    calls = _count_opacus_questions(monkeypatch)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ValueError) as raised:
+            get_noise_multiplier(target_epsilon=2.0, target_delta=1e-5, sample_rate=0.01, steps=1000,
+                                 accountant="accountlib", epsilon_tolerance=1e-7)
+    assert "\n" not in str(raised.value) and "epsilon_tolerance of at least 1e-06" in str(raised.value)
+    assert len(calls) < 100  # 59 measured: the repeats are answered from the kept answer
+    again = CertifiedDPSGDAccountant()
+    again.history = [(1.0, 0.01, 100)]
+    answers = {again.get_epsilon(1e-5) for _ in range(REPEAT_LIMIT - 1)}
+    assert len(answers) == 1 and len(calls) < 101
