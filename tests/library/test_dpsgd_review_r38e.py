@@ -86,3 +86,27 @@ def test_opacus_search_with_a_tolerance_below_the_interval_width_ends(monkeypatc
     again.history = [(1.0, 0.01, 100)]
     answers = {again.get_epsilon(1e-5) for _ in range(REPEAT_LIMIT - 1)}
     assert len(answers) == 1 and len(calls) < 101
+
+
+@pytest.mark.parametrize("schedule", [[(1e-6, 0.5, 2)], [(1e-8, 1.0, 1), (1e-7, 0.5, 1)]])
+def test_delta_falls_back_to_the_bounds_where_the_contour_stops_short_on_precision(schedule):
+    """Item 6: delta(0, rel_tol=0.5) raised ArithmeticError (and best_effort returned [-4.7e-25, 9.40e-5], 80x wider)
+    where delta_from_bounds met 0.5: the fallback to the bounds that need no inversion was taken only past the node
+    cap. Now a contour that stops short on precision is compared with them; the interval holds δ(0) of a direct
+    40-digit convolution (tests/library/dpsgd_reference.py), in both directions."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from dpsgd_reference import composed_delta
+
+    from accountlib.theory.dpsgd_accounting import DPSGDComposition
+
+    run = DPSGDComposition(schedule=schedule)
+    point = run.delta(0, rel_tol=0.5)
+    assert point.meets_tolerance and point.shortfall is None and point.error_bound <= 0.5 * point.delta
+    assert run.delta(0, rel_tol=0.5, best_effort=True) == point
+    steps = [(q, z) for q, z, count in schedule for _ in range(count)]
+    with mpmath.workdps(30):
+        truth = max(composed_delta(steps, 0, direction, dps=30) for direction in ("remove", "add"))
+        assert point.delta - point.error_bound <= truth <= point.delta + point.error_bound
