@@ -2,6 +2,7 @@
 (main at d42b76a) and counts work, not seconds."""
 
 import math
+from fractions import Fraction
 import warnings
 
 import mpmath
@@ -110,3 +111,22 @@ def test_delta_falls_back_to_the_bounds_where_the_contour_stops_short_on_precisi
     with mpmath.workdps(30):
         truth = max(composed_delta(steps, 0, direction, dps=30) for direction in ("remove", "add"))
         assert point.delta - point.error_bound <= truth <= point.delta + point.error_bound
+
+
+def test_calibration_grid_step_is_relative_to_the_answer_where_the_reference_is_far_above():
+    """Item 7: at q = 1e-8, T = 2 the RDP reference is clamped to 1000, and the grid step at resolution 1e-3 was 1e-3
+    of it: z = 2 with step 1 (half the answer). The grid is now re-gridded at 1e-3 of the answer's lower end: z = 1.37
+    with step 0.001, the smallest grid point the targets are certified at. It stays flagged not proven smallest: at
+    z = 1 (true δ(1e-9) = 5.62e-9 ≤ 5.7e-9) no contour fits the node cap and the bounds that need no inversion
+    straddle the target ("undecided"), so no failure is certified below. Where the reference is close (the standard
+    case), the grid is unchanged."""
+    from accountlib.theory.dpsgd_accounting import calibrate_noise_multiplier
+
+    tiny = calibrate_noise_multiplier(1e-8, 2, ("1e-9", "5.7e-9"), resolution=1e-3)
+    assert tiny.step <= 2e-3 * tiny.noise_multiplier and tiny.noise_multiplier < 1.5
+    assert not tiny.proven_smallest and tiny.evaluations < 80
+    below = tiny.noise_multiplier - tiny.step
+    assert all(c.status == "holds" for c in tiny.checks)
+    assert below >= 1  # z = 1 is undecided: the answer is at or above it
+    standard = calibrate_noise_multiplier(0.01, 100, (3.0, 1e-5), resolution=1e-3)
+    assert standard.proven_smallest and standard.step == Fraction(71, 100000)
