@@ -61,6 +61,7 @@ except ImportError as error:  # pragma: no cover - the optional dependency is mi
 
 from ..engine.subsampled_gaussian import Q_RANGE, Z_RANGE
 from ..theory.dpsgd_accounting import DPSGDComposition
+from ..theory.dpsgd_arguments import dpsgd_abs_tol
 from .dpsgd_targets import epsilon_without_accounting
 from .dpsgd_upper import certified_upper_epsilon, gaussian_upper_epsilon
 
@@ -134,7 +135,7 @@ class CertifiedDPSGDAccountant(IAccountant):
 
     def __init__(self, epsilon_tol: float = 1e-6):
         super().__init__()
-        self.epsilon_tol = epsilon_tol
+        self.epsilon_tol = dpsgd_abs_tol(epsilon_tol, "epsilon_tol")  # refused here, not at the first get_epsilon
         self._last_question, self._last_answer, self._repeats = None, None, 0  # get_epsilon's repeat count
 
     def step(self, *, noise_multiplier: float, sample_rate: float):
@@ -179,7 +180,7 @@ class CertifiedDPSGDAccountant(IAccountant):
             return 0.0
         schedule = schedule_of(self.history)  # first: it refuses an entry that is no (z, q, whole steps)
         floor = Z_RANGE[0]
-        if (edge == 0.0 or not schedule) and any(float(z) < floor for z, _, _ in self.history):
+        if (edge == 0.0 or schedule == []) and any(float(z) < floor for z, _, _ in self.history):
             # ε = 0 at every noise multiplier (δ ≥ 1, or no step accounted: every rate or count 0), 0 included; a
             # noise multiplier below the floor is asked only by a search descending towards no noise, which ε = 0
             # never stops (Opacus's get_noise_multiplier halves its multiplier for ever)

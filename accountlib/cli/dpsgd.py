@@ -18,21 +18,26 @@ Examples::
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import functools
 import json
 import math
+import re
 import sys
 from fractions import Fraction
 
 import mpmath
 
 from ..engine.subsampled_gaussian_inversion import MAX_NODES
-from ..infrastructure.numbers import LARGEST_TOL, as_fraction, as_resolution, certified_decimal, decimal_string
+from ..infrastructure.interval_ends import lower_end, upper_end
+from ..infrastructure.numbers import (LARGEST_TOL, as_fraction, as_resolution, certified_decimal, decimal_string,
+                                      error_bound)
 from ..theory.dpsgd_arguments import FINEST_TOLERANCE, dpsgd_abs_tol, dpsgd_rel_tol
 from ..theory.dpsgd_epsilon_search import width_shown
 from . import Once, Parser, certified_rows, emit_row, emit_rows, exact_tolerance, fail, number, outward_decimal
 
 __all__ = ["add_parser", "run_delta", "run_epsilon", "run_tradeoff", "run_calibrate", "RUN_HELP",
-           "NEGATIVE_VALUE_MESSAGES"]
+           "NEGATIVE_VALUE_MESSAGES", "OPTION_NAMES"]
 
 NEGATIVE_VALUE_MESSAGES = {
     "--eps": "--eps values must lie in [0, 200]",
@@ -45,6 +50,38 @@ read it as an unknown option): the ranges of a DP-SGD run, not those of a compos
 RUN_HELP = ("the run: --q Q --noise-multiplier Z --steps T (T steps at sampling rate Q, noise N(0, Z²) per unit of "
             "clipping norm), or --schedule Q:Z:T ... (groups of steps)")
 """How the run is named, as ``--help`` says it."""
+
+
+OPTION_NAMES = (
+    (r"^(q|steps) \(schedule\[(\d+)\]\)", lambda m: f"--schedule item {int(m[2]) + 1}: {m[1]}"),
+    (r"^noise_multiplier \(schedule\[(\d+)\]\) \(z, ", lambda m: f"--schedule item {int(m[1]) + 1}: z ("),
+    (r"^q \(", lambda m: "--q ("),
+    (r"^noise_multiplier \(z, ", lambda m: "--noise-multiplier (z, "),
+    (r"^steps must", lambda m: "--steps must"),
+    (r"^epsilon \(the privacy parameter\)", lambda m: "--eps (the privacy parameter)"),
+    (r"^delta must", lambda m: "--delta must"),
+    (r"^target epsilon", lambda m: "--target-eps"),
+    (r"^target delta", lambda m: "--target-delta"),
+)
+"""How a refusal from the library names what the user typed as an option: (pattern at the start of its message,
+the option's name); the first that matches is replaced, the rest of the message kept."""
+
+
+def _in_option_terms(command):
+    """``command`` with a ValueError from the library (which names its own arguments: q, noise_multiplier, steps,
+    schedule[0], epsilon, delta) refused in one line naming the option typed (:data:`OPTION_NAMES`)."""
+    @functools.wraps(command)
+    def named(args) -> int:
+        try:
+            return command(args)
+        except ValueError as error:
+            message = " ".join(str(error).split())
+            for pattern, option in OPTION_NAMES:
+                message, replaced = re.subn(pattern, option, message, count=1)
+                if replaced:
+                    break
+            fail(message)
+    return named
 
 
 def _run_arguments(parser, *, calibrating: bool) -> None:
@@ -207,11 +244,13 @@ def _emit(args, rows: list[dict], keys: tuple[str, ...]) -> int:
     return 0
 
 
+@_in_option_terms
 def run_delta(args) -> int:
     """δ(ε) at each ``--eps``, printed with the digits its bound supports; a bound over ``--rel-tol``·δ fails."""
     rel_tol, asked = _checked_tolerance(args.rel_tol, "rel-tol", halved=True)
     run = _composition(args)
     points = run.delta(list(args.eps), rel_tol=asked, best_effort=True)  # a missed tolerance decided per row below
+    points = [_clipped_at_zero(p) for p in points]
     rows = _rows(points, ("epsilon", "delta", "error_bound"), lambda v, b: b <= exact_tolerance(rel_tol, v) * v or v == 0,
                  lambda p: (f"could not certify --rel-tol {rel_tol:g} at ε = {float(p.epsilon):g}"
                             + (f" ({p.shortfall})" if getattr(p, "shortfall", None) else "")
@@ -219,6 +258,18 @@ def run_delta(args) -> int:
     return _emit(args, rows, ("epsilon", "delta", "error_bound", "dominant") + ("shortfall",) * args.best_effort)
 
 
+def _clipped_at_zero(point):
+    """``point`` with its certified interval's lower end max(0, ·) (δ ≥ 0): where delta − error_bound < 0 (a flagged
+    bound from the bounds that need no inversion), the interval [0, delta + error_bound], as its midpoint ± its
+    half-width."""
+    with mpmath.workdps(40):
+        if lower_end(point.delta, point.error_bound) >= 0:
+            return point
+        half = mpmath.ldexp(upper_end(point.delta, point.error_bound), -1)  # exact: a power-of-two scaling
+        return dataclasses.replace(point, delta=half, error_bound=error_bound(half))
+
+
+@_in_option_terms
 def run_epsilon(args) -> int:
     """The certified ε interval of each ``--delta``, no wider than ``--abs-tol``."""
     abs_tol, _ = _checked_tolerance(args.abs_tol, "abs-tol", halved=False)
@@ -244,6 +295,7 @@ def run_epsilon(args) -> int:
     return _emit(args, rows, ("delta", "epsilon_lower", "epsilon_upper", "dominant") + ("shortfall",) * args.best_effort)
 
 
+@_in_option_terms
 def run_tradeoff(args) -> int:
     """f(α) at each ``--alpha``, printed with the digits its bound supports; a bound over ``--abs-tol`` fails."""
     abs_tol, asked = _checked_tolerance(args.abs_tol, "abs-tol", halved=True)
@@ -254,6 +306,7 @@ def run_tradeoff(args) -> int:
     return _emit(args, rows, ("alpha", "beta", "error_bound"))
 
 
+@_in_option_terms
 def run_calibrate(args) -> int:
     """The smallest noise multiplier meeting the targets (all together, or each ``--separately``), with its checks,
     the failure one grid step below and, for a homogeneous run, the RDP calibration beside it."""

@@ -80,9 +80,10 @@ def _tolerance(value, name: str, smallest: float) -> float:
 
 def _shown(value) -> str:
     """A value as a message shows it: an exact fraction as the decimal it is close to, anything else by repr."""
-    if isinstance(value, Fraction):
-        return repr(float(value))  # the shortest decimal of the nearest float: -0.1, not -0.10000000000000001
-    text = repr(value)
+    try:
+        text = repr(float(value)) if isinstance(value, Fraction) else repr(value)  # -0.1, not -0.10000000000000001
+    except OverflowError:  # beyond the floats (10**400): its digits, cut short below
+        text = str(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
 
@@ -227,9 +228,7 @@ def calibration_targets(target) -> tuple:
             raise ValueError("target: a μ-GDP target is not accepted for a DP-SGD run; give (ε, δ) targets "
                              "(ApproximateDP, (epsilon, delta) pairs, or a list of them)")
         elif isinstance(t, (tuple, list)) and len(t) == 2:
-            eps = exact_epsilon(t[0], "target epsilon")
-            if eps <= 0:
-                raise ValueError(f"target epsilon must be > 0; got {_shown(t[0])}")
+            eps = exact_epsilon(t[0], "target epsilon")  # ε = 0 too: δ(0) is the total variation distance
             out.append(ApproximateDP(eps, target_delta(t[1], "target delta")))
         else:
             raise ValueError(f"target must be an ApproximateDP, an (epsilon, delta) pair or a list of them (a DP-SGD "

@@ -130,3 +130,101 @@ def test_calibration_grid_step_is_relative_to_the_answer_where_the_reference_is_
     assert below >= 1  # z = 1 is undecided: the answer is at or above it
     standard = calibrate_noise_multiplier(0.01, 100, (3.0, 1e-5), resolution=1e-3)
     assert standard.proven_smallest and standard.step == Fraction(71, 100000)
+
+
+def test_calibration_accepts_a_zero_epsilon_target():
+    """Item 12a: an ε = 0 target was refused ('target epsilon must be > 0') though the range the same function states
+    is [0, 200] and δ(0) is the total variation distance. One step at q = 0.5 to total variation 0.3: the answer holds
+    and one grid step below certainly fails, both checked against the one-step reference at 40 digits."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from dpsgd_reference import one_step_delta
+
+    from accountlib.theory.dpsgd_accounting import calibrate_noise_multiplier
+
+    c = calibrate_noise_multiplier(0.5, 1, (0, 0.3), resolution=1e-3)
+    assert c.proven_smallest and c.evaluations < 100
+    with mpmath.workdps(40):
+        def tv(z):
+            return max(one_step_delta(0.5, mpmath.mpf(float(z)), 0, d) for d in ("remove", "add"))
+        assert tv(c.noise_multiplier) <= 0.3 < tv(c.noise_multiplier - c.step)
+
+
+def _cli(*args):
+    import contextlib
+    import io
+
+    from accountlib.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(["dpsgd", *args])
+        except SystemExit as exit_:
+            code = exit_.code
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["delta", "--q", "2", "--noise-multiplier", "1", "--steps", "10", "--eps", "1"],
+     "error: --q (the sampling rate) must be in [1e-08, 1]; got 2.0"),
+    (["delta", "--q", "0.01", "--noise-multiplier", "0.01", "--steps", "10", "--eps", "1"],
+     "error: --noise-multiplier (z, the noise multiplier) must be in [0.05, 1000]; got 0.01"),
+    (["delta", "--q", "0.01", "--noise-multiplier", "1e400", "--steps", "10", "--eps", "1"],
+     "error: --noise-multiplier (z, the noise multiplier) must be a finite number in [0.05, 1000]; got 1000"),
+    (["delta", "--q", "0.01", "--noise-multiplier", "1", "--steps", "0", "--eps", "1"],
+     "error: --steps must be a whole number in [1, 1e+09]; got 0"),
+    (["delta", "--q", "0.01", "--noise-multiplier", "1", "--steps", "10", "--eps", "300"],
+     "error: --eps (the privacy parameter) must be in [0, 200]; got 300.0"),
+    (["epsilon", "--q", "0.01", "--noise-multiplier", "1", "--steps", "10", "--delta", "2"],
+     "error: --delta must be a number in [1e-300, 1); got 2.0"),
+    (["delta", "--schedule", "0.1:1:1", "0.1:0.01:1", "--eps", "1"],
+     "error: --schedule item 2: z (the noise multiplier) must be in [0.05, 1000]; got 0.01"),
+    (["delta", "--schedule", "2:1:1", "--eps", "1"], "error: --schedule item 1: q (the sampling rate) must be in"),
+    (["calibrate", "--q", "0.01", "--steps", "10", "--target-eps", "1", "--target-delta", "1.5"],
+     "error: --target-delta must be a number in [1e-300, 1); got 1.5"),
+])
+def test_cli_refusals_name_the_options_typed(args, message):
+    """Items 9 and 12e: the dpsgd commands' refusals named the library's arguments (q, noise_multiplier, steps,
+    schedule[0], epsilon, delta, target delta) and --noise-multiplier 1e400 ended in 'integer division result too large
+    for a float': each is one line naming the option, exit status 2."""
+    code, _, err = _cli(*args)
+    assert code == 2 and err.startswith(message) and err.count("\n") == 1
+
+
+def test_cli_best_effort_delta_interval_is_clipped_at_zero():
+    """Item 13: `dpsgd delta --q 1e-8 --noise-multiplier 1 --steps 2 --eps 0.5 --best-effort` printed 6.4E-10 ± 6.5E-10,
+    an interval reaching below 0; the printed interval is now the certified one clipped at 0, and still holds the
+    library's upper end."""
+    from decimal import Decimal
+
+    from accountlib.theory.dpsgd_accounting import DPSGDComposition
+
+    code, out, _ = _cli("delta", "--q", "1e-8", "--noise-multiplier", "1", "--steps", "2", "--eps", "0.5",
+                        "--best-effort", "--json")
+    import json
+
+    row = json.loads(out)[0]
+    value, bound = Decimal(row["delta"]), Decimal(row["error_bound"])
+    point = DPSGDComposition(1e-8, 1.0, 2).delta(0.5, best_effort=True)
+    assert code == 0 and value - bound >= 0 and value + bound >= Decimal(str(point.delta + point.error_bound))
+
+
+def test_total_variation_bound_takes_triples_and_the_dropins_check_their_tolerances():
+    """Item 9: total_variation_upper([(0.01, 1.0, 1)]) raised AttributeError ('tuple' object has no attribute 'q');
+    item 12d: the Opacus drop-in's constructor took epsilon_tol -1, nan or 10 and refused it only at get_epsilon,
+    naming abs_tol."""
+    from accountlib.engine.subsampled_gaussian import StepGroup
+    from accountlib.engine.subsampled_gaussian_bounds import total_variation_upper
+
+    assert total_variation_upper([(0.01, 1.0, 1)]).mid() == total_variation_upper([StepGroup(0.01, 1.0, 1)]).mid()
+    with pytest.raises(ValueError, match=r"^groups must hold StepGroups or \(q, z, steps\) triples; got \(0\.01, 1\.0\)$"):
+        total_variation_upper([(0.01, 1.0)])
+    pytest.importorskip("opacus")
+    from accountlib.applications.opacus_accountant import CertifiedDPSGDAccountant
+
+    for bad in (-1, float("nan"), 10):
+        with pytest.raises(ValueError, match=r"^epsilon_tol must be a number in \[1e-12, 0\.5\]"):
+            CertifiedDPSGDAccountant(epsilon_tol=bad)
