@@ -49,6 +49,7 @@ from ..engine.subsampled_gaussian import Q_RANGE, STEPS_RANGE, Z_RANGE, gaussian
 from ..infrastructure.interval_ends import round_up_to_float, upper_end
 from ..infrastructure.numbers import ResourceLimitError
 from ..theory.dpsgd_accounting import MAX_DPSGD_EPSILON, DPSGDComposition
+from ..theory.dpsgd_arguments import dpsgd_abs_tol, dpsgd_rel_tol
 from .dpsgd_targets import epsilon_without_accounting, exact_target_epsilon
 from .dpsgd_upper import certified_upper_epsilon, gaussian_upper_epsilon, total_variation_bound
 
@@ -78,7 +79,8 @@ class CertifiedDPSGDAccountant(PrivacyAccountant):
         self._no_noise = False
         self._gaussian_mu2 = Fraction(0)  # Σ count/z² over the events with q = 1, exactly (no cap on z)
         self._all_gaussian = True  # every event so far has q = 1: the Gaussian mechanism, in closed form
-        self._epsilon_tol, self._rel_tol = epsilon_tol, rel_tol
+        self._epsilon_tol = dpsgd_abs_tol(epsilon_tol, "epsilon_tol")  # refused here, not at the first question
+        self._rel_tol = dpsgd_rel_tol(rel_tol, "rel_tol")
 
     def _maybe_compose(self, event, count: int, do_compose: bool):
         if isinstance(event, dp_event.NoOpDpEvent):

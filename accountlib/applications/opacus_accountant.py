@@ -40,7 +40,12 @@ closes on 0.05 and never ends (measured: 40,928 calls in 90 s at q = 0.01, T = 1
 floor would need an ε near the target from an accountant that is not told the target, so this accountant raises
 instead, in one line naming the floor and the calibration that returns it: when the target δ is met with no noise at
 all (Σ steps·q ≤ δ: ε = 0 at every multiplier, 0 included), and when asked at a multiplier within a relative 1e-9
-below the floor (:data:`FLOOR_BAND`), where only a search closing on 0.05 asks.
+below the floor (:data:`FLOOR_BAND`), where only a search closing on 0.05 asks. Where ε = 0 at every multiplier, 0
+included (a target δ ≥ 1, or a history with no step accounted: sample rate or step count 0), Opacus's search halves its
+multiplier for ever: the answer stays 0 at 0.05 and above, and a multiplier below 0.05, asked only by that descent,
+is refused in one line. And where Opacus's ``epsilon_tolerance`` is narrower than this accountant's ε interval
+(``epsilon_tol``), its bisection closes on two adjacent floats and asks the same question for ever: the answer is
+kept, and the :data:`REPEAT_LIMIT`-th identical question in a row is refused in one line naming the tolerance.
 """
 
 from __future__ import annotations
@@ -56,10 +61,11 @@ except ImportError as error:  # pragma: no cover - the optional dependency is mi
 
 from ..engine.subsampled_gaussian import Q_RANGE, Z_RANGE
 from ..theory.dpsgd_accounting import DPSGDComposition
+from ..theory.dpsgd_arguments import dpsgd_abs_tol
 from .dpsgd_targets import epsilon_without_accounting
 from .dpsgd_upper import certified_upper_epsilon, gaussian_upper_epsilon
 
-__all__ = ["CertifiedDPSGDAccountant", "MECHANISM", "FLOOR_BAND", "Z_CAP", "register"]
+__all__ = ["CertifiedDPSGDAccountant", "MECHANISM", "FLOOR_BAND", "REPEAT_LIMIT", "Z_CAP", "register"]
 
 MECHANISM = "accountlib"
 """The name the accountant is registered under in Opacus (``PrivacyEngine(accountant=MECHANISM)``)."""
@@ -67,6 +73,10 @@ MECHANISM = "accountlib"
 FLOOR_BAND = 1e-9
 """The relative band below the smallest accepted noise multiplier (0.05) where ``get_epsilon`` raises instead of
 answering inf: only a search closing on 0.05 asks there (module docstring)."""
+
+REPEAT_LIMIT = 1000
+"""How many times in a row ``get_epsilon`` answers the same question (same history, same δ; the answer is kept) before
+it raises: only a search closed on two adjacent noise multipliers asks again and again (module docstring)."""
 
 Z_CAP = Z_RANGE[1]
 """The largest noise multiplier accounted at a sample rate below 1 (1000): one above it counts as 1000 up to twice
@@ -125,7 +135,8 @@ class CertifiedDPSGDAccountant(IAccountant):
 
     def __init__(self, epsilon_tol: float = 1e-6):
         super().__init__()
-        self.epsilon_tol = epsilon_tol
+        self.epsilon_tol = dpsgd_abs_tol(epsilon_tol, "epsilon_tol")  # refused here, not at the first get_epsilon
+        self._last_question, self._last_answer, self._repeats = None, None, 0  # get_epsilon's repeat count
 
     def step(self, *, noise_multiplier: float, sample_rate: float):
         """Record one step; consecutive steps with the same noise multiplier and sample rate share one entry (as in
@@ -148,11 +159,38 @@ class CertifiedDPSGDAccountant(IAccountant):
         :data:`Z_CAP`; module docstring). ``delta`` = 0 gives inf and ``delta`` ≥ 1 gives 0; a negative or nan one is
         refused in one line naming target_delta (the dp_accounting drop-in's rule:
         :func:`~accountlib.applications.dpsgd_targets.epsilon_without_accounting`)."""
+        key = (repr(self.history), repr(delta))
+        if key == self._last_question:  # asked again at the same history: the same answer, counted
+            self._repeats += 1
+            if self._repeats >= REPEAT_LIMIT:
+                raise ValueError(f"get_epsilon was asked {REPEAT_LIMIT:,} times in a row at the same history and "
+                                 f"target_delta: a search whose epsilon_tolerance is below the width of this "
+                                 f"accountant's ε interval (epsilon_tol = {self.epsilon_tol:g}) closes on two adjacent "
+                                 "noise multipliers and cannot end; give get_noise_multiplier an epsilon_tolerance "
+                                 f"of at least {self.epsilon_tol:g}")
+            return self._last_answer
+        answer = self._certified_epsilon(delta)
+        self._last_question, self._last_answer, self._repeats = key, answer, 1
+        return answer
+
+    def _certified_epsilon(self, delta) -> float:
+        """:meth:`get_epsilon`'s answer, computed."""
         edge = epsilon_without_accounting(delta)  # δ = 0: inf, δ ≥ 1: 0, negative or nan refused: the one rule
-        if edge == 0.0:
+        if not self.history:
             return 0.0
         schedule = schedule_of(self.history)  # first: it refuses an entry that is no (z, q, whole steps)
         floor = Z_RANGE[0]
+        if (edge == 0.0 or schedule == []) and any(float(z) < floor for z, _, _ in self.history):
+            # ε = 0 at every noise multiplier (δ ≥ 1, or no step accounted: every rate or count 0), 0 included; a
+            # noise multiplier below the floor is asked only by a search descending towards no noise, which ε = 0
+            # never stops (Opacus's get_noise_multiplier halves its multiplier for ever)
+            what = (f"target_delta = {float(delta):g} >= 1 is met by every mechanism" if edge == 0.0 else
+                    "the history accounts no step (every sample_rate or step count is 0)")
+            raise ValueError(f"{what}: ε = 0 at every noise multiplier, 0 included, so a search for the smallest "
+                             f"one (Opacus's get_noise_multiplier) cannot end; give a target_delta below 1 and a "
+                             "sample_rate and step count above 0")
+        if edge == 0.0:
+            return 0.0
         for z, q, steps in self.history:
             if floor * (1 - FLOOR_BAND) <= float(z) < floor and float(q) > 0 and int(steps) > 0:
                 raise ValueError(f"noise_multiplier = {float(z)!r} lies just below {floor:g}, the smallest accounted "
@@ -163,7 +201,7 @@ class CertifiedDPSGDAccountant(IAccountant):
         if schedule is None:
             return math.inf
         if not schedule:
-            return 0.0
+            return 0.0  # no step accounted, at noise multipliers >= 0.05
         if edge is not None:
             return edge
         participations = math.fsum(q * steps for q, _, steps in schedule)

@@ -640,11 +640,13 @@ OPTION_OF_ARGUMENT = (
 
 #: The same for a DP-SGD run's own arguments (the ``dpsgd`` command): each at the start of the library's message.
 OPTION_OF_DPSGD_ARGUMENT = (
+    (re.compile(r"^(q|steps) \(schedule\[(\d+)\]\)"), lambda m: f"--schedule item {int(m[2]) + 1}: {m[1]}"),
+    (re.compile(r"^noise_multiplier \(schedule\[(\d+)\]\) \(z, "), lambda m: f"--schedule item {int(m[1]) + 1}: z ("),
     (re.compile(r"^q \("), "--q ("),
     (re.compile(r"^noise_multiplier \("), "--noise-multiplier ("),
     (re.compile(r"^steps must"), "--steps must"),
     (re.compile(r"^epsilon \("), "--eps ("),
-    (re.compile(r"^target epsilon \("), "--target-eps ("),
+    (re.compile(r"^target epsilon\b"), "--target-eps"),
     (re.compile(r"^target delta\b"), "--target-delta"),
     (re.compile(r"^delta must"), "--delta must"),
     (re.compile(r"^alpha \("), "--alpha ("),

@@ -18,6 +18,7 @@ Examples::
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import sys
@@ -26,7 +27,9 @@ from fractions import Fraction
 import mpmath
 
 from ..engine.subsampled_gaussian_inversion import MAX_NODES
-from ..infrastructure.numbers import LARGEST_TOL, as_fraction, certified_decimal, decimal_string
+from ..infrastructure.interval_ends import lower_end, upper_end
+from ..infrastructure.numbers import (LARGEST_TOL, as_fraction, as_resolution, certified_decimal, decimal_string,
+                                      error_bound)
 from ..theory.dpsgd_arguments import FINEST_TOLERANCE, dpsgd_abs_tol, dpsgd_rel_tol
 from ..theory.dpsgd_epsilon_search import width_shown
 from . import (Once, Parser, certified_rows, checked_resolution, emit_row, emit_rows, exact_tolerance, fail,
@@ -214,11 +217,23 @@ def run_delta(args) -> int:
     rel_tol, asked = _checked_tolerance(args.rel_tol, "rel-tol", halved=True)
     run = _composition(args)
     points = run.delta(list(args.eps), rel_tol=asked, best_effort=True)  # a missed tolerance decided per row below
+    points = [_clipped_at_zero(p) for p in points]
     rows = _rows(points, ("epsilon", "delta", "error_bound"), lambda v, b: b <= exact_tolerance(rel_tol, v) * v or v == 0,
                  lambda p: (f"could not certify --rel-tol {rel_tol:g} at ε = {float(p.epsilon):g}"
                             + (f" ({p.shortfall})" if getattr(p, "shortfall", None) else "")
                             + "; loosen --rel-tol, or print it flagged with --best-effort"), args.best_effort)
     return _emit(args, rows, ("epsilon", "delta", "error_bound", "dominant") + ("shortfall",) * args.best_effort)
+
+
+def _clipped_at_zero(point):
+    """``point`` with its certified interval's lower end max(0, ·) (δ ≥ 0): where delta − error_bound < 0 (a flagged
+    bound from the bounds that need no inversion), the interval [0, delta + error_bound], as its midpoint ± its
+    half-width."""
+    with mpmath.workdps(40):
+        if lower_end(point.delta, point.error_bound) >= 0:
+            return point
+        half = mpmath.ldexp(upper_end(point.delta, point.error_bound), -1)  # exact: a power-of-two scaling
+        return dataclasses.replace(point, delta=half, error_bound=error_bound(half))
 
 
 def run_epsilon(args) -> int:

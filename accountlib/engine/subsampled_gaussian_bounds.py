@@ -38,6 +38,7 @@ def _tail(x):
 
 def total_variation_upper(groups):
     """A ball whose upper end bounds δ(0) = TV(P_T, Q_T) of the run from above (module docstring), both directions.
+    ``groups`` holds StepGroups or (q, z, steps) triples (checked as a StepGroup checks them).
 
     >>> from accountlib.engine.subsampled_gaussian import StepGroup
     >>> ball = total_variation_upper([StepGroup(1e-8, 1.0, 10)])  # ½·1e-8·√(10(e − 1)) ≈ 2.07e-8, below 3.83e-8
@@ -50,10 +51,18 @@ def total_variation_upper(groups):
     from flint import arb
 
     from . import arithmetic
+    from .subsampled_gaussian import StepGroup
 
+    checked = []
+    for g in groups:
+        if not isinstance(g, StepGroup):
+            if not isinstance(g, (tuple, list)) or len(g) != 3:
+                raise ValueError(f"groups must hold StepGroups or (q, z, steps) triples; got {g!r}")
+            g = StepGroup(*g)
+        checked.append(g)
     with arithmetic.precision(_BITS):
         log_stay, log_chi = arb(0), arb(0)
-        for g in groups:
+        for g in checked:
             one = arb(g.q) * (arb(1) / (2 * arb(2).sqrt() * arb(g.z))).erf()
             log_stay += g.steps * (-one).log1p()
             log_chi += g.steps * (arb(g.q) ** 2 * (1 / arb(g.z) ** 2).expm1()).log1p()

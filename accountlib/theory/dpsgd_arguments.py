@@ -229,9 +229,7 @@ def calibration_targets(target) -> tuple:
             raise ValueError("target: a μ-GDP target is not accepted for a DP-SGD run; give (ε, δ) targets "
                              "(ApproximateDP, (epsilon, delta) pairs, or a list of them)")
         elif isinstance(t, (tuple, list)) and len(t) == 2:
-            eps = exact_epsilon(t[0], "target epsilon")
-            if eps <= 0:
-                raise ValueError(f"target epsilon must be > 0; got {_shown(t[0])}")
+            eps = exact_epsilon(t[0], "target epsilon")  # ε = 0 too: δ(0) is the total variation distance
             out.append(ApproximateDP(eps, target_delta(t[1], "target delta")))
         else:
             raise ValueError(f"target must be an ApproximateDP, an (epsilon, delta) pair or a list of them (a DP-SGD "

@@ -178,7 +178,9 @@ def delta_within_cap(run, eps, rel_tol: float, best_effort: bool) -> tuple:
     before any node is computed; the bracket of the bounds that need no inversion (:func:`bounded_delta_point`) is
     then returned where it meets ``rel_tol``, and refused in one line naming the interval it gives where it does not;
     with ``best_effort`` the tolerance is loosened 100-fold until a contour fits, and the narrower of that and the
-    bracket is returned (shortfall "node cap")."""
+    bracket is returned (shortfall "node cap"). A contour that fits but stops short of ``rel_tol`` on precision is
+    compared with the bracket too: the bracket where it meets ``rel_tol``, else the narrower of the two (shortfall
+    "precision")."""
     aim, bounded = rel_tol, None
     while True:
         try:
@@ -201,8 +203,12 @@ def delta_within_cap(run, eps, rel_tol: float, best_effort: bool) -> tuple:
                 return bounded, "node cap"
             aim = min(aim * 100, 0.5)
             continue
+        if bounded is None and point.error_bound > rel_tol * point.delta:  # the contour stopped short on precision
+            bounded = bounded_delta_point(run, eps, rel_tol)
+            if bounded.meets_tolerance:
+                return bounded, "precision"
         if bounded is not None and bounded.error_bound < point.error_bound:
-            return bounded, "node cap"
+            return bounded, "node cap" if aim != rel_tol else "precision"
         return point, ("precision" if aim == rel_tol else "node cap")
 
 

@@ -4,7 +4,8 @@ Theory layer of :mod:`accountlib`: the search behind
 :func:`accountlib.theory.dpsgd_accounting.calibrate_noise_multiplier`. Adding noise is a post-processing of both laws of the pair (P, Q) of each step, so δ(ε) decreases as the noise
 multiplier z grows (data processing), and the grid point where every target starts to hold is the smallest on the
 grid, not only a local one: a coarse grid (relative step 1e-3 of the RDP calibration, a certified upper bound on the
-answer) first, then the fine grid of relative step ``resolution``, each bracket narrowed by the library's one
+answer; re-gridded at 1e-3 of the answer's lower end where the step is over twice that, as at a tiny sampling
+rate, where it is clamped to 1000) first, then the fine grid of relative step ``resolution``, each bracket narrowed by the library's one
 bisection (:func:`accountlib.infrastructure.search.bisect`).
 """
 
@@ -190,8 +191,15 @@ def smallest_noise_multiplier(base, targets, run_at, *, resolution: float, rel_t
 
     # a coarse grid first (relative step 1e-3 of the RDP calibration), then the fine grid, whose step is
     # ``resolution`` times the coarse answer's lower end (so it is at most resolution times the answer)
-    coarse = grid_step(exact_reference, max(resolution, 1e-3))
+    coarse_resolution = max(resolution, 1e-3)
+    coarse = grid_step(exact_reference, coarse_resolution)
     hi, lo = smallest_on(coarse, math.ceil(exact_reference / coarse), math.floor(exact_reference * 9 / 10 / coarse))
+    while True:  # the reference far above the answer (a clamped or loose RDP calibration): re-grid relative to it
+        relative = grid_step(max(lo * coarse, z_floor), coarse_resolution)
+        if 2 * relative >= coarse:  # within twice the relative step (the RDP reference is a few % above): kept
+            break
+        hi, lo, coarse = (*smallest_on(relative, math.ceil(hi * coarse / relative), math.floor(lo * coarse / relative)),
+                          relative)
     step = coarse
     if resolution < 1e-3:
         # the coarse answer's lower end as a float (as it always was: the fine grids of the stored results)

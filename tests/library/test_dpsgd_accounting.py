@@ -288,7 +288,7 @@ BAD = [
     (lambda: STANDARD.epsilon(1), "delta"),
     (lambda: STANDARD.epsilon("1e-5", abs_tol=-1), "abs_tol"),
     (lambda: calibrate_noise_multiplier(0.01, 1000, None), "target"),
-    (lambda: calibrate_noise_multiplier(0.01, 1000, (0, 1e-5)), "target epsilon"),
+    (lambda: calibrate_noise_multiplier(0.01, 1000, (-1, 1e-5)), "target epsilon"),
     (lambda: calibrate_noise_multiplier(0.01, 1000, (1.0, 2)), "target delta"),
     (lambda: calibrate_noise_multiplier(0.01, 1000, (1.0, 1e-5), resolution=0), "resolution"),
 ]
