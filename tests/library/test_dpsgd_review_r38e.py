@@ -173,7 +173,7 @@ def _cli(*args):
     (["delta", "--q", "0.01", "--noise-multiplier", "0.01", "--steps", "10", "--eps", "1"],
      "error: --noise-multiplier (z, the noise multiplier) must be in [0.05, 1000]; got 0.01"),
     (["delta", "--q", "0.01", "--noise-multiplier", "1e400", "--steps", "10", "--eps", "1"],
-     "error: --noise-multiplier (z, the noise multiplier) must be a finite number in [0.05, 1000]; got 1000"),
+     "error: --noise-multiplier (z, the noise multiplier) must be a finite number in [0.05, 1000]; got a value above 1e300"),
     (["delta", "--q", "0.01", "--noise-multiplier", "1", "--steps", "0", "--eps", "1"],
      "error: --steps must be a whole number in [1, 1e+09]; got 0"),
     (["delta", "--q", "0.01", "--noise-multiplier", "1", "--steps", "10", "--eps", "300"],
