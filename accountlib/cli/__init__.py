@@ -59,6 +59,7 @@ from ..infrastructure.numbers import (LARGEST_TOL, SMALLEST_ABS_TOL, SMALLEST_RE
                                      ResourceLimitError, as_abs_tol, as_fraction, as_rel_tol, as_resolution, as_string, certified_decimal,
                                      decimal_string, floor_log10, fraction_to_mpf)
 from ..theory.composition import MAX_EPSILON, MAX_SENSITIVITY, Composition, check_budget
+from .typed import dpsgd_options_refusal, in_option_terms, negative_value_refusal
 
 __all__ = ["main", "build_parser", "COMMANDS", "RELEASES", "DIGITS", "CommandLineError", "Listing", "Parser", "Once",
            "number", "fail", "one_line", "unavailable", "add_composition_arguments", "composition", "read_budgets_file",
@@ -631,106 +632,10 @@ def main(argv=None) -> int:
     return 2
 
 
-#: The library's argument names, as a message from it may name them, and the option each is on the command line.
-OPTION_OF_ARGUMENT = (
-    (re.compile(r"\bbest_effort=True\b"), "--best-effort"),
-    (re.compile(r"\babs_tol\b"), "--abs-tol"),
-    (re.compile(r"\brel_tol\b"), "--rel-tol"),
-)
-
-#: The same for a DP-SGD run's own arguments (the ``dpsgd`` command): each at the start of the library's message.
-OPTION_OF_DPSGD_ARGUMENT = (
-    (re.compile(r"^(q|steps) \(schedule\[(\d+)\]\)"), lambda m: f"--schedule item {int(m[2]) + 1}: {m[1]}"),
-    (re.compile(r"^noise_multiplier \(schedule\[(\d+)\]\) \(z, "), lambda m: f"--schedule item {int(m[1]) + 1}: z ("),
-    (re.compile(r"^q \("), "--q ("),
-    (re.compile(r"^noise_multiplier \("), "--noise-multiplier ("),
-    (re.compile(r"^steps must"), "--steps must"),
-    (re.compile(r"^epsilon \("), "--eps ("),
-    (re.compile(r"^target epsilon\b"), "--target-eps"),
-    (re.compile(r"^target delta\b"), "--target-delta"),
-    (re.compile(r"^delta must"), "--delta must"),
-    (re.compile(r"^alpha \("), "--alpha ("),
-)
-
-
-def in_option_terms(message: str, argv=None) -> str:
-    """A library message as the command line's: the API's argument names (abs_tol, best_effort=True, a DP-SGD run's
-    q, noise_multiplier, ...) replaced by the options the user gave (--abs-tol, --best-effort, --q, ...)."""
-    argv = sys.argv[1:] if argv is None else list(argv)
-    table = OPTION_OF_ARGUMENT + (OPTION_OF_DPSGD_ARGUMENT if argv[:1] == ["dpsgd"] else ())
-    for pattern, option in table:
-        message = pattern.sub(option, message)
-    return message
-
-
-_NEGATIVE_VALUE_MESSAGES = {
-    "--rho": "--rho budgets must be > 0",
-    "--eps": f"--eps values must be in [0, {MAX_EPSILON}] (δ(0) is the total variation distance; {MAX_EPSILON} the largest supported ε)",
-    "--alpha": "--alpha values must lie in [0, 1]",
-    "--rel-tol": f"--rel-tol must be in [{SMALLEST_REL_TOL:g}, 0.5]",
-    "--abs-tol": f"--abs-tol must be in [{SMALLEST_ABS_TOL:g}, 0.5]",
-}
-
-
-def _looks_negative(token: str) -> bool:
-    """A token such as -1, -1/2, -.5, -1e3, -inf or -nan: a negative value, not an option."""
-    rest = token[1:].strip().lower()
-    return token.startswith("-") and (rest[:1].isdigit() or rest[:1] == "." or rest in ("inf", "infinity", "nan"))
-
-
-def _refuse_negative_values(argv: list[str]) -> None:
-    """argparse reads ``--eps -1/2`` or ``--rho -1/10`` as an unknown option ("expected at least one argument");
-    name the real problem instead: the option, the value and what it accepts (a command module's own
-    ``NEGATIVE_VALUE_MESSAGES`` say it for its options, where they accept other ranges). A negative zero (``--eps
-    -0``) is zero: its sign is dropped in ``argv``, in place."""
-    messages = dict(_NEGATIVE_VALUE_MESSAGES)
-    if argv and argv[0] in COMMANDS:
-        try:
-            messages.update(getattr(importlib.import_module(f"{__name__}.{argv[0]}"), "NEGATIVE_VALUE_MESSAGES", {}))
-        except ImportError:  # the command is unavailable: the parser reports it
-            pass
-    option = None
-    for i, token in enumerate(argv):
-        if token in messages:
-            option = token
-        elif option is not None and _looks_negative(token):
-            if _is_zero(token[1:]):  # -0, -0.0, -0e3: zero, read as 0 (argparse would take "-0e3" for an option)
-                argv[i] = token[1:]
-                continue
-            fail(f"{messages[option]}; got {token!r}")
-        elif token.startswith("-"):
-            option = None
-
-
-def _is_zero(text: str) -> bool:
-    """Whether ``text`` is a number equal to zero (0, 0.0, 0e3, 0/5)."""
-    try:
-        return Fraction(text.strip()) == 0
-    except (ValueError, ZeroDivisionError):
-        return False
-
-
-DPSGD_OPTIONS = ("--q", "--noise-multiplier", "--steps", "--schedule")
-"""The options that name a DP-SGD run (``python -m accountlib dpsgd``)."""
-
-
-def _refuse_dpsgd_run(argv: list[str]) -> None:
-    """A DP-SGD run's options given to a command that accounts for compositions of discrete Gaussians: one line
-    pointing at ``python -m accountlib dpsgd`` (argparse would say only "unrecognized arguments")."""
-    if argv and argv[0] in COMMANDS and argv[0] not in ("dpsgd", "sweep"):
-        given = [t.split("=", 1)[0] for t in argv if t.split("=", 1)[0] in DPSGD_OPTIONS]
-        if given:
-            options = list(dict.fromkeys(given))
-            fail(f"python -m accountlib {argv[0]} accounts for compositions of discrete Gaussians (--rho budgets, a "
-                 f"DHC pair, a census release); {' '.join(options)} {'name' if len(options) > 1 else 'names'} a "
-                 "DP-SGD run: use python -m "
-                 f"accountlib dpsgd {argv[0] if argv[0] in ('delta', 'epsilon', 'tradeoff', 'calibrate') else 'ACTION'}"
-                 " ... (see python -m accountlib dpsgd --help)")
-
-
 def _main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    _refuse_dpsgd_run(argv)
-    _refuse_negative_values(argv)
+    refusal = dpsgd_options_refusal(argv, COMMANDS) or negative_value_refusal(argv, COMMANDS)
+    if refusal:
+        fail(refusal)
     args = build_parser(argv).parse_args(argv)
     return args.handler(args)

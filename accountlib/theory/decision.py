@@ -34,7 +34,8 @@ class LevelCheck:
 
 def check_levels(pair: Composition, levels: list[Level], rel_tol: float, *, meter=None) -> list[LevelCheck]:
     """Each level decided by certified δ(ε), the tolerance tightened for levels the bound leaves undecided
-    (``meter``: the smoothed engine's work budget shared with the caller's other δ, :meth:`Composition.delta`)."""
+    (``meter``: the smoothed engine's work budget shared with the caller's other δ,
+    :meth:`~accountlib.theory.composition.Composition.delta`)."""
     checks: dict[int, LevelCheck] = {}
     todo = list(range(len(levels)))
     tol = rel_tol

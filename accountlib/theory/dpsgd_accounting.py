@@ -56,7 +56,7 @@ from ..infrastructure.shown import bound_text
 from .accounting import as_points
 from .composition import DeltaPoint
 from .dpsgd_arguments import (MAX_DPSGD_EPSILON, MAX_GROUPS, as_schedule, as_step_group,
-                              calibration_targets, dpsgd_abs_tol, dpsgd_rel_tol, exact_alpha, exact_epsilon,
+                              calibration_problem, dpsgd_abs_tol, dpsgd_rel_tol, exact_alpha, exact_epsilon,
                               target_delta)
 from .dpsgd_epsilon_search import (EPSILON_TOLERANCES, ball_upper, bounded_delta_point, bounded_epsilon,
                                    delta_estimate, delta_lower_bound, delta_within_cap,
@@ -64,7 +64,7 @@ from .dpsgd_epsilon_search import (EPSILON_TOLERANCES, ball_upper, bounded_delta
 from .dpsgd_noise_calibration import smallest_noise_multiplier
 from .dpsgd_results import (RELATION, DPSGDCalibration, DPSGDDeltaPoint, DPSGDEpsilonInterval,
                             DPSGDTradeoffPoint, EpsilonOutOfRange)
-from .dpsgd_tradeoff import tradeoff_interval, tradeoff_refusal
+from .dpsgd_tradeoff import tradeoff_point, tradeoff_refusal
 
 __all__ = ["DPSGDComposition", "calibrate_noise_multiplier",
            # re-exported from the modules that own them
@@ -378,17 +378,9 @@ class DPSGDComposition:
         return lower_end(p.delta, p.error_bound), upper_end(p.delta, p.error_bound)
 
     def _tradeoff_point(self, alpha: Fraction, abs_tol: float) -> DPSGDTradeoffPoint:
-        """β = f(α) bracketed: :func:`~accountlib.theory.dpsgd_tradeoff.tradeoff_interval` on this run's profile."""
-        with mpmath.workdps(40):
-            exact = mpmath.mpf(alpha.numerator) / alpha.denominator
-            lo, hi = tradeoff_interval(alpha, abs_tol, self.groups, self._gaussian_z2, self._profile_interval,
-                                       lambda eps: delta_estimate(self.groups, integrals_for(self.groups,
-                                                                                             self._integrals), eps))
-            value = (lo + hi) / 2
-            bound = (hi - lo) / 2 + abs(value) * mpmath.mpf(10) ** -38
-        return DPSGDTradeoffPoint(alpha=exact, beta=value, error_bound=error_bound(bound),
-                                  meets_tolerance=bool(bound <= abs_tol), shortfall=None if bound <= abs_tol else "precision",
-                                  relation=RELATION)
+        """β = f(α) bracketed: :func:`~accountlib.theory.dpsgd_tradeoff.tradeoff_point` on this run's profile."""
+        return tradeoff_point(alpha, abs_tol, self.groups, self._gaussian_z2, self._profile_interval,
+                              lambda eps: delta_estimate(self.groups, integrals_for(self.groups, self._integrals), eps))
 
     # -- ε(δ) ---------------------------------------------------------------------------------------------------
     def _reachable_epsilon(self, direction: str, delta: mpmath.mpf, tol: float, best_effort: bool = False):
@@ -697,17 +689,7 @@ def calibrate_noise_multiplier(q=None, steps=None, target=None, *, schedule=None
     >>> c.proven_smallest and 0.9 < c.noise_multiplier < 1.0
     True
     """
-    if schedule is not None:
-        if q is not None or steps is not None:
-            raise ValueError("give either q and steps, or schedule, not both")
-        base = as_schedule(schedule)  # (q, factor, steps): the factor sits in the z slot (checked as a multiplier)
-    else:
-        if q is None or steps is None:
-            raise ValueError("q and steps are both needed (or a schedule of (q, factor, steps) triples)")
-        base = (as_step_group(q, 1.0, steps),)
-    if target is None:
-        raise ValueError("target is needed: an (epsilon, delta) pair or a list of them")
-    targets = calibration_targets(target)
+    base, targets = calibration_problem(q, steps, target, schedule)
     resolution = as_resolution(resolution)
     rel_tol = dpsgd_rel_tol(rel_tol)
     return smallest_noise_multiplier(base, targets, lambda schedule_at: DPSGDComposition(schedule=schedule_at),

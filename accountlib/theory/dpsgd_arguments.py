@@ -17,7 +17,7 @@ from ..infrastructure.numbers import (LARGEST_TOL, SMALLEST_ABS_TOL, SMALLEST_RE
                                      as_tolerance)
 from .targets import ApproximateDP, GaussianDP
 
-__all__ = ["as_step_group", "as_schedule", "exact_epsilon", "exact_alpha", "target_delta",
+__all__ = ["as_step_group", "as_schedule", "calibration_problem", "exact_epsilon", "exact_alpha", "target_delta",
            "calibration_targets", "finest_tolerance", "dpsgd_rel_tol", "dpsgd_abs_tol", "MAX_DPSGD_EPSILON",
            "MAX_GROUPS", "FINEST_TOLERANCE"]
 
@@ -237,3 +237,21 @@ def calibration_targets(target) -> tuple:
     if not out:
         raise ValueError("target must hold at least one (epsilon, delta) target")
     return tuple(out)
+
+
+def calibration_problem(q, steps, target, schedule) -> tuple:
+    """(the run's groups with the noise multiplier's factors, the targets) of
+    :func:`~accountlib.theory.dpsgd_accounting.calibrate_noise_multiplier`: a homogeneous run (``q``, ``steps``: factor
+    1) or a ``schedule`` of (q, factor, steps) triples, not both, each checked; the targets by
+    :func:`calibration_targets`."""
+    if schedule is not None:
+        if q is not None or steps is not None:
+            raise ValueError("give either q and steps, or schedule, not both")
+        base = as_schedule(schedule)  # (q, factor, steps): the factor sits in the z slot (checked as a multiplier)
+    else:
+        if q is None or steps is None:
+            raise ValueError("q and steps are both needed (or a schedule of (q, factor, steps) triples)")
+        base = (as_step_group(q, 1.0, steps),)
+    if target is None:
+        raise ValueError("target is needed: an (epsilon, delta) pair or a list of them")
+    return base, calibration_targets(target)

@@ -15,11 +15,12 @@ from fractions import Fraction
 import mpmath
 
 from ..engine.subsampled_gaussian import gaussian_tradeoff
-from ..infrastructure.numbers import LARGEST_TOL
+from ..infrastructure.numbers import LARGEST_TOL, error_bound
 from .dpsgd_arguments import MAX_DPSGD_EPSILON
 from .dpsgd_epsilon_search import width_shown
+from .dpsgd_results import RELATION, DPSGDTradeoffPoint
 
-__all__ = ["concave_sup_upper", "branch_supremum", "tradeoff_interval", "tradeoff_refusal"]
+__all__ = ["concave_sup_upper", "branch_supremum", "tradeoff_interval", "tradeoff_point", "tradeoff_refusal"]
 
 
 def concave_sup_upper(pts, variable: str) -> mpmath.mpf:
@@ -172,6 +173,20 @@ def tradeoff_interval(alpha: Fraction, abs_tol: float, groups, gaussian_z2, prof
         lo_b, hi_b = branch_supremum(alpha, abs_tol, "u", below=lo_a, **hooks)
         return max(lo_a, lo_b, mpmath.mpf(0)), min(max(hi_a, hi_b, mpmath.mpf(0)),
                                                    1 - mpmath.mpf(alpha.numerator) / alpha.denominator)
+
+
+def tradeoff_point(alpha: Fraction, abs_tol: float, groups, gaussian_z2, profile_interval,
+                   delta_estimate) -> DPSGDTradeoffPoint:
+    """β = f(α) of a run as a result: :func:`tradeoff_interval`'s bracket as its midpoint ± its half-width (widened
+    past the decimal conversion), ``meets_tolerance`` against ``abs_tol`` (shortfall "precision" where it misses)."""
+    with mpmath.workdps(40):
+        exact = mpmath.mpf(alpha.numerator) / alpha.denominator
+        lo, hi = tradeoff_interval(alpha, abs_tol, groups, gaussian_z2, profile_interval, delta_estimate)
+        value = (lo + hi) / 2
+        bound = (hi - lo) / 2 + abs(value) * mpmath.mpf(10) ** -38
+    return DPSGDTradeoffPoint(alpha=exact, beta=value, error_bound=error_bound(bound),
+                              meets_tolerance=bool(bound <= abs_tol), shortfall=None if bound <= abs_tol else "precision",
+                              relation=RELATION)
 
 
 def tradeoff_refusal(point, abs_tol: float, run: str) -> str:

@@ -27,7 +27,7 @@ LAYERS = {
     "applications": ("census", "census.allocations", "census.pair_files", "census.jobs", "census.census_wide",
                      "census.variance", "census.calibration", "census.pl94", "acs", "accountant", "dpsgd_accountant",
                      "dpsgd_targets", "dpsgd_upper", "opacus_accountant"),
-    "cli": ("delta", "tradeoff", "epsilon", "calibrate", "allocate", "dpsgd", "sweep"),
+    "cli": ("delta", "tradeoff", "epsilon", "calibrate", "allocate", "dpsgd", "sweep", "typed"),
 }
 """Each layer's public modules, bottom to top (``accountlib.<layer>.<module>``); the packages ``mechanisms`` and
 ``census`` are listed for their docstrings, their modules after them. The re-export modules kept for old imports
