@@ -348,7 +348,9 @@ def allocate(weights, target, *, sensitivities=None, resolution=1e-3, rel_tol: f
     Starts from the zCDP optimum ρ_i ∝ √w_i / s_i (minimising Σ w_i/ρ_i at fixed Σ ρ_i s_i²), snapped down to
     multiples of max/2^(``bits``), calibrated exactly (:func:`calibrate`); then tries the shapes ρ_i ∝ w_i^γ for
     the other ``exponents`` (where queries with small σ² gain more from the exact curve than zCDP credits) and
-    keeps the one with the least loss. The loss is compared with the zCDP-optimal allocation calibrated by the
+    keeps the one with the least loss. A shape that certainly fails the target at the noise where its loss would
+    equal the best so far cannot win, and is skipped after that one check (``tried`` records its loss as None); a
+    shape met before (one weight, or equal weights) is not calibrated again. The loss is compared with the zCDP-optimal allocation calibrated by the
     zCDP rule (for (ε, δ) and GDP targets).
 
     >>> a = allocate([1, 4, 9], ApproximateDP(1, "1e-6"))
@@ -369,10 +371,20 @@ def allocate(weights, target, *, sensitivities=None, resolution=1e-3, rel_tol: f
     if not exponents:
         raise ValueError("exponents must be a non-empty list of numbers in (0, 1), e.g. (0.5, 0.4, 0.6)")
     exponents = [as_tolerance(g, "exponents", smallest=1e-3, largest=0.999) for g in exponents]
-    best, tried = None, []
+    rel_tol = as_rel_tol(rel_tol)
+    best, tried, seen = None, [], set()
     for gamma in exponents:
         shape = _shape(weights, shifts, float(gamma), bits)
-        c = calibrate(Composition(shape, sensitivities=shifts), target, resolution=resolution, rel_tol=rel_tol)
+        if tuple(shape) in seen:  # the same budgets (one weight, equal weights): the same calibration, not redone
+            continue
+        seen.add(tuple(shape))
+        pair = Composition(shape, sensitivities=shifts)
+        if best is not None and _cannot_win(pair, target, best[0] / sum(w / r for w, r in zip(weights, shape)), rel_tol):
+            tried.append((float(gamma), None))
+            if progress is not None:
+                progress(f"γ = {float(gamma):g}: fails at the best loss so far (skipped)")
+            continue
+        c = calibrate(pair, target, resolution=resolution, rel_tol=rel_tol)
         loss = sum(w / r for w, r in zip(weights, c.rhos))
         tried.append((float(gamma), float(loss)))
         if progress is not None:
@@ -381,10 +393,23 @@ def allocate(weights, target, *, sensitivities=None, resolution=1e-3, rel_tol: f
             best = (loss, float(gamma), c)
     loss, gamma, c = best
     zcdp_loss = None
-    if not isinstance(target, TradeoffCurve) and zcdp_scale(target, Fraction(1)) is not None:
-        # the zCDP optimum exactly: ρ_i = ρ* √w_i / s_i / (Σ √w_j s_j / 2), with ρ* the zCDP rule's budget
+    scale = None if isinstance(target, TradeoffCurve) else zcdp_scale(target, Fraction(1))
+    if scale is not None:
+        # the zCDP optimum: ρ_i = ρ* √w_i / s_i / (Σ √w_j s_j / 2), with ρ* = 1/scale the zCDP rule's budget, so its
+        # loss is scale · (Σ √w_j s_j / 2) · Σ w_i s_i / √w_i: the scale kept exact (1e600 at ε = 1e-300, where
+        # ρ* underflows a float)
         roots = [math.sqrt(float(w)) / s for w, s in zip(weights, shifts)]
         total = sum(r * s * s for r, s in zip(roots, shifts)) / 2
-        rho_star = float(1 / zcdp_scale(target, Fraction(1)))
-        zcdp_loss = Fraction(sum(float(w) / (rho_star * r / total) for w, r in zip(weights, roots)))
+        zcdp_loss = scale * Fraction(total) * Fraction(sum(float(w) / r for w, r in zip(weights, roots)))
     return Allocation(c.rhos, loss, zcdp_loss, gamma, c, tuple(tried))
+
+
+def _cannot_win(pair: Composition, target, multiplier: Fraction, rel_tol: float) -> bool:
+    """Whether ``target`` certainly fails for ``pair`` with every variance multiplied by ``multiplier`` (the scale at
+    which its loss equals the best so far): then its calibrated multiplier is larger (δ(ε) falls as the noise grows)
+    and so is its loss, and :func:`allocate` skips the shape after this one check instead of a calibration."""
+    try:
+        checks = decide(pair.rescaled(multiplier), target, level_targets(target), rel_tol)
+    except (ResourceLimitError, ValueError):  # not decided at this scale (or a budget out of range): calibrate it
+        return False
+    return any(c.status == "fails" for c in checks)

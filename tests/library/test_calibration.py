@@ -135,6 +135,38 @@ def test_allocate_beats_the_zcdp_allocation_with_a_certificate():
     assert a.loss == sum(Fraction(w) / r for w, r in zip([1, 4, 9], a.rhos))
 
 
+def test_allocate_calibrates_only_shapes_that_can_win(monkeypatch):
+    # issue 37: five calibrations, one per exponent, took 37.7 CPU s at ε = 1e-20. A shape met before is not
+    # calibrated again, and one that certainly fails where its loss equals the best so far is skipped after one check
+    calls = []
+    real = cal.calibrate
+    monkeypatch.setattr(cal, "calibrate", lambda *a, **k: calls.append(a[0].rhos) or real(*a, **k))
+    a = cal.allocate([1], cal.ApproximateDP(1, Fraction(1, 10**6)))  # five exponents, one shape
+    assert len(calls) == 1 and a.tried == ((0.5, float(a.loss)),)
+    calls.clear()
+    a = cal.allocate([1, 2], cal.ApproximateDP("1e-20", "0.5"), exponents=(0.5, 0.6))
+    assert len(calls) == 1 and a.tried[1] == (0.6, None) and a.calibration.proven_smallest
+    # the skipped shape fails at the multiplier where its loss would equal the winner's (so its loss is larger)
+    shape = [Fraction(675, 1024), Fraction(1)]  # ρ_i ∝ w_i^0.6 on the grid of 2^-10
+    multiplier = a.loss / sum(Fraction(w) / r for w, r in zip([1, 2], shape))
+    checks = check_levels(Composition(shape).rescaled(multiplier), cal.level_targets(a.calibration.target), 1e-6)
+    assert any(c.status == "fails" for c in checks)
+
+
+def test_allocate_at_an_epsilon_whose_zcdp_budget_underflows_a_float():
+    # issue 37: ρ* = float(1/zcdp_scale(...)) was 0.0 at ε = 1e-300 (ZeroDivisionError) and 3.6e-321 at 1e-160
+    # (OverflowError); the zCDP optimum's loss is 1/(2ρ*) for one weight, ρ* = (√(log 2 + ε) − √log 2)²
+    for exponent in (160, 300):
+        a = cal.allocate([1], cal.ApproximateDP(Fraction(1, 10**exponent), "0.5"), exponents=(0.5,))
+        with mpmath.workdps(40):
+            rho_star = (mpmath.mpf(10) ** -exponent / (2 * mpmath.sqrt(mpmath.log(2)))) ** 2
+            assert abs(mpmath.mpf(a.zcdp_loss.numerator) / a.zcdp_loss.denominator * 2 * rho_star - 1) < 1e-9
+        assert a.calibration.proven_smallest and a.loss_saved == 1.0
+    out = run_main("allocate", "--weights", "1", "--target-eps", "1e-300", "--target-delta", "0.5", "--json")
+    assert out.returncode == 0, out.stderr
+    assert '"zcdp_loss": "1.38629436112e+600"' in out.stdout
+
+
 @pytest.mark.slow
 def test_census_calibration_on_a_few_pairs():
     pairs = [(13, 13), (6, 6), (1, 2)]
