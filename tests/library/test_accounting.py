@@ -279,6 +279,11 @@ def test_epsilon_refuses_a_width_below_1e_30_at_once_and_certifies_1e_30():
         assert time.perf_counter() - started < 1
     e = accountlib.epsilon(["1/2"], "1e-5", abs_tol=1e-30)
     assert 0 < e.width <= Fraction(1, 10**30) and e.at_upper.delta + e.at_upper.error_bound <= mpmath.mpf("1e-5")
+    # the ends' δ points carry their ε exactly (103 and 104 bits here), though mpf's repr at mpmath's default 15
+    # digits shows both as 2.9420063970951387 (a review read that as 53-bit ends)
+    for end, point in ((e.lower, e.at_lower), (e.upper, e.at_upper)):
+        man, exp = point.epsilon.man_exp
+        assert Fraction(int(man)) * Fraction(2) ** int(exp) == end
 
 
 def test_a_refusal_names_the_bound_reached_rounded_up_not_a_narrowest_bound():
