@@ -542,22 +542,29 @@ def add_target_arguments(parser) -> None:
     group.add_argument("--target-mu", action=Once, type=number("target-mu"), metavar="MU",
                        help="a μ-GDP target, in (0, 88]: the trade-off curve must lie above G_μ everywhere")
     parser.add_argument("--resolution", action=Once, type=number("resolution"), default=Fraction(1, 1000),
-                        metavar="R", help="grid step of the variance multiplier, relative to the zCDP calibration "
-                        "(or, for an ε too small for the zCDP rule, to the noise bringing the total variation "
-                        "distance to δ), in [1e-9, 0.5] (default 1e-3)")
+                        metavar="R", help=f"grid step of the variance multiplier, {GRID_STEP_MEANING}, in [1e-9, 0.5] "
+                        "(default 1e-3)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 
-def checked_resolution(value: Fraction) -> float:
+GRID_STEP_MEANING = ("at most --resolution times the zCDP rule's multiplier (for an ε too small for the zCDP rule, "
+                     "ε = 0 included, times the multiplier bringing the continuous Gaussian's total variation "
+                     "distance to δ)")
+"""What ``calibrate``'s and ``allocate``'s --resolution means (:func:`accountlib.theory.calibration.grid_scale`,
+:func:`accountlib.theory.calibration.round_step`): their help and their refusal say the same."""
+
+
+def checked_resolution(value: Fraction, meaning: str = GRID_STEP_MEANING) -> float:
     """A --resolution, checked by the library's validator (:func:`~accountlib.infrastructure.numbers.as_resolution`),
-    its refusal naming the option, the range and the value as given."""
+    its refusal naming the option, the range, what the step is relative to (``meaning``, as the command's help says
+    it) and the value as given."""
     try:
         return as_resolution(value, "--resolution")
     except ValueError:
         from ..infrastructure.shown import shown_value  # messages only
 
-        fail(f"--resolution must be in [{SMALLEST_RESOLUTION:g}, {LARGEST_TOL:g}] (a grid step relative to the "
-             f"answer's scale); got {shown_value(value) if abs(value) < 10**300 else 'a value above 1e300'}")
+        fail(f"--resolution must be in [{SMALLEST_RESOLUTION:g}, {LARGEST_TOL:g}] (a grid step {meaning}); got "
+             f"{shown_value(value) if abs(value) < 10**300 else 'a value above 1e300'}")
 
 
 def target(args):

@@ -47,6 +47,10 @@ NEGATIVE_VALUE_MESSAGES = {
 """What a negative value of these options is told (:func:`accountlib.cli.main` refuses it before argparse, which would
 read it as an unknown option): the ranges of a DP-SGD run, not those of a composition of discrete Gaussians."""
 
+NOISE_GRID_STEP_MEANING = "at most --resolution times the answer"
+"""What ``dpsgd calibrate``'s --resolution means (:func:`accountlib.theory.dpsgd_noise_calibration.smallest_noise_multiplier`):
+its help and its refusal say the same."""
+
 RUN_HELP = ("the run: --q Q --noise-multiplier Z --steps T (T steps at sampling rate Q, noise N(0, Z²) per unit of "
             "clipping norm), or --schedule Q:Z:T ... (groups of steps)")
 """How the run is named, as ``--help`` says it."""
@@ -182,7 +186,8 @@ def add_parser(sub) -> None:
                      help="δ of each target, in [1e-300, 1), one per --target-eps or one for all (required)")
     cal.add_argument("--target-mu", action=Once, metavar="MU", help=argparse.SUPPRESS)  # refused in one line
     cal.add_argument("--resolution", action=Once, type=number("resolution"), default=Fraction(1, 10**5),
-                     metavar="R", help="grid step relative to the answer, in [1e-9, 0.5] (default 1e-5)")
+                     metavar="R", help=f"grid step of the noise multiplier, {NOISE_GRID_STEP_MEANING}, in [1e-9, 0.5] "
+                     "(default 1e-5)")
     cal.add_argument("--separately", action="store_true", help="calibrate each target on its own (one row each) "
                      "instead of all of them together")
     cal.set_defaults(handler=run_calibrate)
@@ -283,7 +288,7 @@ def run_calibrate(args) -> int:
     from ..theory.dpsgd_accounting import calibrate_noise_multiplier
     from ..theory.dpsgd_calibration import calibrate_dpsgd
 
-    resolution = checked_resolution(args.resolution)
+    resolution = checked_resolution(args.resolution, NOISE_GRID_STEP_MEANING)
     if args.target_mu is not None:
         fail("--target-mu: a μ-GDP target is not accepted for a DP-SGD run; give (ε, δ) targets: --target-eps E "
              "--target-delta D")

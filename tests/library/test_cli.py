@@ -342,8 +342,13 @@ def test_the_dp_accounting_drop_in_names_target_delta():
     (["calibrate", "--rho", "1/2", "--target-eps", "1", "--target-delta", "1e-5", "--resolution", "1e-10"],
      "error: --resolution must be in [1e-09, 0.5]"),
     (["dpsgd", "calibrate", "--q", "0.01", "--steps", "10", "--target-eps", "1", "--target-delta", "1e-5",
-      "--resolution", "1e309"], "error: --resolution must be in [1e-09, 0.5] (a grid step relative to the "
-     "answer's scale); got a value above 1e300"),
+      "--resolution", "1e309"], "error: --resolution must be in [1e-09, 0.5] (a grid step at most --resolution "
+     "times the answer); got a value above 1e300"),
+    # r37c S3-5: calibrate's refusal says what its help says (the zCDP rule's multiplier), not "the answer's scale"
+    (["calibrate", "--rho", "1/2", "--target-eps", "1", "--target-delta", "1e-5", "--resolution", "0.6"],
+     "error: --resolution must be in [1e-09, 0.5] (a grid step at most --resolution times the zCDP rule's multiplier "
+     "(for an ε too small for the zCDP rule, ε = 0 included, times the multiplier bringing the continuous Gaussian's "
+     "total variation distance to δ)); got 0.6"),
     # S3-13: Python's digit grouping is not a documented form (1_0 was read as 10)
     (["delta", "--rho", "1_0", "--eps", "1"], "--rho must be a decimal (e.g. 0.05, 1e-6) or a fraction"),
     (["delta", "--rho", "1/2", "--eps", "1_0"], "--eps must be a decimal (e.g. 0.05, 1e-6) or a fraction"),
