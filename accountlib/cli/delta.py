@@ -10,7 +10,7 @@ from fractions import Fraction
 
 import mpmath
 
-from ..infrastructure.numbers import SMALLEST_REL_TOL, decimal_string, exact_rational
+from ..infrastructure.numbers import SMALLEST_REL_TOL, ResourceLimitError, decimal_string, exact_rational
 from ..theory.composition import MAX_EPSILON
 from . import (Once, add_composition_arguments, certified_rows, emit_rows, engine_refusals_named, exact_tolerance, fail,
                number, composition, tolerance)
@@ -52,8 +52,12 @@ def run(args) -> int:
              f"largest supported ε); got {', '.join(bad)}")
     rel_tol = tolerance(args.rel_tol, "rel-tol")
     pair = composition(args)
+    asked = max(rel_tol / 2, SMALLEST_REL_TOL)  # the printed value, widened by its rounding, must still meet it
     with engine_refusals_named(args):
-        points = pair.delta(args.eps, rel_tol=max(rel_tol / 2, SMALLEST_REL_TOL))
+        try:
+            points = pair.delta(args.eps, rel_tol=asked)
+        except ResourceLimitError as error:  # the library's rel_tol (half of --rel-tol) said as the option given
+            raise ResourceLimitError(str(error).replace(f"rel_tol = {asked:g}", f"--rel-tol {rel_tol:g}")) from None
     rows = certified_rows(points, KEYS, lambda value, bound: bound <= exact_tolerance(rel_tol, value) * value,
                           lambda p: uncertified(pair, p, rel_tol), lambda value: abs(value) * mpmath.mpf("1e-45"), args.best_effort)
     return emit_rows(args, rows, KEYS + ("shortfall",) * args.best_effort)

@@ -99,6 +99,16 @@ REFINEMENT_BAND = 1e-12
 ones come next round."""
 
 
+def _cause_and_knob(error: ResourceLimitError) -> tuple[str, str]:
+    """An engine refusal's cause (its text up to the first "; ", before the advice) and the ACCOUNTLIB_ variable it
+    names ("" if none)."""
+    import re
+
+    text = str(error)
+    knob = re.search(r"ACCOUNTLIB_[A-Z_]+", text)
+    return text.split("; ")[0], knob[0] if knob else ""
+
+
 def next_accuracy(current: float, needed: float, floor: float = SMALLEST_ACCURACY) -> float:
     """The Δ of the next engine when one built for ``current`` did not meet a request that needs ``needed``.
 
@@ -246,6 +256,8 @@ class CertifiedTails:
         out_of_reach: dict[int, bool] = {}
         shortfall: dict[int, float] = {}  # request → rel_tol·value/bound of its last tilted round (< 1: unmet)
         deep = [i for i, r in enumerate(requests) if self.is_deep(r[0])]
+        start = COARSE_START_ACCURACY if len(requests) >= COARSE_START_BATCH else START_ACCURACY
+        self._refuse_out_of_reach(requests, deep, rel_tol, start)  # before any sieve: seconds, not gigabytes
         j_tol, precise = None, False
         built = len(self.tilted_engines)  # the tilted engines of this call are those built from here on
         for round_ in range(len(TILT_TOLERANCES) + PRECISE_TILT_ROUNDS):
@@ -291,10 +303,13 @@ class CertifiedTails:
         for i, (point, _) in narrowest.items():  # best effort: the tilted contour's narrowest bound, unless bettered
             if i not in points and out_of_reach[i]:
                 points[i] = point
-        accuracy = COARSE_START_ACCURACY if len(requests) >= COARSE_START_BATCH else START_ACCURACY
+        accuracy = start
         todo = [i for i in range(len(requests)) if i not in points]
         while todo:
-            engine = self.engine(accuracy)
+            try:
+                engine = self.engine(accuracy)
+            except ResourceLimitError as error:  # said in the caller's terms: rel_tol, and whether loosening it helps
+                raise ResourceLimitError(self._untilted_refusal(error, accuracy, start, rel_tol)) from None
             tails = engine.tail_indices([j for i in todo for j in requests[i]])
             digits = int(engine.bits * 0.30103) + 10
             needed = {}
@@ -317,6 +332,61 @@ class CertifiedTails:
             loosest = max(needed.values())
             accuracy = next_accuracy(engine.accuracy, min(v for v in needed.values() if v >= loosest * REFINEMENT_BAND))
         return [points[i] for i in range(len(requests))]
+
+    def _untilted_refusal(self, error: ResourceLimitError, accuracy: float, start: float, rel_tol: float) -> str:
+        """An untilted engine's refusal (its cause, up to its first "; ") said for a relative request: at the first Δ
+        (``start``, the same whatever the tolerance) loosening ``rel_tol`` cannot help; at a finer Δ it can."""
+        cause, knob = _cause_and_knob(error)
+        if accuracy < start:
+            return (f"rel_tol = {rel_tol:g} needs Δ = {accuracy:.3g} here (finer than the first engine's {start:g}): "
+                    f"{cause}; loosen rel_tol{' or raise ' + knob if knob else ''}")
+        return (f"{cause}; every δ request starts at Δ = {start:g} whatever the tolerance, so loosening rel_tol = "
+                f"{rel_tol:g} cannot help: use {self._smoothed_advice()}budgets with smaller denominators"
+                f"{' or raise ' + knob if knob else ''}")
+
+    def _smoothed_advice(self) -> str:
+        """"engine='smoothed', " where every budget is in the smoothed engine's range [1e-12, 4], else nothing."""
+        from .smoothed import SMALLEST_SMOOTHED_SIGMA2
+
+        inside = all(SMALLEST_SMOOTHED_SIGMA2 <= s2 <= 10**12 for (s2, _), _ in self.lattice.groups)
+        return "engine='smoothed', " if inside else ""
+
+    def _refuse_out_of_reach(self, requests, deep: list[int], rel_tol: float, start: float) -> None:
+        """Refuse at once (``ResourceLimitError`` naming ``rel_tol``) what every path would refuse after its work: the
+        untilted engines are refused at their first Δ = ``start`` before their sieve
+        (:func:`accountlib.engine.tails.refuse_before_sieve`) and either a request is not deep (the untilted engines
+        must serve it) or the tilted contour is out of reach too, by estimates before its sieve: its float64 sum's
+        rounding floor (:func:`accountlib.engine.tilted.float64_floor` of
+        :func:`~accountlib.engine.tilted.planned_nodes`) above ``rel_tol`` and its arb sum beyond
+        :data:`accountlib.engine.tilted.MAX_PRECISE_NODE_TERMS`. Budgets 13/17, 7/1000003 and 0.2 at ε = 10,
+        rel_tol = 1e-9 were refused after a float64 round of 4.48e6 nodes (7.8 s, 1.25 GB) that could not meet it."""
+        if self.paths.method != "sieve" or any(start / REUSE_SPAN <= e.accuracy <= start for e in self.engines):
+            return  # (an engine at the first Δ already built: nothing to refuse)
+        from .tails import refuse_before_sieve
+
+        try:
+            refuse_before_sieve(self.lattice, start, self.max_node_bits)
+            return
+        except ResourceLimitError as error:
+            untilted = error
+        if len(deep) < len(requests):
+            raise ResourceLimitError(self._untilted_refusal(untilted, start, start, rel_tol)) from None
+        from .tilted import MAX_PRECISE_NODE_TERMS, float64_floor, planned_nodes, precise_work
+
+        nodes = planned_nodes(self.lattice, min(requests[i][0] for i in deep), TILT_TOLERANCES[0])
+        floor = float64_floor(nodes)
+        work = precise_work(int(nodes), len(self.lattice.groups), sum(len(requests[i]) for i in deep))
+        limit = resource_limit("ACCOUNTLIB_MAX_PRECISE_NODE_TERMS", MAX_PRECISE_NODE_TERMS)
+        if floor <= rel_tol or work <= limit:
+            return
+        cause, knob = _cause_and_knob(untilted)
+        raise ResourceLimitError(
+            f"rel_tol = {rel_tol:g} is out of every engine's reach here: the tilted contour in float64 would keep about "
+            f"{nodes:.2g} nodes, whose rounding alone is about {floor:.2g} of δ, and its sum in arb about {work:.2g} "
+            f"factors (limit {limit:,}, ACCOUNTLIB_MAX_PRECISE_NODE_TERMS); the untilted engines start every δ at "
+            f"Δ = {start:g} whatever the tolerance, and there {cause}{' (' + knob + ')' if knob else ''}; loosen "
+            f"rel_tol well above {floor:.2g}, use {self._smoothed_advice()}budgets with smaller denominators or raise "
+            "those limits")
 
     def absolute_batch(self, evaluate, count: int, abs_tol: float) -> list:
         """``count`` quantities certified to ``abs_tol``: the schedule of Composition.tradeoff.

@@ -163,6 +163,19 @@ def sieve_candidates(groups, modulus: int, tau: float) -> int:
     return _factor_windows(groups, modulus, tau)[0]["w"] + 1
 
 
+def sieve_survivors(groups, modulus: int, tau: float) -> float:
+    """An estimate of the nodes :func:`sieve_nodes` keeps, computed without scanning: its candidates (the narrowest
+    factor's window, :func:`sieve_candidates`) times each other factor's share of the half-period, as if the
+    factors' windows fell independently (the tilted contour of budgets 13/17, 7/1000003 and 0.2 at ε = 10: 5.2e6
+    for 4.48e6 kept)."""
+    factors = _factor_windows(groups, modulus, tau)
+    n_half = max((modulus - 1) // 2, 1)
+    estimate = float(factors[0]["w"] + 1)
+    for f in factors[1:]:
+        estimate *= min(1.0, (f["w"] + 1) / n_half)
+    return estimate
+
+
 def check_sieve_candidates(count: int, modulus: int, tau: float) -> None:
     """``ResourceLimitError`` when the sieve would scan ``count`` candidates, more than :data:`MAX_SIEVE_CANDIDATES`
     (``ACCOUNTLIB_MAX_SIEVE_CANDIDATES``)."""

@@ -37,7 +37,7 @@ from .quadrature import lattice_survivors, node_count, truncation_mass_bound, tr
 from .sieve import SieveResult, check_sieve_candidates, scan_nodes, sieve_candidates, sieve_nodes
 
 __all__ = ["TailEngine", "TailResult", "ResourceLimitError", "MAX_NODE_BITS", "ESTIMATE_MARGIN", "truncation_tail_bound",
-           "quadrature_plan", "planned_node_bits", "sieve_node_bits", "sieved_node_bits"]
+           "quadrature_plan", "planned_node_bits", "refuse_before_sieve", "sieve_node_bits", "sieved_node_bits"]
 
 MAX_NODE_BITS = 10**8
 """The largest arb workload an engine accepts: surviving nodes × working bits (~1 GB of arb balls and about a
@@ -94,6 +94,24 @@ def planned_node_bits(lattice: Lattice, accuracy: float) -> float:
     """
     _, _, _, bits = quadrature_plan(lattice, accuracy)
     return lattice_survivors(lattice, accuracy) * bits
+
+
+def refuse_before_sieve(lattice: Lattice, accuracy: float, max_node_bits: int | None = None) -> None:
+    """The refusal (:class:`~accountlib.infrastructure.numbers.ResourceLimitError`) a sieve-method
+    :class:`TailEngine` at Δ = ``accuracy`` raises before its sieve runs, raised here in milliseconds: N beyond
+    ``MAX_MODULUS`` (:func:`quadrature_plan`), or an estimate (:func:`planned_node_bits`) beyond
+    :data:`ESTIMATE_MARGIN` times the node-bit limit (the sieve's own candidate limit named first where it is passed
+    too). Nothing where the engine would go on to sieve."""
+    limit = _max_node_bits(max_node_bits)
+    _, modulus, tau, bits = quadrature_plan(lattice, accuracy)
+    planned = lattice_survivors(lattice, accuracy) * bits
+    if planned > ESTIMATE_MARGIN * limit:
+        # the sieve's own limit first (its message names its knob), from its windows alone
+        check_sieve_candidates(sieve_candidates(lattice.groups, modulus, tau), modulus, tau)
+        raise ResourceLimitError(
+            f"Δ = {accuracy:.3g} needs about {planned:.2g} node-bits of arb work (estimated before the sieve), above "
+            f"the limit of {limit:.3g}; loosen the tolerance, use engine='smoothed' (budgets in [1e-12, 4]) or raise "
+            f"ACCOUNTLIB_MAX_NODE_BITS")
 
 
 def sieve_node_bits(lattice: Lattice, accuracy: float) -> int:
@@ -154,15 +172,7 @@ class TailEngine:
         self.cut, self.modulus, self.tau, self.bits = quadrature_plan(self.lattice, self.accuracy)  # U, N, τ, bits
         self.truncation_bound = truncation_mass_bound(self.variance_proxy, self.cut)
         if self.method == "sieve":
-            planned = lattice_survivors(self.lattice, self.accuracy) * self.bits
-            if planned > ESTIMATE_MARGIN * limit:
-                # the sieve's own limit first (its message names its knob), from its windows alone
-                check_sieve_candidates(sieve_candidates(self.lattice.groups, self.modulus, self.tau), self.modulus,
-                                       self.tau)  # refused before the sieve (seconds and gigabytes for such lattices)
-                raise ResourceLimitError(
-                    f"Δ = {self.accuracy:.3g} needs about {planned:.2g} node-bits of arb work (estimated before the "
-                    f"sieve), above the limit of {limit:.3g}; loosen the tolerance, use engine='smoothed' (budgets "
-                    f"in [1e-12, 4]) or raise ACCOUNTLIB_MAX_NODE_BITS")
+            refuse_before_sieve(self.lattice, self.accuracy, limit)  # seconds and gigabytes for such lattices
             if sieve is not None and (sieve.modulus, sieve.tau) == (self.modulus, self.tau):
                 self.sieve: SieveResult = sieve  # the sieve engine="auto" ran to decide, handed on
             else:

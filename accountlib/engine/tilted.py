@@ -49,6 +49,7 @@ front door uses it where a tolerance asks for more than float64 gives. M(θ) is 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from fractions import Fraction
 
 import mpmath
@@ -59,12 +60,13 @@ from . import arithmetic
 from .characteristic import SMALLEST_SIGMA2, image_sum, log_cf_tilted, log_mgf  # the same domain as the float path: the dual form's images decay fast
 from .lattice import Lattice, lattice_of
 from .quadrature import node_count
-from .sieve import folded_distance, log_factor_bound, mulmod, sieve_nodes
+from .sieve import folded_distance, log_factor_bound, mulmod, sieve_nodes, sieve_survivors
 from .results import DEFAULT_PATHS, ErrorBudget, TailResult, certified, check_lattice_size
 from ..infrastructure.numbers import ResourceLimitError, resource_limit
 
 __all__ = ["TiltedTailEngine", "tilted_tail_probabilities", "is_deep", "log_mgf", "DEEP_UP_TO", "FLOAT_J_TOL",
-           "SMALLEST_PRECISE_J_TOL", "MAX_PRECISE_NODE_TERMS", "precise_work"]
+           "SMALLEST_PRECISE_J_TOL", "MAX_PRECISE_NODE_TERMS", "precise_work", "ContourPlan", "contour_plan",
+           "planned_nodes", "float64_floor"]
 
 _U = 2.0**-53
 
@@ -77,6 +79,16 @@ below λ = ε/√(2ρ) ≈ 1600, and beyond that the float64 phases of the tilte
 
 FLOAT_J_TOL = 1e-15
 """The finest J accuracy the float64 sum is asked for (its rounding alone is about 1e-16 of Σ|terms|)."""
+
+def float64_floor(nodes: float) -> float:
+    """The relative error below which a float64 sum of J over ``nodes`` nodes cannot certify a tail: its bound holds
+    γ_m·Σ|terms| (m = nodes + 1, γ_m = mu/(1 − mu), u = 2^−53) over J ≤ Σ|terms|, and the tail's bound, and so δ's,
+    carries J's relative error; twice γ_m, as Σ|terms| exceeds |J| where the terms' signs cancel (budgets 13/17,
+    7/1000003 and 0.2 at ε = 10: 4.48e6 nodes, J's bound 3.6γ_m = 1.8e-9 of J). An estimate where ``nodes`` is
+    :func:`planned_nodes`: the front door skips a float64 round it puts above the tolerance."""
+    m = nodes + 1
+    return 2 * m * _U / (1 - m * _U) if m * _U < 0.5 else 1.0
+
 
 SMALLEST_PRECISE_J_TOL = 1e-60
 """The finest J accuracy the arb sum (``precise=True``) is built for: a tail to a relative accuracy of about
@@ -94,6 +106,45 @@ environment variable ``ACCOUNTLIB_MAX_PRECISE_NODE_TERMS``."""
 def precise_work(nodes: int, terms: int, thresholds: int) -> int:
     """The workload of a precise tilted sum (:data:`MAX_PRECISE_NODE_TERMS`): nodes × terms × thresholds."""
     return int(nodes) * int(terms) * int(thresholds)
+
+
+@dataclass(frozen=True)
+class ContourPlan:
+    """What :class:`TiltedTailEngine` derives before its sieve (:func:`contour_plan`): the cut U, the prime node count
+    N, τ, the sieve's untilted threshold τ·Π D_min^n, log D_min per group and the sub-Gaussian constant C."""
+
+    cut: int
+    modulus: int
+    tau: float
+    untilted_tau: float
+    log_dmin: np.ndarray
+    subgaussian_constant: float
+
+
+def contour_plan(lattice: Lattice, smallest_index: int, j_tol: float) -> ContourPlan:
+    """The tilted contour's sizes for thresholds ≥ ``smallest_index`` at J accuracy ``j_tol``, before any sieve
+    (milliseconds): U covers the wrap-around at θ_min = smallest_index/V, a dropped node costs at most τ/(N(1 − e^{−θ}))
+    per side, so τ = j_tol(1 − e^{−θ_min})/4 covers them all."""
+    groups = lattice.groups
+    v = float(lattice.variance_proxy)
+    mult = np.array([n for _, n in groups], dtype=float)
+    eps = np.array([2 * image_sum(float(s2), 1) for (s2, _), _ in groups])
+    log_dmin = np.log1p(-eps)  # log D_min per group
+    constant = float(np.exp(np.sum(mult * (np.log1p(eps) - log_dmin)))) * (1 + 1e-12)
+    theta_min = smallest_index / v
+    log_target = math.log(8 / j_tol)
+    half = max(log_target / theta_min, math.sqrt(2 * v * (log_target + math.log(constant))) + 2)
+    cut = int(math.ceil(half))
+    tau = j_tol * -math.expm1(-theta_min) / 4
+    return ContourPlan(cut, node_count(cut), tau, tau * math.exp(float(np.sum(mult * log_dmin))), log_dmin, constant)
+
+
+def planned_nodes(lattice: Lattice, smallest_index: int, j_tol: float) -> float:
+    """The nodes a :class:`TiltedTailEngine` would keep, estimated before its sieve
+    (:func:`accountlib.engine.sieve.sieve_survivors` on :func:`contour_plan`): what the front door weighs before a
+    round of the tilted contour (its float64 rounding floor, the arb sum's work)."""
+    plan = contour_plan(lattice, smallest_index, j_tol)
+    return sieve_survivors(lattice.groups, plan.modulus, plan.untilted_tau)
 
 
 def is_deep(lattice: Lattice, index: int, deep_from: float = DEFAULT_PATHS.deep_from) -> bool:
@@ -145,24 +196,15 @@ class TiltedTailEngine:
             raise ValueError(f"j_tol must be in ({SMALLEST_PRECISE_J_TOL:g} if precise else 0, 0.1); got {j_tol!r}")
         self.precise = precise
         self.variance_proxy = self.lattice.variance_proxy
-        v = float(self.variance_proxy)
         self.smallest_index = smallest_index
         self.j_tol = float(j_tol)
         self._sigma2 = np.array([float(s2) for (s2, _), _ in groups])
         self._c = np.array([float(c) for (_, c), _ in groups])
         self._mult = np.array([n for _, n in groups], dtype=float)
-        eps = np.array([2 * image_sum(s2, 1) for s2 in self._sigma2])
-        self._log_dmin = np.log1p(-eps)  # log D_min per group
-        self.subgaussian_constant = float(np.exp(np.sum(self._mult * (np.log1p(eps) - self._log_dmin)))) * (1 + 1e-12)
-        theta_min = smallest_index / v
-        log_target = math.log(8 / self.j_tol)
-        half = max(log_target / theta_min, math.sqrt(2 * v * (log_target + math.log(self.subgaussian_constant))) + 2)
-        self.cut = int(math.ceil(half))
-        self.modulus = node_count(self.cut)
-        # a dropped node costs ≤ τ/(N(1 − e^{−θ})) per side: τ = j_tol(1 − e^{−θ_min})/4 covers them all
-        self.tau = self.j_tol * -math.expm1(-theta_min) / 4
-        untilted = self.tau * math.exp(float(np.sum(self._mult * self._log_dmin)))
-        self.sieve = sieve_nodes(groups, self.modulus, untilted)
+        plan = contour_plan(self.lattice, smallest_index, self.j_tol)
+        self._log_dmin, self.subgaussian_constant = plan.log_dmin, plan.subgaussian_constant
+        self.cut, self.modulus, self.tau = plan.cut, plan.modulus, plan.tau
+        self.sieve = sieve_nodes(groups, self.modulus, plan.untilted_tau)
         ks = self.sieve.nodes[self.sieve.nodes > 0].astype(np.int64)
         self.nodes = ks
         n = self.modulus

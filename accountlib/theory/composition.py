@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 import mpmath
 
 from ..infrastructure.numbers import (SMALLEST_ABS_TOL, SMALLEST_REL_TOL, ErrorBound, as_abs_tol, as_fraction,  # noqa: F401
-                                     as_positive_fraction, as_rel_tol, decimal_string, error_bound, resource_limit)
+                                     as_positive_fraction, as_rel_tol, decimal_string, env_limit, error_bound, resource_limit)
 from ..engine import arithmetic
 from ..engine.lattice import lattice_of, threshold_index
 from ..engine.front import MAX_SMOOTHED_WORK, CertifiedTails, SmoothedTails
@@ -153,7 +153,6 @@ def _smoothable(rhos) -> bool:
     """Whether every budget lies in the smoothed engine's range [SMOOTHED_RHO_FROM, SMOOTHED_RHO_UP_TO]."""
     return all(SMOOTHED_RHO_FROM <= r <= SMOOTHED_RHO_UP_TO for r in rhos)
 
-
 SMOOTHED_TRADEOFF_DELTA_SHARE = 0.25
 """The share of a smoothed trade-off point's ``abs_tol`` that each δ(ε) behind it may err by, absolutely: β's error
 is driven by δ's absolute error (1 − αe^ε − δ(ε) and (1 − α)e^{−ε} − e^{−ε}δ(ε) move by at most δ's error), so each δ
@@ -191,7 +190,6 @@ LATTICE_NODES_UP_TO = 10**10
 the lattice engines refuse N beyond 1.1e12): one tiny budget among coarse ones can keep the sieve's candidates few
 while N is out of reach."""
 
-
 LATTICE_WORK_UP_TO = 4 * 10**8
 """... and while the untilted engine at Δ = 1e-30 (where a δ request starts) stays within its own limit on arb work,
 :data:`accountlib.engine.tails.MAX_NODE_BITS` (``ACCOUNTLIB_MAX_NODE_BITS``), the count that engine refuses by
@@ -201,6 +199,11 @@ largest of the 946: 1.16e8 for 3.58e7; budgets 0.3 and 7/1000003: 2.45e8 for 1.3
 lattice is taken, beyond this bound (four times the limit) the smoothed engine; in between, the sieve itself is run
 at Δ = 1e-30 and its count decides where it scans at most :data:`SIEVE_CHECK_UP_TO` candidates, and the lattice is
 taken where the sieve is dearer (DHC pair (6, 10), 3.2e6 candidates)."""
+
+AUTO_NODE_BITS = 2 * 10**7
+"""The lattice's node-bit limit under ``engine="auto"`` with a budget outside the smoothed range (``"lattice"``: 1e8, a
+minute): about 8 s (budgets 9/2, 1/1000003: 4.1e7 took 18.9 s). ``ACCOUNTLIB_MAX_NODE_BITS``, where set, sets both."""
+LIFTED = " (or pass engine='lattice', whose limit is 1e8 node-bits, about a minute)"
 
 SIEVE_CHECK_UP_TO = 10**6
 """The most candidate nodes (:func:`accountlib.engine.quadrature.lattice_candidates`) for which ``engine="auto"``
@@ -285,8 +288,8 @@ class Composition:
         distinct budgets and the accuracy only. ``"auto"`` takes the lattice while its sieve would scan at most
         :data:`LATTICE_UP_TO` candidate nodes, need at most :data:`LATTICE_NODES_UP_TO` nodes and its untilted engine would take on the first δ
         request within its node-bit limit (:func:`lattice_affordable`; every DHC pair does), the smoothed engine beyond
-        where every budget is in its range. There, trade-off points come
-        from δ(ε) by duality (:mod:`accountlib.theory.tradeoff_duality`), certified on both sides.
+        where every budget is in its range (trade-off points then from δ(ε) by duality, :mod:`accountlib.theory.tradeoff_duality`,
+        certified on both sides), else the lattice within :data:`AUTO_NODE_BITS` (seconds), refused beyond it.
 
     Every tail probability goes through the engine's front door, :class:`~accountlib.engine.front.CertifiedTails`,
     which builds the engines, reuses them across calls and decides when a deep tail uses the tilted contour.
@@ -376,7 +379,9 @@ class Composition:
         else:
             check_lattice_size(self.lattice)  # refuse at once what no engine could compute
             self.smoothed = None
-            self._tails = CertifiedTails(self.lattice, paths=paths, sieve=sieve)
+            limit = (env_limit("ACCOUNTLIB_MAX_NODE_BITS", AUTO_NODE_BITS)  # no engine to fall back on: seconds
+                     if self.engine_requested == "auto" and not _smoothable(self.rhos) else None)
+            self._tails = CertifiedTails(self.lattice, paths=paths, sieve=sieve, max_node_bits=limit)
 
     def rescaled(self, multiplier, *, factors=()) -> Composition:
         """This composition with every noise variance multiplied: σ_i² = 1/ρ_i becomes f_i·v/ρ_i (budgets ρ_i/(f_i v)),
@@ -494,7 +499,11 @@ class Composition:
                 points.append(_flag_delta(DeltaPoint(d.epsilon, d.delta, error_bound(d.error_bound)), rel_tol, d.terms))
             return points
         gains = [1 + math.exp(min(float(e), 700)) for e in eps]
-        points = self.tails.relative_combined([self._thresholds(e) for e in eps], combine, rel_tol, gains=gains)
+        try:
+            points = self.tails.relative_combined([self._thresholds(e) for e in eps], combine, rel_tol, gains=gains)
+        except ResourceLimitError as error:  # under engine="auto"'s own limit, the engine that lifts it named
+            lifted = self.tails.max_node_bits == AUTO_NODE_BITS and "ACCOUNTLIB_MAX_NODE_BITS" in str(error)
+            raise ResourceLimitError(f"{error}{LIFTED * lifted}") from None
         return [_flag_delta(p, rel_tol) for p in points]
 
     def relative_epsilon_limit(self) -> Fraction | None:

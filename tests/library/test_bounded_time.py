@@ -192,3 +192,73 @@ def test_the_tilted_contour_starts_no_round_beyond_its_budget_or_its_estimate(mo
     (point,) = pair.delta([40], rel_tol=1e-12)
     assert built == [False]  # the first float64 round only
     assert point.error_bound > 0 and point.delta >= 0  # a certified (flagged or met) point all the same
+
+
+def test_a_tolerance_out_of_every_engines_reach_is_refused_before_any_sieve(monkeypatch):
+    """δ(10) of budgets 13/17, 7/1000003 and 0.2 on the lattice engine at rel_tol 1e-9 was refused after a float64
+    round of the tilted contour of 4.48e6 nodes (7.8 CPU s, 1.25 GB) whose rounding alone (1.8e-9 of J) misses
+    1e-9: with the untilted engines refused at Δ = 1e-30 by their estimate and the arb sum beyond its work limit,
+    the contour's planned nodes (5.2e6, before its sieve) put its float64 floor above rel_tol, so no engine is built."""
+    from accountlib.engine import front
+
+    def no_engine(*args, **kwargs):
+        raise AssertionError("an engine was built for a request refused by the estimates")
+
+    monkeypatch.setattr(front.CertifiedTails, "tilted_engine", no_engine)
+    monkeypatch.setattr(tails_module, "sieve_nodes", no_engine)
+    pair = accountlib.Composition(["13/17", "7/1000003", "0.2"], engine="lattice")
+    with pytest.raises(ResourceLimitError, match=r"^rel_tol = 1e-09 is out of every engine's reach here: the tilted "
+                                                 r"contour in float64 would keep about 5.2e\+06 nodes.*loosen rel_tol"):
+        pair.delta([10], rel_tol=1e-9)
+    assert pair.tilted_engines == [] and pair.engines == []
+
+
+def test_the_float64_floor_the_refusal_relies_on_is_below_the_contours_own_bound():
+    """float64_floor(planned_nodes) is what refuses the contour above; on budgets 13/17 and 7/1000003 at ε = 10 (a
+    first round of 0.9e6 nodes) the estimate is within 25% of the sieve's count and J's certified bound on the real
+    contour is at least the floor of the nodes it kept, so a refused round could not have met the tolerance."""
+    from accountlib.engine.tilted import TiltedTailEngine, float64_floor, planned_nodes
+
+    pair = accountlib.Composition(["13/17", "7/1000003"], engine="lattice")
+    lo, _ = pair._thresholds(Fraction(10))
+    planned = planned_nodes(pair.lattice, lo, 1e-12)
+    engine = TiltedTailEngine(pair.lattice, smallest_index=lo, j_tol=1e-12)
+    assert 0.8 < planned / engine.nodes.size < 1.25
+    value, error = engine._j_sum(lo, lo / float(pair.lattice.variance_proxy))
+    assert error / value >= float64_floor(engine.nodes.size)
+
+
+def test_auto_without_a_fallback_engine_answers_in_seconds_or_refuses(monkeypatch):
+    """engine='auto' sent budgets 9/2 and 1/1000003 (9/2 outside the smoothed engine's range) to the lattice, whose
+    engine at Δ = 1e-30 evaluated 214,610 nodes at 191 bits (4.1e7 node-bits, 18.9 CPU s; 100 and 1/1000003: 1.7e8
+    estimated, 23 s): with no engine to fall back on, auto takes on at most AUTO_NODE_BITS (2e7, about 8 s) and
+    refuses past it before any node is evaluated, saying loosening rel_tol cannot help and naming engine='lattice'."""
+    from accountlib.theory.composition import AUTO_NODE_BITS
+
+    evaluate = tails_module.TailEngine.tail_indices
+    monkeypatch.setattr(tails_module.TailEngine, "tail_indices", lambda *a: (_ for _ in ()).throw(AssertionError))
+    for budgets in (["9/2", "1/1000003"], ["100", "1/1000003"]):
+        pair = accountlib.Composition(budgets)
+        assert pair.engine_kind == "lattice" and pair.tails.max_node_bits == AUTO_NODE_BITS
+        with pytest.raises(ResourceLimitError, match=r"above the limit of 2e\+07; every δ request starts at "
+                           r"Δ = 1e-30 whatever the tolerance, so loosening rel_tol = 1e-06 cannot help: use budgets "
+                           r"with smaller denominators or raise ACCOUNTLIB_MAX_NODE_BITS \(or pass engine='lattice'"):
+            accountlib.delta(pair, 3)
+        assert pair.engines == []
+    monkeypatch.setattr(tails_module.TailEngine, "tail_indices", evaluate)
+    assert accountlib.Composition(["9/2", "1/3"]).tails.max_node_bits == AUTO_NODE_BITS  # small: answered as before
+    assert accountlib.delta(["9/2", "1/3"], 3).meets_tolerance
+    assert accountlib.Composition(["9/2", "1/1000003"], engine="lattice").tails.max_node_bits is None
+
+
+@pytest.mark.parametrize("budgets, eps, cause", [
+    (["9/2", "1/10000019"], 3, "node-bits"), (["1e-13", "1/3"], 1, "this lattice needs N ≈ 4.13e\\+14")])
+def test_a_lattice_refusal_at_the_first_accuracy_names_rel_tol_and_says_loosening_it_cannot_help(budgets, eps, cause):
+    """r37c S3-4: "Δ = 1e-30 needs 687394 quadrature nodes … loosen the tolerance" and "use budgets with smaller
+    denominators or a looser tolerance" named no argument, and advised a looser tolerance where every δ request starts
+    at Δ = 1e-30 whatever it is."""
+    with pytest.raises(ResourceLimitError, match=cause) as refused:
+        accountlib.delta(budgets, eps)
+    message = str(refused.value)
+    assert "whatever the tolerance, so loosening rel_tol = 1e-06 cannot help" in message
+    assert "looser tolerance" not in message and "loosen the tolerance" not in message and "\n" not in message

@@ -358,6 +358,8 @@ def test_the_dp_accounting_drop_in_names_target_delta():
     (["delta", "--rho", "1/2", "--eps", "5000"], "or print this bound flagged with --best-effort"),
     # S3-5: an engine's refusal of the composition's work names the option that gave the composition
     (["delta", "--rho", "1e-13", "1/3", "--eps", "1"], "error: --rho: this lattice needs"),
+    # r37c S3-4: at the first Δ (1e-30, whatever the tolerance) loosening --rel-tol cannot help: said, as given
+    (["delta", "--rho", "9/2", "1/10000019", "--eps", "3"], "whatever the tolerance, so loosening --rel-tol 1e-06 cannot help"),
     # S3-14: the DP-SGD interval the float64 bounds cannot narrow names --abs-tol
     (["dpsgd", "epsilon", "--q", "0.01", "--noise-multiplier", "1", "--steps", "100", "--delta", "1e-5", "--abs-tol",
       "1e-12"], "loosen --abs-tol"),
