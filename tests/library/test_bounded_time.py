@@ -262,3 +262,18 @@ def test_a_lattice_refusal_at_the_first_accuracy_names_rel_tol_and_says_loosenin
     message = str(refused.value)
     assert "whatever the tolerance, so loosening rel_tol = 1e-06 cannot help" in message
     assert "looser tolerance" not in message and "loosen the tolerance" not in message and "\n" not in message
+
+
+def test_a_lattice_refusal_at_a_finer_accuracy_says_rel_tol_asked_for_it(monkeypatch, fresh_limits):
+    """Past the first Δ a finer engine is built because rel_tol asks for it (δ(12) of budgets 1/2 and 1/3 is 2.7e-38:
+    Δ = 1e-50 after 1e-30, 20,706 node-bits after 11,799); with the limit between the two the refusal names rel_tol
+    and its value and says loosening it helps (it said "loosen the tolerance", naming no argument)."""
+    from accountlib.engine.results import EvaluationPaths
+
+    monkeypatch.setenv("ACCOUNTLIB_MAX_NODE_BITS", "15000")
+    reread_resource_limits()
+    pair = accountlib.Composition(["1/2", "1/3"], engine="lattice", paths=EvaluationPaths(tilted=False))
+    with pytest.raises(ResourceLimitError, match=r"^rel_tol = 1e-06 needs Δ = 1e-50 here \(finer than the first "
+                                                 r"engine's 1e-30\): Δ = 1e-50 needs .* above the limit of 1\.5e\+04; "
+                                                 r"loosen rel_tol or raise ACCOUNTLIB_MAX_NODE_BITS$"):
+        pair.delta([12], rel_tol=1e-6)
