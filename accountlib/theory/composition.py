@@ -502,8 +502,9 @@ class Composition:
         try:
             points = self.tails.relative_combined([self._thresholds(e) for e in eps], combine, rel_tol, gains=gains)
         except ResourceLimitError as error:  # under engine="auto"'s own limit, the engine that lifts it named
-            lifted = self.tails.max_node_bits == AUTO_NODE_BITS and "ACCOUNTLIB_MAX_NODE_BITS" in str(error)
-            raise ResourceLimitError(f"{error}{LIFTED * lifted}") from None
+            if self.tails.max_node_bits != AUTO_NODE_BITS or "ACCOUNTLIB_MAX_NODE_BITS" not in str(error):
+                raise
+            raise ResourceLimitError(f"{error}{LIFTED}") from None
         return [_flag_delta(p, rel_tol) for p in points]
 
     def relative_epsilon_limit(self) -> Fraction | None:
