@@ -582,11 +582,11 @@ class Composition:
         planned = FIRST_GRID * max((self.smoothed.planned_nodes(e, rel_tol=delta_tol, abs_tol=delta_tol)
                                     for e in (grid[0], grid[len(grid) // 2])), default=0) if grid else 0
 
-        def refuse(need):
+        def refuse(need, flagged=""):  # flagged: the best-effort advice, where best effort would answer
             raise ResourceLimitError(
                 f"abs_tol: the smoothed trade-off at alpha = {decimal_string(alpha, 6)} to abs_tol = {abs_tol:g} {need} "
                 "(ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES); loosen abs_tol (the cost grows about as 1/sqrt(abs_tol)), "
-                "pass best_effort=True for the narrowest bound within the limit, flagged, or raise the limit")
+                f"{flagged}or raise the limit")
 
         if planned > limit:
             refuse(f"needs about {planned:,} contour nodes, more than the {limit:,} accepted")
@@ -599,7 +599,8 @@ class Composition:
             spent[0] += int(d.terms.get("cost", 0))
             if d.terms.get("over_cost") and not best_effort:  # the next pass would pass the point's limit: not started
                 refuse(f"has spent {spent[0]:,} of the {OVERRUN * limit:,} work units accepted and its next contour "
-                       f"pass would cost about {d.terms['needed']:,} more")
+                       f"pass would cost about {d.terms['needed']:,} more",
+                       "pass best_effort=True for the narrowest bound within the limit, flagged, ")
             if d.terms.get("capped"):
                 capped.append(eps)
             return d.delta, d.error_bound
