@@ -193,7 +193,7 @@ budgets 13/17 and 7/1000003 at δ = 1e-6: five undecided steps of 2.86e7 nodes e
 ``ACCOUNTLIB_MAX_SMOOTHED_EPSILON_WORK``."""
 
 
-class SpentMeter(Exception):
+class _SpentMeter(Exception):
     """Raised inside :func:`epsilon` when the work meter stopped a δ and the caller asked for best effort."""
 
 
@@ -255,7 +255,7 @@ def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitiv
         elif c.status == HOLDS and (known[1] is None or eps <= known[1]):
             known[1], points[1] = eps, c.point
         if meter is not None and meter.exhausted and best_effort and known[1] is not None:
-            raise SpentMeter
+            raise _SpentMeter
         if meter is not None and meter.exhausted:
             reached = (f"the interval certified so far is [{_decimal(known[0], ROUND_FLOOR)}, "
                        f"{_decimal(known[1], ROUND_CEILING)}]" if known[1] is not None
@@ -325,5 +325,5 @@ def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitiv
 
     try:
         return search()
-    except SpentMeter:  # best effort: the interval certified when the work meter stopped a δ, flagged
+    except _SpentMeter:  # best effort: the interval certified when the work meter stopped a δ, flagged
         return EpsilonInterval(delta, known[0], known[1], points[0], points[1], meets_tolerance=False, shortfall="node cap")
