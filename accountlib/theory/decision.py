@@ -82,7 +82,9 @@ def decide(pair: Composition, target, levels: list[Level], rel_tol: float) -> li
 
 def check(composition, target, *, rel_tol: float = 1e-6, sensitivities=None) -> list[LevelCheck]:
     """Each level of ``target`` decided for ``composition`` by certified δ(ε): "holds" (δ + bound ≤ allowed),
-    "fails" (δ − bound above the target's own δ: the target is certainly not met) or "undecided".
+    "fails" (δ − bound above the target's own δ: the target is certainly not met) or "undecided". On the smoothed
+    engine all the levels and their tightening rounds share one work budget (:func:`smoothed_call_meter`, 5 to 8 s
+    of one core): a level it leaves undecided is "undecided".
 
     >>> from accountlib.theory.targets import ApproximateDP
     >>> [c.status for c in check(["1/2"], ApproximateDP(1, "0.01"))]
