@@ -380,8 +380,9 @@ Counting scanned nodes alone priced budget 1 four times, three budgets ten times
 MAX_SMOOTHED_CALL_WORK = 60_000_000
 """The most work units (:data:`KEPT_NODE_WEIGHT`) the smoothed engine may spend on one public call of many δ(ε)
 (:func:`accountlib.theory.accounting.delta` over all its ε, :func:`accountlib.theory.decision.check` over all its
-levels and tightening rounds): 5 to 8 s of one core at 8e-8 to 1.35e-7 s per unit (the machine idle or loaded by
-the other processes beside it), so that the answer, flagged or refused, comes within 10 s. Raise it with ``ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK``."""
+levels and tightening rounds): 5 to 8 s of one core at 8e-8 to 1.35e-7 s per unit (the machine idle or loaded by the
+other processes beside it), so that the answer, flagged or refused, comes within 10 s. Raise it with
+``ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK``."""
 
 
 SHARE_GROWTH = 1.6
