@@ -50,7 +50,7 @@ def run(args) -> int:
     pair = composition(args)
     with engine_refusals_named(args):  # the composition's work refused: the option that gave it
         try:
-            points = pair.tradeoff(args.alpha, abs_tol=asked)
+            points = pair.tradeoff(args.alpha, abs_tol=asked, best_effort=args.best_effort)
         except ResourceLimitError as error:  # refused for the tolerance: in this command's terms, as given
             if "abs_tol" not in one_line(error):
                 raise

@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # the evaluators are imported when an engine is first built (
     from .tails import TailEngine
     from .tilted import TiltedTailEngine
 
-__all__ = ["CertifiedTails", "SmoothedTails", "WorkMeter", "SMOOTHING_START", "SMOOTHING_PASSES", "MAX_SMOOTHED_WORK", "tail_probabilities", "tail_probability", "next_accuracy", "START_ACCURACY",
+__all__ = ["CertifiedTails", "SmoothedTails", "WorkMeter", "KEPT_NODE_WEIGHT", "SHARE_GROWTH", "MAX_SMOOTHED_CALL_WORK", "work_units", "SMOOTHING_START", "SMOOTHING_PASSES", "MAX_SMOOTHED_WORK", "tail_probabilities", "tail_probability", "next_accuracy", "START_ACCURACY",
            "COARSE_START_ACCURACY", "COARSE_START_BATCH", "REBUILD_FACTOR", "REUSE_SPAN",
            "SMALLEST_RELATIVE_TOLERANCE_FOR_TILTING", "TILT_TOLERANCES", "PRECISE_TILT_ROUNDS", "MAX_TILTED_NODES", "ABSOLUTE_SHARE",
            "REFINEMENT_BAND",
@@ -437,11 +437,50 @@ rel_tol = 1e-9: 1.38e7, then 2.75e7 nodes, 12 s, before the cap stopped the next
 ``ACCOUNTLIB_MAX_SMOOTHED_WORK``."""
 
 
+KEPT_NODE_WEIGHT = 4
+"""What one contour node the sieve keeps (its summand evaluated, a factor per distinct group) costs per distinct
+group, in nodes it only bounds and drops: the work of a smoothed pass of G distinct groups is
+``scanned + (1 + KEPT_NODE_WEIGHT·G)·kept`` units (:func:`work_units`), about 8e-8 s of one core each on the book's
+two-core machine. Measured (user CPU s of the pass, load 1 to 3): the P.L. 94-171 worst pair of paths, 2.86e7
+scanned, 29 kept, 2.3 s (7.9e-8 s per scanned node); budget 1 at ε = 10, 1.38e7 scanned and 9.8e6 kept in 4.6 s,
+2.02e7 and 1.43e7 in 5.9 s (a kept node 3.0 to 3.6e-7 s); budgets 2.5 and 0.05 at ε = 4 and 6, 6.8e6 to 3.6e6 kept
+at 5.6 to 7.6e-7 s each; budgets 0.5, 0.3 and 0.05 at ε = 3, 1.9e6 and 2.0e6 kept at 1.0 to 1.2e-6 s each.
+Counting scanned nodes alone priced budget 1 four times, three budgets ten times too low against the paths."""
+
+MAX_SMOOTHED_CALL_WORK = 60_000_000
+"""The most work units (:data:`KEPT_NODE_WEIGHT`) the smoothed engine may spend on one public call of many δ(ε)
+(:func:`accountlib.theory.accounting.delta` over all its ε, :func:`accountlib.theory.decision.check` over all its
+levels and tightening rounds): 5 to 8 s of one core at 8e-8 to 1.35e-7 s per unit (the machine idle or loaded by the
+other processes beside it), so that the answer, flagged or refused, comes within 10 s. Raise it with
+``ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK``."""
+
+
+SHARE_GROWTH = 1.6
+"""A pass is priced as if its sieve kept this many times the share of nodes the previous pass of the same δ kept
+(at most all): a finer pass keeps a larger share (budget 1: 0.618, then 0.710, then 0.814 of the nodes kept;
+budgets 2.5 and 0.05: 0.160, then 0.237). Where the share grows by more, a meter passes its limit by that
+difference (measured: at most 0.03%), never by a pass's worth."""
+
+
+def work_units(scanned, kept, groups: int = 1) -> int:
+    """The cost of contour passes, of ``groups`` distinct groups, that ``scanned`` nodes and evaluated ``kept`` of
+    them (:data:`KEPT_NODE_WEIGHT`)."""
+    return int(scanned) + (1 + KEPT_NODE_WEIGHT * int(groups)) * int(kept)
+
+
+def cost_per_node(terms, groups: int) -> float:
+    """The price, in work units per scanned node, of the pass after one (its ``terms``) of ``groups`` distinct
+    groups: a finer pass of the same δ, whose sieve keeps up to :data:`SHARE_GROWTH` times the share of nodes."""
+    share = min(1.0, SHARE_GROWTH * int(terms["nodes"]) / max(int(terms["scanned"]), 1))
+    return 1.0 + (1 + KEPT_NODE_WEIGHT * int(groups)) * share
+
+
 class WorkMeter:
-    """The contour nodes one call made of many δ(ε) (a bisection for ε) may still have the smoothed engine scan:
-    each δ gets what is left as its ``work_limit`` (:meth:`SmoothedTails.delta`) and adds what it scanned;
-    ``exhausted`` turns True when a δ was stopped by what was left (not by its own budget), after which the caller
-    refuses rather than start more work.
+    """The work units (:data:`KEPT_NODE_WEIGHT`) one call made of many δ(ε) (a bisection for ε, a check's levels and
+    rounds, a list of ε) may still have the smoothed engine spend: each δ gets what is left as its ``cost_limit``
+    (:meth:`SmoothedTails.delta`) and adds what it cost; ``exhausted`` turns True when a δ was stopped by what was
+    left (not by its own budget), after which the caller refuses, or flags, rather than start more work;
+    ``needed``: the units the pass not started would have cost, at least (for the message).
 
     >>> meter = WorkMeter(1000); meter.add(400, stopped=False); meter.left, meter.exhausted
     (600, False)
@@ -451,15 +490,19 @@ class WorkMeter:
         self.limit = int(limit)
         self.spent = 0
         self.exhausted = False
+        self.needed = 0
 
     @property
     def left(self) -> int:
-        """The nodes still allowed (never negative)."""
+        """The work units still allowed (never negative)."""
         return max(self.limit - self.spent, 0)
 
-    def add(self, nodes: int, *, stopped: bool) -> None:
-        """Count ``nodes`` scanned by one δ; ``stopped``: a pass of that δ was not started for want of what was left."""
-        self.spent += int(nodes)
+    def add(self, units: int, *, stopped: bool, needed: int = 0) -> None:
+        """Count the ``units`` one δ cost; ``stopped``: a pass of that δ, costing at least ``needed`` units, was not
+        started for want of what was left."""
+        self.spent += int(units)
+        if stopped and not self.exhausted:
+            self.needed = int(needed)
         self.exhausted = self.exhausted or bool(stopped)
 
 
@@ -486,6 +529,7 @@ class SmoothedTails:
 
         self.engine = SmoothedProfile(groups, rho, max_nodes=max_nodes)
         self._finest: dict = {}  # (ε, node cap) → the result at the finest η that cap allows (computed once)
+        self._price: float | None = None  # work units per node of the next pass, from the last pass run (any ε)
 
     def planned_nodes(self, epsilon, *, rel_tol: float = 1e-6, abs_tol: float = 0.0) -> int:
         """The cost estimate of :meth:`delta`: the contour nodes of its second pass (the η chosen for ``rel_tol``
@@ -520,7 +564,7 @@ class SmoothedTails:
         return 0
 
     def delta(self, epsilon, *, rel_tol: float = 1e-6, abs_tol: float = 0.0, best_effort: bool = True,
-              work_limit: int | None = None):
+              work_limit: int | None = None, cost_limit: int | None = None, stop_at_cost: bool = False):
         """δ(ε) with error_bound ≤ max(rel_tol·δ, abs_tol), or the narrowest certified bound the node cap allows (then
         ``terms["capped"]`` is True). With ``best_effort=False`` a pass that would exceed the node cap ends the work
         at once: the bound reached so far is returned, capped (what a caller that refuses an unmet tolerance
@@ -536,13 +580,22 @@ class SmoothedTails:
 
         ``work_limit``: the most contour nodes all the passes together may scan (default :data:`MAX_SMOOTHED_WORK`,
         ``ACCOUNTLIB_MAX_SMOOTHED_WORK``); a pass that would pass what is left is not started, and the result is
-        flagged as by the node cap, with ``terms["over_budget"]`` True. ``terms["work"]`` is the nodes scanned."""
+        flagged as by the node cap, with ``terms["over_budget"]`` True. ``terms["work"]`` is the nodes scanned.
+        ``cost_limit``: the most work units (:data:`KEPT_NODE_WEIGHT`) the passes may cost, what a caller's
+        :class:`WorkMeter` has left (default: none); a pass is priced before its sum at its node count times the
+        share of kept nodes of the previous pass, of this δ or the last one (:func:`cost_per_node`; before any, every
+        node kept), and one that would pass
+        what is left is not started: ``terms["over_cost"]`` True, ``terms["needed"]`` its price, and the finest
+        pass within what is left follows unless ``stop_at_cost`` (a caller that then refuses). ``terms["cost"]``
+        is the work units spent."""
         from .smoothed import DegenerateContour, TooManyNodes, intersect
 
         engine = self.engine
         epsilon = Fraction(epsilon)
         budget = resource_limit("ACCOUNTLIB_MAX_SMOOTHED_WORK", MAX_SMOOTHED_WORK) if work_limit is None else int(work_limit)
-        spent = 0
+        groups = len(engine.groups)
+        spent, cost = 0, 0
+        per_node = self._price or 2.0 + KEPT_NODE_WEIGHT * groups  # the last pass's price; before any, the dearest
         s0, tau, prefactor, lp_rad = engine.start(epsilon)  # A ≤ prefactor and δ ≤ prefactor (k ≤ 1{x > 0} ≤ e^{τx})
         with mpmath.workdps(40):
             b = float(engine.rho)
@@ -553,24 +606,33 @@ class SmoothedTails:
             for _ in range(SMOOTHING_PASSES):
                 target = max(rel_tol * estimate, abs_tol) if estimate is not None else prefactor * 1e-3
                 left = max(budget - spent, 0)
+                if cost_limit is not None:
+                    left = min(left, int(max(int(cost_limit) - cost, 0) / per_node))
                 try:
                     result = engine.evaluate(epsilon, s0, tau, prefactor, lp_rad, eta, target / 4, b, node_limit=left)
                 except TooManyNodes as too_fine:
                     over = too_fine.nodes <= engine.max_nodes  # stopped by this call's work budget, not the cap
-                    if not best_effort:
+                    flags = {"over_budget": over, "needed": int(too_fine.nodes * per_node),
+                             "over_cost": over and cost_limit is not None and too_fine.nodes <= budget - spent}
+                    if not best_effort or (stop_at_cost and flags["over_cost"]):
                         stop = best if best is not None else engine.chernoff_only(epsilon, prefactor, lp_rad)
-                        return self._capped(stop, spent, over)
+                        return self._capped(stop, spent, cost, flags)
                     cap = min(left, engine.max_nodes)
                     fresh = (epsilon, cap) not in self._finest
                     finest = self._finest_result(epsilon, s0, tau, prefactor, lp_rad, eta, eta_max, target / 4, b,
                                                  too_fine.nodes, cap)
-                    spent += int(finest.terms.get("scanned", 0)) if fresh else 0
-                    return self._capped(intersect(best, finest), spent, over)
+                    if fresh:
+                        spent += int(finest.terms.get("scanned", 0))
+                        cost += work_units(finest.terms.get("scanned", 0), finest.terms.get("nodes", 0), groups)
+                    return self._capped(intersect(best, finest), spent, cost, flags)
                 except (DegenerateContour, OverflowError, ZeroDivisionError, FloatingPointError):
                     return best if best is not None else engine.chernoff_only(epsilon, prefactor, lp_rad)
                 spent += int(result.terms["scanned"])
+                cost += work_units(result.terms["scanned"], result.terms["nodes"], groups)
+                if result.terms["scanned"] > 0:
+                    per_node = self._price = cost_per_node(result.terms, groups)
                 best = intersect(best, result)
-                best = type(best)(best.epsilon, best.delta, best.error_bound, {**best.terms, "work": spent})
+                best = type(best)(best.epsilon, best.delta, best.error_bound, {**best.terms, "work": spent, "cost": cost})
                 if estimate is not None and best.error_bound <= max(rel_tol * best.delta, abs_tol):
                     return best
                 lower = best.delta - best.error_bound
@@ -590,13 +652,14 @@ class SmoothedTails:
             return best
 
     @staticmethod
-    def _capped(result, spent: int = 0, over_budget: bool = False):
-        """``result`` marked as stopped by the node cap (``over_budget``: by the call's work budget), with the
-        nodes ``spent``."""
+    def _capped(result, spent: int, cost: int, flags: dict):
+        """``result`` marked as stopped by the node cap (``flags``: ``over_budget``, by the call's work budget;
+        ``over_cost``, by its cost limit; ``needed``, the price of the pass not started), with the nodes ``spent``
+        and the work units ``cost``."""
         from .smoothed import SmoothedDelta
 
         return SmoothedDelta(result.epsilon, result.delta, result.error_bound,
-                             {**result.terms, "capped": True, "over_budget": over_budget, "work": spent})
+                             {**result.terms, "capped": True, **flags, "work": spent, "cost": cost})
 
     def _finest_result(self, epsilon, s0, tau, prefactor, lp_rad, eta, eta_max, budget, b, nodes, cap):
         """The result at the smallest η whose node count fits ``cap`` (nodes ∝ 1/η; η ≤ ``eta_max``), remembered

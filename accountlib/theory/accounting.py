@@ -22,7 +22,7 @@ from ..infrastructure.numbers import SMALLEST_REL_TOL, ResourceLimitError, as_ab
 from ..infrastructure.shown import bound_text
 from ..infrastructure.search import FAILS, HOLDS, arithmetic, certified_bisect
 from .composition import MAX_EPSILON, Composition, DeltaPoint, TradeoffPoint, as_composition
-from .decision import check_levels
+from .decision import check_levels, smoothed_call_meter
 from .targets import ApproximateDP, Level, as_epsilon_width, as_target_delta
 
 __all__ = ["delta", "tradeoff", "epsilon", "EpsilonInterval"]
@@ -81,7 +81,9 @@ def delta(composition, epsilon, *, rel_tol: float = 1e-6, sensitivities=None,
     the tilted contour, the smoothed engine's node cap, a δ below what the engine resolves) raises a one-line
     ``ArithmeticError``; with ``best_effort=True`` the narrowest certified bound found is returned instead, with
     ``meets_tolerance`` False and its ``shortfall`` named (:data:`accountlib.theory.composition.SHORTFALLS`). The
-    CLI follows the same rule (exit 2, or ``--best-effort``).
+    CLI follows the same rule (exit 2, or ``--best-effort``). On the smoothed engine all the ε of one call share one
+    work budget (:func:`~accountlib.theory.decision.smoothed_call_meter`, 5 to 8 s of one core): a δ it stops is
+    flagged ``node cap``, with the narrowest bound within what was left.
 
     >>> point = delta(["1/2", "1/3"], 1, rel_tol=1e-9)
     >>> point.error_bound <= 1e-9 * point.delta
@@ -95,7 +97,8 @@ def delta(composition, epsilon, *, rel_tol: float = 1e-6, sensitivities=None,
     pair = as_composition(composition, sensitivities)
     points, single = as_points(epsilon, "epsilon")
     rel_tol = as_rel_tol(rel_tol)
-    result = _kept(pair.delta(points, rel_tol=rel_tol, best_effort=best_effort), best_effort, lambda p: (
+    meter = smoothed_call_meter(pair)  # one work budget for all the ε of the call
+    result = _kept(pair.delta(points, rel_tol=rel_tol, best_effort=best_effort, meter=meter), best_effort, lambda p: (
         f"rel_tol: could not certify {rel_tol:g} at epsilon = {mpmath.nstr(p.epsilon, 10)} ({p.shortfall}): the "
         f"bound certified when the engine stopped is {bound_text(p.error_bound)} on delta = {mpmath.nstr(p.delta, 6)}; "
         "loosen rel_tol, or pass best_effort=True for the flagged result (the narrowest bound the engine reaches)"))
@@ -121,7 +124,7 @@ def tradeoff(composition, alpha, *, abs_tol: float | None = None, sensitivities=
     pair = as_composition(composition, sensitivities)
     points, single = as_points(alpha, "alpha")
     abs_tol = as_abs_tol(1e-12 if abs_tol is None else abs_tol)
-    result = _kept(pair.tradeoff(points, abs_tol=abs_tol), best_effort, lambda p: (
+    result = _kept(pair.tradeoff(points, abs_tol=abs_tol, best_effort=best_effort), best_effort, lambda p: (
         f"abs_tol: could not certify {abs_tol:g} at alpha = {mpmath.nstr(p.alpha, 10)} ({p.shortfall}): the "
         f"bound certified is {bound_text(p.error_bound)}; loosen abs_tol, or pass best_effort=True for the flagged "
         "result"))
@@ -134,7 +137,8 @@ class EpsilonInterval:
     certified); ``upper`` − ``lower`` ≤ the tolerance asked. ``lower`` = 0 with ``at_lower`` None when δ(ε) ≤ δ
     for every ε > 0 tried down to ``upper``. ``meets_tolerance`` says whether the width is at most the tolerance
     asked; when not (a result asked for with ``best_effort=True``), ``shortfall`` names why: "precision" (the engine's
-    bounds cannot decide δ(ε) against δ closer) or "node cap" (a DP-SGD run whose inversion is out of reach).
+    bounds cannot decide δ(ε) against δ closer) or "node cap" (a DP-SGD run whose inversion is out of reach, or the
+    smoothed engine's work budget for the call, :data:`MAX_SMOOTHED_EPSILON_WORK`, spent).
 
     >>> e = epsilon(["1/2"], "1e-5", abs_tol=1e-6)
     >>> float(e.lower) < float(e.upper) <= float(e.lower) + 1e-6, e.meets_tolerance, e.shortfall
@@ -176,15 +180,21 @@ def check_smoothed_epsilon_cost(pair, delta, near, abs_tol: float) -> None:
             "1/sqrt(abs_tol))")
 
 
-MAX_SMOOTHED_EPSILON_WORK = 40_000_000
-"""The most contour nodes the smoothed engine may scan for one :func:`epsilon` call, all its δ(ε) together (a
-:class:`~accountlib.engine.front.WorkMeter`): about 10 s of one core of the book's two-core machine where the sieve
-keeps most nodes (budget 1: 3.5e7 nodes in 11 s, loaded), 5 s where it drops most (the P.L. 94-171 releases' worst
-pair of paths needs 3.4e7, one finest pass of 2.86e7 after the bisection's coarse passes). Each bisection step gets
-what is left; where that stops a δ, the call is refused naming ``abs_tol``, with the interval certified so far,
-rather than run the capped passes of one undecided step after another (budget 1 at δ = 1e-5 to the default 1e-9:
-148.6 s; budgets 13/17 and 7/1000003 at δ = 1e-6: five undecided steps of 2.86e7 nodes each, 14 s). Raise it with
-``ACCOUNTLIB_MAX_SMOOTHED_EPSILON_WORK``."""
+MAX_SMOOTHED_EPSILON_WORK = 60_000_000
+"""The most work units (:data:`accountlib.engine.front.KEPT_NODE_WEIGHT`: scanned nodes, a node the sieve keeps
+counting 1 + 4G, G distinct groups) the smoothed engine may spend for one :func:`epsilon` call, all its δ(ε)
+together (a :class:`~accountlib.engine.front.WorkMeter`): 5 to 8 s of one core of the book's two-core machine (8e-8
+to 1.35e-7 s per unit, :data:`accountlib.engine.front.MAX_SMOOTHED_CALL_WORK`), so that the answer or the refusal
+comes within 10 s (the P.L. 94-171 releases' worst pair of paths needs 3.4e7 units: the sieve drops almost every
+node; budget 1 at δ = 1e-5 would spend 1.8e8 for 4e7 nodes scanned). Each bisection step gets what is left; where
+that stops a δ, the call is refused naming ``abs_tol``, with the interval certified so far (with
+``best_effort=True`` that interval is returned, flagged ``node cap``), rather than run the capped passes of one
+undecided step after another (budget 1 at δ = 1e-5 to the default 1e-9: 148.6 s; budgets 13/17 and 7/1000003 at δ =
+1e-6: five undecided steps of 2.86e7 nodes each, 14 s). Raise it with ``ACCOUNTLIB_MAX_SMOOTHED_EPSILON_WORK``."""
+
+
+class _SpentMeter(Exception):
+    """Raised inside :func:`epsilon` when the work meter stopped a δ and the caller asked for best effort."""
 
 
 def _decimal(value: Fraction, rounding: str) -> str:
@@ -213,9 +223,10 @@ def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitiv
 
     Time: a bisection of about log2(ε/abs_tol) steps, each a certified δ within its engine's limits (the limits
     table of the book's "Running the book yourself"); for the smoothed engine a cost estimate refuses before the
-    bisection (:func:`check_smoothed_epsilon_cost`), and all the steps together scan at most
-    :data:`MAX_SMOOTHED_EPSILON_WORK` contour nodes (about 10 s of one core), else the call is refused naming
-    ``abs_tol``, with the interval certified so far.
+    bisection (:func:`check_smoothed_epsilon_cost`), and all the steps together spend at most
+    :data:`MAX_SMOOTHED_EPSILON_WORK` work units (5 to 8 s of one core), else the call is refused naming
+    ``abs_tol``, with the interval certified so far (with ``best_effort=True`` that interval is returned, flagged
+    ``node cap``; refused still where no ε was certified to hold yet).
 
     >>> from fractions import Fraction
     >>> e = epsilon(["1/2", "1/3"], Fraction(1, 10**6), abs_tol=1e-6)
@@ -235,21 +246,25 @@ def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitiv
     meter = (WorkMeter(resource_limit("ACCOUNTLIB_MAX_SMOOTHED_EPSILON_WORK", MAX_SMOOTHED_EPSILON_WORK))
              if pair.smoothed is not None else None)
     known = [Fraction(0), None]  # the largest ε certified to fail and the smallest certified to hold so far
+    points = [None, None]  # their certified δ
 
     def status(eps: Fraction) -> tuple[str, DeltaPoint]:
         (c,) = check_levels(pair, [Level(eps, level.allowed, level.witness)], rel_tol, meter=meter)
-        if c.status == FAILS:
-            known[0] = max(known[0], eps)
-        elif c.status == HOLDS:
-            known[1] = eps if known[1] is None else min(known[1], eps)
+        if c.status == FAILS and eps >= known[0]:
+            known[0], points[0] = eps, c.point
+        elif c.status == HOLDS and (known[1] is None or eps <= known[1]):
+            known[1], points[1] = eps, c.point
+        if meter is not None and meter.exhausted and best_effort and known[1] is not None:
+            raise _SpentMeter
         if meter is not None and meter.exhausted:
             reached = (f"the interval certified so far is [{_decimal(known[0], ROUND_FLOOR)}, "
                        f"{_decimal(known[1], ROUND_CEILING)}]" if known[1] is not None
                        else "no epsilon was certified to hold yet")
             raise ResourceLimitError(
                 f"abs_tol: an epsilon interval {float(tol):g} wide for delta = {float(delta):g} needs more than the "
-                f"{meter.limit:,} contour nodes of the smoothed engine one epsilon call may scan "
-                f"(ACCOUNTLIB_MAX_SMOOTHED_EPSILON_WORK); {reached}; loosen abs_tol, or raise the limit")
+                f"{meter.limit:,} work units of the smoothed engine one epsilon call may spend "
+                f"(ACCOUNTLIB_MAX_SMOOTHED_EPSILON_WORK: {meter.spent:,} spent, the next contour pass would cost about "
+                f"{meter.needed:,} more); {reached}; loosen abs_tol, or raise the limit")
         return c.status, c.point
 
     def decided_towards(start: Fraction, end: Fraction, wanted: str):
@@ -263,45 +278,52 @@ def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitiv
                 return probe, point
         return None
 
-    # an upper end: the zCDP conversion of the pair's ρ holds for every composition here; doubled until certified
-    upper = min(MAX_EPSILON, Fraction(math.ceil(float(pair.rho) + 2 * math.sqrt(float(pair.rho) * -math.log(float(delta)))) + 1))
-    if pair.smoothed is not None:  # the cost estimate, before any fine contour sum
-        check_smoothed_epsilon_cost(pair, delta, upper, float(tol))
-    state, at_upper = status(upper)
-    while state != "holds":
-        if upper >= MAX_EPSILON:
-            raise ArithmeticError(f"could not certify δ(ε) ≤ {float(delta):g} for any ε up to {MAX_EPSILON} (the largest "
-                                  "ε supported); the engine's bounds are too wide there for these budgets (a budget "
-                                  "rho_i ≫ 1 leaves almost no noise)")
-        upper = min(upper * 2, MAX_EPSILON)
+    def search() -> EpsilonInterval:
+        """The bisection, from an upper end certified to hold down to an interval ``abs_tol`` wide."""
+        # an upper end: the zCDP conversion of the pair's ρ holds for every composition here; doubled until certified
+        upper = min(MAX_EPSILON, Fraction(math.ceil(float(pair.rho) + 2 * math.sqrt(float(pair.rho) * -math.log(float(delta)))) + 1))
+        if pair.smoothed is not None:  # the cost estimate, before any fine contour sum
+            check_smoothed_epsilon_cost(pair, delta, upper, float(tol))
         state, at_upper = status(upper)
-    lower, at_lower = Fraction(0), None
-    probe = upper / 2
-    while probe >= tol / 4:  # a lower end whose failure is certified
-        state, point = status(probe)
-        if state == "holds":
-            upper, at_upper = probe, point
-            probe /= 2
-            continue
-        if state == "fails":
-            lower, at_lower = probe, point
-        break
-    def undecided(low: Fraction, high: Fraction, mid: Fraction):
-        """δ(mid) is within the finest bound of δ, or the bound is too wide to decide: a decided point on each side
-        of mid moves that end (only certified points ever move the ends); none on either side stops the search."""
-        above, below = decided_towards(mid, high, HOLDS), decided_towards(mid, low, FAILS)
-        if not (above or below):
-            return None
-        return below or (low, None), above or (high, None)
+        while state != "holds":
+            if upper >= MAX_EPSILON:
+                raise ArithmeticError(f"could not certify δ(ε) ≤ {float(delta):g} for any ε up to {MAX_EPSILON} (the largest "
+                                      "ε supported); the engine's bounds are too wide there for these budgets (a budget "
+                                      "rho_i ≫ 1 leaves almost no noise)")
+            upper = min(upper * 2, MAX_EPSILON)
+            state, at_upper = status(upper)
+        lower, at_lower = Fraction(0), None
+        probe = upper / 2
+        while probe >= tol / 4:  # a lower end whose failure is certified
+            state, point = status(probe)
+            if state == "holds":
+                upper, at_upper = probe, point
+                probe /= 2
+                continue
+            if state == "fails":
+                lower, at_lower = probe, point
+            break
+        def undecided(low: Fraction, high: Fraction, mid: Fraction):
+            """δ(mid) is within the finest bound of δ, or the bound is too wide to decide: a decided point on each side
+            of mid moves that end (only certified points ever move the ends); none on either side stops the search."""
+            above, below = decided_towards(mid, high, HOLDS), decided_towards(mid, low, FAILS)
+            if not (above or below):
+                return None
+            return below or (low, None), above or (high, None)
 
-    (lower, at_lower), (upper, at_upper) = certified_bisect(
-        status, (lower, at_lower), (upper, at_upper), midpoint=arithmetic, until=lambda lo, hi: not hi - lo > tol,
-        undecided=undecided)
-    if upper - lower > tol:
-        if best_effort:
-            return EpsilonInterval(delta, lower, upper, at_lower, at_upper, meets_tolerance=False, shortfall="precision")
-        raise ArithmeticError(f"the certified ε for δ = {float(delta):g} lies in [{_decimal(lower, ROUND_FLOOR)}, {_decimal(upper, ROUND_CEILING)}], "
-                              f"wider than abs_tol = {float(tol):g}: inside it the engine's bounds cannot decide δ(ε) "
-                              "against δ for these budgets; loosen abs_tol, or pass best_effort=True for that interval, "
-                              "flagged")
-    return EpsilonInterval(delta, lower, upper, at_lower, at_upper)
+        (lower, at_lower), (upper, at_upper) = certified_bisect(
+            status, (lower, at_lower), (upper, at_upper), midpoint=arithmetic, until=lambda lo, hi: not hi - lo > tol,
+            undecided=undecided)
+        if upper - lower > tol:
+            if best_effort:
+                return EpsilonInterval(delta, lower, upper, at_lower, at_upper, meets_tolerance=False, shortfall="precision")
+            raise ArithmeticError(f"the certified ε for δ = {float(delta):g} lies in [{_decimal(lower, ROUND_FLOOR)}, {_decimal(upper, ROUND_CEILING)}], "
+                                  f"wider than abs_tol = {float(tol):g}: inside it the engine's bounds cannot decide δ(ε) "
+                                  "against δ for these budgets; loosen abs_tol, or pass best_effort=True for that interval, "
+                                  "flagged")
+        return EpsilonInterval(delta, lower, upper, at_lower, at_upper)
+
+    try:
+        return search()
+    except _SpentMeter:  # best effort: the interval certified when the work meter stopped a δ, flagged
+        return EpsilonInterval(delta, known[0], known[1], points[0], points[1], meets_tolerance=False, shortfall="node cap")

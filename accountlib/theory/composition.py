@@ -167,17 +167,18 @@ Estimated before the work, as the first grid's 17 δ(ε) at the cost of the dear
 (:meth:`accountlib.engine.front.SmoothedTails.planned_nodes`): an estimate beyond it is refused at once, naming
 ``abs_tol`` (in well under a second; ``tradeoff(Composition([2.5, "0.05"], engine="smoothed"), "1/2",
 abs_tol=1e-7)`` plans 1.1e7, at 1e-9 1.5e8). The work itself adds coarse passes, missed passes and refinement
-rounds, and is bounded by :data:`OVERRUN` times this limit: each δ(ε) gets only what is left of that (its
-``work_limit``), and the point is refused, naming ``abs_tol``, where a δ would pass it. Raise it with the
+rounds, and is bounded by :data:`OVERRUN` times this limit in work units: each δ(ε) gets only what is left of that
+(its ``cost_limit``), and the point is refused, naming ``abs_tol``, where a δ would pass it. Raise it with the
 environment variable ``ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES``."""
 
-OVERRUN = 3
-"""How far the nodes actually scanned for one smoothed trade-off point may exceed the estimate's limit
-(:data:`MAX_SMOOTHED_TRADEOFF_NODES`): 3e7 nodes, about 10 s of one core, the time scale of a smoothed trade-off
-point. The estimate counts one pass per δ of the first grid; the work adds the coarse passes, missed passes and
-refinement rounds, two to ten times the estimate (budgets 2.5 and 0.05 at α = 1/2, abs_tol = 1e-6: planned 3.0e6,
-scanned 1.5e7, 3.7 s; at abs_tol = 1e-7 planned 1.1e7, scanned 1.2e8; budgets 1/3 and 123457/1000003 at
-abs_tol = 1e-7: at most 7.4e6 per point)."""
+OVERRUN = 6
+"""How far the work spent on one smoothed trade-off point may exceed the estimate's limit
+(:data:`MAX_SMOOTHED_TRADEOFF_NODES`), in work units (:data:`accountlib.engine.front.KEPT_NODE_WEIGHT`: a node the
+sieve keeps costs 1 + 4G scanned ones, G distinct groups): 6e7 units, 5 to 8 s of one core, so that the answer or the refusal comes
+within 10 s. The estimate counts one pass per δ of the first grid; the work adds the coarse passes, missed passes
+and refinement rounds, two to ten times the estimate (budgets 2.5 and 0.05 at α = 1/2, abs_tol = 1e-6: planned
+3.0e6 nodes, scanned 1.5e7, 3.7 s; budgets 1/3 and 123457/1000003 at abs_tol = 1e-7: at most 7.4e6 per point).
+Each δ is priced before its pass, and the pass that would pass what is left is not started."""
 
 LATTICE_UP_TO = 2 * 10**7
 """``engine="auto"`` uses the lattice while its sieve would scan at most this many candidate nodes (an estimate at
@@ -469,8 +470,8 @@ class Composition:
         refined until the bound is met.
 
         ``meter``: a :class:`~accountlib.engine.front.WorkMeter` shared by the δ of one larger call (the bisection of
-        :func:`accountlib.theory.accounting.epsilon`): the smoothed engine's δ then scan at most what it has left,
-        flagged ``node cap`` where that stopped them. The lattice engines have their own limits and ignore it.
+        :func:`accountlib.theory.accounting.epsilon`): the smoothed engine's δ then spend at most the work units it
+        has left, flagged ``node cap`` where that stopped them. The lattice engines have their own limits and ignore it.
         """
         if isinstance(epsilons, (str, bytes)) or not hasattr(epsilons, "__iter__"):
             raise ValueError(f"epsilons must be a list of numbers; got {epsilons!r}")
@@ -492,10 +493,10 @@ class Composition:
             points = []
             own = resource_limit("ACCOUNTLIB_MAX_SMOOTHED_WORK", MAX_SMOOTHED_WORK)
             for e in eps:
-                limit = own if meter is None else min(own, meter.left)
-                d = self.smoothed.delta(e, rel_tol=rel_tol, best_effort=best_effort, work_limit=limit)
+                d = self.smoothed.delta(e, rel_tol=rel_tol, best_effort=best_effort, work_limit=own,
+                                        cost_limit=None if meter is None else meter.left)
                 if meter is not None:
-                    meter.add(d.terms.get("work", 0), stopped=bool(d.terms.get("over_budget")) and limit < own)
+                    meter.add(d.terms.get("cost", 0), stopped=bool(d.terms.get("over_cost")), needed=d.terms.get("needed", 0))
                 points.append(_flag_delta(DeltaPoint(d.epsilon, d.delta, error_bound(d.error_bound)), rel_tol, d.terms))
             return points
         gains = [1 + math.exp(min(float(e), 700)) for e in eps]
@@ -560,8 +561,10 @@ class Composition:
                 hi = mid
         return lo
 
-    def tradeoff(self, alphas, *, abs_tol: float = 1e-25) -> list[TradeoffPoint]:
+    def tradeoff(self, alphas, *, abs_tol: float = 1e-25, best_effort: bool = False) -> list[TradeoffPoint]:
         """β = f(α) at each α ∈ [0, 1], each with error_bound ≤ abs_tol (in [1e-60, 0.5]; where reachable).
+        ``best_effort``: a smoothed point whose work would pass :data:`OVERRUN` times its limit is returned with the
+        narrowest bound that work reached, flagged ``node cap``, instead of refused.
 
         The engines and their refinement are the front door's (:meth:`~accountlib.engine.front.CertifiedTails.absolute_batch`)."""
         if isinstance(alphas, (str, bytes)) or not hasattr(alphas, "__iter__"):
@@ -572,12 +575,12 @@ class Composition:
                 raise ValueError(f"alphas must lie in [0, 1]; got {decimal_string(a, 6)}")
         abs_tol = as_abs_tol(abs_tol)
         if self.smoothed is not None:
-            return [self._tradeoff_from_profile(a, abs_tol) for a in values]
+            return [self._tradeoff_from_profile(a, abs_tol, best_effort) for a in values]
         points = self.tails.absolute_batch(lambda engine, todo: self._tradeoff_batch(engine, [values[i] for i in todo]),
                                            len(values), abs_tol)
         return [_flag_tradeoff(p, abs_tol, "precision") for p in points]
 
-    def _tradeoff_from_profile(self, alpha: Fraction, abs_tol: float) -> TradeoffPoint:
+    def _tradeoff_from_profile(self, alpha: Fraction, abs_tol: float, best_effort: bool = False) -> TradeoffPoint:
         """f(α) by duality from the smoothed engine's δ(ε) (:mod:`accountlib.theory.tradeoff_duality`): the lattice
         is too fine for vertices. Each δ errs by at most abs_tol/4 (:data:`SMOOTHED_TRADEOFF_DELTA_SHARE`): its error
         enters β about linearly."""
@@ -589,24 +592,25 @@ class Composition:
         planned = FIRST_GRID * max((self.smoothed.planned_nodes(e, rel_tol=delta_tol, abs_tol=delta_tol)
                                     for e in (grid[0], grid[len(grid) // 2])), default=0) if grid else 0
 
-        def refuse(nodes, accepted):
-            relax = "loosen abs_tol (the cost grows about as 1/sqrt(abs_tol))"
+        def refuse(need, flagged=""):  # flagged: the best-effort advice, where best effort would answer
             raise ResourceLimitError(
-                f"abs_tol: the smoothed trade-off at alpha = {decimal_string(alpha, 6)} to abs_tol = {abs_tol:g} needs "
-                f"{nodes} contour nodes, more than the {accepted:,} accepted (ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES); "
-                f"{relax}, or raise the limit")
+                f"abs_tol: the smoothed trade-off at alpha = {decimal_string(alpha, 6)} to abs_tol = {abs_tol:g} {need} "
+                "(ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES); loosen abs_tol (the cost grows about as 1/sqrt(abs_tol)), "
+                f"{flagged}or raise the limit")
 
         if planned > limit:
-            refuse(f"about {planned:,}", limit)
+            refuse(f"needs about {planned:,} contour nodes, more than the {limit:,} accepted")
         capped, spent = [], [0]
         own = resource_limit("ACCOUNTLIB_MAX_SMOOTHED_WORK", MAX_SMOOTHED_WORK)
 
         def delta_at(eps):
-            left = OVERRUN * limit - spent[0]
-            d = self.smoothed.delta(eps, rel_tol=delta_tol, abs_tol=delta_tol, work_limit=min(own, left))
-            spent[0] += int(d.terms.get("work", 0))
-            if d.terms.get("over_budget") and left <= own:  # the next pass would pass the point's limit: not started
-                refuse(f"more than {spent[0]:,}", OVERRUN * limit)
+            d = self.smoothed.delta(eps, rel_tol=delta_tol, abs_tol=delta_tol, work_limit=own,
+                                    cost_limit=max(OVERRUN * limit - spent[0], 0), stop_at_cost=not best_effort)
+            spent[0] += int(d.terms.get("cost", 0))
+            if d.terms.get("over_cost") and not best_effort:  # the next pass would pass the point's limit: not started
+                refuse(f"has spent {spent[0]:,} of the {OVERRUN * limit:,} work units accepted and its next contour "
+                       f"pass would cost about {d.terms['needed']:,} more",
+                       "pass best_effort=True for the narrowest bound within the limit, flagged, ")
             if d.terms.get("capped"):
                 capped.append(eps)
             return d.delta, d.error_bound

@@ -15,12 +15,13 @@ from fractions import Fraction
 import mpmath
 
 from ..infrastructure.interval_ends import lower_end, upper_end
-from ..infrastructure.numbers import as_rel_tol, fraction_to_mpf
+from ..engine.front import MAX_SMOOTHED_CALL_WORK, WorkMeter
+from ..infrastructure.numbers import as_rel_tol, fraction_to_mpf, resource_limit
 from .composition import SMALLEST_REL_TOL, Composition, DeltaPoint, as_composition
 from .gaussian_dp import gaussian_profile
 from .targets import LEVEL_DIGITS, LEVEL_MARGIN, TAIL_SLACK, GaussianDP, Level, level_targets, parts
 
-__all__ = ["LevelCheck", "check_levels", "decide", "decide_gaussian_dp", "check"]
+__all__ = ["LevelCheck", "check_levels", "decide", "decide_gaussian_dp", "check", "smoothed_call_meter"]
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,15 @@ class LevelCheck:
     level: Level
     point: DeltaPoint
     status: str
+
+
+def smoothed_call_meter(pair: Composition) -> WorkMeter | None:
+    """The work budget one public call of many δ(ε) of ``pair`` shares (all the ε of a δ call, all the levels and
+    tightening rounds of a check): :data:`accountlib.engine.front.MAX_SMOOTHED_CALL_WORK` work units
+    (``ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK``); None where the pair is not on the smoothed engine."""
+    if pair.smoothed is None:
+        return None
+    return WorkMeter(resource_limit("ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK", MAX_SMOOTHED_CALL_WORK))
 
 
 def check_levels(pair: Composition, levels: list[Level], rel_tol: float, *, meter=None) -> list[LevelCheck]:
@@ -61,8 +71,9 @@ def check_levels(pair: Composition, levels: list[Level], rel_tol: float, *, mete
 def decide(pair: Composition, target, levels: list[Level], rel_tol: float) -> list[LevelCheck]:
     """Every part of ``target`` decided for ``pair``: a μ-GDP part on its own refined ε grid
     (:func:`decide_gaussian_dp`), the others through their levels (``levels``: :func:`~accountlib.theory.targets.level_targets` of ``target``,
-    computed once by the caller)."""
-    checks = check_levels(pair, levels, rel_tol) if levels else []
+    computed once by the caller), all the levels and their tightening rounds sharing one work budget on the smoothed
+    engine (:func:`smoothed_call_meter`): where it is spent the levels left are "undecided"."""
+    checks = check_levels(pair, levels, rel_tol, meter=smoothed_call_meter(pair)) if levels else []
     for t in parts(target):
         if isinstance(t, GaussianDP):
             checks += decide_gaussian_dp(t, pair, rel_tol)
@@ -71,7 +82,9 @@ def decide(pair: Composition, target, levels: list[Level], rel_tol: float) -> li
 
 def check(composition, target, *, rel_tol: float = 1e-6, sensitivities=None) -> list[LevelCheck]:
     """Each level of ``target`` decided for ``composition`` by certified δ(ε): "holds" (δ + bound ≤ allowed),
-    "fails" (δ − bound above the target's own δ: the target is certainly not met) or "undecided".
+    "fails" (δ − bound above the target's own δ: the target is certainly not met) or "undecided". On the smoothed
+    engine all the levels and their tightening rounds share one work budget (:func:`smoothed_call_meter`, 5 to 8 s
+    of one core): a level it leaves undecided is "undecided".
 
     >>> from accountlib.theory.targets import ApproximateDP
     >>> [c.status for c in check(["1/2"], ApproximateDP(1, "0.01"))]

@@ -83,6 +83,71 @@ def scanned(monkeypatch):
     return counted
 
 
+SLACK = 1.01
+"""How far a meter may pass its limit: a pass is priced from the previous pass's share of kept nodes, grown by
+SHARE_GROWTH, and passes it only where a finer pass keeps more than that (here by at most 0.03%: 6,001,640 units
+for a limit of 6e6), never by a pass's worth."""
+
+
+@pytest.fixture
+def units(monkeypatch):
+    """The work units of every smoothed pass that ran its sum: scanned nodes + (1 + 4G) × kept nodes for G distinct
+    groups (the cost model of accountlib.engine.front.work_units, written out here so that it is not the code tested)."""
+    from accountlib.engine import smoothed
+
+    counted = []
+    evaluate = smoothed.SmoothedProfile.evaluate
+
+    def counting(self, *args, **kwargs):
+        result = evaluate(self, *args, **kwargs)
+        counted.append(int(result.terms["scanned"]) + (1 + 4 * len(self.groups)) * int(result.terms["nodes"]))
+        return result
+
+    monkeypatch.setattr(smoothed.SmoothedProfile, "evaluate", counting)
+    return counted
+
+
+def test_the_smoothed_work_meter_prices_the_nodes_the_sieve_keeps(monkeypatch, fresh_limits, units):
+    """epsilon(budget 1, δ = 1e-5) was refused only after 11-14 CPU s: its meter counted scanned nodes (4e7), but a
+    node the sieve keeps costs about five scanned ones (budget 1 keeps 70% of its nodes; the P.L. 94 paths almost
+    none). The meter now counts work units and prices each pass before its sum from the previous pass's share of
+    kept nodes: the call spends at most its limit (here 5e6, to keep the test short), and with best_effort=True the
+    interval certified so far comes back flagged instead of the refusal."""
+    pair = accountlib.Composition(["1"], engine="smoothed")
+    monkeypatch.setenv("ACCOUNTLIB_MAX_SMOOTHED_EPSILON_WORK", "5000000")
+    reread_resource_limits()
+    with pytest.raises(ResourceLimitError, match=r"abs_tol: .*more than the 5,000,000 work units .*spent, the next "
+                                                 r"contour pass would cost about [\d,]+ more\); the interval certified"):
+        accountlib.epsilon(pair, "1e-5")
+    assert 0 < sum(units) <= 5_000_000 * SLACK
+    units.clear()
+    interval = accountlib.epsilon(pair, "1e-5", best_effort=True)
+    assert 0 < sum(units) <= 5_000_000 * SLACK
+    assert not interval.meets_tolerance and interval.shortfall == "node cap" and interval.width > Fraction(1, 10**9)
+    assert interval.at_upper.delta + interval.at_upper.error_bound <= 1e-5  # the upper end is certified
+    assert interval.at_lower.delta - interval.at_lower.error_bound > 1e-5  # and so is the lower
+
+
+def test_a_check_and_a_delta_call_share_one_smoothed_work_budget(monkeypatch, fresh_limits, units):
+    """check(budget 1, (4.4302380554, 1e-5)) tightened rel_tol round after round, each δ with a fresh 3.5e7-node
+    budget (11.5 CPU s, then "undecided"); delta(budget 1, [9, 10, 11], rel_tol=1e-9, best_effort=True) gave each ε
+    its own. One WorkMeter (MAX_SMOOTHED_CALL_WORK, here 5e6) now serves all the rounds and levels of a check and
+    all the ε of a delta call: "undecided", and the δ flagged node cap, within it."""
+    from accountlib import ApproximateDP
+
+    pair = accountlib.Composition(["1"], engine="smoothed")
+    monkeypatch.setenv("ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK", "5000000")
+    reread_resource_limits()
+    checks = accountlib.check(pair, ApproximateDP("4.4302380554", "1e-5"))
+    assert [c.status for c in checks] == ["undecided"] and 0 < sum(units) <= 5_000_000 * SLACK
+    units.clear()
+    points = accountlib.delta(pair, ["9", "10", "11"], rel_tol=1e-9, best_effort=True)
+    assert 0 < sum(units) <= 5_000_000 * SLACK
+    assert all(p.shortfall == "node cap" and p.error_bound < p.delta for p in points)  # certified, flagged
+    with pytest.raises(ArithmeticError, match=r"rel_tol: could not certify 1e-09 .*\(node cap\)"):
+        accountlib.delta(pair, ["9", "10", "11"], rel_tol=1e-9)
+
+
 def test_a_smoothed_delta_never_starts_a_pass_beyond_its_work_budget(monkeypatch, fresh_limits, scanned):
     """δ(10) of budget 1 at rel_tol 1e-9 scanned 1.38e7 and then 2.75e7 nodes (12 s) before the node cap stopped
     the next pass; the passes of one δ now share one budget (MAX_SMOOTHED_WORK, here set to 2e6 to keep the test
@@ -105,11 +170,14 @@ def test_a_smoothed_delta_never_starts_a_pass_beyond_its_work_budget(monkeypatch
     assert point.error_bound < point.delta  # still a certified two-sided bound, not the Chernoff bracket
 
 
-def test_a_smoothed_tradeoff_point_stops_within_its_work_limit(monkeypatch, fresh_limits, scanned):
+def test_a_smoothed_tradeoff_point_stops_within_its_work_limit(monkeypatch, fresh_limits, units):
     """The work of one smoothed trade-off point (first grid, missed passes, refinement rounds) was checked only
     before each δ, so the last δ could run on past OVERRUN times the limit (up to a node cap per pass); each δ now
-    gets only what is left (its work_limit) and the point is refused before a pass that would pass it. The estimate
-    is set to pass (planned_nodes 0) and the limit to 1e6, so that the counter, not the estimate, refuses."""
+    gets only what is left (its cost_limit, in work units) and the point is refused before a pass that would pass
+    it, the message naming the work spent and what the next pass would cost (it named the nodes spent as needed,
+    below the limit it named); with best_effort=True the point comes back flagged node cap within the same work.
+    The estimate is set to pass (planned_nodes 0) and the limit to 1e6, so that the counter, not the estimate,
+    refuses."""
     from accountlib.engine.front import SmoothedTails
     from accountlib.theory.composition import OVERRUN
 
@@ -117,10 +185,15 @@ def test_a_smoothed_tradeoff_point_stops_within_its_work_limit(monkeypatch, fres
     reread_resource_limits()
     monkeypatch.setattr(SmoothedTails, "planned_nodes", lambda self, epsilon, rel_tol=1e-6, abs_tol=0.0: 0)
     pair = accountlib.Composition(["1/2"], engine="smoothed")
-    with pytest.raises(ResourceLimitError, match=r"abs_tol: the smoothed trade-off at alpha = 0.5.*more than the "
-                                                 rf"{OVERRUN * 1_000_000:,} accepted"):
+    with pytest.raises(ResourceLimitError, match=r"abs_tol: the smoothed trade-off at alpha = 0.500000 to abs_tol = 1e-07 "
+                                                 rf"has spent [\d,]+ of the {OVERRUN * 1_000_000:,} work units "
+                                                 r"accepted and its next contour pass would cost about [\d,]+ more"):
         accountlib.tradeoff(pair, "1/2", abs_tol=1e-7)
-    assert 0 < sum(scanned) <= OVERRUN * 1_000_000
+    assert 0 < sum(units) <= OVERRUN * 1_000_000 * SLACK
+    units.clear()
+    point = accountlib.tradeoff(pair, "1/2", abs_tol=1e-7, best_effort=True)
+    assert 0 < sum(units) <= OVERRUN * 1_000_000 * SLACK
+    assert not point.meets_tolerance and point.shortfall == "node cap" and 0 < point.beta < 1
 
 
 def test_a_smoothed_tradeoff_point_asks_each_delta_only_the_accuracy_its_abs_tol_needs(scanned):
@@ -149,22 +222,22 @@ def test_a_smoothed_tradeoff_point_asks_each_delta_only_the_accuracy_its_abs_tol
 
 
 def test_a_smoothed_epsilon_call_shares_one_work_budget_and_is_refused_when_it_runs_out(monkeypatch, fresh_limits,
-                                                                                        scanned):
+                                                                                        units):
     """epsilon(budgets 13/17 and 7/1000003, δ = 1e-6) ran five undecided bisection steps each on a capped finest pass
     of 2.86e7 nodes (14 s), budget 1 at δ = 1e-5 many more (148.6 s): the δ of one epsilon call now share one budget
-    (MAX_SMOOTHED_EPSILON_WORK, here 3e6 to keep the test short; a WorkMeter), each step gets what is left, and the
+    (MAX_SMOOTHED_EPSILON_WORK, here 1.2e7 work units to keep the test short; a WorkMeter), each step gets what is left, and the
     call is refused naming abs_tol, with the interval certified so far, once a δ was stopped by it."""
     from accountlib.theory.accounting import MAX_SMOOTHED_EPSILON_WORK
 
     pair = accountlib.Composition(["13/17", "7/1000003"])
-    assert pair.engine_kind == "smoothed" and MAX_SMOOTHED_EPSILON_WORK >= 34_000_000  # the P.L. 94 worst pair's need
-    monkeypatch.setenv("ACCOUNTLIB_MAX_SMOOTHED_EPSILON_WORK", "3000000")
+    assert pair.engine_kind == "smoothed" and MAX_SMOOTHED_EPSILON_WORK >= 35_000_000  # the P.L. 94 worst pair's need
+    monkeypatch.setenv("ACCOUNTLIB_MAX_SMOOTHED_EPSILON_WORK", "12000000")
     reread_resource_limits()
-    scanned.clear()
+    units.clear()
     with pytest.raises(ResourceLimitError, match=r"abs_tol: an epsilon interval 1e-09 wide for delta = 1e-06 needs "
-                                                 r"more than the 3,000,000 contour nodes.*certified so far is \[4\.17"):
+                                                 r"more than the 12,000,000 work units.*certified so far is \[4\.\d+, 4\.\d+\]"):
         accountlib.epsilon(pair, "1e-6")
-    assert 0 < sum(scanned) <= 3_000_000
+    assert 0 < sum(units) <= 12_000_000 * SLACK
     interval = accountlib.epsilon(pair, "1e-6", abs_tol=1e-4)  # a coarser interval fits the same budget
     assert interval.width <= Fraction(1, 10**4) and interval.at_upper.delta + interval.at_upper.error_bound <= 1e-6
 
