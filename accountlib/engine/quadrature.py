@@ -78,7 +78,7 @@ def lattice_candidates(lattice, accuracy: float = 1e-30) -> float:
     """An estimate of the candidate nodes the lattice engines' sieve scans for ``lattice`` at Δ = ``accuracy``:
     N·r/2π, N ≈ 2√(2V log(1/Δ)) nodes (V the lattice's variance proxy) and r the smallest per-factor radius
     √(2(log 2 + log(1/Δ)/n)/σ²) (:func:`accountlib.engine.sieve.sieve_nodes`). With :func:`lattice_nodes`, what
-    chooses between the lattice and the smoothed engine (:data:`accountlib.theory.composition.LATTICE_UP_TO`).
+    chooses between the lattice and the smoothed engine (:data:`accountlib.theory.engine_choice.LATTICE_UP_TO`).
 
     >>> from accountlib.engine.lattice import lattice_of
     >>> round(lattice_candidates(lattice_of([(Fraction(1, 2), 1), (Fraction(1, 3), 1)])))   # of N ≈ 37 nodes

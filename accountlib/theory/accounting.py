@@ -17,7 +17,7 @@ from fractions import Fraction
 
 import mpmath
 
-from ..engine.front import WorkMeter
+from ..engine.work import WorkMeter
 from ..infrastructure.numbers import SMALLEST_REL_TOL, ResourceLimitError, as_abs_tol, as_rel_tol, resource_limit
 from ..infrastructure.shown import bound_text
 from ..infrastructure.search import FAILS, HOLDS, arithmetic, certified_bisect
@@ -181,10 +181,10 @@ def check_smoothed_epsilon_cost(pair, delta, near, abs_tol: float) -> None:
 
 
 MAX_SMOOTHED_EPSILON_WORK = 60_000_000
-"""The most work units (:data:`accountlib.engine.front.KEPT_NODE_WEIGHT`: scanned nodes, a node the sieve keeps
+"""The most work units (:data:`accountlib.engine.work.KEPT_NODE_WEIGHT`: scanned nodes, a node the sieve keeps
 counting 1 + 4G, G distinct groups) the smoothed engine may spend for one :func:`epsilon` call, all its δ(ε)
-together (a :class:`~accountlib.engine.front.WorkMeter`): 5 to 8 s of one core of the book's two-core machine (8e-8
-to 1.35e-7 s per unit, :data:`accountlib.engine.front.MAX_SMOOTHED_CALL_WORK`), so that the answer or the refusal
+together (a :class:`~accountlib.engine.work.WorkMeter`): 5 to 8 s of one core of the book's two-core machine (8e-8
+to 1.35e-7 s per unit, :data:`accountlib.engine.work.MAX_SMOOTHED_CALL_WORK`), so that the answer or the refusal
 comes within 10 s (the P.L. 94-171 releases' worst pair of paths needs 3.4e7 units: the sieve drops almost every
 node; budget 1 at δ = 1e-5 would spend 1.8e8 for 4e7 nodes scanned). Each bisection step gets what is left; where
 that stops a δ, the call is refused naming ``abs_tol``, with the interval certified so far (with

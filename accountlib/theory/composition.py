@@ -36,16 +36,17 @@ from ..engine.lattice import lattice_of, threshold_index
 from ..engine.front import MAX_SMOOTHED_WORK, CertifiedTails, SmoothedTails
 from ..engine.results import (DEFAULT_PATHS, MAX_VARIANCE_PROXY, EvaluationPaths, ResourceLimitError,
                               check_distinct_terms, check_lattice_size)
-from ..engine.quadrature import lattice_candidates, lattice_nodes, lattice_survivors
+from ..engine.quadrature import lattice_candidates, lattice_nodes
 from ..engine.smoothed import SMALLEST_SMOOTHED_SIGMA2
+from .engine_choice import (AUTO_NODE_BITS, LATTICE_NODES_UP_TO, LATTICE_UP_TO, LATTICE_WORK_UP_TO, LIFTED,  # noqa: F401
+                            SIEVE_CHECK_UP_TO, lattice_affordable, lattice_decision, lattice_work)
 
 if TYPE_CHECKING:
     from ..engine.tails import TailEngine
     from ..engine.tilted import TiltedTailEngine
 
 __all__ = ["Composition", "DeltaPoint", "TradeoffPoint", "SHORTFALLS", "as_composition", "check_budget", "MAX_EPSILON",
-           "BUDGET_RANGE", "MAX_SENSITIVITY", "ENGINES", "LATTICE_UP_TO", "LATTICE_NODES_UP_TO", "LATTICE_WORK_UP_TO",
-           "lattice_affordable", "lattice_work", "SIEVE_CHECK_UP_TO", "SMOOTHED_RHO_FROM", "SMOOTHED_RHO_UP_TO",
+           "BUDGET_RANGE", "MAX_SENSITIVITY", "ENGINES", "SMOOTHED_RHO_FROM", "SMOOTHED_RHO_UP_TO",
            "SMOOTHED_TRADEOFF_DELTA_SHARE", "MAX_SMOOTHED_TRADEOFF_NODES"]
 
 # SMALLEST_REL_TOL (1e-30) and SMALLEST_ABS_TOL (1e-60) are re-exported from infrastructure.numbers, their owner
@@ -173,79 +174,12 @@ environment variable ``ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES``."""
 
 OVERRUN = 6
 """How far the work spent on one smoothed trade-off point may exceed the estimate's limit
-(:data:`MAX_SMOOTHED_TRADEOFF_NODES`), in work units (:data:`accountlib.engine.front.KEPT_NODE_WEIGHT`: a node the
+(:data:`MAX_SMOOTHED_TRADEOFF_NODES`), in work units (:data:`accountlib.engine.work.KEPT_NODE_WEIGHT`: a node the
 sieve keeps costs 1 + 4G scanned ones, G distinct groups): 6e7 units, 5 to 8 s of one core, so that the answer or the refusal comes
 within 10 s. The estimate counts one pass per δ of the first grid; the work adds the coarse passes, missed passes
 and refinement rounds, two to ten times the estimate (budgets 2.5 and 0.05 at α = 1/2, abs_tol = 1e-6: planned
 3.0e6 nodes, scanned 1.5e7, 3.7 s; budgets 1/3 and 123457/1000003 at abs_tol = 1e-7: at most 7.4e6 per point).
 Each δ is priced before its pass, and the pass that would pass what is left is not started."""
-
-LATTICE_UP_TO = 2 * 10**7
-"""``engine="auto"`` uses the lattice while its sieve would scan at most this many candidate nodes (an estimate at
-Δ = 1e-30, :func:`accountlib.engine.quadrature.lattice_candidates`): every one of the 946 DHC pairs (the largest,
-(31, 36), about 3.1e6), and 20 budgets on a 1e-6 grid (2.4e6); 20 budgets on a 1e-7 grid (5.5e7) and the
-redistricting data's budgets (3.8e13) go to the smoothed engine."""
-
-LATTICE_NODES_UP_TO = 10**10
-"""... and while its quadrature needs at most this many nodes N at Δ = 1e-30 (:func:`accountlib.engine.quadrature.lattice_nodes`;
-the lattice engines refuse N beyond 1.1e12): one tiny budget among coarse ones can keep the sieve's candidates few
-while N is out of reach."""
-
-LATTICE_WORK_UP_TO = 4 * 10**8
-"""... and while the untilted engine at Δ = 1e-30 (where a δ request starts) stays within its own limit on arb work,
-:data:`accountlib.engine.tails.MAX_NODE_BITS` (``ACCOUNTLIB_MAX_NODE_BITS``), the count that engine refuses by
-(:func:`lattice_affordable`). The estimate :func:`lattice_work` (:func:`accountlib.engine.quadrature.lattice_survivors`
-× working bits) has measured 1.3 to 3.2 times the sieve's count (DHC pairs (6, 6): 3.95e7 for 2.99e7; (6, 10), the
-largest of the 946: 1.16e8 for 3.58e7; budgets 0.3 and 7/1000003: 2.45e8 for 1.36e8): at or below the limit the
-lattice is taken, beyond this bound (four times the limit) the smoothed engine; in between, the sieve itself is run
-at Δ = 1e-30 and its count decides where it scans at most :data:`SIEVE_CHECK_UP_TO` candidates, and the lattice is
-taken where the sieve is dearer (DHC pair (6, 10), 3.2e6 candidates)."""
-
-AUTO_NODE_BITS = 2 * 10**7
-"""The lattice's node-bit limit under ``engine="auto"`` with a budget outside the smoothed range (``"lattice"``: 1e8, a
-minute): about 8 s (budgets 9/2, 1/1000003: 4.1e7 took 18.9 s). ``ACCOUNTLIB_MAX_NODE_BITS``, where set, sets both."""
-LIFTED = " (or pass engine='lattice', whose limit is 1e8 node-bits, about a minute)"
-
-SIEVE_CHECK_UP_TO = 10**6
-"""The most candidate nodes (:func:`accountlib.engine.quadrature.lattice_candidates`) for which ``engine="auto"``
-runs the sieve to decide (:func:`lattice_affordable`): about 1 s for budgets 0.3 and 7/1000003 (6.4e5), where DHC
-pair (6, 10) (3.2e6) took 17 s on a loaded two-core machine."""
-
-
-def lattice_work(lattice) -> float:
-    """The estimated node-bits of the untilted engine at Δ = 1e-30 (:data:`LATTICE_WORK_UP_TO`)."""
-    nodes = lattice_nodes(lattice)
-    return lattice_survivors(lattice) * (math.ceil(-math.log2(1e-30) + math.log2(max(nodes, 2))) + 64)
-
-
-def lattice_affordable(lattice) -> bool:
-    """Whether the untilted engine at Δ = 1e-30 would take on ``lattice`` within its node-bit limit (it refuses
-    beyond it, :class:`~accountlib.infrastructure.numbers.ResourceLimitError`): decided by the estimate :func:`lattice_work`
-    where it is at most the limit or beyond :data:`LATTICE_WORK_UP_TO`, by the engine's own count
-    (:func:`accountlib.engine.tails.sieve_node_bits`, which runs the sieve) in between where the sieve scans at most
-    :data:`SIEVE_CHECK_UP_TO` candidates (taken as affordable where it scans more)."""
-    return _lattice_decision(lattice)[0]
-
-
-def _lattice_decision(lattice) -> tuple[bool, object]:
-    """(:func:`lattice_affordable`, the sieve it ran at Δ = 1e-30 or None): the sieve is handed to the lattice
-    engine built at that Δ (:class:`~accountlib.engine.front.CertifiedTails`), which then does not sieve again."""
-    from ..engine.tails import MAX_NODE_BITS, sieved_node_bits  # the arb engine's module: imported only when needed
-
-    limit = resource_limit("ACCOUNTLIB_MAX_NODE_BITS", MAX_NODE_BITS)
-    work = lattice_work(lattice)
-    if work <= limit:
-        return True, None
-    if work > max(LATTICE_WORK_UP_TO, 4 * limit):
-        return False, None
-    if lattice_candidates(lattice) > SIEVE_CHECK_UP_TO:
-        return True, None
-    try:
-        sieve, work = sieved_node_bits(lattice, 1e-30)
-    except ResourceLimitError:
-        return False, None
-    return work <= limit, sieve
-
 
 def _sensitivities(values, count: int) -> list[int]:
     """The shifts s_i as positive integers (default all 1); a clear error names the bad entry."""
@@ -287,10 +221,10 @@ class Composition:
         (sieve paper §4) work on the lattice of S, whose size grows with the budgets' common denominator; the
         smoothed engine (:mod:`accountlib.engine.smoothed`) never forms it, so its cost depends on the number of
         distinct budgets and the accuracy only. ``"auto"`` takes the lattice while its sieve would scan at most
-        :data:`LATTICE_UP_TO` candidate nodes, need at most :data:`LATTICE_NODES_UP_TO` nodes and its untilted engine would take on the first δ
-        request within its node-bit limit (:func:`lattice_affordable`; every DHC pair does), the smoothed engine beyond
+        :data:`~accountlib.theory.engine_choice.LATTICE_UP_TO` candidate nodes, need at most :data:`~accountlib.theory.engine_choice.LATTICE_NODES_UP_TO` nodes and its untilted engine would take on the first δ
+        request within its node-bit limit (:func:`~accountlib.theory.engine_choice.lattice_affordable`; every DHC pair does), the smoothed engine beyond
         where every budget is in its range (trade-off points then from δ(ε) by duality, :mod:`accountlib.theory.tradeoff_duality`,
-        certified on both sides), else the lattice within :data:`AUTO_NODE_BITS` (seconds), refused beyond it.
+        certified on both sides), else the lattice within :data:`~accountlib.theory.engine_choice.AUTO_NODE_BITS` (seconds), refused beyond it.
 
     Every tail probability goes through the engine's front door, :class:`~accountlib.engine.front.CertifiedTails`,
     which builds the engines, reuses them across calls and decides when a deep tail uses the tilted contour.
@@ -360,7 +294,7 @@ class Composition:
             fine = (self.lattice.variance_proxy > MAX_VARIANCE_PROXY or lattice_candidates(self.lattice) > LATTICE_UP_TO
                     or lattice_nodes(self.lattice) > LATTICE_NODES_UP_TO)
             if not fine:
-                affordable, sieve = _lattice_decision(self.lattice)
+                affordable, sieve = lattice_decision(self.lattice)
                 fine = not affordable
             engine = "smoothed" if _smoothable(self.rhos) and fine else "lattice"
         self.engine_kind = engine
@@ -469,7 +403,7 @@ class Composition:
         (:mod:`accountlib.engine.tilted`), the others, and any deep level it cannot certify, on untilted engines
         refined until the bound is met.
 
-        ``meter``: a :class:`~accountlib.engine.front.WorkMeter` shared by the δ of one larger call (the bisection of
+        ``meter``: a :class:`~accountlib.engine.work.WorkMeter` shared by the δ of one larger call (the bisection of
         :func:`accountlib.theory.accounting.epsilon`): the smoothed engine's δ then spend at most the work units it
         has left, flagged ``node cap`` where that stopped them. The lattice engines have their own limits and ignore it.
         """

@@ -15,7 +15,7 @@ from fractions import Fraction
 import mpmath
 
 from ..infrastructure.interval_ends import lower_end, upper_end
-from ..engine.front import MAX_SMOOTHED_CALL_WORK, WorkMeter
+from ..engine.work import MAX_SMOOTHED_CALL_WORK, WorkMeter
 from ..infrastructure.numbers import as_rel_tol, fraction_to_mpf, resource_limit
 from .composition import SMALLEST_REL_TOL, Composition, DeltaPoint, as_composition
 from .gaussian_dp import gaussian_profile
@@ -35,7 +35,7 @@ class LevelCheck:
 
 def smoothed_call_meter(pair: Composition) -> WorkMeter | None:
     """The work budget one public call of many δ(ε) of ``pair`` shares (all the ε of a δ call, all the levels and
-    tightening rounds of a check): :data:`accountlib.engine.front.MAX_SMOOTHED_CALL_WORK` work units
+    tightening rounds of a check): :data:`accountlib.engine.work.MAX_SMOOTHED_CALL_WORK` work units
     (``ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK``); None where the pair is not on the smoothed engine."""
     if pair.smoothed is None:
         return None

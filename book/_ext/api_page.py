@@ -16,10 +16,10 @@ API_DOC = "book/api"
 
 LAYERS = {
     "infrastructure": ("numbers", "shown", "interval_ends", "search", "atomic", "executor"),
-    "engine": ("front", "results", "lattice", "characteristic", "discrete_gaussian", "quadrature", "sieve", "tails",
+    "engine": ("front", "work", "results", "lattice", "characteristic", "discrete_gaussian", "quadrature", "sieve", "tails",
                "tilted", "smoothed", "arithmetic", "subsampled_gaussian", "subsampled_gaussian_integral",
                "subsampled_gaussian_inversion", "subsampled_gaussian_bounds"),
-    "theory": ("composition", "accounting", "targets", "decision", "calibration", "gaussian_dp", "mechanisms",
+    "theory": ("composition", "engine_choice", "accounting", "targets", "decision", "calibration", "gaussian_dp", "mechanisms",
                "mechanisms.base", "mechanisms.continuous", "mechanisms.heavy_tailed", "mechanisms.discrete",
                "mechanisms.subsampled", "conversions", "dpsgd_calibration", "pairs", "tradeoff_duality",
                "tradeoff_band", "edgeworth", "dpsgd_accounting", "dpsgd_arguments", "dpsgd_results", "dpsgd_tradeoff",

@@ -200,7 +200,7 @@ def test_auto_sends_lattices_its_engines_would_refuse_to_the_smoothed_engine_and
     ε = 1; every DHC-sized lattice stays. Budgets 0.3 and 7/1000003, 13/17 and 1/1000003 (estimates 2.5e8, inside
     the old LATTICE_WORK_UP_TO) went to the lattice and were refused (1.4e8 node-bits counted by the sieve)."""
     from accountlib.engine.tails import MAX_NODE_BITS, ResourceLimitError, sieve_node_bits
-    from accountlib.theory.composition import lattice_affordable
+    from accountlib.theory.engine_choice import lattice_affordable
     from accountlib.applications.census.allocations import pair_rhos
 
     for budgets in (["0.3", "7/1000003"], ["13/17", "1/1000003"], ["13/17", "7/1000003"],

@@ -41,7 +41,7 @@ def test_auto_hands_the_sieve_it_ran_to_decide_to_the_lattice_engine(monkeypatch
     """In the band between the limit and four times it, engine='auto' runs the sieve at Δ = 1e-30 to decide; the
     lattice engine a δ request then builds at that Δ takes that sieve instead of running it again: one sieve in all
     (two before). The band is made with ACCOUNTLIB_MAX_NODE_BITS between the sieve's count and the estimate."""
-    from accountlib.theory.composition import lattice_work
+    from accountlib.theory.engine_choice import lattice_work
 
     budgets = ["1/2", "1/3"]
     lattice = accountlib.Composition(budgets, engine="lattice").lattice
@@ -92,7 +92,7 @@ for a limit of 6e6), never by a pass's worth."""
 @pytest.fixture
 def units(monkeypatch):
     """The work units of every smoothed pass that ran its sum: scanned nodes + (1 + 4G) × kept nodes for G distinct
-    groups (the cost model of accountlib.engine.front.work_units, written out here so that it is not the code tested)."""
+    groups (the cost model of accountlib.engine.work.work_units, written out here so that it is not the code tested)."""
     from accountlib.engine import smoothed
 
     counted = []
@@ -306,7 +306,7 @@ def test_auto_without_a_fallback_engine_answers_in_seconds_or_refuses(monkeypatc
     engine at Δ = 1e-30 evaluated 214,610 nodes at 191 bits (4.1e7 node-bits, 18.9 CPU s; 100 and 1/1000003: 1.7e8
     estimated, 23 s): with no engine to fall back on, auto takes on at most AUTO_NODE_BITS (2e7, about 8 s) and
     refuses past it before any node is evaluated, saying loosening rel_tol cannot help and naming engine='lattice'."""
-    from accountlib.theory.composition import AUTO_NODE_BITS
+    from accountlib.theory.engine_choice import AUTO_NODE_BITS
 
     evaluate = tails_module.TailEngine.tail_indices
     monkeypatch.setattr(tails_module.TailEngine, "tail_indices", lambda *a: (_ for _ in ()).throw(AssertionError))

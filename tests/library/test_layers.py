@@ -131,13 +131,15 @@ def test_every_public_name_of_the_library_has_a_docstring():
 def test_the_command_lines_delta_on_a_release_loads_fewer_than_half_the_library():
     """``python -m accountlib delta --release pl94-persons`` imported 36 library modules before the command line had
     one module per command and the packages imported their modules on first use; 18 then, 19 since the command
-    line's reading of what was typed (negative values, option names) left its package module for ``cli.typed``."""
+    line's reading of what was typed (negative values, option names) left its package module for ``cli.typed``, 21
+    since the smoothed engine's work meter (``engine.work``) and ``engine="auto"``'s choice (``theory.engine_choice``)
+    left the front door and the composition for modules of their own."""
     code = ("import sys, runpy; sys.argv = ['accountlib', 'delta', '--release', 'pl94-persons', '--eps', '17.14']\n"
             "try:\n    runpy.run_module('accountlib', run_name='__main__')\nexcept SystemExit:\n    pass\n"
             "print(sorted(m for m in sys.modules if m == 'accountlib' or m.startswith('accountlib.')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT,
                          timeout=300).stdout
     loaded = json.loads(out.strip().splitlines()[-1].replace("'", '"'))
-    assert len(loaded) <= 19, loaded
+    assert len(loaded) <= 21, loaded
     assert not [m for m in loaded if m.startswith(("accountlib.engine.tails", "accountlib.engine.tilted",
                                                   "accountlib.theory.calibration", "accountlib.cli.calibrate"))]
