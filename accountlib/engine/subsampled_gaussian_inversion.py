@@ -26,6 +26,11 @@ MAX_NODES = 400_000
 """The most nodes k of one inversion; a request that would need more is refused (``ResourceLimitError``)."""
 
 
+FIRST_RUNGS = 6
+"""How many node counts (rising by factors of 1.5 from the first guess) :func:`plan_contour` tries in turn before it
+checks the cap and bisects."""
+
+
 def order_of(direction: str, c: float) -> float:
     """The order w of the one-step integral G(w) at which a direction's M(s) is taken at s = c: w = c + 1 for the
     remove direction (M_R(s) = G(s + 1)), w = −c for the add direction (M_A(s) = G(−s)).
@@ -281,15 +286,23 @@ def plan_contour(groups, direction: str, epsilon: float, rel_tol: float, integra
                                        - integrals[(g.q, g.z)].log_real(order_of(direction, c))[0]) for g in groups)
         return log_mod - math.log(math.pi * nodes * step) <= log_target
 
-    for attempt in range(60):
-        if count > MAX_NODES or truncation_met(count):
-            break
-        # the bound decreases in the node count (a supremum over a shrinking range, over a growing K·h): where it
-        # misses at the cap it misses below it, so the plan is refused after seven modulus bounds, not twenty-odd
-        if attempt == 5 and count < MAX_NODES and not truncation_met(MAX_NODES):
-            count = MAX_NODES + 1
-            break
-        count = math.ceil(count * 1.5)
+    # the candidates: the first guess grown by factors of 1.5 up to the cap; the plan takes the first that meets the
+    # truncation. The first six rungs are tried in turn (most runs meet it there, where the bounds are cheap); then
+    # the last rung below the cap: the bound decreases in the node count (a supremum over a shrinking range, over a
+    # growing K·h), so where it misses there every rung misses (the plan is over the cap after seven modulus bounds,
+    # not twenty-odd), and where it meets there the first rung that meets is found by bisection on the ladder
+    # (twelve modulus bounds, not twenty-three, for two steps at q = 0.01, z = 1)
+    ladder = [count]
+    while ladder[-1] <= MAX_NODES:
+        ladder.append(math.ceil(ladder[-1] * 1.5))
+    last = len(ladder) - 2  # the last rung below the cap (-1: none)
+    met = next((k for k in range(min(FIRST_RUNGS, last + 1)) if truncation_met(ladder[k])), None)
+    if met is None and last >= FIRST_RUNGS and truncation_met(ladder[last]):
+        missed, met = FIRST_RUNGS - 1, last  # the rung at missed misses the truncation, the rung at met meets it
+        while met - missed > 1:
+            middle = (missed + met) // 2
+            missed, met = (missed, middle) if truncation_met(ladder[middle]) else (middle, met)
+    count = MAX_NODES + 1 if met is None else ladder[met]
     count = min(math.ceil(count * (1 + 0.5 * widen)), MAX_NODES + 1)
     # one-step tolerance: the node errors add up over ~count nodes, each amplified by T
     total_steps = sum(g.steps for g in groups)
