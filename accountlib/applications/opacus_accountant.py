@@ -65,7 +65,7 @@ except ImportError as error:  # pragma: no cover - the optional dependency is mi
     raise ImportError(f"accountlib.applications.opacus_accountant needs Opacus: pip install opacus ({error})",
                       name=error.name) from error
 
-from ..engine.subsampled_gaussian import Q_RANGE, Z_RANGE
+from ..engine.subsampled_gaussian import Q_RANGE, STEPS_RANGE, Z_RANGE
 from ..theory.dpsgd_accounting import DPSGDComposition
 from ..theory.dpsgd_arguments import dpsgd_abs_tol
 from .dpsgd_targets import epsilon_without_accounting
@@ -267,6 +267,12 @@ class CertifiedDPSGDAccountant(IAccountant):
         z_squared = gaussian_z_squared(schedule)
         if z_squared is not None:  # every step at sample rate 1: the Gaussian mechanism, in closed form at any z
             return gaussian_upper_epsilon(z_squared, delta, self.epsilon_tol)
+        for q, z, steps in schedule:
+            if steps > STEPS_RANGE[1]:  # refused in Opacus's terms, not as the library's schedule[i]
+                raise ValueError(f"the history holds {steps:,} steps at noise_multiplier = {z!r}, sample_rate = {q!r}; "
+                                 f"this accountant accounts at most {STEPS_RANGE[1]:,} steps of one noise multiplier "
+                                 "and sample rate where some sample_rate is below 1 (every sample_rate 1 is the "
+                                 "Gaussian mechanism, in closed form with no cap)")
         epsilon = certified_upper_epsilon(DPSGDComposition(schedule=capped(schedule)), delta, self.epsilon_tol)
         beyond = [(q, z) for q, z, _ in schedule if q < 1 and z > 2 * Z_CAP]
         if beyond:

@@ -123,3 +123,34 @@ def test_an_epsilon_search_out_of_the_node_cap_plans_two_contours_not_three(monk
     interval = DPSGDComposition(1e-8, 0.92864990234375, 2).epsilon("1e-12", abs_tol=1e-6, best_effort=True)
     assert built == [] and planned == [1e-10, 1e-6]  # the remove direction; the add one is decided by Chernoff
     assert not interval.meets_tolerance and interval.upper < 1
+
+
+@pytest.mark.parametrize("read", ["exact_target_delta", "exact_target_epsilon"])
+@pytest.mark.parametrize("value", ["1e-1000000000", "fraction of 5001 digits"])
+def test_a_target_beyond_the_reading_limit_is_refused_naming_the_limit(read, value):
+    """Items 3 and 4: Fraction(1, 10**5000) crashed the refusal itself (its f-string's repr: 'Exceeds the limit (4300
+    digits) for integer string conversion'), and '1e-1000000000', a positive number, was told it is not '>= 0'. Both
+    now get the library's one line naming the argument and the range it reads (1e-1000 to 1e1000)."""
+    from fractions import Fraction
+
+    from accountlib.applications import dpsgd_targets
+
+    target = Fraction(1, 10**5000) if value.startswith("fraction") else value
+    with pytest.raises(ValueError) as raised:
+        getattr(dpsgd_targets, read)(target)
+    message = str(raised.value)
+    name = "target_delta" if read.endswith("delta") else "target_epsilon"
+    assert message.startswith(f"{name} is out of the supported range (magnitudes between 1e-1000 and 1e1000")
+    assert "\n" not in message and len(message) < 300
+
+
+def test_opacus_names_a_history_of_more_than_1e9_steps_in_its_own_terms():
+    """Item 4: [(1.0, 0.01, 2e9)] was refused as 'steps (schedule[0]) must be a whole number in [1, 1e+09]', the
+    library's argument, not Opacus's. At sample rate 1 (the closed form) there is no cap."""
+    accountant = _opacus_accountant([(1.0, 0.01, 2e9)])
+    with pytest.raises(ValueError) as raised:
+        accountant.get_epsilon(1e-5)
+    message = str(raised.value)
+    assert message.startswith("the history holds 2,000,000,000 steps at noise_multiplier = 1.0, sample_rate = 0.01")
+    assert "schedule" not in message and "\n" not in message
+    assert 344.45 < _opacus_accountant([(2000.0, 1.0, 2e9)]).get_epsilon(1e-5) < 344.46
