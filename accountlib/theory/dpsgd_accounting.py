@@ -425,7 +425,8 @@ class DPSGDComposition:
         # tol = 1e-6, 1126 at tol = 1e-12). Refused at once where δ there is not certainly below the target (the
         # saddle-point estimate first: no nodes where it is far below or far above)
         cap = min(1e6, max(float(MAX_DPSGD_EPSILON), tol * 2.0**50)) if single else float(MAX_DPSGD_EPSILON)
-        estimate = 0.0 if single else delta_estimate(self.groups, integrals_for(self.groups, self._integrals), cap)
+        estimate = 0.0 if single else delta_estimate(self.groups, integrals_for(self.groups, self._integrals), cap,
+                                                     (direction,))
         if estimate > float(delta) * 1e3:  # far beyond: refused without the nodes a certified δ(cap) would cost
             raise EpsilonOutOfRange(f"ε(δ = {float(delta):g}) lies beyond {cap:g}, the largest ε accounted for a DP-SGD "
                                     f"run of several steps: the saddle-point estimate of the {direction} direction's "

@@ -53,7 +53,8 @@ def first_profile(groups, direction: str, eps: float, fine: float, integrals: di
         return certified_profile(groups, direction, eps, fine, integrals)
     except ResourceLimitError:
         loosest = EPSILON_TOLERANCES[-1]
-        if fine < loosest and plan_contour(groups, direction, eps, loosest, integrals).count <= MAX_NODES:
+        probe = plan_contour(groups, direction, eps, loosest, integrals, cap_first=True) if fine < loosest else None
+        if probe is not None and probe.count <= MAX_NODES:
             raise
         raise NoContourInReach(f"every contour for ε = {eps:g} ({direction} direction) would need more than "
                                f"{MAX_NODES:,} nodes, at relative accuracies {fine:g} to {loosest:g}") from None
@@ -245,11 +246,11 @@ def delta_within_cap(run, eps, rel_tol: float, best_effort: bool) -> tuple:
         return point, ("precision" if aim == rel_tol else "node cap")
 
 
-def delta_estimate(groups, integrals: dict, eps: float) -> float:
-    """The saddle-point estimate of δ(ε) (the larger direction; no nodes, nothing certified): for searching (``integrals`` as in
-    :func:`saddle_epsilon`)."""
+def delta_estimate(groups, integrals: dict, eps: float, directions=("remove", "add")) -> float:
+    """The saddle-point estimate of δ(ε) (the larger of ``directions``; no nodes, nothing certified): for searching
+    (``integrals`` as in :func:`saddle_epsilon`)."""
     best = 0.0
-    for direction in ("remove", "add"):
+    for direction in directions:
         if eps >= loss_supremum(groups, direction):
             continue
         try:

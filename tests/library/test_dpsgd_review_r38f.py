@@ -116,12 +116,19 @@ def test_an_epsilon_search_out_of_the_node_cap_plans_two_contours_not_three(monk
     """Item 8: at q = 1e-8, T = 2 every contour is over the node cap; each question planned one at each of the three
     internal tolerances (1e-10, 1e-8, 1e-6) before the bounds that need no inversion answered: 25 CPU s for Opacus's
     get_noise_multiplier(1.0, 1e-12, sample_rate=1e-8, steps=2). A plan at the loosest tolerance over the cap too
-    now sends the search to those bounds at once (a looser tolerance never needs more nodes)."""
+    now sends the search to those bounds at once (a looser tolerance never needs more nodes), checking the cap first;
+    and a plan whose modulus bound does not fall between its first two node counts checks the cap third: four
+    modulus bounds per question, was 21 (seven per plan)."""
+    from accountlib.engine.subsampled_gaussian_integral import OneStepIntegral
     from accountlib.theory.dpsgd_accounting import DPSGDComposition
 
     built, planned = _counted_contours(monkeypatch)
+    moduli = []
+    original = OneStepIntegral.modulus_bound
+    monkeypatch.setattr(OneStepIntegral, "modulus_bound", lambda self, a, b: moduli.append(b) or original(self, a, b))
     interval = DPSGDComposition(1e-8, 0.92864990234375, 2).epsilon("1e-12", abs_tol=1e-6, best_effort=True)
     assert built == [] and planned == [1e-10, 1e-6]  # the remove direction; the add one is decided by Chernoff
+    assert len(moduli) <= 4
     assert not interval.meets_tolerance and interval.upper < 1
 
 
