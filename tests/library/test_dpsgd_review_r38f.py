@@ -161,3 +161,21 @@ def test_opacus_names_a_history_of_more_than_1e9_steps_in_its_own_terms():
     assert message.startswith("the history holds 2,000,000,000 steps at noise_multiplier = 1.0, sample_rate = 0.01")
     assert "schedule" not in message and "\n" not in message
     assert 344.45 < _opacus_accountant([(2000.0, 1.0, 2e9)]).get_epsilon(1e-5) < 344.46
+
+
+def test_a_calibration_not_proven_smallest_says_why_in_one_line():
+    """Item 7: at q = 1e-8, T = 2, targets (1e-9, 5.7e-9), the answer z = 1.37 is the smallest grid point at which the
+    targets are certified, though z = 1 meets them (the two-step reference gives δ = 5.6222e-9): one step below no
+    contour fits the node cap and the bounds that need none straddle 5.7e-9. The flag now says so, with the interval
+    (its upper end above 5.7e-9, its lower end below); a proven answer says nothing."""
+    from accountlib.theory.dpsgd_accounting import calibrate_noise_multiplier
+
+    tiny = calibrate_noise_multiplier(1e-8, 2, ("1e-9", "5.7e-9"), resolution=1e-3)
+    assert not tiny.proven_smallest and [c.status for c in tiny.below] == ["undecided"]
+    reason = tiny.why_not_proven
+    assert reason.startswith("one grid step below, at z = 1.369, no target certainly fails: δ(1e-09) lies in [")
+    low, high = (float(x) for x in reason.split("lies in [")[1].split("]")[0].split(", "))
+    assert low < 5.7e-9 < high and "\n" not in reason
+    floor = calibrate_noise_multiplier(0.01, 10, (200, 0.5), resolution=1e-3)
+    assert floor.below == () and "under the search floor 0.05" in floor.why_not_proven
+    assert calibrate_noise_multiplier(0.01, 100, (3.0, 1e-5), resolution=1e-3).why_not_proven is None
