@@ -72,7 +72,7 @@ class DPSGDCalibration:
     Because δ(ε) decreases as the noise grows, a failure one step below proves that no smaller multiplier on
     the grid meets the targets. ``schedule`` gives each group's (q, z, steps) at the answer; ``below`` the checks
     one grid step below (empty where that lies below the search floor 0.05, never evaluated), and
-    :attr:`why_not_proven` says in one line why no failure is certified there."""
+    ``why_not_proven`` says in one line why no failure is certified there."""
 
     noise_multiplier: Fraction
     step: Fraction
