@@ -47,7 +47,11 @@ def _exact_at_least_zero(value, name: str, accepted: str) -> Fraction | float:
         return math.inf
     try:
         exact = None if as_float != as_float else as_fraction(value, name, floats="decimal")  # nan refused
-    except (TypeError, ValueError):
+    except TypeError:
+        exact = None
+    except ValueError as error:
+        if "out of the supported range" in str(error):  # a number beyond what the library reads (1e-1000 to 1e1000):
+            raise ValueError(str(error)) from None      # its own one line, naming the argument and that range
         exact = None
     if exact is None or exact < 0:
         raise ValueError(f"{name} must be a number >= 0 ({accepted}); got {value!r}")

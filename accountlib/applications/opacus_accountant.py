@@ -38,19 +38,25 @@ meets ε = inf below 0.05). Opacus's ``get_noise_multiplier`` cannot: it bisects
 ``epsilon_tolerance`` of the target, and ε stays below the target down to 0.05 and is inf below, so its bisection
 closes on 0.05 and never ends (measured: 40,928 calls in 90 s at q = 0.01, T = 10, target (1, 0.098)). Returning the
 floor would need an ε near the target from an accountant that is not told the target, so this accountant raises
-instead, in one line naming the floor and the calibration that returns it: when the target δ is met with no noise at
-all (Σ steps·q ≤ δ: ε = 0 at every multiplier, 0 included), and when asked at a multiplier within a relative 1e-9
-below the floor (:data:`FLOOR_BAND`), where only a search closing on 0.05 asks. Where ε = 0 at every multiplier, 0
-included (a target δ ≥ 1, or a history with no step accounted: sample rate or step count 0), Opacus's search halves its
-multiplier for ever: the answer stays 0 at 0.05 and above, and a multiplier below 0.05, asked only by that descent,
-is refused in one line. And where Opacus's ``epsilon_tolerance`` is narrower than this accountant's ε interval
-(``epsilon_tol``), its bisection closes on two adjacent floats and asks the same question for ever: the answer is
-kept, and the :data:`REPEAT_LIMIT`-th identical question in a row is refused in one line naming the tolerance.
+instead, in one line naming the floor and the calibration that returns it, where a *search step* (a question whose
+history differs from the one asked just before by noise multipliers alone, at the same target δ) asks at a multiplier
+within a relative 1e-9 below the floor (:data:`FLOOR_BAND`): only a search closing on 0.05 asks there. Where ε = 0 at
+every multiplier, 0 included (a target δ ≥ 1; a history with no step accounted: sample rate or step count 0; or
+Σ steps·sample_rate ≤ δ, which bounds the total variation), the answer is 0, but Opacus's search then halves its
+multiplier for ever: a search step to a multiplier below 0.05, asked only by that descent, is refused in one line.
+A history recorded by training (a warm-up step with no noise, entries at sample rate 0) is no search step and gets
+its answer. And where Opacus's ``epsilon_tolerance`` is narrower than this accountant's ε interval
+(``epsilon_tol``), its bisection closes on two adjacent floats and asks the same question for ever: every repeated
+question is answered from the kept answer (the key holds the history, δ and ``epsilon_tol``), and only where the
+question before the repeats was a search step to a multiplier at most :data:`ADJACENT_FLOATS` floats away is the
+:data:`REPEAT_LIMIT`-th identical question in a row refused in one line naming the tolerance. A loop that logs
+``get_epsilon`` once per batch between steps, however often, is answered every time.
 """
 
 from __future__ import annotations
 
 import math
+import struct
 from fractions import Fraction
 
 try:
@@ -59,13 +65,14 @@ except ImportError as error:  # pragma: no cover - the optional dependency is mi
     raise ImportError(f"accountlib.applications.opacus_accountant needs Opacus: pip install opacus ({error})",
                       name=error.name) from error
 
-from ..engine.subsampled_gaussian import Q_RANGE, Z_RANGE
+from ..engine.subsampled_gaussian import Q_RANGE, STEPS_RANGE, Z_RANGE
 from ..theory.dpsgd_accounting import DPSGDComposition
 from ..theory.dpsgd_arguments import dpsgd_abs_tol
 from .dpsgd_targets import epsilon_without_accounting
 from .dpsgd_upper import certified_upper_epsilon, gaussian_upper_epsilon
 
-__all__ = ["CertifiedDPSGDAccountant", "MECHANISM", "FLOOR_BAND", "REPEAT_LIMIT", "Z_CAP", "register"]
+__all__ = ["CertifiedDPSGDAccountant", "MECHANISM", "FLOOR_BAND", "REPEAT_LIMIT", "ADJACENT_FLOATS", "Z_CAP",
+           "register", "search_step_distance"]
 
 MECHANISM = "accountlib"
 """The name the accountant is registered under in Opacus (``PrivacyEngine(accountant=MECHANISM)``)."""
@@ -75,8 +82,13 @@ FLOOR_BAND = 1e-9
 answering inf: only a search closing on 0.05 asks there (module docstring)."""
 
 REPEAT_LIMIT = 1000
-"""How many times in a row ``get_epsilon`` answers the same question (same history, same δ; the answer is kept) before
-it raises: only a search closed on two adjacent noise multipliers asks again and again (module docstring)."""
+"""How many times in a row ``get_epsilon`` answers the same question (same history, δ and ``epsilon_tol``; the answer is
+kept) right after a search step to an adjacent noise multiplier before it raises: only a search closed on two adjacent
+noise multipliers asks so (module docstring); any other repeated question is answered every time."""
+
+ADJACENT_FLOATS = 4
+"""How many floats apart the noise multipliers of a search step may lie for the question after it to count as a
+search closed on two adjacent multipliers (a bisection's last steps move z by one float)."""
 
 Z_CAP = Z_RANGE[1]
 """The largest noise multiplier accounted at a sample rate below 1 (1000): one above it counts as 1000 up to twice
@@ -120,6 +132,40 @@ def capped(schedule) -> list[tuple[float, float, int]]:
     return [(q, min(z, Z_CAP), steps) for q, z, steps in schedule]
 
 
+def _float_index(value) -> int | None:
+    """The position of a float ≥ 0 among the floats (adjacent floats differ by 1); None for anything else."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    if not math.isfinite(x) or x < 0:
+        return None
+    return struct.unpack("<q", struct.pack("<d", x + 0.0))[0]
+
+
+def search_step_distance(before, after) -> int | None:
+    """How far a search moved between two questions ``before`` and ``after``, each (history, target_delta): the
+    largest distance, in floats, between their noise multipliers where the histories differ by noise multipliers
+    alone (the same entries, sample rates and step counts, the same δ; some multiplier changed), as Opacus's
+    ``get_noise_multiplier`` moves; None for any other pair (a step taken, a δ changed, the first question).
+
+    >>> search_step_distance(([(1.0, 0.01, 100)], 1e-5), ([(0.5, 0.01, 100)], 1e-5)) > 0
+    True
+    >>> search_step_distance(([(1.0, 0.01, 100)], 1e-5), ([(1.0, 0.01, 101)], 1e-5)) is None
+    True
+    """
+    if before is None or repr(before[1]) != repr(after[1]) or len(before[0]) != len(after[0]):
+        return None
+    distance = 0
+    for old, new in zip(before[0], after[0]):
+        if repr(tuple(old)[1:]) != repr(tuple(new)[1:]):
+            return None
+        if repr(old[0]) != repr(new[0]):
+            i, j = _float_index(old[0]), _float_index(new[0])
+            distance = max(distance, abs(i - j) if i is not None and j is not None else 2**63)
+    return distance or None
+
+
 class CertifiedDPSGDAccountant(IAccountant):
     """Opacus's ``IAccountant`` with certified ε: the upper end of the certified interval of ε(δ) for the whole
     history, add/remove-one (``epsilon_tol`` is the width of that interval).
@@ -136,7 +182,8 @@ class CertifiedDPSGDAccountant(IAccountant):
     def __init__(self, epsilon_tol: float = 1e-6):
         super().__init__()
         self.epsilon_tol = dpsgd_abs_tol(epsilon_tol, "epsilon_tol")  # refused here, not at the first get_epsilon
-        self._last_question, self._last_answer, self._repeats = None, None, 0  # get_epsilon's repeat count
+        self._asked = None  # the last question computed, (history, target_delta), for search_step_distance
+        self._last_question, self._last_answer, self._repeats, self._closed = None, None, 0, False
 
     def step(self, *, noise_multiplier: float, sample_rate: float):
         """Record one step; consecutive steps with the same noise multiplier and sample rate share one entry (as in
@@ -153,68 +200,79 @@ class CertifiedDPSGDAccountant(IAccountant):
         multiplier below 0.05, or where ε is not certified at or below the largest ε accounted (200 for a run of
         several steps with some q < 1), as the dp_accounting drop-in answers: a valid upper bound, which Opacus's
         ``get_noise_multiplier`` reads as "more noise"
-        (:func:`~accountlib.applications.dpsgd_upper.certified_upper_epsilon`). A one-line ValueError where the target
-        δ is met with no noise, or at a multiplier just below 0.05: there Opacus's search would never end (module
-        docstring), and where a step at a sample rate below 1 has a noise multiplier above 2000 (twice the cap
-        :data:`Z_CAP`; module docstring). ``delta`` = 0 gives inf and ``delta`` ≥ 1 gives 0; a negative or nan one is
-        refused in one line naming target_delta (the dp_accounting drop-in's rule:
-        :func:`~accountlib.applications.dpsgd_targets.epsilon_without_accounting`)."""
-        key = (repr(self.history), repr(delta))
-        if key == self._last_question:  # asked again at the same history: the same answer, counted
+        (:func:`~accountlib.applications.dpsgd_upper.certified_upper_epsilon`). 0 where ε = 0 at every noise
+        multiplier (δ ≥ 1, no step accounted, or Σ steps·sample_rate ≤ δ). A one-line ValueError only where a search
+        could never end (module docstring): a search step below 0.05 where ε = 0 at every multiplier, or just below
+        0.05, and the :data:`REPEAT_LIMIT`-th identical question right after a search step to an adjacent multiplier;
+        and where a step at a sample rate below 1 has a noise multiplier above 2000 (twice the cap :data:`Z_CAP`;
+        module docstring). Any other repeated question is answered from the kept answer. ``delta`` = 0 gives inf and
+        ``delta`` ≥ 1 gives 0; a negative or nan one is refused in one line naming target_delta (the dp_accounting
+        drop-in's rule: :func:`~accountlib.applications.dpsgd_targets.epsilon_without_accounting`)."""
+        key = (repr(self.history), repr(delta), self.epsilon_tol)
+        if key == self._last_question:  # asked again: the same answer, from the kept one
             self._repeats += 1
-            if self._repeats >= REPEAT_LIMIT:
+            if self._closed and self._repeats >= REPEAT_LIMIT:
                 raise ValueError(f"get_epsilon was asked {REPEAT_LIMIT:,} times in a row at the same history and "
-                                 f"target_delta: a search whose epsilon_tolerance is below the width of this "
-                                 f"accountant's ε interval (epsilon_tol = {self.epsilon_tol:g}) closes on two adjacent "
-                                 "noise multipliers and cannot end; give get_noise_multiplier an epsilon_tolerance "
-                                 f"of at least {self.epsilon_tol:g}")
+                                 f"target_delta, right after a search step to an adjacent noise multiplier: a search "
+                                 f"whose epsilon_tolerance is below the width of this accountant's ε interval "
+                                 f"(epsilon_tol = {self.epsilon_tol:g}) closes on two adjacent noise multipliers and "
+                                 "cannot end; give get_noise_multiplier an epsilon_tolerance of at least "
+                                 f"{self.epsilon_tol:g}")
             return self._last_answer
+        question = ([tuple(entry) for entry in self.history], delta)
+        distance = search_step_distance(self._asked, question)
+        self._search_step = distance is not None  # read by _certified_epsilon: a search step may be refused
         answer = self._certified_epsilon(delta)
+        self._asked = question
         self._last_question, self._last_answer, self._repeats = key, answer, 1
+        self._closed = distance is not None and distance <= ADJACENT_FLOATS
         return answer
 
     def _certified_epsilon(self, delta) -> float:
-        """:meth:`get_epsilon`'s answer, computed."""
+        """:meth:`get_epsilon`'s answer, computed; a search step (``self._search_step``) below the floor where no
+        search can end is refused (module docstring)."""
         edge = epsilon_without_accounting(delta)  # δ = 0: inf, δ ≥ 1: 0, negative or nan refused: the one rule
         if not self.history:
             return 0.0
         schedule = schedule_of(self.history)  # first: it refuses an entry that is no (z, q, whole steps)
         floor = Z_RANGE[0]
-        if (edge == 0.0 or schedule == []) and any(float(z) < floor for z, _, _ in self.history):
-            # ε = 0 at every noise multiplier (δ ≥ 1, or no step accounted: every rate or count 0), 0 included; a
-            # noise multiplier below the floor is asked only by a search descending towards no noise, which ε = 0
-            # never stops (Opacus's get_noise_multiplier halves its multiplier for ever)
-            what = (f"target_delta = {float(delta):g} >= 1 is met by every mechanism" if edge == 0.0 else
-                    "the history accounts no step (every sample_rate or step count is 0)")
-            raise ValueError(f"{what}: ε = 0 at every noise multiplier, 0 included, so a search for the smallest "
-                             f"one (Opacus's get_noise_multiplier) cannot end; give a target_delta below 1 and a "
-                             "sample_rate and step count above 0")
-        if edge == 0.0:
+        searching = getattr(self, "_search_step", False)
+        participations = math.fsum(float(q) * float(steps) for _, q, steps in self.history)
+        if edge == 0.0 or schedule == [] or (edge is None and participations <= float(delta) * (1 - 1e-12)):
+            # ε = 0 at every noise multiplier, 0 included: δ ≥ 1, no step accounted (every rate or count 0), or
+            # δ(ε) ≤ δ(0) ≤ Σ steps·q ≤ δ whatever the noise. A search step below the floor is asked only by a
+            # search descending towards no noise, which ε = 0 never stops (Opacus's get_noise_multiplier halves its
+            # multiplier for ever; its own PRV accountant raises 'Cannot compute epsilon' here)
+            if searching and any(float(z) < floor for z, _, _ in self.history):
+                what = (f"target_delta = {float(delta):g} >= 1 is met by every mechanism" if edge == 0.0 else
+                        "the history accounts no step (every sample_rate or step count is 0)" if schedule == [] else
+                        f"target_delta = {float(delta):g} is met with no noise at all (the expected number of steps "
+                        f"an example takes part in, Σ steps·sample_rate = {participations:.3g}, is below it)")
+                raise ValueError(f"{what}: ε = 0 at every noise multiplier, 0 included, so a search for the "
+                                 f"smallest one (Opacus's get_noise_multiplier) cannot end; give a target_delta below "
+                                 "Σ steps·sample_rate (and below 1), and a sample_rate and step count above 0")
             return 0.0
-        for z, q, steps in self.history:
-            if floor * (1 - FLOOR_BAND) <= float(z) < floor and float(q) > 0 and int(steps) > 0:
-                raise ValueError(f"noise_multiplier = {float(z)!r} lies just below {floor:g}, the smallest accounted "
-                                 f"(ε is inf there): a search closing on {floor:g}, as Opacus's get_noise_multiplier "
-                                 f"does when every accepted multiplier meets its target, cannot end; "
-                                 f"accountlib.theory.dpsgd_accounting.calibrate_noise_multiplier returns the floor "
-                                 f"{floor:g} for such a target")
+        if searching:
+            for z, q, steps in self.history:
+                if floor * (1 - FLOOR_BAND) <= float(z) < floor and float(q) > 0 and int(steps) > 0:
+                    raise ValueError(f"noise_multiplier = {float(z)!r} lies just below {floor:g}, the smallest "
+                                     f"accounted (ε is inf there): a search closing on {floor:g}, as Opacus's "
+                                     f"get_noise_multiplier does when every accepted multiplier meets its target, "
+                                     f"cannot end; accountlib.theory.dpsgd_accounting.calibrate_noise_multiplier "
+                                     f"returns the floor {floor:g} for such a target")
         if schedule is None:
             return math.inf
-        if not schedule:
-            return 0.0  # no step accounted, at noise multipliers >= 0.05
         if edge is not None:
             return edge
-        participations = math.fsum(q * steps for q, _, steps in schedule)
-        if participations <= float(delta) * (1 - 1e-12):
-            # δ(ε) ≤ δ(0) ≤ Σ T·q whatever the noise: ε = 0 at every noise multiplier, 0 included, and Opacus's
-            # get_noise_multiplier, whose search stops only where ε comes within epsilon_tolerance of the target,
-            # would never stop (its own PRV accountant raises 'Cannot compute epsilon' here)
-            raise ValueError(f"delta = {float(delta):g} is met with no noise at all: the expected number of steps an "
-                             f"example takes part in, Σ steps·sample_rate = {participations:.3g}, is below it, so "
-                             "ε = 0 at every noise multiplier; give a smaller target delta")
         z_squared = gaussian_z_squared(schedule)
         if z_squared is not None:  # every step at sample rate 1: the Gaussian mechanism, in closed form at any z
             return gaussian_upper_epsilon(z_squared, delta, self.epsilon_tol)
+        for q, z, steps in schedule:
+            if steps > STEPS_RANGE[1]:  # refused in Opacus's terms, not as the library's schedule[i]
+                raise ValueError(f"the history holds {steps:,} steps at noise_multiplier = {z!r}, sample_rate = {q!r}; "
+                                 f"this accountant accounts at most {STEPS_RANGE[1]:,} steps of one noise multiplier "
+                                 "and sample rate where some sample_rate is below 1 (every sample_rate 1 is the "
+                                 "Gaussian mechanism, in closed form with no cap)")
         epsilon = certified_upper_epsilon(DPSGDComposition(schedule=capped(schedule)), delta, self.epsilon_tol)
         beyond = [(q, z) for q, z, _ in schedule if q < 1 and z > 2 * Z_CAP]
         if beyond:

@@ -26,6 +26,11 @@ MAX_NODES = 400_000
 """The most nodes k of one inversion; a request that would need more is refused (``ResourceLimitError``)."""
 
 
+FIRST_RUNGS = 6
+"""How many node counts (rising by factors of 1.5 from the first guess) :func:`plan_contour` tries in turn before it
+checks the cap and bisects."""
+
+
 def order_of(direction: str, c: float) -> float:
     """The order w of the one-step integral G(w) at which a direction's M(s) is taken at s = c: w = c + 1 for the
     remove direction (M_R(s) = G(s + 1)), w = −c for the add direction (M_A(s) = G(−s)).
@@ -239,10 +244,11 @@ class ContourPlan:
 
 
 def plan_contour(groups, direction: str, epsilon: float, rel_tol: float, integrals: dict | None = None,
-                 *, widen: int = 0) -> ContourPlan:
+                 *, widen: int = 0, cap_first: bool = False) -> ContourPlan:
     """A contour chosen for δ(ε) of one direction to relative accuracy ``rel_tol``: c near the saddle point, the
     period P from the aliasing bounds, the node count K from the modulus bound, the one-step tolerance from the
-    node count. ``widen`` > 0 asks for a more generous choice (after a first attempt fell short). Only choices are
+    node count. ``widen`` > 0 asks for a more generous choice (after a first attempt fell short); ``cap_first``
+    checks the node cap before the first node counts (one modulus bound where the plan is over it). Only choices are
     made here (no node is computed: its cost is the one-step integrals' real values): whatever they are,
     :meth:`DirectionContour.delta` certifies its bound. A plan needing more than ``MAX_NODES`` nodes has
     ``count = MAX_NODES + 1``."""
@@ -275,21 +281,40 @@ def plan_contour(groups, direction: str, epsilon: float, rel_tol: float, integra
     y_guess = math.sqrt(2 * max(1.0, -log_target) / k_pp)
     count = max(8, math.ceil(y_guess / step))
 
+    decays = []  # the log of the modulus ratio Π(B/N)^T at each rung checked
+
     def truncation_met(nodes: int) -> bool:
         beyond = (nodes + 1) * step
         log_mod = math.fsum(g.steps * (integrals[(g.q, g.z)].modulus_bound(order_of(direction, c), beyond)
                                        - integrals[(g.q, g.z)].log_real(order_of(direction, c))[0]) for g in groups)
+        decays.append(log_mod)
         return log_mod - math.log(math.pi * nodes * step) <= log_target
 
-    for attempt in range(60):
-        if count > MAX_NODES or truncation_met(count):
-            break
-        # the bound decreases in the node count (a supremum over a shrinking range, over a growing K·h): where it
-        # misses at the cap it misses below it, so the plan is refused after seven modulus bounds, not twenty-odd
-        if attempt == 5 and count < MAX_NODES and not truncation_met(MAX_NODES):
-            count = MAX_NODES + 1
-            break
-        count = math.ceil(count * 1.5)
+    # the candidates: the first guess grown by factors of 1.5 up to the cap; the plan takes the first that meets the
+    # truncation. The bound decreases in the node count (a supremum over a shrinking range, over a growing K·h), so
+    # where it misses at the last rung below the cap every rung misses, and the plan is over the cap. The first six
+    # rungs are tried in turn (most runs meet it there, where the bounds are cheap), then the last, then the first
+    # that meets is found by bisection on the ladder (twelve modulus bounds, not twenty-three, for two steps at
+    # q = 0.01, z = 1). Where the modulus bound falls by less than e from the first rung to the second (a tiny rate over
+    # few steps: the loss barely moves, and nor does its characteristic function), the last rung is checked third
+    # (over the cap after three modulus bounds, not seven, at q = 1e-8, T = 2). The count is the same in any order.
+    ladder = [count]
+    while ladder[-1] <= MAX_NODES:
+        ladder.append(math.ceil(ladder[-1] * 1.5))
+    last = len(ladder) - 2  # the last rung below the cap (-1: none)
+    last_met = truncation_met(ladder[last]) if cap_first and last >= 0 else None
+    met = None if last_met is False else next((k for k in range(min(2, last + 1)) if truncation_met(ladder[k])),
+                                               0 if last < 0 else None)
+    if last_met is None and met is None and last >= 2 and decays[1] >= decays[0] - 1:
+        last_met = truncation_met(ladder[last])
+    if met is None and last_met is not False:
+        met = next((k for k in range(2, min(FIRST_RUNGS, last + 1)) if truncation_met(ladder[k])), None)
+        if met is None and last >= FIRST_RUNGS and (last_met or truncation_met(ladder[last])):
+            missed, met = FIRST_RUNGS - 1, last  # the rung at missed misses the truncation, the rung at met meets it
+            while met - missed > 1:
+                middle = (missed + met) // 2
+                missed, met = (missed, middle) if truncation_met(ladder[middle]) else (middle, met)
+    count = MAX_NODES + 1 if met is None else ladder[met]
     count = min(math.ceil(count * (1 + 0.5 * widen)), MAX_NODES + 1)
     # one-step tolerance: the node errors add up over ~count nodes, each amplified by T
     total_steps = sum(g.steps for g in groups)

@@ -58,9 +58,10 @@ from .composition import DeltaPoint
 from .dpsgd_arguments import (MAX_DPSGD_EPSILON, MAX_GROUPS, as_schedule, as_step_group,
                               calibration_problem, dpsgd_abs_tol, dpsgd_rel_tol, exact_alpha, exact_epsilon,
                               target_delta)
-from .dpsgd_epsilon_search import (EPSILON_TOLERANCES, ball_upper, bounded_delta_point, bounded_epsilon,
-                                   delta_estimate, delta_lower_bound, delta_within_cap,
-                                   gaussian_epsilon_guess, saddle_epsilon, width_shown)
+from .dpsgd_epsilon_search import (EPSILON_TOLERANCES, NoContourInReach, ball_upper, bounded_delta_point,
+                                   bounded_epsilon, contour_serves, delta_estimate, delta_lower_bound,
+                                   delta_within_cap, first_profile, gaussian_epsilon_guess, saddle_epsilon,
+                                   width_shown)
 from .dpsgd_noise_calibration import smallest_noise_multiplier
 from .dpsgd_results import (RELATION, DPSGDCalibration, DPSGDDeltaPoint, DPSGDEpsilonInterval,
                             DPSGDTradeoffPoint, EpsilonOutOfRange)
@@ -394,6 +395,8 @@ class DPSGDComposition:
         for fine in EPSILON_TOLERANCES:
             try:
                 return (*self._direction_epsilon(direction, delta, tol, fine, best_effort), "precision")
+            except NoContourInReach:
+                break  # over the node cap at the loosest tolerance too: the tolerances between are not tried
             except ResourceLimitError:
                 continue
         return (*bounded_epsilon(self, direction, delta, tol), "node cap")
@@ -414,7 +417,7 @@ class DPSGDComposition:
                 return ProfileBound(eps, direction, zero, zero, None, 0)
             if contour is not None:
                 return contour.delta(eps)
-            bound, _ = certified_profile(self.groups, direction, eps, fine, self._integrals)
+            bound, _ = first_profile(self.groups, direction, eps, fine, self._integrals)
             return bound
 
         single = self._has_closed_form
@@ -422,7 +425,8 @@ class DPSGDComposition:
         # tol = 1e-6, 1126 at tol = 1e-12). Refused at once where δ there is not certainly below the target (the
         # saddle-point estimate first: no nodes where it is far below or far above)
         cap = min(1e6, max(float(MAX_DPSGD_EPSILON), tol * 2.0**50)) if single else float(MAX_DPSGD_EPSILON)
-        estimate = 0.0 if single else delta_estimate(self.groups, integrals_for(self.groups, self._integrals), cap)
+        estimate = 0.0 if single else delta_estimate(self.groups, integrals_for(self.groups, self._integrals), cap,
+                                                     (direction,))
         if estimate > float(delta) * 1e3:  # far beyond: refused without the nodes a certified δ(cap) would cost
             raise EpsilonOutOfRange(f"ε(δ = {float(delta):g}) lies beyond {cap:g}, the largest ε accounted for a DP-SGD "
                                     f"run of several steps: the saddle-point estimate of the {direction} direction's "
@@ -442,7 +446,7 @@ class DPSGDComposition:
         contour = None
         for _ in range(12):
             if contour is None and not single:
-                _, contour = certified_profile(self.groups, direction, guess, fine, self._integrals)
+                _, contour = first_profile(self.groups, direction, guess, fine, self._integrals)
                 built_at = guess
             bound = evaluate(guess, contour)
             value = bound.value
@@ -456,8 +460,8 @@ class DPSGDComposition:
             guess = min(guess + step, cap)
             if math.isfinite(sup):
                 guess = min(guess, sup * (1 - 1e-9))
-            if contour is not None and abs(guess - built_at) > 0.05 * (1 + guess):
-                contour = None  # moved far: a contour for the new guess
+            if contour is not None and abs(guess - built_at) > 0.05 * (1 + guess) and not contour_serves(contour, guess, fine, tol):
+                contour = None  # moved far, and the nodes are not accurate enough there: a contour for the new guess
             if abs(step) < tol / 4:
                 break
         if contour is None and not single:

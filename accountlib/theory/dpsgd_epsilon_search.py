@@ -19,14 +19,14 @@ import mpmath
 
 from ..engine.subsampled_gaussian import loss_supremum, one_step_profile
 from ..engine.subsampled_gaussian_bounds import threshold_lower_bound, total_variation_upper
-from ..engine.subsampled_gaussian_inversion import order_of, saddle
+from ..engine.subsampled_gaussian_inversion import MAX_NODES, certified_profile, order_of, plan_contour, saddle
 from ..infrastructure.interval_ends import lower_end, upper_end
 from ..infrastructure.numbers import ResourceLimitError, as_fraction, error_bound
 from .composition import DeltaPoint
 from .dpsgd_arguments import MAX_DPSGD_EPSILON
 from .dpsgd_results import RELATION, DPSGDDeltaPoint, EpsilonOutOfRange
 
-__all__ = ["EPSILON_TOLERANCES", "ball_upper", "ball_lower", "width_shown", "bounded_epsilon", "bounded_delta",
+__all__ = ["EPSILON_TOLERANCES", "NoContourInReach", "first_profile", "contour_serves", "ball_upper", "ball_lower", "width_shown", "bounded_epsilon", "bounded_delta",
            "bounded_delta_point", "delta_within_cap", "delta_lower_bound", "delta_estimate",
            "gaussian_epsilon_guess", "saddle_epsilon"]
 
@@ -35,6 +35,40 @@ EPSILON_TOLERANCES = (1e-10, 1e-8, 1e-6)
 cap: an ε interval of width tol needs δ only to about tol·|d log δ/dε|, and a looser one may leave the bisection
 undecided, which says so in abs_tol's terms."""
 
+
+
+class NoContourInReach(ResourceLimitError):
+    """:func:`first_profile`'s refusal where the first contour of an ε search exceeds the node cap at every one of
+    :data:`EPSILON_TOLERANCES`: the search goes straight to the bounds that need no inversion."""
+
+
+def first_profile(groups, direction: str, eps: float, fine: float, integrals: dict):
+    """The first contour of an ε search (:func:`~accountlib.engine.subsampled_gaussian_inversion.certified_profile`
+    at relative accuracy ``fine``: (bound, contour)). Where its plan exceeds the node cap, the plan at the loosest of
+    :data:`EPSILON_TOLERANCES` is checked too (a looser tolerance never needs more nodes: a shorter period, so a
+    longer step, and a higher truncation target); where that exceeds the cap as well, :class:`NoContourInReach`, so
+    that the tolerances between are not planned (two plans per question, not three, for a tiny sampling rate over
+    few steps)."""
+    try:
+        return certified_profile(groups, direction, eps, fine, integrals)
+    except ResourceLimitError:
+        loosest = EPSILON_TOLERANCES[-1]
+        probe = plan_contour(groups, direction, eps, loosest, integrals, cap_first=True) if fine < loosest else None
+        if probe is not None and probe.count <= MAX_NODES:
+            raise
+        raise NoContourInReach(f"every contour for ε = {eps:g} ({direction} direction) would need more than "
+                               f"{MAX_NODES:,} nodes, at relative accuracies {fine:g} to {loosest:g}") from None
+
+
+def contour_serves(contour, eps: float, fine: float, tol: float) -> bool:
+    """Whether ``contour`` (a :class:`~accountlib.engine.subsampled_gaussian_inversion.DirectionContour` built for
+    another ε) bounds δ(``eps``) within what an ε search of width ``tol`` needs: relative accuracy ``fine``, or that
+    at which δ leaves ε undecided over tol/16 (|d log δ/dε| ≈ c near the saddle point). A contour's nodes serve every
+    ε, most accurately the one it was built for: at q = 0.01, z = 1, T = 2 one built at the first guess ε = 0.66
+    bounds δ(0.245) = 1e-5 to 1.6e-8 relative, where the search built four more contours. Only a choice: every bound
+    is certified whichever contour gives it."""
+    b = contour.delta(eps)
+    return b.value > 0 and b.error_bound <= max(fine, tol * contour.c / 16) * b.value
 
 def ball_upper(ball) -> mpmath.mpf:
     """An arb ball's upper end as an mpf at least as large (40 digits, widened past the decimal conversion)."""
@@ -212,11 +246,11 @@ def delta_within_cap(run, eps, rel_tol: float, best_effort: bool) -> tuple:
         return point, ("precision" if aim == rel_tol else "node cap")
 
 
-def delta_estimate(groups, integrals: dict, eps: float) -> float:
-    """The saddle-point estimate of δ(ε) (the larger direction; no nodes, nothing certified): for searching (``integrals`` as in
-    :func:`saddle_epsilon`)."""
+def delta_estimate(groups, integrals: dict, eps: float, directions=("remove", "add")) -> float:
+    """The saddle-point estimate of δ(ε) (the larger of ``directions``; no nodes, nothing certified): for searching
+    (``integrals`` as in :func:`saddle_epsilon`)."""
     best = 0.0
-    for direction in ("remove", "add"):
+    for direction in directions:
         if eps >= loss_supremum(groups, direction):
             continue
         try:

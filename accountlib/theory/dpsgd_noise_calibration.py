@@ -207,12 +207,14 @@ def smallest_noise_multiplier(base, targets, run_at, *, resolution: float, rel_t
         step = grid_step(coarse_end, resolution)
         fine_hi = math.ceil(hi * coarse / step)
         hi, lo = smallest_on(step, fine_hi, max(math.floor(lo * coarse / step), 0))
-    failure = None
+    failure, below = None, ()
     if lo * step >= z_floor:  # below the search floor nothing is evaluated: every accepted multiplier meets the targets
-        failure = next((c for c in at(lo * step)[1] if c.status == "fails"), None)
+        below = tuple(at(lo * step)[1])
+        failure = next((c for c in below if c.status == "fails"), None)
     z = hi * step
     return DPSGDCalibration(z, step, tuple(schedule_at(z)), targets, _exact_checks(at(z)[1], run_at(schedule_at(z)),
-                                                                                   rel_tol), failure, evaluations)
+                                                                                   rel_tol), failure, evaluations,
+                            below=below)
 
 
 def _exact_checks(checks, run, rel_tol: float) -> tuple:

@@ -8,6 +8,7 @@ decided it; computed by :class:`accountlib.theory.dpsgd_accounting.DPSGDComposit
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -69,7 +70,9 @@ class DPSGDCalibration:
     At ``noise_multiplier`` every target holds (``checks``, each "holds"); one grid step below, ``failure`` is a
     target that certainly fails (None if no failure could be certified: then ``proven_smallest`` is False).
     Because δ(ε) decreases as the noise grows, a failure one step below proves that no smaller multiplier on
-    the grid meets the targets. ``schedule`` gives each group's (q, z, steps) at the answer."""
+    the grid meets the targets. ``schedule`` gives each group's (q, z, steps) at the answer; ``below`` the checks
+    one grid step below (empty where that lies below the search floor 0.05, never evaluated), and
+    ``why_not_proven`` says in one line why no failure is certified there."""
 
     noise_multiplier: Fraction
     step: Fraction
@@ -80,7 +83,41 @@ class DPSGDCalibration:
     evaluations: int
     relation: str = RELATION
 
+    below: tuple = ()
+
     @property
     def proven_smallest(self) -> bool:
         """Whether a certified failure one grid step below proves the answer the smallest on the grid."""
         return self.failure is not None
+
+    @property
+    def why_not_proven(self) -> str | None:
+        """None where :attr:`proven_smallest`; else why not, in one line: the grid point below lies under the search
+        floor, or each target there is undecided, its certified δ interval straddling the allowed δ (the bounds in
+        reach, within the node cap, are not tight enough to decide it), so the true smallest may lie below."""
+        if self.failure is not None:
+            return None
+        z_below = float(self.noise_multiplier - self.step)
+        if not self.below:
+            return ("the grid point one step below lies under the search floor 0.05 (never evaluated): every "
+                    "accepted noise multiplier meets the targets")
+        parts = []
+        for check in self.below:
+            if check.status == "undecided":
+                low, high = check.point.delta - check.point.error_bound, check.point.delta + check.point.error_bound
+                parts.append(f"δ({float(check.level.epsilon):g}) lies in [{_outward(low, False)}, "
+                             f"{_outward(high, True)}], which straddles the allowed {float(check.level.allowed):g}")
+        return (f"one grid step below, at z = {z_below:.6g}, no target certainly fails: " + "; ".join(parts) +
+                " (the bounds in reach there, within the node cap, do not decide it: the smallest multiplier that "
+                "meets the targets may lie below, but is not certified)")
+
+
+def _outward(value, up: bool) -> str:
+    """A bound of a certified interval shown to four significant digits, rounded outwards (down for a lower end, up
+    for an upper one; the 1e-12 margin covers the float conversion)."""
+    x = max(float(value), 0.0)
+    if x == 0:
+        return "0"
+    scale = 10.0 ** (math.floor(math.log10(x)) - 3)
+    digits = math.ceil(x / scale * (1 + 1e-12)) if up else math.floor(x / scale * (1 - 1e-12))
+    return f"{digits * scale:.4g}"
