@@ -53,7 +53,7 @@ def cost_per_node(terms, groups: int) -> float:
 class WorkMeter:
     """The work units (:data:`KEPT_NODE_WEIGHT`) one call made of many δ(ε) (a bisection for ε, a check's levels and
     rounds, a list of ε) may still have the smoothed engine spend: each δ gets what is left as its ``cost_limit``
-    (:meth:`SmoothedTails.delta`) and adds what it cost; ``exhausted`` turns True when a δ was stopped by what was
+    (:meth:`accountlib.engine.front.SmoothedTails.delta`) and adds what it cost; ``exhausted`` turns True when a δ was stopped by what was
     left (not by its own budget), after which the caller refuses, or flags, rather than start more work;
     ``needed``: the units the pass not started would have cost, at least (for the message).
 
