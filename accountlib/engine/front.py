@@ -236,7 +236,7 @@ class CertifiedTails:
             needed = max(min(rel_tol * smallest / 2, 0.5), floor) if smallest > 0 else engine.accuracy * 1e-30
             accuracy = next_accuracy(engine.accuracy, needed, floor)
 
-    def relative_combined(self, requests, combine, rel_tol: float, *, gains) -> list:
+    def relative_combined(self, requests, combine, rel_tol: float, *, gains, best_effort: bool = False) -> list:
         """Combined quantities certified to ``rel_tol``: the schedule of Composition.delta.
 
         ``requests[i]`` is a tuple of lattice indices; ``combine(digits, i, tails)`` turns their tail results into a
@@ -249,7 +249,9 @@ class CertifiedTails:
         Δ ≈ rel_tol·lower/(2·gain) (``_needed_accuracy``, :func:`next_accuracy`) until met or at the floor.
         A request the contour could not meet keeps its narrowest certified bound from either path (the caller
         flags it); one whose certified lower bound needs Δ below the untilted floor 1e-300 is not sent to the
-        untilted engines at all (they could only return 0 with a wider bound).
+        untilted engines at all (they could only return 0 with a wider bound). With ``best_effort`` a request the
+        untilted engines would be refused on keeps the tilted contour's narrowest bound too (the caller flags it),
+        where the contour reached one; without it, such a request is refused, at once where estimates show it.
         """
         requests = [tuple(int(j) for j in r) for r in requests]
         points: dict[int, object] = {}
@@ -258,7 +260,7 @@ class CertifiedTails:
         shortfall: dict[int, float] = {}  # request → rel_tol·value/bound of its last tilted round (< 1: unmet)
         deep = [i for i, r in enumerate(requests) if self.is_deep(r[0])]
         start = COARSE_START_ACCURACY if len(requests) >= COARSE_START_BATCH else START_ACCURACY
-        self._refuse_out_of_reach(requests, deep, rel_tol, start)  # before any sieve: seconds, not gigabytes
+        self._refuse_out_of_reach(requests, deep, rel_tol, start, best_effort)  # before any sieve: seconds, not gigabytes
         j_tol, precise = None, False
         built = len(self.tilted_engines)  # the tilted engines of this call are those built from here on
         for round_ in range(len(TILT_TOLERANCES) + PRECISE_TILT_ROUNDS):
@@ -310,7 +312,12 @@ class CertifiedTails:
             try:
                 engine = self.engine(accuracy)
             except ResourceLimitError as error:  # said in the caller's terms: rel_tol, and whether loosening it helps
-                raise ResourceLimitError(self._untilted_refusal(error, accuracy, start, rel_tol)) from None
+                if best_effort and all(i in narrowest for i in todo):
+                    points.update((i, narrowest[i][0]) for i in todo)  # the contour's narrowest bound, flagged
+                    break
+                reached = max((float(narrowest[i][1] / max(narrowest[i][0].delta, 1e-300)) for i in todo
+                               if i in narrowest), default=None)
+                raise ResourceLimitError(self._untilted_refusal(error, accuracy, start, rel_tol, reached)) from None
             tails = engine.tail_indices([j for i in todo for j in requests[i]])
             digits = int(engine.bits * 0.30103) + 10
             needed = {}
@@ -334,10 +341,19 @@ class CertifiedTails:
             accuracy = next_accuracy(engine.accuracy, min(v for v in needed.values() if v >= loosest * REFINEMENT_BAND))
         return [points[i] for i in range(len(requests))]
 
-    def _untilted_refusal(self, error: ResourceLimitError, accuracy: float, start: float, rel_tol: float) -> str:
+    def _untilted_refusal(self, error: ResourceLimitError, accuracy: float, start: float, rel_tol: float,
+                          reached: float | None = None) -> str:
         """An untilted engine's refusal (its cause, up to its first "; ") said for a relative request: at the first Δ
-        (``start``, the same whatever the tolerance) loosening ``rel_tol`` cannot help; at a finer Δ it can."""
+        (``start``, the same whatever the tolerance) loosening ``rel_tol`` cannot help the untilted engines, though it
+        helps where the tilted contour certified a bound (``reached``, its widest bound relative to δ, which a
+        ``rel_tol`` at least that large accepts); at a finer Δ loosening it helps."""
         cause, knob = _cause_and_knob(error)
+        if reached is not None and accuracy >= start:
+            scale = 10 ** (math.floor(math.log10(reached)) - 1)
+            return (f"{cause}; every δ request on the untilted engines starts at Δ = {start:g} whatever the tolerance, "
+                    f"and the tilted contour certified these δ to {reached:.2g} of δ, above rel_tol = {rel_tol:g}: "
+                    f"loosen rel_tol to at least {math.ceil(reached / scale) * scale:.2g}, pass best_effort=True for that bound flagged, or use "
+                    f"{self._smoothed_advice()}budgets with smaller denominators{' or raise ' + knob if knob else ''}")
         if accuracy < start:
             return (f"rel_tol = {rel_tol:g} needs Δ = {accuracy:.3g} here (finer than the first engine's {start:g}): "
                     f"{cause}; loosen rel_tol{' or raise ' + knob if knob else ''}")
@@ -352,7 +368,8 @@ class CertifiedTails:
         inside = all(SMALLEST_SMOOTHED_SIGMA2 <= s2 <= 10**12 for (s2, _), _ in self.lattice.groups)
         return "engine='smoothed', " if inside else ""
 
-    def _refuse_out_of_reach(self, requests, deep: list[int], rel_tol: float, start: float) -> None:
+    def _refuse_out_of_reach(self, requests, deep: list[int], rel_tol: float, start: float,
+                             best_effort: bool = False) -> None:
         """Refuse at once (``ResourceLimitError`` naming ``rel_tol``) what every path would refuse after its work: the
         untilted engines are refused at their first Δ = ``start`` before their sieve
         (:func:`accountlib.engine.tails.refuse_before_sieve`) and either a request is not deep (the untilted engines
@@ -360,7 +377,8 @@ class CertifiedTails:
         rounding floor (:func:`accountlib.engine.tilted.float64_floor` of
         :func:`~accountlib.engine.tilted.planned_nodes`) above ``rel_tol`` and its arb sum beyond
         :data:`accountlib.engine.tilted.MAX_PRECISE_NODE_TERMS`. Budgets 13/17, 7/1000003 and 0.2 at ε = 10,
-        rel_tol = 1e-9 were refused after a float64 round of 4.48e6 nodes (7.8 s, 1.25 GB) that could not meet it."""
+        rel_tol = 1e-9 were refused after a float64 round of 4.48e6 nodes (7.8 s, 1.25 GB) that could not meet it.
+        With ``best_effort`` only a request that is not deep is refused here: a deep one keeps the contour's bound."""
         if self.paths.method != "sieve" or any(start / REUSE_SPAN <= e.accuracy <= start for e in self.engines):
             return  # (an engine at the first Δ already built: nothing to refuse)
         from .tails import refuse_before_sieve
@@ -372,6 +390,8 @@ class CertifiedTails:
             untilted = error
         if len(deep) < len(requests):
             raise ResourceLimitError(self._untilted_refusal(untilted, start, start, rel_tol)) from None
+        if best_effort:
+            return
         from .tilted import MAX_PRECISE_NODE_TERMS, float64_floor, planned_nodes, precise_work
 
         nodes = planned_nodes(self.lattice, min(requests[i][0] for i in deep), TILT_TOLERANCES[0])
@@ -386,7 +406,8 @@ class CertifiedTails:
             f"{nodes:.2g} nodes, whose rounding alone is about {floor:.2g} of δ, and its sum in arb about {work:.2g} "
             f"factors (limit {limit:,}, ACCOUNTLIB_MAX_PRECISE_NODE_TERMS); the untilted engines start every δ at "
             f"Δ = {start:g} whatever the tolerance, and there {cause}{' (' + knob + ')' if knob else ''}; loosen "
-            f"rel_tol well above {floor:.2g}, use {self._smoothed_advice()}budgets with smaller denominators or raise "
+            f"rel_tol well above {floor:.2g} (more where δ's two tails cancel), pass best_effort=True for the "
+            f"contour's bound flagged, use {self._smoothed_advice()}budgets with smaller denominators or raise "
             "those limits")
 
     def absolute_batch(self, evaluate, count: int, abs_tol: float) -> list:

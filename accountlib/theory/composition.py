@@ -435,7 +435,8 @@ class Composition:
             return points
         gains = [1 + math.exp(min(float(e), 700)) for e in eps]
         try:
-            points = self.tails.relative_combined([self._thresholds(e) for e in eps], combine, rel_tol, gains=gains)
+            points = self.tails.relative_combined([self._thresholds(e) for e in eps], combine, rel_tol, gains=gains,
+                                                 best_effort=best_effort)
         except ResourceLimitError as error:  # under engine="auto"'s own limit, the engine that lifts it named
             if self.tails.max_node_bits != AUTO_NODE_BITS or "ACCOUNTLIB_MAX_NODE_BITS" not in str(error):
                 raise

@@ -282,7 +282,7 @@ def test_a_tolerance_out_of_every_engines_reach_is_refused_before_any_sieve(monk
     pair = accountlib.Composition(["13/17", "7/1000003", "0.2"], engine="lattice")
     with pytest.raises(ResourceLimitError, match=r"^rel_tol = 1e-09 is out of every engine's reach here: the tilted "
                                                  r"contour in float64 would keep about 5.2e\+06 nodes.*loosen rel_tol"):
-        pair.delta([10], rel_tol=1e-9)
+        pair.delta([10], rel_tol=1e-9, best_effort=False)  # (best effort: the contour's bound, flagged, is tried)
     assert pair.tilted_engines == [] and pair.engines == []
 
 
@@ -350,3 +350,30 @@ def test_a_lattice_refusal_at_a_finer_accuracy_says_rel_tol_asked_for_it(monkeyp
                                                  r"engine's 1e-30\): Δ = 1e-50 needs .* above the limit of 1\.5e\+04; "
                                                  r"loosen rel_tol or raise ACCOUNTLIB_MAX_NODE_BITS$"):
         pair.delta([12], rel_tol=1e-6)
+
+
+def test_a_deep_lattice_request_beyond_the_untilted_engines_keeps_the_contours_bound_with_best_effort(monkeypatch,
+                                                                                                     fresh_limits):
+    """r37d S2-1/S2-2: the refusal before any sieve ignored best_effort (budgets 13/17, 7/1000003 and 0.2 at ε = 40,
+    rel_tol = 1e-9: the old code returned the tilted contour's δ = 1.69e-355 flagged, the new one refused), and a
+    refusal after the contour's rounds said loosening rel_tol "cannot help" where a looser rel_tol is met by the
+    contour (1e-7 answered what 1e-8 refused). Here the untilted engines are refused at Δ = 1e-30 (node-bit limit
+    1,000) and the contour's arb rounds are out of reach (10 factors): δ(12) of budgets 1/2 and 1/3 is certified by
+    its float64 rounds to about 1.7e-12 of δ."""
+    monkeypatch.setenv("ACCOUNTLIB_MAX_NODE_BITS", "1000")
+    monkeypatch.setenv("ACCOUNTLIB_MAX_PRECISE_NODE_TERMS", "10")
+    reread_resource_limits()
+    fresh = lambda: accountlib.Composition(["1/2", "1/3"], engine="lattice")  # noqa: E731
+    with pytest.raises(ResourceLimitError, match="out of every engine's reach"):
+        fresh().delta([12], rel_tol=1e-14, best_effort=False)  # at once: estimates say no round can meet it
+    point = fresh().delta([12], rel_tol=1e-14, best_effort=True)[0]
+    assert not point.meets_tolerance and point.shortfall == "precision"
+    reached = point.error_bound / point.delta
+    assert 1e-13 < reached < 1e-10
+    with pytest.raises(ResourceLimitError, match=r"the tilted contour certified these δ to .* above rel_tol = 1e-13: "
+                                                 r"loosen rel_tol to at least ([0-9.e-]+), pass best_effort=True") as no:
+        fresh().delta([12], rel_tol=1e-13, best_effort=False)  # after the contour's rounds: the bound it reached named
+    advised = float(str(no.value).split("loosen rel_tol to at least ")[1].split(",")[0])
+    assert advised >= reached
+    again = fresh().delta([12], rel_tol=advised, best_effort=False)[0]  # the advice holds: met
+    assert again.meets_tolerance and again.delta == point.delta
