@@ -118,6 +118,7 @@ def tradeoff_from_profile(delta_at, alpha: Fraction, abs_tol: float) -> tuple:
 
         points = first_grid(alpha)
         top = points[-1]
+        best = (mpmath.mpf(0), mpmath.mpf(1))  # the intersection of the rounds' certified brackets
         while True:
             epss = sorted(points)
             vals = [ends(e) for e in epss]
@@ -138,8 +139,11 @@ def tradeoff_from_profile(delta_at, alpha: Fraction, abs_tol: float) -> tuple:
             n = len(epss)
             per_cell = [max(cells1[k], cells2[n - 2 - k]) for k in range(n - 1)]
             upper = max(max(per_cell), tail1, tail2, lower)
-            if upper - lower <= 2 * abs_tol or len(points) > 17 + 4 * MAX_REFINEMENTS:
-                return lower, min(upper, 1 - a)
+            # every round's bracket is certified, so their intersection is: a round whose new δ came back wide (a
+            # work limit spent: only the Chernoff bracket) never widens what an earlier round reached
+            best = (max(best[0], lower), max(min(best[1], upper), best[0], lower))
+            if best[1] - best[0] <= 2 * abs_tol or len(points) > 17 + 4 * MAX_REFINEMENTS:
+                return best[0], min(best[1], 1 - a)
             if max(tail1, tail2) > lower + 2 * abs_tol:
                 top *= 2
                 points.append(top)

@@ -377,3 +377,32 @@ def test_a_deep_lattice_request_beyond_the_untilted_engines_keeps_the_contours_b
     assert advised >= reached
     again = fresh().delta([12], rel_tol=advised, best_effort=False)[0]  # the advice holds: met
     assert again.meets_tolerance and again.delta == point.delta
+
+
+def test_a_smoothed_tradeoff_never_returns_a_round_wider_than_an_earlier_one():
+    """r37e S2-1: once a point's work was spent its later δ came back with the Chernoff bracket only (±0.5), and the
+    refinement rounds built on them returned β = 0.1155 ± 0.037 where the first grid had reached 1e-7 (budgets 2.5 and
+    0.05, α = 1/2, abs_tol 3e-7, best effort). Here randomized response with e^1 (δ(ε) = max(0, (e − e^ε)/(1 + e)),
+    β(α) = max(0, 1 − e·α, (1 − α)/e)) gives its first 17 δ to ±1e-6 and every later δ as [0, 1]: the answer must
+    keep the first round's bracket, which contains the truth."""
+    import mpmath
+
+    from accountlib.theory.tradeoff_duality import FIRST_GRID, tradeoff_from_profile
+
+    calls = []
+
+    def delta_at(eps):
+        calls.append(eps)
+        if len(calls) > FIRST_GRID:
+            return mpmath.mpf("0.5"), mpmath.mpf("0.5")
+        exact = max(mpmath.mpf(0), (mpmath.e - mpmath.exp(mpmath.mpf(eps.numerator) / eps.denominator)) / (1 + mpmath.e))
+        return exact, mpmath.mpf("1e-6")
+
+    first = tradeoff_from_profile(delta_at, Fraction(1, 2), 1.0)  # one round: its bracket
+    calls.clear()
+    lower, upper = tradeoff_from_profile(delta_at, Fraction(1, 2), 1e-12)  # refined on useless δ
+    assert len(calls) > FIRST_GRID  # it did refine
+    assert upper - lower <= first[1] - first[0] + 1e-30
+    alpha = mpmath.mpf(1) / 2  # randomized response e^1: β(α) = max(0, 1 − e·α, (1 − α)/e)
+    truth = max(0, 1 - mpmath.e * alpha, (1 - alpha) / mpmath.e)
+    assert lower <= truth <= upper
