@@ -208,6 +208,7 @@ class CertifiedDPSGDAccountant(IAccountant):
         module docstring). Any other repeated question is answered from the kept answer. ``delta`` = 0 gives inf and
         ``delta`` ≥ 1 gives 0; a negative or nan one is refused in one line naming target_delta (the dp_accounting
         drop-in's rule: :func:`~accountlib.applications.dpsgd_targets.epsilon_without_accounting`)."""
+        epsilon_without_accounting(delta)  # δ read first: one line for a value no key's repr can print (10**5000)
         key = (repr(self.history), repr(delta), self.epsilon_tol)
         if key == self._last_question:  # asked again: the same answer, from the kept one
             self._repeats += 1

@@ -21,6 +21,9 @@ OPTION_OF_ARGUMENT = (
     (re.compile(r"\bbest_effort=True\b"), "--best-effort"),
     (re.compile(r"\babs_tol\b"), "--abs-tol"),
     (re.compile(r"\brel_tol\b"), "--rel-tol"),
+    # engine="auto"'s own node-bit limit: the command line has no --engine, the variable lifts it
+    (re.compile(r" \(or pass engine='lattice', whose limit is 1e8 node-bits, about a minute\)"),
+     " (to 1e8, the lattice engine's own limit, about a minute)"),
 )
 
 #: The same for a DP-SGD run's own arguments (the ``dpsgd`` command): each at the start of the library's message.

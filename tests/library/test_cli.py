@@ -398,3 +398,11 @@ def test_a_tiny_target_epsilon_calibrates_on_the_command_line():
     rows = [json.loads(run("calibrate", "--rho", "1/2", "--target-eps", eps, "--target-delta", "0.3", "--json").stdout)
             for eps in ("1e-300", "0")]
     assert rows[0]["scale"] == rows[1]["scale"] and rows[0]["proven_smallest"] is True
+
+
+def test_the_command_line_never_advises_an_engine_option_it_does_not_have():
+    """r37d S3-2: engine='auto''s node-bit refusal said "(or pass engine='lattice', …)" on the command line, which has
+    no --engine; there ACCOUNTLIB_MAX_NODE_BITS, which the message names, lifts the limit."""
+    done = run_process("delta", "--rho", "9/2", "1/1000003", "--eps", "3")
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
+    assert "engine=" not in done.stderr and "ACCOUNTLIB_MAX_NODE_BITS (to 1e8, the lattice engine's own" in done.stderr

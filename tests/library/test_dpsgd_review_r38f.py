@@ -2,6 +2,7 @@
 f45424d) and counts work, not seconds."""
 
 import math
+from fractions import Fraction
 
 import pytest
 
@@ -179,3 +180,12 @@ def test_a_calibration_not_proven_smallest_says_why_in_one_line():
     floor = calibrate_noise_multiplier(0.01, 10, (200, 0.5), resolution=1e-3)
     assert floor.below == () and "under the search floor 0.05" in floor.why_not_proven
     assert calibrate_noise_multiplier(0.01, 100, (3.0, 1e-5), resolution=1e-3).why_not_proven is None
+
+
+def test_the_opacus_drop_in_reads_target_delta_before_keeping_it():
+    """r38g 1: a 5000-digit Fraction target crashed get_epsilon's answer key (repr: Python's 4300-digit limit) before
+    the reading rule could refuse it in one line, as the dp_accounting drop-in does."""
+    accountant = _opacus_accountant([(1.0, 0.01, 10)])
+    for value in (Fraction(1, 10**5000), Fraction(10**5000)):
+        with pytest.raises(ValueError, match=r"^target_delta is out of the supported range .*5001 digits$"):
+            accountant.get_epsilon(value)
