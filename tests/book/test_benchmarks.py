@@ -103,6 +103,10 @@ def typed_numbers(text: str) -> set[str]:
 MEASURED_KEY = re.compile(r"seconds|error|ratio|efficiency|per_worker|flops|rate|rss|nodes|_ms|speed", re.I)
 """Keys of a results file that hold a measurement (a time, an error, a count of the work done), not a parameter."""
 
+PARAMETER_KEYS = {"calibration_steps"}
+"""Keys that :data:`MEASURED_KEY` matches by their spelling ("calibRATIOn") but that hold a setting of the run (the
+DP-SGD calibration's T = 10,000, which the book names as the setting it is): typing them is no copy of a figure."""
+
 
 def _leaves(record, key=""):
     """(dotted path of keys, value) of every number in a results record."""
@@ -144,7 +148,8 @@ def forbidden_values() -> dict[str, str]:
             out[text] = f"accountbook.benchmarks.QUOTES[{key!r}]"
     for path in sorted(BENCH.glob("results_*.json")):
         for key, value in _leaves(json.loads(path.read_text(encoding="utf-8"))):
-            if MEASURED_KEY.search(key) and not key.endswith(".N") and ".N." not in key and "machine." not in key:
+            if (MEASURED_KEY.search(key) and key not in PARAMETER_KEYS and not key.endswith(".N") and ".N." not in key
+                    and "machine." not in key):
                 for form in _forms(value):
                     out.setdefault(form, f"{path.name}: {key}")
     return out
