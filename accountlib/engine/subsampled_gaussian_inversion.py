@@ -155,7 +155,7 @@ class DirectionContour:
                 lam = c * factor
                 try:
                     log_mgf = self._log_mgf_upper(lam)
-                except ArithmeticError:
+                except (ArithmeticError, ResourceLimitError):  # no bound at this λ: another λ's, or none (lower 0)
                     continue
                 gap = (lam - c) * period
                 log_right = (chernoff_log_constant(lam) + log_mgf - lam * eps_mp - gap

@@ -13,7 +13,7 @@ from fractions import Fraction
 
 import mpmath
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from accountlib.engine.subsampled_gaussian import StepGroup, one_step_profile
@@ -98,6 +98,8 @@ def test_three_steps_contain_the_direct_convolution(direction, eps):
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(q=st.floats(0.02, 0.6), z=st.floats(0.6, 2.0), eps=st.floats(0.05, 4.0),
        direction=st.sampled_from(["remove", "add"]))
+@example(q=0.345703125, z=1.0, eps=0.84375, direction="add")  # a fresh clone's make test: the aliasing bound's
+# Chernoff factor 8 asked a one-step integral beyond its grid limit, whose refusal escaped (now that λ is skipped)
 def test_two_steps_hypothesis(q, z, eps, direction):
     reference = composed_delta([(q, z), (q, z)], eps, direction, dps=30)
     bound, _ = certified_profile([StepGroup(q, z, 2)], direction, eps, 1e-7)
