@@ -306,6 +306,13 @@ def test_the_sweep_claims_say_what_is_trained_and_are_judged_once_five_seeds_exi
                                                     calibration_checks=checks, path=tmp_path / "part.json")}
     assert part["unifying.5.2.accuracy_trend_n"]["verdict"] == "not reproducible here"
     assert "n = 1000: 0" in part["unifying.5.2.accuracy_trend_n"]["reason"]
+    # no p-value or interval from fewer than five seeds of every setting: a partial trend gives its mean slope alone
+    for entries in (few, part):
+        for ident, entry in entries.items():
+            if entry["verdict"] == "not reproducible here":
+                said = f"{entry['ours']} {entry['reason']}"
+                assert "p = " not in said and "p-value of" not in said and "±" not in said, (ident, said)
+    assert "mean slope" in part["unifying.5.2.accuracy_trend_n"]["ours"]
     assert "trained here with 2 of them (seeds 0, 1)" in few["unifying.D4.eps=5.loss_gap_n=250"]["reason"]
 
     like = {e["id"]: e for e in dpsgd.record_ledger(sweep(range(5), 0.182, 0.0), calibration_checks=checks,
