@@ -439,3 +439,42 @@ def test_a_smoothed_tradeoff_never_returns_a_round_wider_than_an_earlier_one():
     alpha = mpmath.mpf(1) / 2  # randomized response e^1: β(α) = max(0, 1 − e·α, (1 − α)/e)
     truth = max(0, 1 - mpmath.e * alpha, (1 - alpha) / mpmath.e)
     assert lower <= truth <= upper
+
+
+def test_a_calibration_with_no_engine_to_fall_back_on_is_refused_before_its_first_check(monkeypatch):
+    """r37d E4: ``calibrate --rho 9/2 1/1000003 --target-eps 3 --target-delta 0.1`` ran past 60 CPU s: engine='auto'
+    bounds each lattice engine (AUTO_NODE_BITS, about 8 s) where a budget above 4 leaves the smoothed engine out,
+    but a calibration builds one per check (8 and 14 CPU s for the first two). The estimate (7.2e7 node-bits per
+    check, at least 11 checks) now refuses it before any check; budgets 9/2 and 1/3 (1.1e5 per check) calibrate."""
+    from accountlib.theory import calibration
+
+    def no_check(*args, **kwargs):
+        raise AssertionError("a check ran for a calibration refused by its estimate")
+
+    monkeypatch.setattr(calibration, "decide", no_check)
+    target = accountlib.ApproximateDP(3, "0.1")
+    with pytest.raises(ResourceLimitError, match=r"^calibrating these budgets takes at least 11 checks of about "
+                                                 r"7.2e\+07 node-bits .* raise ACCOUNTLIB_MAX_NODE_BITS to at least"):
+        calibration.calibrate(["9/2", "1/1000003"], target)
+    monkeypatch.undo()
+    assert calibration.calibrate(["9/2", "1/3"], target).proven_smallest
+
+
+def test_a_lattice_epsilon_whose_every_step_needs_a_fine_contour_is_refused_before_the_bisection(monkeypatch):
+    """r37d E1: epsilon(Composition(['13/17', '7/1000003', '0.2'], engine='lattice'), '1e-20') ran past 40 CPU s and
+    3.2 GB: its untilted engine is refused (too fine), so each bisection step built a tilted contour of 4.5e6 nodes
+    (9 CPU s, 1.25 GB). The estimate (5.2e6 nodes a step, at least 35 steps to 1e-9) now refuses it before any
+    contour, naming abs_tol and the smoothed engine; budgets 1/2 and 1/3 at the same δ answer as before."""
+    from accountlib.engine import front
+
+    def no_engine(*args, **kwargs):
+        raise AssertionError("a contour was built for an epsilon call refused by its estimate")
+
+    monkeypatch.setattr(front.CertifiedTails, "tilted_engine", no_engine)
+    pair = accountlib.Composition(["13/17", "7/1000003", "0.2"], engine="lattice")
+    with pytest.raises(ResourceLimitError, match=r"^abs_tol: an epsilon interval 1e-09 wide for delta = 1e-20 takes at "
+                                                 r"least 35 bisection steps, each a tilted contour of about 5.2e\+06 "
+                                                 r"nodes.*use engine='smoothed'"):
+        accountlib.epsilon(pair, "1e-20")
+    monkeypatch.undo()
+    assert accountlib.epsilon(accountlib.Composition(["1/2", "1/3"], engine="lattice"), "1e-20").meets_tolerance
