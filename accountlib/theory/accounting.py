@@ -204,15 +204,20 @@ def check_lattice_epsilon_cost(pair, delta, near, abs_tol: float) -> None:
         return  # the untilted engines serve every step, one engine reused across ε
     except ResourceLimitError:
         pass
-    if not pair.tails.is_deep(threshold_index(Fraction(near) / pair.rho - 1, lattice.scale)):
+    first = threshold_index(Fraction(near) / pair.rho - 1, lattice.scale)  # P(S > ε/ρ − 1), δ's first tail
+    if not pair.tails.is_deep(first):
         return  # refused at once by the front door, naming rel_tol
-    nodes = planned_nodes(lattice, threshold_index(Fraction(near) / pair.rho - 1, lattice.scale), 1e-12)
+    nodes = planned_nodes(lattice, first, 1e-12)
     steps = max(1, math.ceil(math.log2(max(float(near) / abs_tol, 1)))) + 1
     limit = resource_limit("ACCOUNTLIB_MAX_TILTED_NODES", MAX_TILTED_NODES)
     if nodes * steps <= limit:
         return
-    affordable = int(limit // nodes) - 1  # steps within the budget, the first at ε = near
-    looser = (f"loosen abs_tol to at least {float(near) / 2 ** max(affordable - 1, 0):.2g}, " if affordable >= 2 else "")
+    affordable = int(limit // nodes)  # steps within the budget: log2(near/abs_tol) + 1 ≤ affordable
+    wider = float(near) / 2 ** (affordable - 1) if affordable >= 2 else math.inf
+    if wider <= 0.25:  # rounded up to two digits, an accepted width (≤ 0.5)
+        scale = 10 ** (math.floor(math.log10(wider)) - 1)
+        wider = math.ceil(wider / scale) * scale
+    looser = f"loosen abs_tol to at least {wider:.2g}, " if wider <= 0.5 else ""
     raise ResourceLimitError(
         f"abs_tol: an epsilon interval {abs_tol:g} wide for delta = {float(delta):g} takes at least {steps} bisection "
         f"steps, each a tilted contour of about {nodes:.2g} nodes on this lattice (its untilted engine is refused: too "
