@@ -234,6 +234,39 @@ def _refuse_unaffordable_calibration(pair: Composition, reference: Fraction, ste
             "(each check then up to that, the calibration up to three times it)")
 
 
+NEAR_REFERENCE_PROBES = 3
+"""For a μ-GDP target the grid's reference, the zCDP rule's multiplier (ρ = μ²/2: exact for the continuous Gaussian),
+is within a few grid steps of the answer: :func:`calibrate` first probes the grid points 1, 2, 4, … steps from it
+(this many, :func:`_bracket_near`), towards the side where the reference fails or holds, and bisects the last gap;
+where none of them crosses, the doubling search follows, as for the other targets. Budgets 1, 591/1024 and
+591/1024 for 1-GDP: 3 checks instead of 12 (18.6 -> 7.1 CPU s), the same multiplier 5397/2500; budgets 1/2 and 1/3
+(the chapter "Calibrating exactly"): 5 instead of 12. Where the answer lies farther (budget 1 at μ = 0.5, 21 steps
+above; budgets 1 and 2 at μ = 2, 65 steps; budget 1/10 at μ = 3, 774 steps) the three probes are spent for nothing:
+15 checks instead of 12."""
+
+
+def _bracket_near(holds, start: int):
+    """(lo, hi) with not holds(lo) (or lo = 0) and holds(hi), from grid points 1, 2, 4, … steps from ``start``
+    (:data:`NEAR_REFERENCE_PROBES` of them), or None where none crosses the boundary."""
+    if holds(start):
+        hi = start
+        for i in range(NEAR_REFERENCE_PROBES):
+            k = start - 2**i
+            if k < 1:
+                return None
+            if not holds(k):
+                return k, hi
+            hi = k
+        return None
+    lo = start
+    for i in range(NEAR_REFERENCE_PROBES):
+        k = start + 2**i
+        if holds(k):
+            return lo, k
+        lo = k
+    return None
+
+
 def round_step(value: Fraction) -> Fraction:
     """``value`` rounded down to two significant decimal digits (a short grid step)."""
     exponent = math.floor(math.log10(float(value))) - 1
@@ -324,10 +357,15 @@ def calibrate(composition, target, *, resolution=1e-3, rel_tol: float = 1e-6, se
                                   "1 − α, or one at g(0) = 1 that only noise beyond this reaches) or the engine cannot "
                                   "decide its levels for these budgets")
 
-    _, hi = widen(holds, 0, max(1, math.ceil(reference / step)), move_low=False, limit=too_far)
-    lo = hi // 2
-    while lo > 0 and holds(lo):  # the low end: halved until the target is not certified there
-        hi, lo = lo, lo // 2
+    start = max(1, math.ceil(reference / step))
+    near = (_bracket_near(holds, start) if any(isinstance(t, GaussianDP) for t in parts(target)) else None)
+    if near is not None:
+        lo, hi = near
+    else:
+        _, hi = widen(holds, 0, start, move_low=False, limit=too_far)
+        lo = hi // 2
+        while lo > 0 and holds(lo):  # the low end: halved until the target is not certified there
+            hi, lo = lo, lo // 2
     lo, hi = bisect(holds, lo, hi, midpoint=integer, until=lambda lo, hi: hi - lo <= 1)
     failure = None
     if lo >= 1:
