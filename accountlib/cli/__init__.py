@@ -369,7 +369,9 @@ def engine_refusals_named(args):
     try:
         yield
     except ResourceLimitError as error:
-        message = in_option_terms(one_line(error))
+        handler = getattr(args, "handler", None)  # the command, from its module's name (argv may be a caller's own)
+        command = [handler.__module__.rsplit(".", 1)[-1]] if handler is not None else None
+        message = in_option_terms(one_line(error), command)
         fail(message if message.startswith("--") else f"{composition_option(args)}: {message}")
 
 

@@ -13,7 +13,7 @@ from fractions import Fraction
 from ..infrastructure.numbers import SMALLEST_ABS_TOL, SMALLEST_REL_TOL
 from ..theory.composition import MAX_EPSILON
 
-__all__ = ["OPTION_OF_ARGUMENT", "OPTION_OF_DPSGD_ARGUMENT", "NEGATIVE_VALUE_MESSAGES", "DPSGD_OPTIONS",
+__all__ = ["OPTION_OF_ARGUMENT", "OPTION_OF_DPSGD_ARGUMENT", "REL_TOL_COMMANDS", "INTERNAL_REL_TOL", "NEGATIVE_VALUE_MESSAGES", "DPSGD_OPTIONS",
            "in_option_terms", "negative_value_refusal", "dpsgd_options_refusal"]
 
 #: The library's argument names, as a message from it may name them, and the option each is on the command line.
@@ -24,6 +24,16 @@ OPTION_OF_ARGUMENT = (
     # engine="auto"'s own node-bit limit: the command line has no --engine, the variable lifts it
     (re.compile(r" \(or pass engine='lattice', whose limit is 1e8 node-bits, about a minute\)"),
      " (to 1e8, the lattice engine's own limit, about a minute)"),
+)
+
+#: The commands with a --rel-tol option; the others (epsilon, tradeoff, calibrate, allocate) set δ's relative
+#: tolerance themselves, and a message naming rel_tol says so (:data:`INTERNAL_REL_TOL`) instead of an option they lack.
+REL_TOL_COMMANDS = ("delta", "dpsgd")
+
+#: rel_tol said where the command has no --rel-tol: its value, where the message gives one, as the command's own.
+INTERNAL_REL_TOL = (
+    (re.compile(r"\brel_tol = (\S+?)(?=[\s:;,)]|$)"), r"the δ tolerance this command sets itself (\1)"),
+    (re.compile(r"\brel_tol\b"), "the δ tolerance this command sets itself"),
 )
 
 #: The same for a DP-SGD run's own arguments (the ``dpsgd`` command): each at the start of the library's message.
@@ -47,9 +57,12 @@ def in_option_terms(message: str, argv=None) -> str:
 
     >>> in_option_terms("abs_tol must be in [1e-30, 0.5]", ["epsilon"])
     '--abs-tol must be in [1e-30, 0.5]'
+    >>> in_option_terms("so loosening rel_tol = 1e-06 cannot help", ["epsilon"])  # epsilon has no --rel-tol
+    'so loosening the δ tolerance this command sets itself (1e-06) cannot help'
     """
     argv = sys.argv[1:] if argv is None else list(argv)
-    table = OPTION_OF_ARGUMENT + (OPTION_OF_DPSGD_ARGUMENT if argv[:1] == ["dpsgd"] else ())
+    table = (OPTION_OF_ARGUMENT if argv[:1] and argv[0] in REL_TOL_COMMANDS else INTERNAL_REL_TOL + OPTION_OF_ARGUMENT)
+    table += OPTION_OF_DPSGD_ARGUMENT if argv[:1] == ["dpsgd"] else ()
     for pattern, option in table:
         message = pattern.sub(option, message)
     return message

@@ -100,16 +100,6 @@ REFINEMENT_BAND = 1e-12
 ones come next round."""
 
 
-def _cause_and_knob(error: ResourceLimitError) -> tuple[str, str]:
-    """An engine refusal's cause (its text up to the first "; ", before the advice) and the ACCOUNTLIB_ variable it
-    names ("" if none)."""
-    import re
-
-    text = str(error)
-    knob = re.search(r"ACCOUNTLIB_[A-Z_]+", text)
-    return text.split("; ")[0], knob[0] if knob else ""
-
-
 def next_accuracy(current: float, needed: float, floor: float = SMALLEST_ACCURACY) -> float:
     """The Δ of the next engine when one built for ``current`` did not meet a request that needs ``needed``.
 
@@ -251,7 +241,8 @@ class CertifiedTails:
         flags it); one whose certified lower bound needs Δ below the untilted floor 1e-300 is not sent to the
         untilted engines at all (they could only return 0 with a wider bound). With ``best_effort`` a request the
         untilted engines would be refused on keeps the tilted contour's narrowest bound too (the caller flags it),
-        where the contour reached one; without it, such a request is refused, at once where estimates show it.
+        where the contour reached one; without it, such a request is refused, at once where estimates show it
+        (:func:`accountlib.engine.reach.refuse_out_of_reach`).
         """
         requests = [tuple(int(j) for j in r) for r in requests]
         points: dict[int, object] = {}
@@ -260,7 +251,11 @@ class CertifiedTails:
         shortfall: dict[int, float] = {}  # request → rel_tol·value/bound of its last tilted round (< 1: unmet)
         deep = [i for i, r in enumerate(requests) if self.is_deep(r[0])]
         start = COARSE_START_ACCURACY if len(requests) >= COARSE_START_BATCH else START_ACCURACY
-        self._refuse_out_of_reach(requests, deep, rel_tol, start, best_effort)  # before any sieve: seconds, not gigabytes
+        from .reach import refuse_out_of_reach, untilted_refusal
+
+        if self.paths.method == "sieve" and not any(start / REUSE_SPAN <= e.accuracy <= start for e in self.engines):
+            refuse_out_of_reach(self.lattice, self.max_node_bits, requests, deep, combine, rel_tol, start,
+                                TILT_TOLERANCES[0], best_effort)  # before any sieve: seconds, not gigabytes
         j_tol, precise = None, False
         built = len(self.tilted_engines)  # the tilted engines of this call are those built from here on
         for round_ in range(len(TILT_TOLERANCES) + PRECISE_TILT_ROUNDS):
@@ -317,7 +312,7 @@ class CertifiedTails:
                     break
                 reached = max((float(narrowest[i][1] / max(narrowest[i][0].delta, 1e-300)) for i in todo
                                if i in narrowest), default=None)
-                raise ResourceLimitError(self._untilted_refusal(error, accuracy, start, rel_tol, reached)) from None
+                raise ResourceLimitError(untilted_refusal(self.lattice, error, accuracy, start, rel_tol, reached)) from None
             tails = engine.tail_indices([j for i in todo for j in requests[i]])
             digits = int(engine.bits * 0.30103) + 10
             needed = {}
@@ -340,75 +335,6 @@ class CertifiedTails:
             loosest = max(needed.values())
             accuracy = next_accuracy(engine.accuracy, min(v for v in needed.values() if v >= loosest * REFINEMENT_BAND))
         return [points[i] for i in range(len(requests))]
-
-    def _untilted_refusal(self, error: ResourceLimitError, accuracy: float, start: float, rel_tol: float,
-                          reached: float | None = None) -> str:
-        """An untilted engine's refusal (its cause, up to its first "; ") said for a relative request: at the first Δ
-        (``start``, the same whatever the tolerance) loosening ``rel_tol`` cannot help the untilted engines, though it
-        helps where the tilted contour certified a bound (``reached``, its widest bound relative to δ, which a
-        ``rel_tol`` at least that large accepts); at a finer Δ loosening it helps."""
-        cause, knob = _cause_and_knob(error)
-        if reached is not None and accuracy >= start:
-            scale = 10 ** (math.floor(math.log10(reached)) - 1)
-            return (f"{cause}; every δ request on the untilted engines starts at Δ = {start:g} whatever the tolerance, "
-                    f"and the tilted contour certified these δ to {reached:.2g} of δ, above rel_tol = {rel_tol:g}: "
-                    f"loosen rel_tol to at least {math.ceil(reached / scale) * scale:.2g}, pass best_effort=True for that bound flagged, or use "
-                    f"{self._smoothed_advice()}budgets with smaller denominators{' or raise ' + knob if knob else ''}")
-        if accuracy < start:
-            return (f"rel_tol = {rel_tol:g} needs Δ = {accuracy:.3g} here (finer than the first engine's {start:g}): "
-                    f"{cause}; loosen rel_tol{' or raise ' + knob if knob else ''}")
-        return (f"{cause}; every δ request starts at Δ = {start:g} whatever the tolerance, so loosening rel_tol = "
-                f"{rel_tol:g} cannot help: use {self._smoothed_advice()}budgets with smaller denominators"
-                f"{' or raise ' + knob if knob else ''}")
-
-    def _smoothed_advice(self) -> str:
-        """"engine='smoothed', " where every budget is in the smoothed engine's range [1e-12, 4], else nothing."""
-        from .smoothed import SMALLEST_SMOOTHED_SIGMA2
-
-        inside = all(SMALLEST_SMOOTHED_SIGMA2 <= s2 <= 10**12 for (s2, _), _ in self.lattice.groups)
-        return "engine='smoothed', " if inside else ""
-
-    def _refuse_out_of_reach(self, requests, deep: list[int], rel_tol: float, start: float,
-                             best_effort: bool = False) -> None:
-        """Refuse at once (``ResourceLimitError`` naming ``rel_tol``) what every path would refuse after its work: the
-        untilted engines are refused at their first Δ = ``start`` before their sieve
-        (:func:`accountlib.engine.tails.refuse_before_sieve`) and either a request is not deep (the untilted engines
-        must serve it) or the tilted contour is out of reach too, by estimates before its sieve: its float64 sum's
-        rounding floor (:func:`accountlib.engine.tilted.float64_floor` of
-        :func:`~accountlib.engine.tilted.planned_nodes`) above ``rel_tol`` and its arb sum beyond
-        :data:`accountlib.engine.tilted.MAX_PRECISE_NODE_TERMS`. Budgets 13/17, 7/1000003 and 0.2 at ε = 10,
-        rel_tol = 1e-9 were refused after a float64 round of 4.48e6 nodes (7.8 s, 1.25 GB) that could not meet it.
-        With ``best_effort`` only a request that is not deep is refused here: a deep one keeps the contour's bound."""
-        if self.paths.method != "sieve" or any(start / REUSE_SPAN <= e.accuracy <= start for e in self.engines):
-            return  # (an engine at the first Δ already built: nothing to refuse)
-        from .tails import refuse_before_sieve
-
-        try:
-            refuse_before_sieve(self.lattice, start, self.max_node_bits)
-            return
-        except ResourceLimitError as error:
-            untilted = error
-        if len(deep) < len(requests):
-            raise ResourceLimitError(self._untilted_refusal(untilted, start, start, rel_tol)) from None
-        if best_effort:
-            return
-        from .tilted import MAX_PRECISE_NODE_TERMS, float64_floor, planned_nodes, precise_work
-
-        nodes = planned_nodes(self.lattice, min(requests[i][0] for i in deep), TILT_TOLERANCES[0])
-        floor = float64_floor(nodes)
-        work = precise_work(int(nodes), len(self.lattice.groups), sum(len(requests[i]) for i in deep))
-        limit = resource_limit("ACCOUNTLIB_MAX_PRECISE_NODE_TERMS", MAX_PRECISE_NODE_TERMS)
-        if floor <= rel_tol or work <= limit:
-            return
-        cause, knob = _cause_and_knob(untilted)
-        raise ResourceLimitError(
-            f"rel_tol = {rel_tol:g} is out of every engine's reach here: the tilted contour in float64 would keep about "
-            f"{nodes:.2g} nodes, whose rounding alone is about {floor:.2g} of δ, and its sum in arb about {work:.2g} "
-            f"factors (limit {limit:,}, ACCOUNTLIB_MAX_PRECISE_NODE_TERMS); the untilted engines start every δ at "
-            f"Δ = {start:g} whatever the tolerance, and there {cause}{' (' + knob + ')' if knob else ''}; loosen "
-            f"rel_tol well above {floor:.2g} (more where δ's two tails cancel), pass best_effort=True for the "
-            f"contour's bound flagged, use {self._smoothed_advice()}budgets with smaller denominators or raise "
-            "those limits")
 
     def absolute_batch(self, evaluate, count: int, abs_tol: float) -> list:
         """``count`` quantities certified to ``abs_tol``: the schedule of Composition.tradeoff.

@@ -180,6 +180,51 @@ def check_smoothed_epsilon_cost(pair, delta, near, abs_tol: float) -> None:
             "1/sqrt(abs_tol))")
 
 
+def check_lattice_epsilon_cost(pair, delta, near, abs_tol: float) -> None:
+    """Refuse, in one line naming ``abs_tol``, an ε interval whose bisection would build one tilted contour per step
+    past the lattice's budget: where the untilted engine is refused at its first Δ before its sieve
+    (:func:`accountlib.engine.tails.refuse_before_sieve`), every δ(ε) goes to a tilted contour of its own
+    (:meth:`accountlib.engine.front.CertifiedTails.relative_combined`), about
+    :func:`accountlib.engine.tilted.planned_nodes` nodes at ε = ``near`` each, and the bisection makes at least
+    log2(``near``/abs_tol) + 1 steps; all together they may keep at most
+    :data:`accountlib.engine.front.MAX_TILTED_NODES` nodes (about 8 s, ``ACCOUNTLIB_MAX_TILTED_NODES``). Budgets
+    13/17, 7/1000003 and 0.2 at δ = 1e-20 (lattice engine): 5.2e6 nodes per step, 9 CPU s and 1.25 GB each, past
+    40 CPU s and 3.2 GB before."""
+    if pair.smoothed is not None or pair.paths.method != "sieve":
+        return
+    from ..engine.front import MAX_TILTED_NODES, START_ACCURACY
+    from ..engine.lattice import threshold_index
+    from ..engine.reach import smoothed_advice
+    from ..engine.tails import refuse_before_sieve
+    from ..engine.tilted import planned_nodes
+
+    lattice = pair.lattice
+    try:
+        refuse_before_sieve(lattice, START_ACCURACY, pair.tails.max_node_bits)
+        return  # the untilted engines serve every step, one engine reused across ε
+    except ResourceLimitError:
+        pass
+    first = threshold_index(Fraction(near) / pair.rho - 1, lattice.scale)  # P(S > ε/ρ − 1), δ's first tail
+    if not pair.tails.is_deep(first):
+        return  # refused at once by the front door, naming rel_tol
+    nodes = planned_nodes(lattice, first, 1e-12)
+    steps = max(1, math.ceil(math.log2(max(float(near) / abs_tol, 1)))) + 1
+    limit = resource_limit("ACCOUNTLIB_MAX_TILTED_NODES", MAX_TILTED_NODES)
+    if nodes * steps <= limit:
+        return
+    affordable = int(limit // nodes)  # steps within the budget: log2(near/abs_tol) + 1 ≤ affordable
+    wider = float(near) / 2 ** (affordable - 1) if affordable >= 2 else math.inf
+    if wider <= 0.25:  # rounded up to two digits, an accepted width (≤ 0.5)
+        scale = 10 ** (math.floor(math.log10(wider)) - 1)
+        wider = math.ceil(wider / scale) * scale
+    looser = f"loosen abs_tol to at least {wider:.2g}, " if wider <= 0.5 else ""
+    raise ResourceLimitError(
+        f"abs_tol: an epsilon interval {abs_tol:g} wide for delta = {float(delta):g} takes at least {steps} bisection "
+        f"steps, each a tilted contour of about {nodes:.2g} nodes on this lattice (its untilted engine is refused: too "
+        f"fine), {nodes * steps:.2g} in all, above the {limit:,} nodes one call may keep (ACCOUNTLIB_MAX_TILTED_NODES); "
+        f"{looser}use {smoothed_advice(lattice)}budgets with smaller denominators or raise the limit")
+
+
 MAX_SMOOTHED_EPSILON_WORK = 60_000_000
 """The most work units (:data:`accountlib.engine.work.KEPT_NODE_WEIGHT`: scanned nodes, a node the sieve keeps
 counting 1 + 4G, G distinct groups) the smoothed engine may spend for one :func:`epsilon` call, all its δ(ε)
@@ -284,6 +329,7 @@ def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitiv
         upper = min(MAX_EPSILON, Fraction(math.ceil(float(pair.rho) + 2 * math.sqrt(float(pair.rho) * -math.log(float(delta)))) + 1))
         if pair.smoothed is not None:  # the cost estimate, before any fine contour sum
             check_smoothed_epsilon_cost(pair, delta, upper, float(tol))
+        check_lattice_epsilon_cost(pair, delta, upper, float(tol))  # the lattice's, where its contours dominate
         state, at_upper = status(upper)
         while state != "holds":
             if upper >= MAX_EPSILON:

@@ -16,7 +16,7 @@ API_DOC = "book/api"
 
 LAYERS = {
     "infrastructure": ("numbers", "shown", "interval_ends", "search", "atomic", "executor"),
-    "engine": ("front", "work", "results", "lattice", "characteristic", "discrete_gaussian", "quadrature", "sieve", "tails",
+    "engine": ("front", "reach", "work", "results", "lattice", "characteristic", "discrete_gaussian", "quadrature", "sieve", "tails",
                "tilted", "smoothed", "arithmetic", "subsampled_gaussian", "subsampled_gaussian_integral",
                "subsampled_gaussian_inversion", "subsampled_gaussian_bounds"),
     "theory": ("composition", "engine_choice", "accounting", "targets", "decision", "calibration", "gaussian_dp", "mechanisms",

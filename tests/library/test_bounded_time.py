@@ -280,10 +280,31 @@ def test_a_tolerance_out_of_every_engines_reach_is_refused_before_any_sieve(monk
     monkeypatch.setattr(front.CertifiedTails, "tilted_engine", no_engine)
     monkeypatch.setattr(tails_module, "sieve_nodes", no_engine)
     pair = accountlib.Composition(["13/17", "7/1000003", "0.2"], engine="lattice")
-    with pytest.raises(ResourceLimitError, match=r"^rel_tol = 1e-09 is out of every engine's reach here: the tilted "
-                                                 r"contour in float64 would keep about 5.2e\+06 nodes.*loosen rel_tol"):
+    with pytest.raises(ResourceLimitError, match=r"^rel_tol = 1e-09 is out of the lattice engines' reach here: the "
+                                                 r"tilted contour in float64 would keep about 5.2e\+06 nodes.*loosen rel_tol"):
         pair.delta([10], rel_tol=1e-9, best_effort=False)  # (best effort: the contour's bound, flagged, is tried)
     assert pair.tilted_engines == [] and pair.engines == []
+
+
+@pytest.mark.parametrize("rel_tol", [1e-8, 3e-9, 1.5e-9])
+def test_a_tolerance_below_the_floor_of_cancelling_tails_is_refused_before_any_sieve(monkeypatch, rel_tol):
+    """r37d S2-2: the same δ(10) at rel_tol 1e-8 to 1.5e-9 was refused after the float64 round (9 CPU s, 1.25 GB): the
+    estimate took the tails' rounding floor (1.2e-9) for δ's, but δ = P₁ − e^ε P₂ cancels (its bound 2.47e-8 of δ,
+    the tails' 1.8e-9 and 2.0e-9 times (P₁ + e^ε P₂)/δ = 13); the floor is now estimated for δ (2.4e-8), and the
+    refusal names the engine that answers (the smoothed engine: every budget in its range) instead of saying the
+    tolerance is out of every engine's reach."""
+    from accountlib.engine import front
+
+    def no_engine(*args, **kwargs):
+        raise AssertionError("an engine was built for a request refused by the estimates")
+
+    monkeypatch.setattr(front.CertifiedTails, "tilted_engine", no_engine)
+    monkeypatch.setattr(tails_module, "sieve_nodes", no_engine)
+    pair = accountlib.Composition(["13/17", "7/1000003", "0.2"], engine="lattice")
+    with pytest.raises(ResourceLimitError, match=r"cancel, about 2.4e-08 of δ, .*use engine='smoothed'.*loosen rel_tol "
+                                                 r"to above about 2.5e-08") as refused:
+        pair.delta([10], rel_tol=rel_tol, best_effort=False)
+    assert "every engine's reach" not in str(refused.value) and pair.tilted_engines == [] and pair.engines == []
 
 
 def test_the_float64_floor_the_refusal_relies_on_is_below_the_contours_own_bound():
@@ -299,6 +320,18 @@ def test_the_float64_floor_the_refusal_relies_on_is_below_the_contours_own_bound
     assert 0.8 < planned / engine.nodes.size < 1.25
     value, error = engine._j_sum(lo, lo / float(pair.lattice.variance_proxy))
     assert error / value >= float64_floor(engine.nodes.size)
+    # δ's floor, estimated from the planned nodes and the normal tails' cancellation (5.3e-9), is below the bound
+    # the contour certifies for δ (3.8e-8 of δ): a request it refuses at once the contour could not have met
+    from accountlib.engine.reach import combined_floors
+
+    first, second = engine.tail_indices(pair._thresholds(Fraction(10)))
+    point = pair._combine(40, Fraction(10), first, second)
+    def combine(digits, i, tails):
+        combined = pair._combine(digits, Fraction(10), *tails)
+        return combined, combined.delta, combined.error_bound
+
+    (estimate,) = combined_floors(pair.lattice, [pair._thresholds(Fraction(10))], combine, float64_floor(planned))
+    assert float64_floor(planned) * 5 < estimate <= point.error_bound / point.delta
 
 
 def test_auto_without_a_fallback_engine_answers_in_seconds_or_refuses(monkeypatch):
@@ -364,15 +397,15 @@ def test_a_deep_lattice_request_beyond_the_untilted_engines_keeps_the_contours_b
     monkeypatch.setenv("ACCOUNTLIB_MAX_PRECISE_NODE_TERMS", "10")
     reread_resource_limits()
     fresh = lambda: accountlib.Composition(["1/2", "1/3"], engine="lattice")  # noqa: E731
-    with pytest.raises(ResourceLimitError, match="out of every engine's reach"):
+    with pytest.raises(ResourceLimitError, match="out of the lattice engines' reach"):
         fresh().delta([12], rel_tol=1e-14, best_effort=False)  # at once: estimates say no round can meet it
     point = fresh().delta([12], rel_tol=1e-14, best_effort=True)[0]
     assert not point.meets_tolerance and point.shortfall == "precision"
     reached = point.error_bound / point.delta
     assert 1e-13 < reached < 1e-10
-    with pytest.raises(ResourceLimitError, match=r"the tilted contour certified these δ to .* above rel_tol = 1e-13: "
+    with pytest.raises(ResourceLimitError, match=r"the tilted contour certified these δ to .* above rel_tol = 1e-12: "
                                                  r"loosen rel_tol to at least ([0-9.e-]+), pass best_effort=True") as no:
-        fresh().delta([12], rel_tol=1e-13, best_effort=False)  # after the contour's rounds: the bound it reached named
+        fresh().delta([12], rel_tol=1e-12, best_effort=False)  # after the contour's rounds: the bound it reached named
     advised = float(str(no.value).split("loosen rel_tol to at least ")[1].split(",")[0])
     assert advised >= reached
     again = fresh().delta([12], rel_tol=advised, best_effort=False)[0]  # the advice holds: met
@@ -406,3 +439,42 @@ def test_a_smoothed_tradeoff_never_returns_a_round_wider_than_an_earlier_one():
     alpha = mpmath.mpf(1) / 2  # randomized response e^1: β(α) = max(0, 1 − e·α, (1 − α)/e)
     truth = max(0, 1 - mpmath.e * alpha, (1 - alpha) / mpmath.e)
     assert lower <= truth <= upper
+
+
+def test_a_calibration_with_no_engine_to_fall_back_on_is_refused_before_its_first_check(monkeypatch):
+    """r37d E4: ``calibrate --rho 9/2 1/1000003 --target-eps 3 --target-delta 0.1`` ran past 60 CPU s: engine='auto'
+    bounds each lattice engine (AUTO_NODE_BITS, about 8 s) where a budget above 4 leaves the smoothed engine out,
+    but a calibration builds one per check (8 and 14 CPU s for the first two). The estimate (7.2e7 node-bits per
+    check, at least 11 checks) now refuses it before any check; budgets 9/2 and 1/3 (1.1e5 per check) calibrate."""
+    from accountlib.theory import calibration
+
+    def no_check(*args, **kwargs):
+        raise AssertionError("a check ran for a calibration refused by its estimate")
+
+    monkeypatch.setattr(calibration, "decide", no_check)
+    target = accountlib.ApproximateDP(3, "0.1")
+    with pytest.raises(ResourceLimitError, match=r"^calibrating these budgets takes at least 11 checks of about "
+                                                 r"7.2e\+07 node-bits .* raise ACCOUNTLIB_MAX_NODE_BITS to at least"):
+        calibration.calibrate(["9/2", "1/1000003"], target)
+    monkeypatch.undo()
+    assert calibration.calibrate(["9/2", "1/3"], target).proven_smallest
+
+
+def test_a_lattice_epsilon_whose_every_step_needs_a_fine_contour_is_refused_before_the_bisection(monkeypatch):
+    """r37d E1: epsilon(Composition(['13/17', '7/1000003', '0.2'], engine='lattice'), '1e-20') ran past 40 CPU s and
+    3.2 GB: its untilted engine is refused (too fine), so each bisection step built a tilted contour of 4.5e6 nodes
+    (9 CPU s, 1.25 GB). The estimate (5.2e6 nodes a step, at least 35 steps to 1e-9) now refuses it before any
+    contour, naming abs_tol and the smoothed engine; budgets 1/2 and 1/3 at the same δ answer as before."""
+    from accountlib.engine import front
+
+    def no_engine(*args, **kwargs):
+        raise AssertionError("a contour was built for an epsilon call refused by its estimate")
+
+    monkeypatch.setattr(front.CertifiedTails, "tilted_engine", no_engine)
+    pair = accountlib.Composition(["13/17", "7/1000003", "0.2"], engine="lattice")
+    with pytest.raises(ResourceLimitError, match=r"^abs_tol: an epsilon interval 1e-09 wide for delta = 1e-20 takes at "
+                                                 r"least 35 bisection steps, each a tilted contour of about 5.2e\+06 "
+                                                 r"nodes.*use engine='smoothed'"):
+        accountlib.epsilon(pair, "1e-20")
+    monkeypatch.undo()
+    assert accountlib.epsilon(accountlib.Composition(["1/2", "1/3"], engine="lattice"), "1e-20").meets_tolerance

@@ -348,3 +348,16 @@ def test_a_small_positive_epsilon_calibrates_like_epsilon_0():
     assert brute_delta(rho, Fraction(1, 100)) <= mpmath.mpf("0.3")
     assert brute_delta(1 / (c.scale - c.step) * Fraction(1, 2), Fraction(1, 100)) > mpmath.mpf("0.3")
     assert cal.zcdp_rho_for(Fraction(1, 10**300), Fraction(3, 10)) > 0  # the conversion without its cancellation
+
+
+def test_a_gaussian_dp_calibration_probes_the_grid_next_to_the_rule_first(monkeypatch):
+    """r37d S2-3/S2-4: a μ-GDP calibration took 12 checks of 1-2 s each (budgets 1, 591/1024, 591/1024 at μ = 1:
+    18.6 CPU s) while its answer lies a few grid steps from the zCDP rule's multiplier (ρ = μ²/2, exact for the
+    continuous Gaussian); probing those steps first finds the same multiplier in fewer checks (here budgets 1/2 and
+    1/3 at μ = 1, 4 steps above the rule: 5 checks for 12), and the doubling search is what follows where they do not
+    cross."""
+    near = cal.calibrate(["1/2", "1/3"], cal.GaussianDP(1))
+    monkeypatch.setattr(cal, "NEAR_REFERENCE_PROBES", 0)  # the doubling search alone, as before
+    doubling = cal.calibrate(["1/2", "1/3"], cal.GaussianDP(1))
+    assert near.scale == doubling.scale and near.proven_smallest and doubling.proven_smallest
+    assert near.evaluations == 5 < doubling.evaluations == 12

@@ -360,6 +360,9 @@ def test_the_dp_accounting_drop_in_names_target_delta():
     (["delta", "--rho", "1e-13", "1/3", "--eps", "1"], "error: --rho: this lattice needs"),
     # r37c S3-4: at the first Δ (1e-30, whatever the tolerance) loosening --rel-tol cannot help: said, as given
     (["delta", "--rho", "9/2", "1/10000019", "--eps", "3"], "whatever the tolerance, so loosening --rel-tol 1e-06 cannot help"),
+    # r37d S3-3: epsilon has no --rel-tol: the δ tolerance it sets itself is named as such
+    (["epsilon", "--rho", "9/2", "1/1000003", "--delta", "1e-6"],
+     "so loosening the δ tolerance this command sets itself (1e-06) cannot help"),
     # S3-14: the DP-SGD interval the float64 bounds cannot narrow names --abs-tol
     (["dpsgd", "epsilon", "--q", "0.01", "--noise-multiplier", "1", "--steps", "100", "--delta", "1e-5", "--abs-tol",
       "1e-12"], "loosen --abs-tol"),
@@ -406,3 +409,14 @@ def test_the_command_line_never_advises_an_engine_option_it_does_not_have():
     done = run_process("delta", "--rho", "9/2", "1/1000003", "--eps", "3")
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
     assert "engine=" not in done.stderr and "ACCOUNTLIB_MAX_NODE_BITS (to 1e8, the lattice engine's own" in done.stderr
+
+
+def test_a_command_without_rel_tol_never_names_that_option():
+    """r37d S3-3: ``epsilon --rho 9/2 1/1000003 --delta 1e-6`` was refused saying "loosening --rel-tol = 1e-06 cannot
+    help", an option epsilon does not have (only --abs-tol); the δ tolerance it sets itself is named as its own, in
+    and out of process (the in-process run's sys.argv is the test runner's)."""
+    for done in (run("epsilon", "--rho", "9/2", "1/1000003", "--delta", "1e-6"),
+                 run_process("epsilon", "--rho", "9/2", "1/1000003", "--delta", "1e-6")):
+        assert done.returncode == 2 and "--rel-tol" not in done.stderr and "rel_tol" not in done.stderr
+        assert "the δ tolerance this command sets itself (1e-06)" in done.stderr
+    assert "loosening --rel-tol 1e-06 cannot help" in run("delta", "--rho", "9/2", "1/10000019", "--eps", "3").stderr
