@@ -518,7 +518,7 @@ class SmoothedTails:
         return 0
 
     def delta(self, epsilon, *, rel_tol: float = 1e-6, abs_tol: float = 0.0, best_effort: bool = True,
-              work_limit: int | None = None, cost_limit: int | None = None, stop_at_cost: bool = False):
+              work_limit: int | None = None, cost_limit: int | None = None, stop_at_cost: bool = False, price=None):
         """δ(ε) with error_bound ≤ max(rel_tol·δ, abs_tol), or the narrowest certified bound the node cap allows (then
         ``terms["capped"]`` is True). With ``best_effort=False`` a pass that would exceed the node cap ends the work
         at once: the bound reached so far is returned, capped (what a caller that refuses an unmet tolerance
@@ -537,7 +537,8 @@ class SmoothedTails:
         flagged as by the node cap, with ``terms["over_budget"]`` True. ``terms["work"]`` is the nodes scanned.
         ``cost_limit``: the most work units (:data:`~accountlib.engine.work.KEPT_NODE_WEIGHT`) the passes may cost, what a caller's
         :class:`~accountlib.engine.work.WorkMeter` has left (default: none); a pass is priced before its sum at its node count times the
-        share of kept nodes of the previous pass of this δ (:func:`~accountlib.engine.work.cost_per_node`; before any, every
+        share of kept nodes of the previous pass of this δ (:func:`~accountlib.engine.work.cost_per_node`; before any, ``price``: the
+        caller's last δ's, its ``terms["price"]``, passed on by the caller's meter so that no state outlives a call; else every
         node kept), and one that would pass what is left is not started: ``terms["over_cost"]`` True (``"starved"``
         where the cost limit held back the capped pass that follows), ``terms["needed"]`` its price, and the finest
         pass within what is left follows unless ``stop_at_cost`` (a caller that then refuses); ``terms["cost"]``: the units spent."""
@@ -548,7 +549,7 @@ class SmoothedTails:
         budget = resource_limit("ACCOUNTLIB_MAX_SMOOTHED_WORK", MAX_SMOOTHED_WORK) if work_limit is None else int(work_limit)
         groups = len(engine.groups)
         spent, cost = 0, 0
-        per_node = 2.0 + KEPT_NODE_WEIGHT * groups  # before a pass of this δ, the dearest price: no history
+        per_node = price or 2.0 + KEPT_NODE_WEIGHT * groups  # the caller's last price; else the dearest: no history here
         s0, tau, prefactor, lp_rad = engine.start(epsilon)  # A ≤ prefactor and δ ≤ prefactor (k ≤ 1{x > 0} ≤ e^{τx})
         with mpmath.workdps(40):
             b = float(engine.rho)
@@ -565,7 +566,7 @@ class SmoothedTails:
                     result = engine.evaluate(epsilon, s0, tau, prefactor, lp_rad, eta, target / 4, b, node_limit=left)
                 except TooManyNodes as too_fine:
                     over = too_fine.nodes <= engine.max_nodes  # stopped by this call's work budget, not the cap
-                    flags = {"over_budget": over, "needed": int(too_fine.nodes * per_node),
+                    flags = {"over_budget": over, "needed": int(too_fine.nodes * per_node), "price": per_node,
                              "over_cost": over and cost_limit is not None and too_fine.nodes <= own,
                              "starved": left < min(too_fine.nodes, engine.max_nodes, own)}  # the cost held it back
                     if not best_effort or (stop_at_cost and flags["over_cost"]):
@@ -584,7 +585,7 @@ class SmoothedTails:
                 if result.terms["scanned"] > 0:
                     per_node = cost_per_node(result.terms, groups)
                 best = intersect(best, result)
-                best = type(best)(best.epsilon, best.delta, best.error_bound, {**best.terms, "work": spent, "cost": cost})
+                best = type(best)(best.epsilon, best.delta, best.error_bound, {**best.terms, "work": spent, "cost": cost, "price": per_node})
                 if estimate is not None and best.error_bound <= max(rel_tol * best.delta, abs_tol):
                     return best
                 lower = best.delta - best.error_bound

@@ -60,7 +60,8 @@ class WorkMeter:
     ``needed``: the units the pass not started would have cost, at least (for the message); ``counted``: the δ
     counted so far, and ``stopped_at`` the index among them of the first one the meter stopped (None before any):
     that δ and every later one of the call got less than they asked (for the message); ``starved``: a δ's capped
-    finest pass was held coarser by what was left (not stopped: the δ may still have decided what it was for).
+    finest pass was held coarser by what was left (not stopped: the δ may still have decided what it was for);
+    ``price``: the work units per node of the last pass counted (``terms["price"]``), the next δ's first price.
 
     >>> meter = WorkMeter(1000); meter.add(400, stopped=False); meter.left, meter.exhausted
     (600, False)
@@ -76,6 +77,7 @@ class WorkMeter:
         self.counted = 0
         self.stopped_at: int | None = None
         self.starved = False
+        self.price: float | None = None
 
     @property
     def left(self) -> int:

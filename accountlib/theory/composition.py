@@ -428,8 +428,10 @@ class Composition:
             own = resource_limit("ACCOUNTLIB_MAX_SMOOTHED_WORK", MAX_SMOOTHED_WORK)
             for e in eps:
                 d = self.smoothed.delta(e, rel_tol=rel_tol, best_effort=best_effort, work_limit=own,
-                                        cost_limit=None if meter is None else meter.left)
+                                        cost_limit=None if meter is None else meter.left,
+                                        price=None if meter is None else meter.price)
                 if meter is not None:
+                    meter.price = d.terms.get("price", meter.price)  # the call's, never the Composition's
                     meter.add(d.terms.get("cost", 0), stopped=bool(d.terms.get("over_cost")), needed=d.terms.get("needed", 0),
                               starved=bool(d.terms.get("starved")))
                 points.append(_flag_delta(DeltaPoint(d.epsilon, d.delta, error_bound(d.error_bound)), rel_tol, d.terms))
@@ -540,13 +542,14 @@ class Composition:
 
         if planned > limit:
             refuse(f"needs about {planned:,} contour nodes, more than the {limit:,} accepted")
-        capped, stopped, spent = [], [], [0] if spent is None else spent
+        capped, stopped, price, spent = [], [], [None], [0] if spent is None else spent  # price: the last pass's
         own = resource_limit("ACCOUNTLIB_MAX_SMOOTHED_WORK", MAX_SMOOTHED_WORK)
 
         def delta_at(eps):
             d = self.smoothed.delta(eps, rel_tol=delta_tol, abs_tol=delta_tol, work_limit=own,
-                                    cost_limit=max(OVERRUN * limit - spent[0], 0), stop_at_cost=not best_effort)
-            spent[0] += int(d.terms.get("cost", 0))
+                                    cost_limit=max(OVERRUN * limit - spent[0], 0), stop_at_cost=not best_effort,
+                                    price=price[0])
+            spent[0], price[0] = spent[0] + int(d.terms.get("cost", 0)), d.terms.get("price", price[0])
             stopped.extend([eps] if d.terms.get("over_cost") else [])  # the work budget stopped it: refine no more
             if d.terms.get("over_cost") and not best_effort:  # the next pass would pass the point's limit: not started
                 shared = f", shared by the {count} alphas of the call (ask fewer per call)" if count > 1 else ""
