@@ -235,7 +235,7 @@ def calibrate(composition, target, *, resolution=1e-3, rel_tol: float = 1e-6, se
     units, 5 to 8 s of one core, ``ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK``). Once it is spent no further multiplier is
     decided: the answer is the smallest multiplier certified to hold so far, with ``failure`` None and
     ``proven_smallest`` False (an upper bound on the smallest noise, certified, at a coarser step than asked); where
-    none was certified to hold yet the call is refused in one line naming ``resolution`` and the limit.
+    none was certified to hold yet the call is refused in one line naming ``resolution`` and the limit to raise.
 
     >>> c = calibrate(["1/2", "1/3"], ApproximateDP(1, "1e-6"))
     >>> c.proven_smallest and all(k.status == "holds" for k in c.checks) and c.failure.status == "fails"
@@ -278,9 +278,9 @@ def calibrate(composition, target, *, resolution=1e-3, rel_tol: float = 1e-6, se
             if not any(state == "holds" for state, _, _ in memo.values()):
                 raise ResourceLimitError(
                     f"resolution: calibrating to a step of {float(step):.6g} needs more than the {meter.limit:,} work "
-                    "units of the smoothed engine one calibrate call may spend (ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK), and "
-                    "no multiplier was certified to hold before they were spent; loosen resolution (or step), or "
-                    "raise the limit")
+                    "units of the smoothed engine one calibrate call may spend (ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK): no "
+                    "multiplier was certified to hold before they were spent, and a coarser resolution (or step) starts "
+                    "from the same one; raise the limit")
             memo[k] = ("undecided", [], None)
         if k not in memo:
             if k <= 0:

@@ -417,7 +417,8 @@ def test_a_smoothed_calibration_shares_one_work_budget_for_all_its_multipliers(m
     31 multipliers decided with a fresh work budget. One WorkMeter (MAX_SMOOTHED_CALL_WORK, here 3e6 units) now serves
     the whole call; once it is spent no further multiplier is decided, and the answer is the smallest multiplier
     certified to hold, with no failure one step below (proven_smallest False: the documented flag); with almost no
-    budget, the multiplier the Chernoff bound alone certifies."""
+    budget, the multiplier the Chernoff bound alone certifies; where no multiplier was certified to hold before the
+    budget ran out (a μ-GDP target), a one-line refusal naming resolution and the limit, not a search up to 1e12."""
     from accountlib import ApproximateDP
 
     pair = accountlib.Composition(["1"], engine="smoothed")
@@ -432,6 +433,12 @@ def test_a_smoothed_calibration_shares_one_work_budget_for_all_its_multipliers(m
     coarse = accountlib.calibrate(pair, ApproximateDP("2", "1e-3"), resolution=1e-9)  # the Chernoff bound's answer
     assert sum(units) <= 1000 * SLACK and coarse.scale >= c.scale and not coarse.proven_smallest
     assert all(k.status == "holds" for k in coarse.checks)
+    units.clear()  # a μ-GDP target the first multiplier's ε grid cannot decide within 1,000 units: refused
+    with pytest.raises(ResourceLimitError, match=r"^resolution: calibrating to a step of 0\.001 needs more than the "
+                                                 r"1,000 work units .*\(ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK\): no multiplier "
+                                                 r"was certified to hold .*; raise the limit$"):
+        accountlib.calibrate(pair, accountlib.GaussianDP("1"))
+    assert sum(units) <= 1000 * SLACK
 
 
 def test_a_gaussian_dp_check_on_the_smoothed_engine_spends_the_calls_one_budget(monkeypatch, fresh_limits, units):
