@@ -78,7 +78,7 @@ def run(args) -> int:
 def uncertified(pair, point, rel_tol: float, starved: str = "") -> str:
     """The one-line error of a δ(ε) whose bound misses --rel-tol: the certified upper bound, and where the ε of
     these budgets is certified to a relative accuracy (``starved``: the command's shared work budget, where it
-    stopped this δ, :func:`accountlib.theory.decision.starved_note`)."""
+    stopped this δ, :func:`accountlib.engine.work.starved_note`)."""
     from ..infrastructure.shown import bound_text  # messages only: not loaded on the way to an answer
 
     why = f" ({point.shortfall})" if getattr(point, "shortfall", None) else ""

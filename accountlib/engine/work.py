@@ -27,7 +27,8 @@ Counting scanned nodes alone priced budget 1 four times, three budgets ten times
 MAX_SMOOTHED_CALL_WORK = 60_000_000
 """The most work units (:data:`KEPT_NODE_WEIGHT`) the smoothed engine may spend on one public call of many δ(ε)
 (:func:`accountlib.theory.accounting.delta` over all its ε, :func:`accountlib.theory.decision.check` over all its
-levels and tightening rounds): 5 to 8 s of one core at 8e-8 to 1.35e-7 s per unit (the machine idle or loaded by the
+levels, tightening rounds and a μ-GDP target's ε grid, :func:`accountlib.theory.calibration.calibrate` over all its
+multipliers, the command line's ``delta`` over all its ``--eps``): 5 to 8 s of one core at 8e-8 to 1.35e-7 s per unit (the machine idle or loaded by the
 other processes beside it), so that the answer, flagged or refused, comes within 10 s. Raise it with
 ``ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK``."""
 
@@ -96,14 +97,14 @@ class WorkMeter:
 
 
 def call_meter() -> WorkMeter:
-    """A fresh budget of :data:`MAX_SMOOTHED_CALL_WORK` work units (``ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK``) for one public
+    """A fresh budget of :data:`accountlib.engine.work.MAX_SMOOTHED_CALL_WORK` work units (``ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK``) for one public
     call of many δ(ε) (:func:`accountlib.theory.decision.smoothed_call_meter`), or one command of the command line."""
     return WorkMeter(resource_limit("ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK", MAX_SMOOTHED_CALL_WORK))
 
 
 def starved_note(meter: WorkMeter | None, index: int, count: int, fewer: str = "epsilons") -> str:
     """What a refusal of the ``index``-th of ``count`` δ of one call adds where ``meter`` (the call's,
-    :func:`call_meter`) stopped it: the call's budget and its variable, and, where earlier δ of the call
+    :func:`accountlib.engine.work.call_meter`) stopped it: the call's budget and its variable, and, where earlier δ of the call
     spent part of it, that asking fewer ``fewer`` per call leaves each more; "" where the δ got all it asked for.
 
     >>> meter = WorkMeter(10); meter.add(10, stopped=False); meter.add(0, stopped=True, needed=5)

@@ -188,7 +188,8 @@ counting 1 + 4G, G distinct groups) the smoothed engine may spend for one :func:
 together (a :class:`~accountlib.engine.work.WorkMeter`): 5 to 8 s of one core of the book's two-core machine (8e-8
 to 1.35e-7 s per unit, :data:`accountlib.engine.work.MAX_SMOOTHED_CALL_WORK`), so that the answer or the refusal
 comes within 10 s (the P.L. 94-171 releases' worst pair of paths needs 3.4e7 units: the sieve drops almost every
-node; budget 1 at δ = 1e-5 would spend 1.8e8 for 4e7 nodes scanned). Each bisection step gets what is left; where
+node; budget 1 at δ = 1e-5 would spend 1.8e8 for 4e7 nodes scanned; the command line's ``epsilon`` spends one such
+budget over all its ``--delta``). Each bisection step gets what is left; where
 that stops a δ, the call is refused naming ``abs_tol``, with the interval certified so far (with
 ``best_effort=True`` that interval is returned, flagged ``node cap``), rather than run the capped passes of one
 undecided step after another (budget 1 at δ = 1e-5 to the default 1e-9: 148.6 s; budgets 13/17 and 7/1000003 at δ =
@@ -238,7 +239,7 @@ def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitiv
     ``abs_tol``, with the interval certified so far (with ``best_effort=True`` that interval is returned, flagged
     ``node cap``; refused still where no ε was certified to hold yet). ``meter``: a
     :class:`~accountlib.engine.work.WorkMeter` that several calls share (the command line's ``epsilon`` with several
-    ``--delta``: one budget for the command; :func:`epsilon_meter`); default a fresh one per call.
+    ``--delta``: one budget for the command; :func:`accountlib.theory.accounting.epsilon_meter`); default a fresh one per call.
 
     >>> from fractions import Fraction
     >>> e = epsilon(["1/2", "1/3"], Fraction(1, 10**6), abs_tol=1e-6)

@@ -173,7 +173,7 @@ rounds, and is bounded by :data:`OVERRUN` times this limit in work units: each �
 environment variable ``ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES``."""
 
 OVERRUN = 6
-"""How far the work spent on one smoothed trade-off point may exceed the estimate's limit
+"""How far the work spent on one smoothed trade-off call (all its α together) may exceed the estimate's limit
 (:data:`MAX_SMOOTHED_TRADEOFF_NODES`), in work units (:data:`accountlib.engine.work.KEPT_NODE_WEIGHT`: a node the
 sieve keeps costs 1 + 4G scanned ones, G distinct groups): 6e7 units, 5 to 8 s of one core, so that the answer or the refusal comes
 within 10 s. The estimate counts one pass per δ of the first grid; the work adds the coarse passes, missed passes

@@ -71,7 +71,7 @@ def decide(pair: Composition, target, levels: list[Level], rel_tol: float, *, me
     (:func:`decide_gaussian_dp`), the others through their levels (``levels``: :func:`~accountlib.theory.targets.level_targets` of ``target``,
     computed once by the caller), all the levels, their tightening rounds and the μ-GDP grid sharing one work budget
     on the smoothed engine: ``meter``, the caller's (:func:`accountlib.theory.calibration.calibrate`: one for all its
-    multipliers), else a fresh :func:`smoothed_call_meter`; where it is spent what is left is "undecided"."""
+    multipliers), else a fresh :func:`accountlib.theory.decision.smoothed_call_meter`; where it is spent what is left is "undecided"."""
     meter = smoothed_call_meter(pair) if meter is None else meter
     checks = check_levels(pair, levels, rel_tol, meter=meter) if levels else []
     for t in parts(target):
