@@ -83,8 +83,9 @@ def decide(pair: Composition, target, levels: list[Level], rel_tol: float, *, me
 def check(composition, target, *, rel_tol: float = 1e-6, sensitivities=None) -> list[LevelCheck]:
     """Each level of ``target`` decided for ``composition`` by certified δ(ε): "holds" (δ + bound ≤ allowed),
     "fails" (δ − bound above the target's own δ: the target is certainly not met) or "undecided". On the smoothed
-    engine all the levels and their tightening rounds share one work budget (:func:`smoothed_call_meter`, 5 to 8 s
-    of one core): a level it leaves undecided is "undecided".
+    engine all the levels, their tightening rounds and a μ-GDP target's ε grid share one work budget
+    (:func:`accountlib.theory.decision.smoothed_call_meter`, 5 to 8 s of one core): a level it leaves undecided is
+    "undecided", and a μ-GDP grid is refined no further once it is spent.
 
     >>> from accountlib.theory.targets import ApproximateDP
     >>> [c.status for c in check(["1/2"], ApproximateDP(1, "0.01"))]
