@@ -53,26 +53,39 @@ def run(args) -> int:
     rel_tol = tolerance(args.rel_tol, "rel-tol")
     pair = composition(args)
     asked = max(rel_tol / 2, SMALLEST_REL_TOL)  # the printed value, widened by its rounding, must still meet it
+    meter = None
+    if pair.smoothed is not None:  # one work budget for the command, all its ε together
+        from ..engine.work import call_meter  # the smoothed engine only: not loaded otherwise
+
+        meter = call_meter()
     with engine_refusals_named(args):
         try:
-            points = pair.delta(args.eps, rel_tol=asked)
+            points = pair.delta(args.eps, rel_tol=asked, meter=meter)
         except ResourceLimitError as error:  # the library's rel_tol (half of --rel-tol) said as the option given
             raise ResourceLimitError(str(error).replace(f"rel_tol = {asked:g}", f"--rel-tol {rel_tol:g}")) from None
+
+    def starved(p) -> str:  # the command's shared budget, where it stopped this δ
+        from ..engine.work import starved_note  # messages only
+
+        return starved_note(meter, next(i for i, q in enumerate(points) if q is p), len(points), "--eps values")
+
     rows = certified_rows(points, KEYS, lambda value, bound: bound <= exact_tolerance(rel_tol, value) * value,
-                          lambda p: uncertified(pair, p, rel_tol), lambda value: abs(value) * mpmath.mpf("1e-45"), args.best_effort)
+                          lambda p: uncertified(pair, p, rel_tol, starved(p)), lambda value: abs(value) * mpmath.mpf("1e-45"),
+                          args.best_effort)
     return emit_rows(args, rows, KEYS + ("shortfall",) * args.best_effort)
 
 
-def uncertified(pair, point, rel_tol: float) -> str:
+def uncertified(pair, point, rel_tol: float, starved: str = "") -> str:
     """The one-line error of a δ(ε) whose bound misses --rel-tol: the certified upper bound, and where the ε of
-    these budgets is certified to a relative accuracy."""
+    these budgets is certified to a relative accuracy (``starved``: the command's shared work budget, where it
+    stopped this δ, :func:`accountlib.engine.work.starved_note`)."""
     from ..infrastructure.shown import bound_text  # messages only: not loaded on the way to an answer
 
     why = f" ({point.shortfall})" if getattr(point, "shortfall", None) else ""
     where = f"could not certify --rel-tol {rel_tol:g} at ε = {decimal_string(point.epsilon, 10)}{why}"
     if point.delta > point.error_bound:
         return (f"{where}: the narrowest bound certified is {bound_text(point.error_bound)} on δ = "
-                f"{decimal_string(point.delta, 6)}; loosen --rel-tol, or print it flagged with --best-effort")
+                f"{decimal_string(point.delta, 6)}{starved}; loosen --rel-tol, or print it flagged with --best-effort")
     with mpmath.workdps(30):
         upper = bound_text(mpmath.mpf(point.delta) + point.error_bound)  # rounded up: still an upper bound
     limit = pair.relative_epsilon_limit()

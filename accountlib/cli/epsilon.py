@@ -29,13 +29,16 @@ def add_parser(sub) -> None:
                      help="target δ values in [1e-300, 1)")
     eps.add_argument("--abs-tol", action=Once, type=number("abs-tol"), default=Fraction(1, 10**9), metavar="T",
                      help="width of each ε interval, in [1e-30, 0.5] (default 1e-9)")
+    eps.add_argument("--best-effort", action="store_true", help="print an interval wider than --abs-tol instead of "
+                     "failing, with a shortfall column naming why (node cap, precision)")
     eps.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
     eps.set_defaults(handler=run)
 
 
 def run(args) -> int:
-    """The ε interval of each ``--delta``."""
-    from ..theory.accounting import epsilon
+    """The ε interval of each ``--delta``, all of them sharing one work budget on the smoothed engine (the
+    command's: :func:`~accountlib.theory.accounting.epsilon_meter`)."""
+    from ..theory.accounting import epsilon, epsilon_meter
 
     from ..theory.targets import as_target_delta
 
@@ -46,15 +49,22 @@ def run(args) -> int:
         except ValueError as error:
             fail(str(error))
     pair = composition(args)
+    meter = epsilon_meter(pair)  # one work budget for the command, all its δ together
     rows = []
     for d in args.delta:
         with engine_refusals_named(args):
-            e = epsilon(pair, d, abs_tol=abs_tol)
+            e = epsilon(pair, d, abs_tol=abs_tol, best_effort=args.best_effort, meter=meter)
+        if not e.meets_tolerance:  # flagged (--best-effort): printed as certified, its shortfall named
+            lower, upper = interval_decimals(e.lower, e.upper, args.abs_tol)
+            rows.append({"delta": decimal(d, 30), "epsilon_lower": lower, "epsilon_upper": upper,
+                         "shortfall": e.shortfall})
+            continue
         if e.width > args.abs_tol:  # certified to the float nearest --abs-tol, above it by less than 1e-16 of it
             fail(f"--abs-tol {decimal(args.abs_tol, 6)}: the interval certified for --delta {decimal(d, 6)} is "
                  f"{float(e.width):.17g} wide, a rounding of --abs-tol above it; give --abs-tol {float(e.width):.17g}")
         # the ends rounded outwards (lower down, upper up) with the digits that keep the printed interval no wider
         # than --abs-tol: it contains the certified one (the exact ends, not the points' 53-bit ε)
         lower, upper = interval_decimals(e.lower, e.upper, args.abs_tol)
-        rows.append({"delta": decimal(d, 30), "epsilon_lower": lower, "epsilon_upper": upper})
-    return emit_rows(args, rows, KEYS)
+        rows.append({"delta": decimal(d, 30), "epsilon_lower": lower, "epsilon_upper": upper,
+                     **({"shortfall": ""} if args.best_effort else {})})
+    return emit_rows(args, rows, KEYS + ("shortfall",) * args.best_effort)

@@ -407,8 +407,9 @@ class SmoothedTails:
         from .smoothed import SmoothedProfile
 
         self.engine = SmoothedProfile(groups, rho, max_nodes=max_nodes)
-        self._finest: dict = {}  # (ε, node cap) → the result at the finest η that cap allows (computed once)
-        self._price: float | None = None  # work units per node of the next pass, from the last pass run (any ε)
+        # (ε, node cap) → the result at the finest η that cap allows: computed once, its cost counted at every use,
+        # so that what a call spends and returns does not depend on the calls before it
+        self._finest: dict = {}
 
     def planned_nodes(self, epsilon, *, rel_tol: float = 1e-6, abs_tol: float = 0.0) -> int:
         """The cost estimate of :meth:`delta`: the contour nodes of its second pass (the η chosen for ``rel_tol``
@@ -443,7 +444,7 @@ class SmoothedTails:
         return 0
 
     def delta(self, epsilon, *, rel_tol: float = 1e-6, abs_tol: float = 0.0, best_effort: bool = True,
-              work_limit: int | None = None, cost_limit: int | None = None, stop_at_cost: bool = False):
+              work_limit: int | None = None, cost_limit: int | None = None, stop_at_cost: bool = False, price=None):
         """δ(ε) with error_bound ≤ max(rel_tol·δ, abs_tol), or the narrowest certified bound the node cap allows (then
         ``terms["capped"]`` is True). With ``best_effort=False`` a pass that would exceed the node cap ends the work
         at once: the bound reached so far is returned, capped (what a caller that refuses an unmet tolerance
@@ -462,11 +463,11 @@ class SmoothedTails:
         flagged as by the node cap, with ``terms["over_budget"]`` True. ``terms["work"]`` is the nodes scanned.
         ``cost_limit``: the most work units (:data:`~accountlib.engine.work.KEPT_NODE_WEIGHT`) the passes may cost, what a caller's
         :class:`~accountlib.engine.work.WorkMeter` has left (default: none); a pass is priced before its sum at its node count times the
-        share of kept nodes of the previous pass, of this δ or the last one (:func:`~accountlib.engine.work.cost_per_node`; before any, every
-        node kept), and one that would pass
-        what is left is not started: ``terms["over_cost"]`` True, ``terms["needed"]`` its price, and the finest
-        pass within what is left follows unless ``stop_at_cost`` (a caller that then refuses). ``terms["cost"]``
-        is the work units spent."""
+        share of kept nodes of the previous pass of this δ (:func:`~accountlib.engine.work.cost_per_node`; before any, ``price``: the
+        caller's last δ's, its ``terms["price"]``, passed on by the caller's meter so that no state outlives a call; else every
+        node kept), and one that would pass what is left is not started: ``terms["over_cost"]`` True (``"starved"``
+        where the cost limit held back the capped pass that follows), ``terms["needed"]`` its price, and the finest
+        pass within what is left follows unless ``stop_at_cost`` (a caller that then refuses); ``terms["cost"]``: the units spent."""
         from .smoothed import DegenerateContour, TooManyNodes, intersect
 
         engine = self.engine
@@ -474,7 +475,7 @@ class SmoothedTails:
         budget = resource_limit("ACCOUNTLIB_MAX_SMOOTHED_WORK", MAX_SMOOTHED_WORK) if work_limit is None else int(work_limit)
         groups = len(engine.groups)
         spent, cost = 0, 0
-        per_node = self._price or 2.0 + KEPT_NODE_WEIGHT * groups  # the last pass's price; before any, the dearest
+        per_node = price or 2.0 + KEPT_NODE_WEIGHT * groups  # the caller's last price; else the dearest: no history here
         s0, tau, prefactor, lp_rad = engine.start(epsilon)  # A ≤ prefactor and δ ≤ prefactor (k ≤ 1{x > 0} ≤ e^{τx})
         with mpmath.workdps(40):
             b = float(engine.rho)
@@ -484,34 +485,33 @@ class SmoothedTails:
             best = None
             for _ in range(SMOOTHING_PASSES):
                 target = max(rel_tol * estimate, abs_tol) if estimate is not None else prefactor * 1e-3
-                left = max(budget - spent, 0)
+                left = own = max(budget - spent, 0)
                 if cost_limit is not None:
                     left = min(left, int(max(int(cost_limit) - cost, 0) / per_node))
                 try:
                     result = engine.evaluate(epsilon, s0, tau, prefactor, lp_rad, eta, target / 4, b, node_limit=left)
                 except TooManyNodes as too_fine:
                     over = too_fine.nodes <= engine.max_nodes  # stopped by this call's work budget, not the cap
-                    flags = {"over_budget": over, "needed": int(too_fine.nodes * per_node),
-                             "over_cost": over and cost_limit is not None and too_fine.nodes <= budget - spent}
+                    flags = {"over_budget": over, "needed": int(too_fine.nodes * per_node), "price": per_node,
+                             "over_cost": over and cost_limit is not None and too_fine.nodes <= own,
+                             "starved": left < min(too_fine.nodes, engine.max_nodes, own)}  # the cost held it back
                     if not best_effort or (stop_at_cost and flags["over_cost"]):
                         stop = best if best is not None else engine.chernoff_only(epsilon, prefactor, lp_rad)
                         return self._capped(stop, spent, cost, flags)
                     cap = min(left, engine.max_nodes)
-                    fresh = (epsilon, cap) not in self._finest
                     finest = self._finest_result(epsilon, s0, tau, prefactor, lp_rad, eta, eta_max, target / 4, b,
                                                  too_fine.nodes, cap)
-                    if fresh:
-                        spent += int(finest.terms.get("scanned", 0))
-                        cost += work_units(finest.terms.get("scanned", 0), finest.terms.get("nodes", 0), groups)
+                    spent += int(finest.terms.get("scanned", 0))  # reused or not: the same call, the same count
+                    cost += work_units(finest.terms.get("scanned", 0), finest.terms.get("nodes", 0), groups)
                     return self._capped(intersect(best, finest), spent, cost, flags)
                 except (DegenerateContour, OverflowError, ZeroDivisionError, FloatingPointError):
                     return best if best is not None else engine.chernoff_only(epsilon, prefactor, lp_rad)
                 spent += int(result.terms["scanned"])
                 cost += work_units(result.terms["scanned"], result.terms["nodes"], groups)
                 if result.terms["scanned"] > 0:
-                    per_node = self._price = cost_per_node(result.terms, groups)
+                    per_node = cost_per_node(result.terms, groups)
                 best = intersect(best, result)
-                best = type(best)(best.epsilon, best.delta, best.error_bound, {**best.terms, "work": spent, "cost": cost})
+                best = type(best)(best.epsilon, best.delta, best.error_bound, {**best.terms, "work": spent, "cost": cost, "price": per_node})
                 if estimate is not None and best.error_bound <= max(rel_tol * best.delta, abs_tol):
                     return best
                 lower = best.delta - best.error_bound

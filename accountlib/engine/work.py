@@ -11,6 +11,8 @@ work). Sieve paper §4.3 (the sieve: a node it drops is only bounded, a node it 
 
 from __future__ import annotations
 
+from ..infrastructure.numbers import resource_limit
+
 
 KEPT_NODE_WEIGHT = 4
 """What one contour node the sieve keeps (its summand evaluated, a factor per distinct group) costs per distinct
@@ -25,7 +27,8 @@ Counting scanned nodes alone priced budget 1 four times, three budgets ten times
 MAX_SMOOTHED_CALL_WORK = 60_000_000
 """The most work units (:data:`KEPT_NODE_WEIGHT`) the smoothed engine may spend on one public call of many δ(ε)
 (:func:`accountlib.theory.accounting.delta` over all its ε, :func:`accountlib.theory.decision.check` over all its
-levels and tightening rounds): 5 to 8 s of one core at 8e-8 to 1.35e-7 s per unit (the machine idle or loaded by the
+levels, tightening rounds and a μ-GDP target's ε grid, :func:`accountlib.theory.calibration.calibrate` over all its
+multipliers, the command line's ``delta`` over all its ``--eps``): 5 to 8 s of one core at 8e-8 to 1.35e-7 s per unit (the machine idle or loaded by the
 other processes beside it), so that the answer, flagged or refused, comes within 10 s. Raise it with
 ``ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK``."""
 
@@ -55,10 +58,16 @@ class WorkMeter:
     rounds, a list of ε) may still have the smoothed engine spend: each δ gets what is left as its ``cost_limit``
     (:meth:`accountlib.engine.front.SmoothedTails.delta`) and adds what it cost; ``exhausted`` turns True when a δ was stopped by what was
     left (not by its own budget), after which the caller refuses, or flags, rather than start more work;
-    ``needed``: the units the pass not started would have cost, at least (for the message).
+    ``needed``: the units the pass not started would have cost, at least (for the message); ``counted``: the δ
+    counted so far, and ``stopped_at`` the index among them of the first one the meter stopped (None before any):
+    that δ and every later one of the call got less than they asked (for the message); ``starved``: a δ's capped
+    finest pass was held coarser by what was left (not stopped: the δ may still have decided what it was for);
+    ``price``: the work units per node of the last pass counted (``terms["price"]``), the next δ's first price.
 
     >>> meter = WorkMeter(1000); meter.add(400, stopped=False); meter.left, meter.exhausted
     (600, False)
+    >>> meter.add(600, stopped=True, needed=900); meter.stopped_at, meter.counted
+    (1, 2)
     """
 
     def __init__(self, limit: int):
@@ -66,16 +75,47 @@ class WorkMeter:
         self.spent = 0
         self.exhausted = False
         self.needed = 0
+        self.counted = 0
+        self.stopped_at: int | None = None
+        self.starved = False
+        self.price: float | None = None
 
     @property
     def left(self) -> int:
         """The work units still allowed (never negative)."""
         return max(self.limit - self.spent, 0)
 
-    def add(self, units: int, *, stopped: bool, needed: int = 0) -> None:
+    def add(self, units: int, *, stopped: bool, needed: int = 0, starved: bool = False) -> None:
         """Count the ``units`` one δ cost; ``stopped``: a pass of that δ, costing at least ``needed`` units, was not
-        started for want of what was left."""
+        started for want of what was left; ``starved``: its capped pass was held coarser by what was left."""
+        self.starved = self.starved or bool(starved)
         self.spent += int(units)
         if stopped and not self.exhausted:
-            self.needed = int(needed)
+            self.needed, self.stopped_at = int(needed), self.counted
+        self.counted += 1
         self.exhausted = self.exhausted or bool(stopped)
+
+
+def call_meter() -> WorkMeter:
+    """A fresh budget of :data:`accountlib.engine.work.MAX_SMOOTHED_CALL_WORK` work units (``ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK``) for one public
+    call of many δ(ε) (:func:`accountlib.theory.decision.smoothed_call_meter`), or one command of the command line."""
+    return WorkMeter(resource_limit("ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK", MAX_SMOOTHED_CALL_WORK))
+
+
+def starved_note(meter: WorkMeter | None, index: int, count: int, fewer: str = "epsilons") -> str:
+    """What a refusal of the ``index``-th of ``count`` δ of one call adds where ``meter`` (the call's,
+    :func:`accountlib.engine.work.call_meter`) stopped it: the call's budget and its variable, and, where earlier δ of the call
+    spent part of it, that asking fewer ``fewer`` per call leaves each more; "" where the δ got all it asked for.
+
+    >>> meter = WorkMeter(10); meter.add(10, stopped=False); meter.add(0, stopped=True, needed=5)
+    >>> starved_note(meter, 0, 2), starved_note(meter, 1, 2)[:66]
+    ('', '; the 2 epsilons of this call share one budget of 10 work units of')
+    """
+    if meter is None or meter.stopped_at is None or index < meter.stopped_at:
+        return ""
+    if meter.stopped_at == 0:  # the first δ alone would pass the budget: fewer per call cannot help
+        return (f"; this call's budget of {meter.limit:,} work units of the smoothed engine "
+                "(ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK) stopped it: raise that limit")
+    return (f"; the {count} {fewer} of this call share one budget of {meter.limit:,} work units of the smoothed "
+            f"engine (ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK), which the ones before this spent: ask fewer {fewer} per "
+            "call, or raise that limit")

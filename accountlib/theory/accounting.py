@@ -17,7 +17,7 @@ from fractions import Fraction
 
 import mpmath
 
-from ..engine.work import WorkMeter
+from ..engine.work import WorkMeter, starved_note
 from ..infrastructure.numbers import SMALLEST_REL_TOL, ResourceLimitError, as_abs_tol, as_rel_tol, resource_limit
 from ..infrastructure.shown import bound_text
 from ..infrastructure.search import FAILS, HOLDS, arithmetic, certified_bisect
@@ -25,7 +25,7 @@ from .composition import MAX_EPSILON, Composition, DeltaPoint, TradeoffPoint, as
 from .decision import check_levels, smoothed_call_meter
 from .targets import ApproximateDP, Level, as_epsilon_width, as_target_delta
 
-__all__ = ["delta", "tradeoff", "epsilon", "EpsilonInterval"]
+__all__ = ["delta", "tradeoff", "epsilon", "EpsilonInterval", "epsilon_meter"]
 
 
 def accounts_itself(composition, sensitivities=None) -> bool:
@@ -98,9 +98,11 @@ def delta(composition, epsilon, *, rel_tol: float = 1e-6, sensitivities=None,
     points, single = as_points(epsilon, "epsilon")
     rel_tol = as_rel_tol(rel_tol)
     meter = smoothed_call_meter(pair)  # one work budget for all the ε of the call
-    result = _kept(pair.delta(points, rel_tol=rel_tol, best_effort=best_effort, meter=meter), best_effort, lambda p: (
+    found = pair.delta(points, rel_tol=rel_tol, best_effort=best_effort, meter=meter)
+    result = _kept(found, best_effort, lambda p: (
         f"rel_tol: could not certify {rel_tol:g} at epsilon = {mpmath.nstr(p.epsilon, 10)} ({p.shortfall}): the "
-        f"bound certified when the engine stopped is {bound_text(p.error_bound)} on delta = {mpmath.nstr(p.delta, 6)}; "
+        f"bound certified when the engine stopped is {bound_text(p.error_bound)} on delta = {mpmath.nstr(p.delta, 6)}"
+        f"{starved_note(meter, next(i for i, q in enumerate(found) if q is p), len(found))}; "
         "loosen rel_tol, or pass best_effort=True for the flagged result (the narrowest bound the engine reaches)"))
     return result[0] if single else result
 
@@ -231,11 +233,20 @@ counting 1 + 4G, G distinct groups) the smoothed engine may spend for one :func:
 together (a :class:`~accountlib.engine.work.WorkMeter`): 5 to 8 s of one core of the book's two-core machine (8e-8
 to 1.35e-7 s per unit, :data:`accountlib.engine.work.MAX_SMOOTHED_CALL_WORK`), so that the answer or the refusal
 comes within 10 s (the P.L. 94-171 releases' worst pair of paths needs 3.4e7 units: the sieve drops almost every
-node; budget 1 at δ = 1e-5 would spend 1.8e8 for 4e7 nodes scanned). Each bisection step gets what is left; where
+node; budget 1 at δ = 1e-5 would spend 1.8e8 for 4e7 nodes scanned; the command line's ``epsilon`` spends one such
+budget over all its ``--delta``). Each bisection step gets what is left; where
 that stops a δ, the call is refused naming ``abs_tol``, with the interval certified so far (with
 ``best_effort=True`` that interval is returned, flagged ``node cap``), rather than run the capped passes of one
 undecided step after another (budget 1 at δ = 1e-5 to the default 1e-9: 148.6 s; budgets 13/17 and 7/1000003 at δ =
 1e-6: five undecided steps of 2.86e7 nodes each, 14 s). Raise it with ``ACCOUNTLIB_MAX_SMOOTHED_EPSILON_WORK``."""
+
+
+def epsilon_meter(pair) -> WorkMeter | None:
+    """The work budget of one :func:`epsilon` call on ``pair`` (:data:`MAX_SMOOTHED_EPSILON_WORK`,
+    ``ACCOUNTLIB_MAX_SMOOTHED_EPSILON_WORK``), or of a command that asks several δ; None off the smoothed engine."""
+    if pair.smoothed is None:
+        return None
+    return WorkMeter(resource_limit("ACCOUNTLIB_MAX_SMOOTHED_EPSILON_WORK", MAX_SMOOTHED_EPSILON_WORK))
 
 
 class _SpentMeter(Exception):
@@ -251,7 +262,7 @@ def _decimal(value: Fraction, rounding: str) -> str:
 
 
 def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitivities=None,
-            best_effort: bool = False) -> EpsilonInterval:
+            best_effort: bool = False, meter=None) -> EpsilonInterval:
     """The certified ε for a target δ: an interval [lower, upper] of width ≤ ``abs_tol`` (in [1e-30, 0.5]:
     :func:`~accountlib.theory.targets.as_epsilon_width`, a narrower interval needs δ finer than the finest
     relative accuracy, 1e-30; refused at once; ``rel_tol`` in [1e-30, 0.5]). For a DP-SGD run ``abs_tol`` is in
@@ -271,7 +282,9 @@ def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitiv
     bisection (:func:`check_smoothed_epsilon_cost`), and all the steps together spend at most
     :data:`MAX_SMOOTHED_EPSILON_WORK` work units (5 to 8 s of one core), else the call is refused naming
     ``abs_tol``, with the interval certified so far (with ``best_effort=True`` that interval is returned, flagged
-    ``node cap``; refused still where no ε was certified to hold yet).
+    ``node cap``; refused still where no ε was certified to hold yet). ``meter``: a
+    :class:`~accountlib.engine.work.WorkMeter` that several calls share (the command line's ``epsilon`` with several
+    ``--delta``: one budget for the command; :func:`accountlib.theory.accounting.epsilon_meter`); default a fresh one per call.
 
     >>> from fractions import Fraction
     >>> e = epsilon(["1/2", "1/3"], Fraction(1, 10**6), abs_tol=1e-6)
@@ -288,8 +301,9 @@ def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitiv
     tol = Fraction(as_epsilon_width(abs_tol))
     rel_tol = as_rel_tol(rel_tol)
     level = ApproximateDP(1, delta).levels()[0]
-    meter = (WorkMeter(resource_limit("ACCOUNTLIB_MAX_SMOOTHED_EPSILON_WORK", MAX_SMOOTHED_EPSILON_WORK))
-             if pair.smoothed is not None else None)
+    meter = epsilon_meter(pair) if meter is None else meter
+    shared = "" if meter is None or not meter.spent else (  # the caller's budget, part spent by its earlier δ
+        ", shared with the deltas asked before this one (ask fewer at once)")
     known = [Fraction(0), None]  # the largest ε certified to fail and the smallest certified to hold so far
     points = [None, None]  # their certified δ
 
@@ -305,11 +319,12 @@ def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitiv
             reached = (f"the interval certified so far is [{_decimal(known[0], ROUND_FLOOR)}, "
                        f"{_decimal(known[1], ROUND_CEILING)}]" if known[1] is not None
                        else "no epsilon was certified to hold yet")
+            flagged = ", pass best_effort=True for that interval, flagged," if known[1] is not None else ""
             raise ResourceLimitError(
                 f"abs_tol: an epsilon interval {float(tol):g} wide for delta = {float(delta):g} needs more than the "
                 f"{meter.limit:,} work units of the smoothed engine one epsilon call may spend "
-                f"(ACCOUNTLIB_MAX_SMOOTHED_EPSILON_WORK: {meter.spent:,} spent, the next contour pass would cost about "
-                f"{meter.needed:,} more); {reached}; loosen abs_tol, or raise the limit")
+                f"(ACCOUNTLIB_MAX_SMOOTHED_EPSILON_WORK; {meter.spent:,} spent when a contour pass was stopped){shared}; "
+                f"{reached}; loosen abs_tol{flagged} or raise the limit")
         return c.status, c.point
 
     def decided_towards(start: Fraction, end: Fraction, wanted: str):
@@ -361,12 +376,16 @@ def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitiv
             status, (lower, at_lower), (upper, at_upper), midpoint=arithmetic, until=lambda lo, hi: not hi - lo > tol,
             undecided=undecided)
         if upper - lower > tol:
+            starved = meter is not None and meter.starved  # the δ inside were held coarser by the work budget
             if best_effort:
-                return EpsilonInterval(delta, lower, upper, at_lower, at_upper, meets_tolerance=False, shortfall="precision")
+                return EpsilonInterval(delta, lower, upper, at_lower, at_upper, meets_tolerance=False,
+                                       shortfall="node cap" if starved else "precision")
+            why = (f"the work budget left to the δ(ε) inside it ({meter.limit:,} units, ACCOUNTLIB_MAX_SMOOTHED_EPSILON_WORK"
+                   f"){shared}, held them too coarse to decide against δ; loosen abs_tol, raise the limit" if starved
+                   else "inside it the engine's bounds cannot decide δ(ε) against δ for these budgets; loosen abs_tol")
             raise ArithmeticError(f"the certified ε for δ = {float(delta):g} lies in [{_decimal(lower, ROUND_FLOOR)}, {_decimal(upper, ROUND_CEILING)}], "
-                                  f"wider than abs_tol = {float(tol):g}: inside it the engine's bounds cannot decide δ(ε) "
-                                  "against δ for these budgets; loosen abs_tol, or pass best_effort=True for that interval, "
-                                  "flagged")
+                                  f"wider than abs_tol = {float(tol):g}: {why}, or pass best_effort=True for that "
+                                  "interval, flagged")
         return EpsilonInterval(delta, lower, upper, at_lower, at_upper)
 
     try:

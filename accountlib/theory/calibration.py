@@ -29,7 +29,7 @@ from ..infrastructure.numbers import (ResourceLimitError, as_fraction, as_positi
 from ..infrastructure.search import bisect, integer, widen
 from .accounting import EpsilonInterval, accounts_itself, epsilon  # noqa: F401  (EpsilonInterval, epsilon re-exported: their former home)
 from .composition import Composition, as_composition
-from .decision import LevelCheck, check, decide  # noqa: F401  (check, LevelCheck re-exported)
+from .decision import LevelCheck, check, decide, smoothed_call_meter  # noqa: F401  (check, LevelCheck re-exported)
 from .gaussian_dp import gaussian_profile, gaussian_tradeoff  # noqa: F401  (re-exported)
 from .targets import (TAIL_SLACK, ApproximateDP, GaussianDP, Level, TradeoffCurve, level_targets,  # noqa: F401
                       levels_of, parts)
@@ -291,7 +291,14 @@ def calibrate(composition, target, *, resolution=1e-3, rel_tol: float = 1e-6, se
 
     A μ-GDP target (:class:`~accountlib.theory.targets.GaussianDP`) is decided on an ε grid refined where the profile comes close to
     G_μ's (:func:`~accountlib.theory.decision.decide_gaussian_dp`); ``proven_smallest`` is False only where the refinement's point budget runs
-    out first (the exact curve touching G_μ).
+    out first (the exact curve touching G_μ), or where the work budget below is spent.
+
+    Time: on the smoothed engine every multiplier tried shares one work budget for the whole call
+    (:func:`~accountlib.theory.decision.smoothed_call_meter`: :data:`accountlib.engine.work.MAX_SMOOTHED_CALL_WORK`
+    units, 5 to 8 s of one core, ``ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK``). Once it is spent no further multiplier is
+    decided: the answer is the smallest multiplier certified to hold so far, with ``failure`` None and
+    ``proven_smallest`` False (an upper bound on the smallest noise, certified, at a coarser step than asked); where
+    none was certified to hold yet the call is refused in one line naming ``resolution`` and the limit to raise.
 
     >>> c = calibrate(["1/2", "1/3"], ApproximateDP(1, "1e-6"))
     >>> c.proven_smallest and all(k.status == "holds" for k in c.checks) and c.failure.status == "fails"
@@ -327,16 +334,25 @@ def calibrate(composition, target, *, resolution=1e-3, rel_tol: float = 1e-6, se
     _refuse_unaffordable_calibration(pair, reference, step, fs)  # before the first check: milliseconds
     evaluations = 0
     memo: dict[int, tuple[str, list[LevelCheck], Composition | None]] = {}
+    meter = smoothed_call_meter(pair)  # one work budget for every multiplier of the call (None: not smoothed)
 
     def at(k: int):
         nonlocal evaluations
+        if k not in memo and meter is not None and meter.exhausted:  # nothing more is decided in this call
+            if not any(state == "holds" for state, _, _ in memo.values()):
+                raise ResourceLimitError(
+                    f"resolution: calibrating to a step of {float(step):.6g} needs more than the {meter.limit:,} work "
+                    "units of the smoothed engine one calibrate call may spend (ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK): no "
+                    "multiplier was certified to hold before they were spent, and a coarser resolution (or step) starts "
+                    "from the same one; raise the limit")
+            memo[k] = ("undecided", [], None)
         if k not in memo:
             if k <= 0:
                 raise ValueError("the target is met by no noise on this grid at all (k ≤ 0); check the target")
             v = k * step
             try:  # the caller's composition, its noise scaled: its sensitivities, paths and engine kept
                 scaled = pair.rescaled(v, factors=fs)
-                checks = decide(scaled, target, levels, rel_tol)
+                checks = decide(scaled, target, levels, rel_tol, meter=meter)
             except ResourceLimitError:  # an engine this fine is refused at this scale: nothing decided here
                 scaled, checks = None, []
             evaluations += 1

@@ -173,7 +173,7 @@ rounds, and is bounded by :data:`OVERRUN` times this limit in work units: each �
 environment variable ``ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES``."""
 
 OVERRUN = 6
-"""How far the work spent on one smoothed trade-off point may exceed the estimate's limit
+"""How far the work spent on one smoothed trade-off call (all its α together) may exceed the estimate's limit
 (:data:`MAX_SMOOTHED_TRADEOFF_NODES`), in work units (:data:`accountlib.engine.work.KEPT_NODE_WEIGHT`: a node the
 sieve keeps costs 1 + 4G scanned ones, G distinct groups): 6e7 units, 5 to 8 s of one core, so that the answer or the refusal comes
 within 10 s. The estimate counts one pass per δ of the first grid; the work adds the coarse passes, missed passes
@@ -428,9 +428,12 @@ class Composition:
             own = resource_limit("ACCOUNTLIB_MAX_SMOOTHED_WORK", MAX_SMOOTHED_WORK)
             for e in eps:
                 d = self.smoothed.delta(e, rel_tol=rel_tol, best_effort=best_effort, work_limit=own,
-                                        cost_limit=None if meter is None else meter.left)
+                                        cost_limit=None if meter is None else meter.left,
+                                        price=None if meter is None else meter.price)
                 if meter is not None:
-                    meter.add(d.terms.get("cost", 0), stopped=bool(d.terms.get("over_cost")), needed=d.terms.get("needed", 0))
+                    meter.price = d.terms.get("price", meter.price)  # the call's, never the Composition's
+                    meter.add(d.terms.get("cost", 0), stopped=bool(d.terms.get("over_cost")), needed=d.terms.get("needed", 0),
+                              starved=bool(d.terms.get("starved")))
                 points.append(_flag_delta(DeltaPoint(d.epsilon, d.delta, error_bound(d.error_bound)), rel_tol, d.terms))
             return points
         gains = [1 + math.exp(min(float(e), 700)) for e in eps]
@@ -499,7 +502,9 @@ class Composition:
     def tradeoff(self, alphas, *, abs_tol: float = 1e-25, best_effort: bool = False) -> list[TradeoffPoint]:
         """β = f(α) at each α ∈ [0, 1], each with error_bound ≤ abs_tol (in [1e-60, 0.5]; where reachable).
         ``best_effort``: a smoothed point whose work would pass :data:`OVERRUN` times its limit is returned with the
-        narrowest bound that work reached, flagged ``node cap``, instead of refused.
+        narrowest bound that work reached, flagged ``node cap``, instead of refused. On the smoothed engine all the α
+        of one call share that one work budget (5 to 8 s of one core): a point after it is spent gets the bound its
+        δ reach without further work, flagged, and without best effort the call is refused.
 
         The engines and their refinement are the front door's (:meth:`~accountlib.engine.front.CertifiedTails.absolute_batch`)."""
         if isinstance(alphas, (str, bytes)) or not hasattr(alphas, "__iter__"):
@@ -510,15 +515,18 @@ class Composition:
                 raise ValueError(f"alphas must lie in [0, 1]; got {decimal_string(a, 6)}")
         abs_tol = as_abs_tol(abs_tol)
         if self.smoothed is not None:
-            return [self._tradeoff_from_profile(a, abs_tol, best_effort) for a in values]
+            spent = [0]  # one work budget for all the α of the call: OVERRUN times the estimate's limit
+            return [self._tradeoff_from_profile(a, abs_tol, best_effort, spent, len(values)) for a in values]
         points = self.tails.absolute_batch(lambda engine, todo: self._tradeoff_batch(engine, [values[i] for i in todo]),
                                            len(values), abs_tol)
         return [_flag_tradeoff(p, abs_tol, "precision") for p in points]
 
-    def _tradeoff_from_profile(self, alpha: Fraction, abs_tol: float, best_effort: bool = False) -> TradeoffPoint:
+    def _tradeoff_from_profile(self, alpha: Fraction, abs_tol: float, best_effort: bool = False, spent=None,
+                               count: int = 1) -> TradeoffPoint:
         """f(α) by duality from the smoothed engine's δ(ε) (:mod:`accountlib.theory.tradeoff_duality`): the lattice
         is too fine for vertices. Each δ errs by at most abs_tol/4 (:data:`SMOOTHED_TRADEOFF_DELTA_SHARE`): its error
-        enters β about linearly."""
+        enters β about linearly. ``spent``: a one-item list, the work units the call's earlier points (``count`` in
+        all) spent, added to here: :data:`OVERRUN` times the limit serves them all."""
         from .tradeoff_duality import FIRST_GRID, first_grid, tradeoff_from_profile  # only the smoothed trade-off needs it
 
         delta_tol = SMOOTHED_TRADEOFF_DELTA_SHARE * abs_tol  # δ ≤ 1: as a relative tolerance it is no stricter
@@ -527,30 +535,34 @@ class Composition:
         planned = FIRST_GRID * max((self.smoothed.planned_nodes(e, rel_tol=delta_tol, abs_tol=delta_tol)
                                     for e in (grid[0], grid[len(grid) // 2])), default=0) if grid else 0
 
-        def refuse(need, flagged=""):  # flagged: the best-effort advice, where best effort would answer
+        def refuse(need, flagged="", variable="ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES"):  # flagged: the best-effort advice
             raise ResourceLimitError(
                 f"abs_tol: the smoothed trade-off at alpha = {decimal_string(alpha, 6)} to abs_tol = {abs_tol:g} {need} "
-                "(ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES); loosen abs_tol (the cost grows about as 1/sqrt(abs_tol)), "
-                f"{flagged}or raise the limit")
+                f"({variable}); loosen abs_tol (the cost grows about as 1/sqrt(abs_tol)), {flagged}or raise the limit")
 
         if planned > limit:
             refuse(f"needs about {planned:,} contour nodes, more than the {limit:,} accepted")
-        capped, spent = [], [0]
+        capped, stopped, price, spent = [], [], [None], [0] if spent is None else spent  # price: the last pass's
         own = resource_limit("ACCOUNTLIB_MAX_SMOOTHED_WORK", MAX_SMOOTHED_WORK)
 
         def delta_at(eps):
             d = self.smoothed.delta(eps, rel_tol=delta_tol, abs_tol=delta_tol, work_limit=own,
-                                    cost_limit=max(OVERRUN * limit - spent[0], 0), stop_at_cost=not best_effort)
-            spent[0] += int(d.terms.get("cost", 0))
+                                    cost_limit=max(OVERRUN * limit - spent[0], 0), stop_at_cost=not best_effort,
+                                    price=price[0])
+            spent[0], price[0] = spent[0] + int(d.terms.get("cost", 0)), d.terms.get("price", price[0])
+            stopped.extend([eps] if d.terms.get("over_cost") else [])  # the work budget stopped it: refine no more
             if d.terms.get("over_cost") and not best_effort:  # the next pass would pass the point's limit: not started
-                refuse(f"has spent {spent[0]:,} of the {OVERRUN * limit:,} work units accepted and its next contour "
-                       f"pass would cost about {d.terms['needed']:,} more",
-                       "pass best_effort=True for the narrowest bound within the limit, flagged, ")
+                shared = f", shared by the {count} alphas of the call (ask fewer per call)" if count > 1 else ""
+                refuse(f"has spent {spent[0]:,} of the {OVERRUN * limit:,} work units accepted{shared} and its next "
+                       f"contour pass would cost about {d.terms['needed']:,} more",
+                       "pass best_effort=True for the narrowest bound within the limit, flagged, ",
+                       f"{OVERRUN * limit:,} work units = {OVERRUN} times ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES, "
+                       f"{limit:,} contour nodes")
             if d.terms.get("capped"):
                 capped.append(eps)
             return d.delta, d.error_bound
 
-        lower, upper = tradeoff_from_profile(delta_at, alpha, abs_tol)
+        lower, upper = tradeoff_from_profile(delta_at, alpha, abs_tol, spent=lambda: bool(stopped))
         with mpmath.workdps(30):
             target = mpmath.mpf(alpha.numerator) / alpha.denominator
             point = TradeoffPoint(target, (lower + upper) / 2, error_bound((upper - lower) / 2 * (1 + mpmath.mpf(10) ** -12)))

@@ -15,8 +15,8 @@ from fractions import Fraction
 import mpmath
 
 from ..infrastructure.interval_ends import lower_end, upper_end
-from ..engine.work import MAX_SMOOTHED_CALL_WORK, WorkMeter
-from ..infrastructure.numbers import as_rel_tol, fraction_to_mpf, resource_limit
+from ..engine.work import WorkMeter, call_meter
+from ..infrastructure.numbers import as_rel_tol, fraction_to_mpf
 from .composition import SMALLEST_REL_TOL, Composition, DeltaPoint, as_composition
 from .gaussian_dp import gaussian_profile
 from .targets import LEVEL_DIGITS, LEVEL_MARGIN, TAIL_SLACK, GaussianDP, Level, level_targets, parts
@@ -37,9 +37,7 @@ def smoothed_call_meter(pair: Composition) -> WorkMeter | None:
     """The work budget one public call of many δ(ε) of ``pair`` shares (all the ε of a δ call, all the levels and
     tightening rounds of a check): :data:`accountlib.engine.work.MAX_SMOOTHED_CALL_WORK` work units
     (``ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK``); None where the pair is not on the smoothed engine."""
-    if pair.smoothed is None:
-        return None
-    return WorkMeter(resource_limit("ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK", MAX_SMOOTHED_CALL_WORK))
+    return None if pair.smoothed is None else call_meter()
 
 
 def check_levels(pair: Composition, levels: list[Level], rel_tol: float, *, meter=None) -> list[LevelCheck]:
@@ -68,23 +66,26 @@ def check_levels(pair: Composition, levels: list[Level], rel_tol: float, *, mete
     return [checks[i] for i in range(len(levels))]
 
 
-def decide(pair: Composition, target, levels: list[Level], rel_tol: float) -> list[LevelCheck]:
+def decide(pair: Composition, target, levels: list[Level], rel_tol: float, *, meter=None) -> list[LevelCheck]:
     """Every part of ``target`` decided for ``pair``: a μ-GDP part on its own refined ε grid
     (:func:`decide_gaussian_dp`), the others through their levels (``levels``: :func:`~accountlib.theory.targets.level_targets` of ``target``,
-    computed once by the caller), all the levels and their tightening rounds sharing one work budget on the smoothed
-    engine (:func:`smoothed_call_meter`): where it is spent the levels left are "undecided"."""
-    checks = check_levels(pair, levels, rel_tol, meter=smoothed_call_meter(pair)) if levels else []
+    computed once by the caller), all the levels, their tightening rounds and the μ-GDP grid sharing one work budget
+    on the smoothed engine: ``meter``, the caller's (:func:`accountlib.theory.calibration.calibrate`: one for all its
+    multipliers), else a fresh :func:`accountlib.theory.decision.smoothed_call_meter`; where it is spent what is left is "undecided"."""
+    meter = smoothed_call_meter(pair) if meter is None else meter
+    checks = check_levels(pair, levels, rel_tol, meter=meter) if levels else []
     for t in parts(target):
         if isinstance(t, GaussianDP):
-            checks += decide_gaussian_dp(t, pair, rel_tol)
+            checks += decide_gaussian_dp(t, pair, rel_tol, meter=meter)
     return checks
 
 
 def check(composition, target, *, rel_tol: float = 1e-6, sensitivities=None) -> list[LevelCheck]:
     """Each level of ``target`` decided for ``composition`` by certified δ(ε): "holds" (δ + bound ≤ allowed),
     "fails" (δ − bound above the target's own δ: the target is certainly not met) or "undecided". On the smoothed
-    engine all the levels and their tightening rounds share one work budget (:func:`smoothed_call_meter`, 5 to 8 s
-    of one core): a level it leaves undecided is "undecided".
+    engine all the levels, their tightening rounds and a μ-GDP target's ε grid share one work budget
+    (:func:`accountlib.theory.decision.smoothed_call_meter`, 5 to 8 s of one core): a level it leaves undecided is
+    "undecided", and a μ-GDP grid is refined no further once it is spent.
 
     >>> from accountlib.theory.targets import ApproximateDP
     >>> [c.status for c in check(["1/2"], ApproximateDP(1, "0.01"))]
@@ -94,7 +95,7 @@ def check(composition, target, *, rel_tol: float = 1e-6, sensitivities=None) -> 
     return decide(as_composition(composition, sensitivities), target, level_targets(target), rel_tol)
 
 
-def decide_gaussian_dp(target, pair, rel_tol: float, *, max_points: int = 4000) -> list[LevelCheck]:
+def decide_gaussian_dp(target, pair, rel_tol: float, *, max_points: int = 4000, meter=None) -> list[LevelCheck]:
     """A μ-GDP ``target`` (f ≥ G_μ − η) decided for ``pair`` on an ε grid refined where it cannot decide (the check
     ``calibrate`` and ``check`` use; the chords of :meth:`~accountlib.theory.targets.GaussianDP.levels` serve only to
     rank pairs).
@@ -109,7 +110,9 @@ def decide_gaussian_dp(target, pair, rel_tol: float, *, max_points: int = 4000) 
     An interval that cannot be decided is halved; the target certainly fails where δ_f(ε) − bound >
     δ_μ(ε) + η at a grid point. Returns one check per interval (``level.epsilon`` its left end, ``allowed`` the
     largest certified δ_f there that would still decide the interval, ``point`` the certified δ_f), the failing
-    point alone when there is one; "undecided" ones remain where ``max_points`` ran out (f touching G_μ).
+    point alone when there is one; "undecided" ones remain where ``max_points`` ran out (f touching G_μ), or where
+    ``meter`` (a :class:`~accountlib.engine.work.WorkMeter` of the smoothed engine, shared with the caller's other
+    δ; None: each δ its own limit) was spent: no grid point is added after that.
     """
     with mpmath.workdps(LEVEL_DIGITS):
         mu, eta = fraction_to_mpf(target.mu), fraction_to_mpf(TAIL_SLACK)
@@ -129,7 +132,7 @@ def decide_gaussian_dp(target, pair, rel_tol: float, *, max_points: int = 4000) 
         while True:
             todo = [e for e in grid if e > 0 and e not in known]
             if todo:
-                for e, point in zip(todo, pair.delta(todo, rel_tol=rel_tol)):
+                for e, point in zip(todo, pair.delta(todo, rel_tol=rel_tol, meter=meter)):
                     known[e] = point
             for e in todo:  # a certain failure at a new grid point (the earlier ones showed none)
                 witness = gaussian(e)[1] * (1 + LEVEL_MARGIN) + LEVEL_MARGIN + eta
@@ -168,6 +171,6 @@ def decide_gaussian_dp(target, pair, rel_tol: float, *, max_points: int = 4000) 
             checks.append(tail)
             if tail.status == "undecided":
                 split.append(last * 5 / 4)
-            if not split or len(grid) + len(split) > max_points:
+            if not split or len(grid) + len(split) > max_points or (meter is not None and meter.exhausted):
                 return checks
             grid = sorted(set(grid) | {Fraction(e).limit_denominator(10**15) for e in split})

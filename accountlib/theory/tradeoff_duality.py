@@ -91,9 +91,11 @@ def first_grid(alpha: Fraction) -> list[Fraction]:
     return sorted({top * k / (FIRST_GRID - 1) for k in range(FIRST_GRID)})
 
 
-def tradeoff_from_profile(delta_at, alpha: Fraction, abs_tol: float) -> tuple:
+def tradeoff_from_profile(delta_at, alpha: Fraction, abs_tol: float, *, spent=None) -> tuple:
     """(lower, upper) of f(α) from ``delta_at(ε) -> (δ, error_bound)`` (mpf, for exact ε ≥ 0), with
-    upper − lower ≤ 2·abs_tol where :data:`MAX_REFINEMENTS` rounds reach it.
+    upper − lower ≤ 2·abs_tol where :data:`MAX_REFINEMENTS` rounds reach it. ``spent``: called after each round;
+    True (the caller's work budget is spent: later δ would come back no narrower) ends the refinement with the
+    narrowest bracket so far.
 
     >>> import mpmath
     >>> def rr(eps):  # randomized response with e^1: δ(ε) = max(0, (e − e^ε)/(1 + e))
@@ -142,7 +144,8 @@ def tradeoff_from_profile(delta_at, alpha: Fraction, abs_tol: float) -> tuple:
             # every round's bracket is certified, so their intersection is: a round whose new δ came back wide (a
             # work limit spent: only the Chernoff bracket) never widens what an earlier round reached
             best = (max(best[0], lower), max(min(best[1], upper), best[0], lower))
-            if best[1] - best[0] <= 2 * abs_tol or len(points) > 17 + 4 * MAX_REFINEMENTS:
+            if (best[1] - best[0] <= 2 * abs_tol or len(points) > 17 + 4 * MAX_REFINEMENTS
+                    or (spent is not None and spent())):
                 return best[0], min(best[1], 1 - a)
             if max(tail1, tail2) > lower + 2 * abs_tol:
                 top *= 2

@@ -116,8 +116,12 @@ def test_the_smoothed_work_meter_prices_the_nodes_the_sieve_keeps(monkeypatch, f
     pair = accountlib.Composition(["1"], engine="smoothed")
     monkeypatch.setenv("ACCOUNTLIB_MAX_SMOOTHED_EPSILON_WORK", "5000000")
     reread_resource_limits()
-    with pytest.raises(ResourceLimitError, match=r"abs_tol: .*more than the 5,000,000 work units .*spent, the next "
-                                                 r"contour pass would cost about [\d,]+ more\); the interval certified"):
+    # the refusal says what was spent and offers best effort (r37e S3-2: it quoted the price of a coarse first pass
+    # of a new step, "the next contour pass would cost about 2,087 more", as if that were what abs_tol needs)
+    with pytest.raises(ResourceLimitError, match=r"abs_tol: .*more than the 5,000,000 work units .*[\d,]+ spent when a "
+                                                 r"contour pass was stopped\); the interval certified so far is \[.*\]; "
+                                                 r"loosen abs_tol, pass best_effort=True for that interval, flagged, or "
+                                                 r"raise the limit$"):
         accountlib.epsilon(pair, "1e-5")
     assert 0 < sum(units) <= 5_000_000 * SLACK
     units.clear()
@@ -478,3 +482,131 @@ def test_a_lattice_epsilon_whose_every_step_needs_a_fine_contour_is_refused_befo
         accountlib.epsilon(pair, "1e-20")
     monkeypatch.undo()
     assert accountlib.epsilon(accountlib.Composition(["1/2", "1/3"], engine="lattice"), "1e-20").meets_tolerance
+
+
+def test_a_smoothed_calibration_shares_one_work_budget_for_all_its_multipliers(monkeypatch, fresh_limits, units):
+    """r37e S2-3: calibrate(budget 1 on the smoothed engine, (2, 1e-3), resolution=1e-9) took 18.4 CPU s, each of its
+    31 multipliers decided with a fresh work budget. One WorkMeter (MAX_SMOOTHED_CALL_WORK, here 3e6 units) now serves
+    the whole call; once it is spent no further multiplier is decided, and the answer is the smallest multiplier
+    certified to hold, with no failure one step below (proven_smallest False: the documented flag); with almost no
+    budget, the multiplier the Chernoff bound alone certifies; where no multiplier was certified to hold before the
+    budget ran out (a μ-GDP target), a one-line refusal naming resolution and the limit, not a search up to 1e12."""
+    from accountlib import ApproximateDP
+
+    pair = accountlib.Composition(["1"], engine="smoothed")
+    monkeypatch.setenv("ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK", "3000000")
+    reread_resource_limits()
+    c = accountlib.calibrate(pair, ApproximateDP("2", "1e-3"), resolution=1e-9)
+    assert 0 < sum(units) <= 3_000_000 * SLACK
+    assert all(k.status == "holds" for k in c.checks) and c.failure is None and not c.proven_smallest
+    monkeypatch.setenv("ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK", "1000")
+    reread_resource_limits()
+    units.clear()
+    coarse = accountlib.calibrate(pair, ApproximateDP("2", "1e-3"), resolution=1e-9)  # the Chernoff bound's answer
+    assert sum(units) <= 1000 * SLACK and coarse.scale >= c.scale and not coarse.proven_smallest
+    assert all(k.status == "holds" for k in coarse.checks)
+    units.clear()  # a μ-GDP target the first multiplier's ε grid cannot decide within 1,000 units: refused
+    with pytest.raises(ResourceLimitError, match=r"^resolution: calibrating to a step of 0\.001 needs more than the "
+                                                 r"1,000 work units .*\(ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK\): no multiplier "
+                                                 r"was certified to hold .*; raise the limit$"):
+        accountlib.calibrate(pair, accountlib.GaussianDP("1"))
+    assert sum(units) <= 1000 * SLACK
+
+
+def test_a_gaussian_dp_check_on_the_smoothed_engine_spends_the_calls_one_budget(monkeypatch, fresh_limits, units):
+    """r37e S2-2: check(budget 1 on the smoothed engine, GaussianDP(1)) refined its ε grid with no work budget at all
+    (10.4 CPU s, up to 4000 grid points each with its own MAX_SMOOTHED_WORK). The grid's δ now spend the call's one
+    WorkMeter (here 3e6 units) and the refinement stops where it is spent: "fails" or "undecided", never past it."""
+    from accountlib import GaussianDP
+
+    pair = accountlib.Composition(["1"], engine="smoothed")
+    monkeypatch.setenv("ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK", "3000000")
+    reread_resource_limits()
+    checks = accountlib.check(pair, GaussianDP("1"))
+    assert 0 < sum(units) <= 3_000_000 * SLACK
+    assert {c.status for c in checks} <= {"fails", "undecided"}  # f(budget 1) dips below G_1: never "holds"
+
+
+def test_the_alphas_of_one_smoothed_tradeoff_call_share_one_work_budget(monkeypatch, fresh_limits, units):
+    """r37e S2-4: tradeoff(budgets 2.5 and 0.05 on the smoothed engine, [0.3, 1/2, 0.7], abs_tol 3e-7, best effort)
+    ran past 15 CPU s: each α had its own OVERRUN × limit work units. The α of one call now share them (the estimate
+    set to pass, the limit to 1e6 nodes: 6e6 units); the points past the budget come back flagged node cap with the
+    bracket their δ reached, and the refinement stops there. Without best effort the refusal says the budget is
+    shared by the call's alphas and names the variable with the factor that makes its nodes the units (r37e S3-5)."""
+    import mpmath
+
+    from accountlib.engine.front import SmoothedTails
+    from accountlib.theory.composition import OVERRUN
+
+    monkeypatch.setenv("ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES", "1000000")
+    reread_resource_limits()
+    monkeypatch.setattr(SmoothedTails, "planned_nodes", lambda self, epsilon, rel_tol=1e-6, abs_tol=0.0: 0)
+    pair = accountlib.Composition(["1/2"], engine="smoothed")
+    points = accountlib.tradeoff(pair, ["0.3", "1/2", "0.7"], abs_tol=1e-7, best_effort=True)
+    assert 0 < sum(units) <= OVERRUN * 1_000_000 * SLACK
+    assert any(not p.meets_tolerance and p.shortfall == "node cap" for p in points)
+    for p in points:  # each a certified bracket of β within [0, 1 − α]
+        assert 0 <= p.beta - p.error_bound and p.beta + p.error_bound <= 1 - p.alpha + mpmath.mpf(10) ** -12
+    units.clear()
+    with pytest.raises(ResourceLimitError, match=rf"accepted, shared by the 3 alphas of the call \(ask fewer per call\) "
+                                                 rf".*\({OVERRUN * 1_000_000:,} work units = {OVERRUN} times "
+                                                 r"ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES, 1,000,000 contour nodes\)"):
+        accountlib.tradeoff(pair, ["0.3", "1/2", "0.7"], abs_tol=1e-7)
+    assert 0 < sum(units) <= OVERRUN * 1_000_000 * SLACK
+
+
+def test_a_command_line_epsilon_or_delta_spends_one_work_budget_for_all_its_values(monkeypatch, fresh_limits, units):
+    """r37e S2-5, S3-3: `epsilon --rho 13/17 7/1000003 --delta 1e-6 1e-7 1e-8` took 10.4 CPU s, each δ its own work
+    budget, and the command had no --best-effort. One meter now serves the command (here 5e6 units), and
+    --best-effort prints the intervals it could not narrow to --abs-tol with the shortfall column of delta
+    --best-effort; `delta` with several --eps shares the command's MAX_SMOOTHED_CALL_WORK the same way."""
+    import json
+
+    from cli_runs import run_main
+
+    monkeypatch.setenv("ACCOUNTLIB_MAX_SMOOTHED_EPSILON_WORK", "5000000")
+    monkeypatch.setenv("ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK", "3000000")
+    reread_resource_limits()
+    done = run_main("epsilon", "--rho", "13/17", "7/1000003", "--delta", "1e-6", "1e-7", "1e-8", "--best-effort", "--json")
+    assert done.returncode == 0, done.stderr
+    assert 0 < sum(units) <= 5_000_000 * SLACK
+    rows = json.loads(done.stdout)
+    assert [sorted(r) for r in rows] == [["delta", "epsilon_lower", "epsilon_upper", "shortfall"]] * 3
+    assert rows[-1]["shortfall"] == "node cap" and all(r["shortfall"] in ("", "node cap", "precision") for r in rows)
+    units.clear()
+    refused = run_main("delta", "--rho", "13/17", "7/1000003", "--eps", "1", "3", "5", "--rel-tol", "1e-12")
+    assert 0 < sum(units) <= 3_000_000 * SLACK
+    assert refused.returncode == 2 and "could not certify --rel-tol 1e-12" in refused.stderr
+
+
+def test_a_delta_starved_by_its_calls_shared_budget_is_refused_naming_that_budget(monkeypatch, fresh_limits):
+    """r37e S3-4: a δ that the call's shared work budget stopped was refused as "node cap … loosen rel_tol", naming
+    neither the budget nor its variable; the refusal now names ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK and, where the δ
+    before it spent the budget, that asking fewer per call helps (and that raising the limit is what helps where the
+    first δ alone passes it)."""
+    pair = accountlib.Composition(["1"], engine="smoothed")
+    monkeypatch.setenv("ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK", "3000000")
+    reread_resource_limits()
+    with pytest.raises(ArithmeticError, match=r"at epsilon = 6\.0 \(node cap\).*the 4 epsilons of this call share one "
+                                              r"budget of 3,000,000 work units .*\(ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK\), "
+                                              r"which the ones before this spent: ask fewer epsilons per call"):
+        accountlib.delta(pair, ["10", "1", "3", "6"], rel_tol=1e-6)
+    with pytest.raises(ArithmeticError, match=r"at epsilon = 1\.0 \(node cap\).*this call's budget of 3,000,000 work "
+                                              r"units .*stopped it: raise that limit"):
+        accountlib.delta(pair, ["1", "3"], rel_tol=1e-9)
+
+
+def test_a_flagged_smoothed_answer_depends_on_the_call_alone(monkeypatch, fresh_limits, units):
+    """r37e S3-1: the same best-effort epsilon call on the same Composition gave two intervals ([4.4302380383,
+    4.4302380644], then [4.4302380513, ...]): SmoothedTails kept its capped results and its last pass's price across
+    calls, the reused results uncounted by the second call's meter. A reused result now counts what it cost and the
+    price starts afresh for each δ: the second call spends the same units and returns the same interval."""
+    monkeypatch.setenv("ACCOUNTLIB_MAX_SMOOTHED_EPSILON_WORK", "20000000")
+    reread_resource_limits()
+    pair = accountlib.Composition(["1"], engine="smoothed")
+    first = accountlib.epsilon(pair, "1e-5", best_effort=True)
+    spent, units[:] = sum(units), []
+    second = accountlib.epsilon(pair, "1e-5", best_effort=True)
+    assert first.shortfall == "node cap" and (second.lower, second.upper) == (first.lower, first.upper)
+    fresh = accountlib.epsilon(accountlib.Composition(["1"], engine="smoothed"), "1e-5", best_effort=True)
+    assert (fresh.lower, fresh.upper) == (first.lower, first.upper) and spent > 0
