@@ -62,7 +62,7 @@ def run(args) -> int:
         try:
             points = pair.delta(args.eps, rel_tol=asked, meter=meter)
         except ResourceLimitError as error:  # the library's rel_tol (half of --rel-tol) said as the option given
-            raise ResourceLimitError(str(error).replace(f"rel_tol = {asked:g}", f"--rel-tol {rel_tol:g}")) from None
+            raise ResourceLimitError(as_option(str(error), asked, rel_tol)) from None
 
     def starved(p) -> str:  # the command's shared budget, where it stopped this δ
         from ..engine.work import starved_note  # messages only
@@ -73,6 +73,20 @@ def run(args) -> int:
                           lambda p: uncertified(pair, p, rel_tol, starved(p)), lambda value: abs(value) * mpmath.mpf("1e-45"),
                           args.best_effort)
     return emit_rows(args, rows, KEYS + ("shortfall",) * args.best_effort)
+
+
+def as_option(message: str, asked: float, rel_tol: float) -> str:
+    """A library refusal for the rel_tol the command asked (``asked``, half of ``--rel-tol``) said for the option:
+    its value, and a tolerance it advises ("loosen rel_tol to at least X"), doubled back to --rel-tol's terms.
+
+    >>> as_option("rel_tol = 5e-10 is out of reach; loosen rel_tol to above about 2.5e-08", 5e-10, 1e-9)
+    '--rel-tol 1e-09 is out of reach; loosen rel_tol to above about 5e-08'
+    """
+    import re
+
+    message = message.replace(f"rel_tol = {asked:g}", f"--rel-tol {rel_tol:g}")
+    return re.sub(r"(loosen rel_tol to (?:at least|above about) )(\d[\d.]*(?:e[+-]?\d+)?)",
+                  lambda m: f"{m[1]}{float(m[2]) * rel_tol / asked:.2g}", message)
 
 
 def uncertified(pair, point, rel_tol: float, starved: str = "") -> str:
