@@ -35,7 +35,7 @@ __all__ = ["FLOOR_ESTIMATE_MARGIN", "cause_and_knob", "smoothed_advice", "untilt
 
 
 def cause_and_knob(error: ResourceLimitError) -> tuple[str, str]:
-    """An engine refusal's cause (its text up to the first "; ", before the advice) and the ACCOUNTLIB_ variable it
+    """An engine refusal's cause (its text up to the first "; ", before the advice) and the ``ACCOUNTLIB_*`` variable it
     names ("" if none)."""
     text = str(error)
     knob = re.search(r"ACCOUNTLIB_[A-Z_]+", text)

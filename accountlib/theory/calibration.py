@@ -237,7 +237,7 @@ def _refuse_unaffordable_calibration(pair: Composition, reference: Fraction, ste
 NEAR_REFERENCE_PROBES = 3
 """For a μ-GDP target the grid's reference, the zCDP rule's multiplier (ρ = μ²/2: exact for the continuous Gaussian),
 is within a few grid steps of the answer: :func:`calibrate` first probes the grid points 1, 2, 4, … steps from it
-(this many, :func:`_bracket_near`), towards the side where the reference fails or holds, and bisects the last gap;
+(this many), towards the side where the reference fails or holds, and bisects the last gap;
 where none of them crosses, the doubling search follows, as for the other targets. Budgets 1, 591/1024 and
 591/1024 for 1-GDP: 3 checks instead of 12 (18.6 -> 7.1 CPU s), the same multiplier 5397/2500; budgets 1/2 and 1/3
 (the chapter "Calibrating exactly"): 5 instead of 12. Where the answer lies farther (budget 1 at μ = 0.5, 21 steps
