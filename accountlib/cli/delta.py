@@ -54,10 +54,10 @@ def run(args) -> int:
     pair = composition(args)
     asked = max(rel_tol / 2, SMALLEST_REL_TOL)  # the printed value, widened by its rounding, must still meet it
     meter = None
-    if pair.smoothed is not None:  # one work budget for the command, all its ε together
+    if pair.smoothed is not None:  # one work budget for the command, a share per ε
         from ..engine.work import call_meter  # the smoothed engine only: not loaded otherwise
 
-        meter = call_meter()
+        meter = call_meter(len(args.eps))
     with engine_refusals_named(args):
         try:
             points = pair.delta(args.eps, rel_tol=asked, meter=meter)

@@ -36,8 +36,8 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    """The ε interval of each ``--delta``, all of them sharing one work budget on the smoothed engine (the
-    command's: :func:`~accountlib.theory.accounting.epsilon_meter`)."""
+    """The ε interval of each ``--delta``, all of them sharing one work budget on the smoothed engine, a share per
+    δ (the command's: :func:`~accountlib.theory.accounting.epsilon_meter`)."""
     from ..theory.accounting import epsilon, epsilon_meter
 
     from ..theory.targets import as_target_delta
@@ -49,7 +49,7 @@ def run(args) -> int:
         except ValueError as error:
             fail(str(error))
     pair = composition(args)
-    meter = epsilon_meter(pair)  # one work budget for the command, all its δ together
+    meter = epsilon_meter(pair, len(args.delta))  # one work budget for the command, a share per δ
     rows = []
     for d in args.delta:
         with engine_refusals_named(args):

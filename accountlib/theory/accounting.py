@@ -82,8 +82,8 @@ def delta(composition, epsilon, *, rel_tol: float = 1e-6, sensitivities=None,
     ``ArithmeticError``; with ``best_effort=True`` the narrowest certified bound found is returned instead, with
     ``meets_tolerance`` False and its ``shortfall`` named (:data:`accountlib.theory.composition.SHORTFALLS`). The
     CLI follows the same rule (exit 2, or ``--best-effort``). On the smoothed engine all the ε of one call share one
-    work budget (:func:`~accountlib.theory.decision.smoothed_call_meter`, 5 to 8 s of one core): a δ it stops is
-    flagged ``node cap``, with the narrowest bound within what was left.
+    work budget, 5 to 8 s of one core per ε (:func:`~accountlib.theory.decision.smoothed_call_meter`): a δ it stops
+    is flagged ``node cap``, with the narrowest bound within what was left.
 
     >>> point = delta(["1/2", "1/3"], 1, rel_tol=1e-9)
     >>> point.error_bound <= 1e-9 * point.delta
@@ -97,7 +97,7 @@ def delta(composition, epsilon, *, rel_tol: float = 1e-6, sensitivities=None,
     pair = as_composition(composition, sensitivities)
     points, single = as_points(epsilon, "epsilon")
     rel_tol = as_rel_tol(rel_tol)
-    meter = smoothed_call_meter(pair)  # one work budget for all the ε of the call
+    meter = smoothed_call_meter(pair, len(points))  # one work budget for all the ε of the call, a share per ε
     found = pair.delta(points, rel_tol=rel_tol, best_effort=best_effort, meter=meter)
     result = _kept(found, best_effort, lambda p: (
         f"rel_tol: could not certify {rel_tol:g} at epsilon = {mpmath.nstr(p.epsilon, 10)} ({p.shortfall}): the "
@@ -233,20 +233,21 @@ counting 1 + 4G, G distinct groups) the smoothed engine may spend for one :func:
 together (a :class:`~accountlib.engine.work.WorkMeter`): 5 to 8 s of one core of the book's two-core machine (8e-8
 to 1.35e-7 s per unit, :data:`accountlib.engine.work.MAX_SMOOTHED_CALL_WORK`), so that the answer or the refusal
 comes within 10 s (the P.L. 94-171 releases' worst pair of paths needs 3.4e7 units: the sieve drops almost every
-node; budget 1 at δ = 1e-5 would spend 1.8e8 for 4e7 nodes scanned; the command line's ``epsilon`` spends one such
-budget over all its ``--delta``). Each bisection step gets what is left; where
+node; budget 1 at δ = 1e-5 would spend 1.8e8 for 4e7 nodes scanned; the command line's ``epsilon`` spends this
+many times the number of its ``--delta`` over all of them, a share per δ). Each bisection step gets what is left; where
 that stops a δ, the call is refused naming ``abs_tol``, with the interval certified so far (with
 ``best_effort=True`` that interval is returned, flagged ``node cap``), rather than run the capped passes of one
 undecided step after another (budget 1 at δ = 1e-5 to the default 1e-9: 148.6 s; budgets 13/17 and 7/1000003 at δ =
 1e-6: five undecided steps of 2.86e7 nodes each, 14 s). Raise it with ``ACCOUNTLIB_MAX_SMOOTHED_EPSILON_WORK``."""
 
 
-def epsilon_meter(pair) -> WorkMeter | None:
+def epsilon_meter(pair, deltas: int = 1) -> WorkMeter | None:
     """The work budget of one :func:`epsilon` call on ``pair`` (:data:`MAX_SMOOTHED_EPSILON_WORK`,
-    ``ACCOUNTLIB_MAX_SMOOTHED_EPSILON_WORK``), or of a command that asks several δ; None off the smoothed engine."""
+    ``ACCOUNTLIB_MAX_SMOOTHED_EPSILON_WORK``), or, ``deltas`` times that, of a command that asks for that many δ;
+    None off the smoothed engine."""
     if pair.smoothed is None:
         return None
-    return WorkMeter(resource_limit("ACCOUNTLIB_MAX_SMOOTHED_EPSILON_WORK", MAX_SMOOTHED_EPSILON_WORK))
+    return WorkMeter(max(int(deltas), 1) * resource_limit("ACCOUNTLIB_MAX_SMOOTHED_EPSILON_WORK", MAX_SMOOTHED_EPSILON_WORK))
 
 
 class _SpentMeter(Exception):
@@ -284,7 +285,8 @@ def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitiv
     ``abs_tol``, with the interval certified so far (with ``best_effort=True`` that interval is returned, flagged
     ``node cap``; refused still where no ε was certified to hold yet). ``meter``: a
     :class:`~accountlib.engine.work.WorkMeter` that several calls share (the command line's ``epsilon`` with several
-    ``--delta``: one budget for the command; :func:`accountlib.theory.accounting.epsilon_meter`); default a fresh one per call.
+    ``--delta``: one budget for the command, a share per δ; :func:`accountlib.theory.accounting.epsilon_meter`); default a
+    fresh one per call.
 
     >>> from fractions import Fraction
     >>> e = epsilon(["1/2", "1/3"], Fraction(1, 10**6), abs_tol=1e-6)
@@ -303,7 +305,8 @@ def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitiv
     level = ApproximateDP(1, delta).levels()[0]
     meter = epsilon_meter(pair) if meter is None else meter
     shared = "" if meter is None or not meter.spent else (  # the caller's budget, part spent by its earlier δ
-        ", shared with the deltas asked before this one (ask fewer at once)")
+        ", shared with the deltas asked before this one, ACCOUNTLIB_MAX_SMOOTHED_EPSILON_WORK per delta; "
+        "ask fewer at once")
     known = [Fraction(0), None]  # the largest ε certified to fail and the smallest certified to hold so far
     points = [None, None]  # their certified δ
 
@@ -322,7 +325,7 @@ def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitiv
             flagged = ", pass best_effort=True for that interval, flagged," if known[1] is not None else ""
             raise ResourceLimitError(
                 f"abs_tol: an epsilon interval {float(tol):g} wide for delta = {float(delta):g} needs more than the "
-                f"{meter.limit:,} work units of the smoothed engine one epsilon call may spend "
+                f"{meter.limit:,} work units of the smoothed engine this call may spend "
                 f"(ACCOUNTLIB_MAX_SMOOTHED_EPSILON_WORK; {meter.spent:,} spent when a contour pass was stopped){shared}; "
                 f"{reached}; loosen abs_tol{flagged} or raise the limit")
         return c.status, c.point

@@ -173,13 +173,15 @@ rounds, and is bounded by :data:`OVERRUN` times this limit in work units: each �
 environment variable ``ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES``."""
 
 OVERRUN = 6
-"""How far the work spent on one smoothed trade-off call (all its α together) may exceed the estimate's limit
-(:data:`MAX_SMOOTHED_TRADEOFF_NODES`), in work units (:data:`accountlib.engine.work.KEPT_NODE_WEIGHT`: a node the
-sieve keeps costs 1 + 4G scanned ones, G distinct groups): 6e7 units, 5 to 8 s of one core, so that the answer or the refusal comes
-within 10 s. The estimate counts one pass per δ of the first grid; the work adds the coarse passes, missed passes
-and refinement rounds, two to ten times the estimate (budgets 2.5 and 0.05 at α = 1/2, abs_tol = 1e-6: planned
+"""How far the work spent on one smoothed trade-off call may exceed the estimate's limit
+(:data:`MAX_SMOOTHED_TRADEOFF_NODES`) per α it asks for, all its α sharing the sum, in work units
+(:data:`accountlib.engine.work.KEPT_NODE_WEIGHT`: a node the sieve keeps costs 1 + 4G scanned ones, G distinct
+groups): 6e7 units per α, 5 to 8 s of one core, so that the answer or the refusal comes within about 10 s per α.
+The estimate counts one pass per δ of the first grid; the work adds the coarse passes, missed passes and refinement
+rounds, two to ten times the estimate (budgets 2.5 and 0.05 at α = 1/2, abs_tol = 1e-6: planned
 3.0e6 nodes, scanned 1.5e7, 3.7 s; budgets 1/3 and 123457/1000003 at abs_tol = 1e-7: at most 7.4e6 per point).
 Each δ is priced before its pass, and the pass that would pass what is left is not started."""
+
 
 def _sensitivities(values, count: int) -> list[int]:
     """The shifts s_i as positive integers (default all 1); a clear error names the bad entry."""
@@ -503,8 +505,9 @@ class Composition:
         """β = f(α) at each α ∈ [0, 1], each with error_bound ≤ abs_tol (in [1e-60, 0.5]; where reachable).
         ``best_effort``: a smoothed point whose work would pass :data:`OVERRUN` times its limit is returned with the
         narrowest bound that work reached, flagged ``node cap``, instead of refused. On the smoothed engine all the α
-        of one call share that one work budget (5 to 8 s of one core): a point after it is spent gets the bound its
-        δ reach without further work, flagged, and without best effort the call is refused.
+        of one call share one work budget, that limit times the number of α (5 to 8 s of one core per α): a point
+        after it is spent gets the bound its δ reach without further work, flagged, and without best effort the
+        call is refused.
 
         The engines and their refinement are the front door's (:meth:`~accountlib.engine.front.CertifiedTails.absolute_batch`)."""
         if isinstance(alphas, (str, bytes)) or not hasattr(alphas, "__iter__"):
@@ -515,7 +518,7 @@ class Composition:
                 raise ValueError(f"alphas must lie in [0, 1]; got {decimal_string(a, 6)}")
         abs_tol = as_abs_tol(abs_tol)
         if self.smoothed is not None:
-            spent = [0]  # one work budget for all the α of the call: OVERRUN times the estimate's limit
+            spent = [0]  # one work budget for all the α of the call: OVERRUN times the estimate's limit per α
             return [self._tradeoff_from_profile(a, abs_tol, best_effort, spent, len(values)) for a in values]
         points = self.tails.absolute_batch(lambda engine, todo: self._tradeoff_batch(engine, [values[i] for i in todo]),
                                            len(values), abs_tol)
@@ -526,7 +529,7 @@ class Composition:
         """f(α) by duality from the smoothed engine's δ(ε) (:mod:`accountlib.theory.tradeoff_duality`): the lattice
         is too fine for vertices. Each δ errs by at most abs_tol/4 (:data:`SMOOTHED_TRADEOFF_DELTA_SHARE`): its error
         enters β about linearly. ``spent``: a one-item list, the work units the call's earlier points (``count`` in
-        all) spent, added to here: :data:`OVERRUN` times the limit serves them all."""
+        all) spent, added to here: ``count`` times :data:`OVERRUN` times the limit serves them all."""
         from .tradeoff_duality import FIRST_GRID, first_grid, tradeoff_from_profile  # only the smoothed trade-off needs it
 
         delta_tol = SMOOTHED_TRADEOFF_DELTA_SHARE * abs_tol  # δ ≤ 1: as a relative tolerance it is no stricter
@@ -535,29 +538,31 @@ class Composition:
         planned = FIRST_GRID * max((self.smoothed.planned_nodes(e, rel_tol=delta_tol, abs_tol=delta_tol)
                                     for e in (grid[0], grid[len(grid) // 2])), default=0) if grid else 0
 
-        def refuse(need, flagged="", variable="ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES"):  # flagged: the best-effort advice
+        def refuse(need, flagged=""):  # flagged: the advice beyond loosening abs_tol
             raise ResourceLimitError(
-                f"abs_tol: the smoothed trade-off at alpha = {decimal_string(alpha, 6)} to abs_tol = {abs_tol:g} {need} "
-                f"({variable}); loosen abs_tol (the cost grows about as 1/sqrt(abs_tol)), {flagged}or raise the limit")
+                f"abs_tol: the smoothed trade-off at alpha = {decimal_string(alpha, 6)} to abs_tol = {abs_tol:g} {need}; "
+                f"loosen abs_tol (the cost grows about as 1/sqrt(abs_tol)), {flagged}or raise the limit")
 
         if planned > limit:
-            refuse(f"needs about {planned:,} contour nodes, more than the {limit:,} accepted")
+            refuse(f"needs about {planned:,} contour nodes, more than the {limit:,} accepted "
+                   "(ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES)")
         capped, stopped, price, spent = [], [], [None], [0] if spent is None else spent  # price: the last pass's
         own = resource_limit("ACCOUNTLIB_MAX_SMOOTHED_WORK", MAX_SMOOTHED_WORK)
+        budget = count * OVERRUN * limit  # the call's, a share per α
 
         def delta_at(eps):
             d = self.smoothed.delta(eps, rel_tol=delta_tol, abs_tol=delta_tol, work_limit=own,
-                                    cost_limit=max(OVERRUN * limit - spent[0], 0), stop_at_cost=not best_effort,
+                                    cost_limit=max(budget - spent[0], 0), stop_at_cost=not best_effort,
                                     price=price[0])
             spent[0], price[0] = spent[0] + int(d.terms.get("cost", 0)), d.terms.get("price", price[0])
             stopped.extend([eps] if d.terms.get("over_cost") else [])  # the work budget stopped it: refine no more
             if d.terms.get("over_cost") and not best_effort:  # the next pass would pass the point's limit: not started
-                shared = f", shared by the {count} alphas of the call (ask fewer per call)" if count > 1 else ""
-                refuse(f"has spent {spent[0]:,} of the {OVERRUN * limit:,} work units accepted{shared} and its next "
-                       f"contour pass would cost about {d.terms['needed']:,} more",
-                       "pass best_effort=True for the narrowest bound within the limit, flagged, ",
-                       f"{OVERRUN * limit:,} work units = {OVERRUN} times ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES, "
-                       f"{limit:,} contour nodes")
+                shared = f", shared by the {count} alphas of the call" if count > 1 else ""
+                refuse(f"needs more than the {budget:,} work units accepted ({OVERRUN * limit:,} per alpha = {OVERRUN} "
+                       f"times ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES, {limit:,} contour nodes){shared}: {spent[0]:,} "
+                       "were spent when a contour pass was stopped",
+                       ("ask fewer alphas per call, " if count > 1 else "")
+                       + "pass best_effort=True for the narrowest bound within the limit, flagged, ")
             if d.terms.get("capped"):
                 capped.append(eps)
             return d.delta, d.error_bound
