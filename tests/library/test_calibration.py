@@ -178,7 +178,7 @@ def test_census_calibration_on_a_few_pairs():
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda: cal.ApproximateDP(1, 2), "delta must be in [[]1e-300, 1); got 2"),  # the value as given
+    (lambda: cal.ApproximateDP(1, 2), r"delta must be in \[1e-300, 1); got 2"),  # the value as given
     (lambda: cal.ApproximateDP(-1, "1e-5"), "epsilon"),
     (lambda: cal.TradeoffCurve([(0.5, 0.5)]), "start at alpha = 0"),
     (lambda: cal.TradeoffCurve([(0, 1), (0.1, 0.2), (0.2, 0.19), (1, 0)]), "convex"),
