@@ -53,21 +53,16 @@ def run(args) -> int:
     rel_tol = tolerance(args.rel_tol, "rel-tol")
     pair = composition(args)
     asked = max(rel_tol / 2, SMALLEST_REL_TOL)  # the printed value, widened by its rounding, must still meet it
-    meter = None
-    if pair.smoothed is not None:  # one work budget for the command, a share per ε
-        from ..engine.work import call_meter  # the smoothed engine only: not loaded otherwise
-
-        meter = call_meter(len(args.eps))
     with engine_refusals_named(args):
-        try:
-            points = pair.delta(args.eps, rel_tol=asked, meter=meter)
+        try:  # each ε with a work budget of its own on the smoothed engine
+            points, meters = pair.delta_each(args.eps, rel_tol=asked, name="--eps values")
         except ResourceLimitError as error:  # the library's rel_tol (half of --rel-tol) said as the option given
             raise ResourceLimitError(as_option(str(error), asked, rel_tol)) from None
 
-    def starved(p) -> str:  # the command's shared budget, where it stopped this δ
+    def starved(p) -> str:  # the budget of this δ's ε, where it stopped it
         from ..engine.work import starved_note  # messages only
 
-        return starved_note(meter, next(i for i, q in enumerate(points) if q is p), len(points), "--eps values")
+        return starved_note(meters[next(i for i, q in enumerate(points) if q is p)])
 
     rows = certified_rows(points, KEYS, lambda value, bound: bound <= exact_tolerance(rel_tol, value) * value,
                           lambda p: uncertified(pair, p, rel_tol, starved(p)), lambda value: abs(value) * mpmath.mpf("1e-45"),
@@ -91,8 +86,8 @@ def as_option(message: str, asked: float, rel_tol: float) -> str:
 
 def uncertified(pair, point, rel_tol: float, starved: str = "") -> str:
     """The one-line error of a δ(ε) whose bound misses --rel-tol: the certified upper bound, and where the ε of
-    these budgets is certified to a relative accuracy (``starved``: the command's shared work budget, where it
-    stopped this δ, :func:`accountlib.engine.work.starved_note`)."""
+    these budgets is certified to a relative accuracy (``starved``: the work budget of this δ's ε, where it
+    stopped it, :func:`accountlib.engine.work.starved_note`)."""
     from ..infrastructure.shown import bound_text  # messages only: not loaded on the way to an answer
 
     why = f" ({point.shortfall})" if getattr(point, "shortfall", None) else ""

@@ -36,9 +36,9 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    """The ε interval of each ``--delta``, all of them sharing one work budget on the smoothed engine, a share per
-    δ (the command's: :func:`~accountlib.theory.accounting.epsilon_meter`)."""
-    from ..theory.accounting import epsilon, epsilon_meter
+    """The ε interval of each ``--delta``, each with a work budget of its own on the smoothed engine
+    (:func:`~accountlib.theory.accounting.epsilon_meter`): its interval does not depend on the others asked."""
+    from ..theory.accounting import epsilon
 
     from ..theory.targets import as_target_delta
 
@@ -49,11 +49,10 @@ def run(args) -> int:
         except ValueError as error:
             fail(str(error))
     pair = composition(args)
-    meter = epsilon_meter(pair, len(args.delta))  # one work budget for the command, a share per δ
     rows = []
     for d in args.delta:
         with engine_refusals_named(args):
-            e = epsilon(pair, d, abs_tol=abs_tol, best_effort=args.best_effort, meter=meter)
+            e = epsilon(pair, d, abs_tol=abs_tol, best_effort=args.best_effort)
         if not e.meets_tolerance:  # flagged (--best-effort): printed as certified, its shortfall named
             lower, upper = interval_decimals(e.lower, e.upper, args.abs_tol)
             rows.append({"delta": decimal(d, 30), "epsilon_lower": lower, "epsilon_upper": upper,

@@ -444,7 +444,7 @@ class SmoothedTails:
         return 0
 
     def delta(self, epsilon, *, rel_tol: float = 1e-6, abs_tol: float = 0.0, best_effort: bool = True,
-              work_limit: int | None = None, cost_limit: int | None = None, stop_at_cost: bool = False, price=None):
+              work_limit: int | None = None, cost_limit: int | None = None, price=None):
         """δ(ε) with error_bound ≤ max(rel_tol·δ, abs_tol), or the narrowest certified bound the node cap allows (then
         ``terms["capped"]`` is True). With ``best_effort=False`` a pass that would exceed the node cap ends the work
         at once: the bound reached so far is returned, capped (what a caller that refuses an unmet tolerance
@@ -467,7 +467,7 @@ class SmoothedTails:
         caller's last δ's, its ``terms["price"]``, passed on by the caller's meter so that no state outlives a call; else every
         node kept), and one that would pass what is left is not started: ``terms["over_cost"]`` True (``"starved"``
         where the cost limit held back the capped pass that follows), ``terms["needed"]`` its price, and the finest
-        pass within what is left follows unless ``stop_at_cost`` (a caller that then refuses); ``terms["cost"]``: the units spent."""
+        pass within what is left follows (with ``best_effort``); ``terms["cost"]``: the units spent."""
         from .smoothed import DegenerateContour, TooManyNodes, intersect
 
         engine = self.engine
@@ -495,7 +495,7 @@ class SmoothedTails:
                     flags = {"over_budget": over, "needed": int(too_fine.nodes * per_node), "price": per_node,
                              "over_cost": over and cost_limit is not None and too_fine.nodes <= own,
                              "starved": left < min(too_fine.nodes, engine.max_nodes, own)}  # the cost held it back
-                    if not best_effort or (stop_at_cost and flags["over_cost"]):
+                    if not best_effort:
                         stop = best if best is not None else engine.chernoff_only(epsilon, prefactor, lp_rad)
                         return self._capped(stop, spent, cost, flags)
                     cap = min(left, engine.max_nodes)

@@ -62,7 +62,15 @@ def check_lattice_size(lattice: Lattice) -> None:
             f"the lattice of these budgets is too fine (variance proxy V ≈ 1e{len(str(int(lattice.variance_proxy))) - 1}, "
             f"above the 1e30 the lattice engines take; lattice scale L with {len(str(lattice.scale.numerator))} digits): "
             f"give budgets with small denominators (e.g. '1/10', not a 53-bit binary fraction) and not far below "
-            f"1e-12 (a budget rho is a noise variance 1/rho)")
+            f"1e-12 (a budget rho is a noise variance 1/rho){_largest_term(lattice)}")
+
+
+def _largest_term(lattice: Lattice) -> str:
+    """The budget whose term c²σ² (c its lattice coefficient, σ² = 1/ρ) adds most to the variance proxy, said for a
+    refusal: the one to change first."""
+    (sigma2, c), _ = max(lattice.groups, key=lambda group: group[0][1] ** 2 * group[0][0])
+    rho = 1 / sigma2
+    return f"; the largest term is that of the budget {float(rho):.6g}" + ("" if rho == float(rho) else f" ({rho})")
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ Engine layer of :mod:`accountlib`, beside the front door (:mod:`accountlib.engin
 :class:`~accountlib.engine.front.SmoothedTails` prices each contour pass before its sum (:func:`cost_per_node`) and
 counts what it cost (:func:`work_units`); a :class:`WorkMeter` carries what one call made of many δ(ε) — a bisection
 for ε (:func:`accountlib.theory.accounting.epsilon`), a check's levels and rounds
-(:func:`accountlib.theory.decision.check`), a list of ε (:func:`accountlib.theory.accounting.delta`) — may still
+(:func:`accountlib.theory.decision.check`), one ε of a list (:func:`accountlib.theory.accounting.delta`) — may still
 spend, so that the answer, flagged or refused, comes in bounded time (issue of bounded time: refusals before the
 work). Sieve paper §4.3 (the sieve: a node it drops is only bounded, a node it keeps is evaluated).
 """
@@ -25,13 +25,13 @@ at 5.6 to 7.6e-7 s each; budgets 0.5, 0.3 and 0.05 at ε = 3, 1.9e6 and 2.0e6 ke
 Counting scanned nodes alone priced budget 1 four times, three budgets ten times too low against the paths."""
 
 MAX_SMOOTHED_CALL_WORK = 60_000_000
-"""The most work units (:data:`KEPT_NODE_WEIGHT`) the smoothed engine may spend per point a public call asks for:
-5 to 8 s of one core at 8e-8 to 1.35e-7 s per unit (the machine idle or loaded by the other processes beside it),
-so that the answer, flagged or refused, comes within about 10 s per point. A call of a list of ε
-(:func:`accountlib.theory.accounting.delta`, the command line's ``delta`` over its ``--eps``) gets this many
-units times the number of ε, all of them sharing the sum; :func:`accountlib.theory.decision.check` (all its levels,
-tightening rounds and a μ-GDP target's ε grid) and :func:`accountlib.theory.calibration.calibrate` (all its
-multipliers) get it once. Raise it with ``ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK``."""
+"""The most work units (:data:`KEPT_NODE_WEIGHT`) the smoothed engine may spend on one value a public call asks
+for: 5 to 8 s of one core at 8e-8 to 1.35e-7 s per unit (the machine idle or loaded by the other processes beside
+it), so that each answer, flagged or refused, comes within about 10 s. Each ε of a call of a list of ε
+(:func:`accountlib.theory.accounting.delta`, the command line's ``delta`` over its ``--eps``) gets a budget of its
+own, so that its answer does not depend on the other ε of the call; :func:`accountlib.theory.decision.check` (all
+its levels, tightening rounds and a μ-GDP target's ε grid) and :func:`accountlib.theory.calibration.calibrate` (all
+its multipliers) get one for the whole call. Raise it with ``ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK``."""
 
 
 SHARE_GROWTH = 1.6
@@ -97,33 +97,24 @@ class WorkMeter:
         self.exhausted = self.exhausted or bool(stopped)
 
 
-def call_meter(points: int = 1) -> WorkMeter:
-    """A fresh budget of ``points`` times :data:`accountlib.engine.work.MAX_SMOOTHED_CALL_WORK` work units
-    (``ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK``) for one public call of many δ(ε) that asks for ``points`` values
-    (:func:`accountlib.theory.decision.smoothed_call_meter`), or one command of the command line.
+def call_meter() -> WorkMeter:
+    """A fresh budget of :data:`accountlib.engine.work.MAX_SMOOTHED_CALL_WORK` work units
+    (``ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK``) for one value of a public call of many δ(ε), or one check or calibration
+    (:meth:`accountlib.theory.composition.Composition.delta_each`, :func:`accountlib.theory.decision.smoothed_call_meter`)."""
+    return WorkMeter(resource_limit("ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK", MAX_SMOOTHED_CALL_WORK))
 
-    >>> call_meter(3).limit == 3 * call_meter().limit
-    True
+
+def starved_note(meter: WorkMeter | None) -> str:
+    """What the refusal of a δ adds where ``meter``, the budget of its value
+    (:func:`accountlib.engine.work.call_meter`), stopped it: that budget and its variable; "" where the δ got all it
+    asked for.
+
+    >>> meter = WorkMeter(10); meter.add(10, stopped=True, needed=5); starved_note(meter)[:57]
+    '; its budget of 10 work units of the smoothed engine (ACC'
+    >>> starved_note(WorkMeter(10))
+    ''
     """
-    return WorkMeter(max(int(points), 1) * resource_limit("ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK", MAX_SMOOTHED_CALL_WORK))
-
-
-def starved_note(meter: WorkMeter | None, index: int, count: int, fewer: str = "epsilons") -> str:
-    """What a refusal of the ``index``-th of ``count`` δ of one call adds where ``meter`` (the call's,
-    :func:`accountlib.engine.work.call_meter`) stopped it: the call's budget and its variable, and, where earlier δ of the call
-    spent its share and more, that asking fewer ``fewer`` per call leaves this one its own share; "" where the δ got all
-    it asked for.
-
-    >>> meter = WorkMeter(10); meter.add(10, stopped=False); meter.add(0, stopped=True, needed=5)
-    >>> starved_note(meter, 0, 2), starved_note(meter, 1, 2)[:66]
-    ('', '; the 2 epsilons of this call share one budget of 10 work units of')
-    """
-    if meter is None or meter.stopped_at is None or index < meter.stopped_at:
+    if meter is None or meter.stopped_at is None:
         return ""
-    source = ("ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK" if count == 1
-              else f"{count} times ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK, one share per value asked")
-    if meter.stopped_at == 0:  # the first δ alone would pass the budget: fewer per call cannot help
-        return (f"; this call's budget of {meter.limit:,} work units of the smoothed engine ({source}) stopped it: "
-                "raise that limit")
-    return (f"; the {count} {fewer} of this call share one budget of {meter.limit:,} work units of the smoothed "
-            f"engine ({source}), which the ones before this spent: ask fewer {fewer} per call, or raise that limit")
+    return (f"; its budget of {meter.limit:,} work units of the smoothed engine (ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK, "
+            "one such budget per value asked) stopped it: raise that limit")

@@ -22,7 +22,7 @@ from ..infrastructure.numbers import SMALLEST_REL_TOL, ResourceLimitError, as_ab
 from ..infrastructure.shown import bound_text
 from ..infrastructure.search import FAILS, HOLDS, arithmetic, certified_bisect
 from .composition import MAX_EPSILON, Composition, DeltaPoint, TradeoffPoint, as_composition
-from .decision import check_levels, smoothed_call_meter
+from .decision import check_levels
 from .targets import ApproximateDP, Level, as_epsilon_width, as_target_delta
 
 __all__ = ["delta", "tradeoff", "epsilon", "EpsilonInterval", "epsilon_meter"]
@@ -58,6 +58,13 @@ def as_points(values, name: str) -> tuple[list, bool]:
     return values, False
 
 
+def as_best_effort(best_effort) -> bool:
+    """``best_effort`` checked: True or False, nothing else (a string such as "no" would read as true)."""
+    if not isinstance(best_effort, bool):
+        raise ValueError(f"best_effort must be True or False; got {best_effort!r}")
+    return best_effort
+
+
 def _kept(points: list, best_effort: bool, explain) -> list:
     """The rule of every front-door result (the same in the CLI): a bound that misses the tolerance asked is an
     ``ArithmeticError`` naming the point, the bound reached and why (its ``shortfall``), unless ``best_effort``;
@@ -81,9 +88,9 @@ def delta(composition, epsilon, *, rel_tol: float = 1e-6, sensitivities=None,
     the tilted contour, the smoothed engine's node cap, a δ below what the engine resolves) raises a one-line
     ``ArithmeticError``; with ``best_effort=True`` the narrowest certified bound found is returned instead, with
     ``meets_tolerance`` False and its ``shortfall`` named (:data:`accountlib.theory.composition.SHORTFALLS`). The
-    CLI follows the same rule (exit 2, or ``--best-effort``). On the smoothed engine all the ε of one call share one
-    work budget, 5 to 8 s of one core per ε (:func:`~accountlib.theory.decision.smoothed_call_meter`): a δ it stops
-    is flagged ``node cap``, with the narrowest bound within what was left.
+    CLI follows the same rule (exit 2, or ``--best-effort``). On the smoothed engine each ε has a work budget of its
+    own, 5 to 8 s of one core (:meth:`~accountlib.theory.composition.Composition.delta_each`): a δ it stops is flagged
+    ``node cap``, with the narrowest bound within it.
 
     >>> point = delta(["1/2", "1/3"], 1, rel_tol=1e-9)
     >>> point.error_bound <= 1e-9 * point.delta
@@ -92,17 +99,17 @@ def delta(composition, epsilon, *, rel_tol: float = 1e-6, sensitivities=None,
     >>> at_2.delta + at_2.error_bound < at_1.delta - at_1.error_bound
     True
     """
+    as_best_effort(best_effort)
     if accounts_itself(composition, sensitivities):  # a DP-SGD run: its own certified δ(ε), add/remove-one
         return composition.delta(epsilon, rel_tol=rel_tol, best_effort=best_effort)
     pair = as_composition(composition, sensitivities)
     points, single = as_points(epsilon, "epsilon")
     rel_tol = as_rel_tol(rel_tol)
-    meter = smoothed_call_meter(pair, len(points))  # one work budget for all the ε of the call, a share per ε
-    found = pair.delta(points, rel_tol=rel_tol, best_effort=best_effort, meter=meter)
+    found, meters = pair.delta_each(points, rel_tol=rel_tol, best_effort=as_best_effort(best_effort), name="epsilon")
     result = _kept(found, best_effort, lambda p: (
         f"rel_tol: could not certify {rel_tol:g} at epsilon = {mpmath.nstr(p.epsilon, 10)} ({p.shortfall}): the "
         f"bound certified when the engine stopped is {bound_text(p.error_bound)} on delta = {mpmath.nstr(p.delta, 6)}"
-        f"{starved_note(meter, next(i for i, q in enumerate(found) if q is p), len(found))}; "
+        f"{starved_note(meters[next(i for i, q in enumerate(found) if q is p)])}; "
         "loosen rel_tol, or pass best_effort=True for the flagged result (the narrowest bound the engine reaches)"))
     return result[0] if single else result
 
@@ -121,6 +128,7 @@ def tradeoff(composition, alpha, *, abs_tol: float | None = None, sensitivities=
     >>> 0 < point.beta < 0.95 and point.error_bound <= 1e-15
     True
     """
+    as_best_effort(best_effort)
     if accounts_itself(composition, sensitivities):
         return composition.tradeoff(alpha, abs_tol=1e-9 if abs_tol is None else abs_tol, best_effort=best_effort)
     pair = as_composition(composition, sensitivities)
@@ -233,21 +241,20 @@ counting 1 + 4G, G distinct groups) the smoothed engine may spend for one :func:
 together (a :class:`~accountlib.engine.work.WorkMeter`): 5 to 8 s of one core of the book's two-core machine (8e-8
 to 1.35e-7 s per unit, :data:`accountlib.engine.work.MAX_SMOOTHED_CALL_WORK`), so that the answer or the refusal
 comes within 10 s (the P.L. 94-171 releases' worst pair of paths needs 3.4e7 units: the sieve drops almost every
-node; budget 1 at δ = 1e-5 would spend 1.8e8 for 4e7 nodes scanned; the command line's ``epsilon`` spends this
-many times the number of its ``--delta`` over all of them, a share per δ). Each bisection step gets what is left; where
+node; budget 1 at δ = 1e-5 would spend 1.8e8 for 4e7 nodes scanned; the command line's ``epsilon`` gives each of
+its ``--delta`` a budget of its own). Each bisection step gets what is left; where
 that stops a δ, the call is refused naming ``abs_tol``, with the interval certified so far (with
 ``best_effort=True`` that interval is returned, flagged ``node cap``), rather than run the capped passes of one
 undecided step after another (budget 1 at δ = 1e-5 to the default 1e-9: 148.6 s; budgets 13/17 and 7/1000003 at δ =
 1e-6: five undecided steps of 2.86e7 nodes each, 14 s). Raise it with ``ACCOUNTLIB_MAX_SMOOTHED_EPSILON_WORK``."""
 
 
-def epsilon_meter(pair, deltas: int = 1) -> WorkMeter | None:
+def epsilon_meter(pair) -> WorkMeter | None:
     """The work budget of one :func:`epsilon` call on ``pair`` (:data:`MAX_SMOOTHED_EPSILON_WORK`,
-    ``ACCOUNTLIB_MAX_SMOOTHED_EPSILON_WORK``), or, ``deltas`` times that, of a command that asks for that many δ;
-    None off the smoothed engine."""
+    ``ACCOUNTLIB_MAX_SMOOTHED_EPSILON_WORK``); None off the smoothed engine."""
     if pair.smoothed is None:
         return None
-    return WorkMeter(max(int(deltas), 1) * resource_limit("ACCOUNTLIB_MAX_SMOOTHED_EPSILON_WORK", MAX_SMOOTHED_EPSILON_WORK))
+    return WorkMeter(resource_limit("ACCOUNTLIB_MAX_SMOOTHED_EPSILON_WORK", MAX_SMOOTHED_EPSILON_WORK))
 
 
 class _SpentMeter(Exception):
@@ -263,7 +270,7 @@ def _decimal(value: Fraction, rounding: str) -> str:
 
 
 def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitivities=None,
-            best_effort: bool = False, meter=None) -> EpsilonInterval:
+            best_effort: bool = False) -> EpsilonInterval:
     """The certified ε for a target δ: an interval [lower, upper] of width ≤ ``abs_tol`` (in [1e-30, 0.5]:
     :func:`~accountlib.theory.targets.as_epsilon_width`, a narrower interval needs δ finer than the finest
     relative accuracy, 1e-30; refused at once; ``rel_tol`` in [1e-30, 0.5]). For a DP-SGD run ``abs_tol`` is in
@@ -283,18 +290,15 @@ def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitiv
     bisection (:func:`check_smoothed_epsilon_cost`), and all the steps together spend at most
     :data:`MAX_SMOOTHED_EPSILON_WORK` work units (5 to 8 s of one core), else the call is refused naming
     ``abs_tol``, with the interval certified so far (with ``best_effort=True`` that interval is returned, flagged
-    ``node cap``; refused still where no ε was certified to hold yet). ``meter``: a
-    :class:`~accountlib.engine.work.WorkMeter` that several calls share (the command line's ``epsilon`` with several
-    ``--delta``: one budget for the command, a share per δ; :func:`accountlib.theory.accounting.epsilon_meter`); default a
-    fresh one per call.
+    ``node cap``; refused still where no ε was certified to hold yet). Each call has a budget of its own
+    (:func:`accountlib.theory.accounting.epsilon_meter`), as has each ``--delta`` of the command line's ``epsilon``.
 
     >>> from fractions import Fraction
     >>> e = epsilon(["1/2", "1/3"], Fraction(1, 10**6), abs_tol=1e-6)
     >>> e.width <= Fraction(1, 10**6) and e.at_upper.delta + e.at_upper.error_bound <= 1e-6
     True
     """
-    if not isinstance(best_effort, bool):
-        raise ValueError(f"best_effort must be True or False; got {best_effort!r}")
+    as_best_effort(best_effort)
     if accounts_itself(composition, sensitivities):  # a DP-SGD run: its own certified interval, add/remove-one
         as_rel_tol(rel_tol)  # refused as everywhere (nan, 0, 1), though the run sets each δ's accuracy itself
         return composition.epsilon(delta, abs_tol=abs_tol, best_effort=best_effort)
@@ -303,10 +307,7 @@ def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitiv
     tol = Fraction(as_epsilon_width(abs_tol))
     rel_tol = as_rel_tol(rel_tol)
     level = ApproximateDP(1, delta).levels()[0]
-    meter = epsilon_meter(pair) if meter is None else meter
-    shared = "" if meter is None or not meter.spent else (  # the caller's budget, part spent by its earlier δ
-        ", shared with the deltas asked before this one, ACCOUNTLIB_MAX_SMOOTHED_EPSILON_WORK per delta; "
-        "ask fewer at once")
+    meter = epsilon_meter(pair)
     known = [Fraction(0), None]  # the largest ε certified to fail and the smallest certified to hold so far
     points = [None, None]  # their certified δ
 
@@ -326,7 +327,7 @@ def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitiv
             raise ResourceLimitError(
                 f"abs_tol: an epsilon interval {float(tol):g} wide for delta = {float(delta):g} needs more than the "
                 f"{meter.limit:,} work units of the smoothed engine this call may spend "
-                f"(ACCOUNTLIB_MAX_SMOOTHED_EPSILON_WORK; {meter.spent:,} spent when a contour pass was stopped){shared}; "
+                f"(ACCOUNTLIB_MAX_SMOOTHED_EPSILON_WORK; {meter.spent:,} spent when a contour pass was stopped); "
                 f"{reached}; loosen abs_tol{flagged} or raise the limit")
         return c.status, c.point
 
@@ -384,7 +385,7 @@ def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitiv
                 return EpsilonInterval(delta, lower, upper, at_lower, at_upper, meets_tolerance=False,
                                        shortfall="node cap" if starved else "precision")
             why = (f"the work budget left to the δ(ε) inside it ({meter.limit:,} units, ACCOUNTLIB_MAX_SMOOTHED_EPSILON_WORK"
-                   f"){shared}, held them too coarse to decide against δ; loosen abs_tol, raise the limit" if starved
+                   f"), held them too coarse to decide against δ; loosen abs_tol, raise the limit" if starved
                    else "inside it the engine's bounds cannot decide δ(ε) against δ for these budgets; loosen abs_tol")
             raise ArithmeticError(f"the certified ε for δ = {float(delta):g} lies in [{_decimal(lower, ROUND_FLOOR)}, {_decimal(upper, ROUND_CEILING)}], "
                                   f"wider than abs_tol = {float(tol):g}: {why}, or pass best_effort=True for that "

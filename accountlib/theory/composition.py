@@ -173,14 +173,16 @@ rounds, and is bounded by :data:`OVERRUN` times this limit in work units: each �
 environment variable ``ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES``."""
 
 OVERRUN = 6
-"""How far the work spent on one smoothed trade-off call may exceed the estimate's limit
-(:data:`MAX_SMOOTHED_TRADEOFF_NODES`) per α it asks for, all its α sharing the sum, in work units
-(:data:`accountlib.engine.work.KEPT_NODE_WEIGHT`: a node the sieve keeps costs 1 + 4G scanned ones, G distinct
-groups): 6e7 units per α, 5 to 8 s of one core, so that the answer or the refusal comes within about 10 s per α.
+"""How far the work spent on one point of a smoothed trade-off may exceed the estimate's limit
+(:data:`MAX_SMOOTHED_TRADEOFF_NODES`), in work units (:data:`accountlib.engine.work.KEPT_NODE_WEIGHT`: a node the
+sieve keeps costs 1 + 4G scanned ones, G distinct groups): 6e7 units per α, 5 to 8 s of one core, so that each
+answer or refusal comes within about 10 s (each α of a call has a budget of its own: its point does not depend on
+the others asked).
 The estimate counts one pass per δ of the first grid; the work adds the coarse passes, missed passes and refinement
 rounds, two to ten times the estimate (budgets 2.5 and 0.05 at α = 1/2, abs_tol = 1e-6: planned
 3.0e6 nodes, scanned 1.5e7, 3.7 s; budgets 1/3 and 123457/1000003 at abs_tol = 1e-7: at most 7.4e6 per point).
-Each δ is priced before its pass, and the pass that would pass what is left is not started."""
+Each δ is priced before its pass; the pass that would pass what is left is not started, the finest within it runs
+instead, and the refinement stops there."""
 
 
 def _sensitivities(values, count: int) -> list[int]:
@@ -391,6 +393,20 @@ class Composition:
             error = (first.error_bound + growth * second.error_bound) * (1 + 1e-9)  # mpf: no overflow, no underflow
         return DeltaPoint(eps, value, error_bound(error))
 
+    def delta_each(self, epsilons, *, rel_tol: float = 1e-6, best_effort: bool = True,
+                   name: str = "epsilons") -> tuple[list[DeltaPoint], list]:
+        """:meth:`delta` at each ε, with the work budget each had: on the smoothed engine one of its own
+        (:func:`accountlib.engine.work.call_meter`, 5 to 8 s of one core), so that a δ does not depend on the other ε
+        asked with it; elsewhere None (the lattice engines' limits are per call). ``name`` names the argument in
+        errors. What the front door's :func:`~accountlib.theory.accounting.delta` and the command line's ``delta`` run."""
+        eps = as_epsilons(epsilons, name)
+        if self.smoothed is None:
+            return self.delta(eps, rel_tol=rel_tol, best_effort=best_effort), [None] * len(eps)
+        from ..engine.work import call_meter  # the smoothed engine only: not loaded otherwise
+
+        meters = [call_meter() for _ in eps]
+        return [self.delta([e], rel_tol=rel_tol, best_effort=best_effort, meter=m)[0] for e, m in zip(eps, meters)], meters
+
     def delta(self, epsilons, *, rel_tol: float = 1e-6, best_effort: bool = True, meter=None) -> list[DeltaPoint]:
         """The exact privacy profile δ(ε) at each ε in [0, :data:`MAX_EPSILON`] (δ(0) = the total variation distance
         between the two distributions), each with error_bound ≤ rel_tol·δ (the book's chapter "The sieve"),
@@ -409,16 +425,7 @@ class Composition:
         :func:`accountlib.theory.accounting.epsilon`): the smoothed engine's δ then spend at most the work units it
         has left, flagged ``node cap`` where that stopped them. The lattice engines have their own limits and ignore it.
         """
-        if isinstance(epsilons, (str, bytes)) or not hasattr(epsilons, "__iter__"):
-            raise ValueError(f"epsilons must be a list of numbers; got {epsilons!r}")
-        eps = [as_fraction(e, "epsilons", floats="decimal") for e in epsilons]
-        for e in eps:
-            if not 0 <= e <= MAX_EPSILON:
-                from ..infrastructure.shown import shown_value  # messages only: not loaded on the way to an answer
-
-                raise ValueError(f"epsilons must be in [0, {MAX_EPSILON}] (δ(0) is the total variation distance; "
-                                 f"{MAX_EPSILON} the largest ε supported); got "
-                                 f"{shown_value(e) if abs(e) < 10**300 else 'a value beyond 1e300'}")
+        eps = as_epsilons(epsilons)
         rel_tol = as_rel_tol(rel_tol)
 
         def combine(digits, i, tails):
@@ -504,10 +511,8 @@ class Composition:
     def tradeoff(self, alphas, *, abs_tol: float = 1e-25, best_effort: bool = False) -> list[TradeoffPoint]:
         """β = f(α) at each α ∈ [0, 1], each with error_bound ≤ abs_tol (in [1e-60, 0.5]; where reachable).
         ``best_effort``: a smoothed point whose work would pass :data:`OVERRUN` times its limit is returned with the
-        narrowest bound that work reached, flagged ``node cap``, instead of refused. On the smoothed engine all the α
-        of one call share one work budget, that limit times the number of α (5 to 8 s of one core per α): a point
-        after it is spent gets the bound its δ reach without further work, flagged, and without best effort the
-        call is refused.
+        narrowest bound that work reached, flagged ``node cap``, instead of refused. On the smoothed engine each α
+        has that work budget of its own (5 to 8 s of one core), so a point does not depend on the other α asked.
 
         The engines and their refinement are the front door's (:meth:`~accountlib.engine.front.CertifiedTails.absolute_batch`)."""
         if isinstance(alphas, (str, bytes)) or not hasattr(alphas, "__iter__"):
@@ -517,19 +522,18 @@ class Composition:
             if not 0 <= a <= 1:
                 raise ValueError(f"alphas must lie in [0, 1]; got {decimal_string(a, 6)}")
         abs_tol = as_abs_tol(abs_tol)
-        if self.smoothed is not None:
-            spent = [0]  # one work budget for all the α of the call: OVERRUN times the estimate's limit per α
-            return [self._tradeoff_from_profile(a, abs_tol, best_effort, spent, len(values)) for a in values]
+        if self.smoothed is not None:  # each α with a work budget of its own: OVERRUN times the estimate's limit
+            return [self._tradeoff_from_profile(a, abs_tol, best_effort) for a in values]
         points = self.tails.absolute_batch(lambda engine, todo: self._tradeoff_batch(engine, [values[i] for i in todo]),
                                            len(values), abs_tol)
         return [_flag_tradeoff(p, abs_tol, "precision") for p in points]
 
-    def _tradeoff_from_profile(self, alpha: Fraction, abs_tol: float, best_effort: bool = False, spent=None,
-                               count: int = 1) -> TradeoffPoint:
+    def _tradeoff_from_profile(self, alpha: Fraction, abs_tol: float, best_effort: bool = False) -> TradeoffPoint:
         """f(α) by duality from the smoothed engine's δ(ε) (:mod:`accountlib.theory.tradeoff_duality`): the lattice
         is too fine for vertices. Each δ errs by at most abs_tol/4 (:data:`SMOOTHED_TRADEOFF_DELTA_SHARE`): its error
-        enters β about linearly. ``spent``: a one-item list, the work units the call's earlier points (``count`` in
-        all) spent, added to here: ``count`` times :data:`OVERRUN` times the limit serves them all."""
+        enters β about linearly. All the δ of the point spend at most :data:`OVERRUN` times the limit in work units;
+        the δ that meets what is left gets the finest pass within it, and the refinement stops there. Without
+        ``best_effort`` a point that then misses ``abs_tol`` is refused, naming that budget."""
         from .tradeoff_duality import FIRST_GRID, first_grid, tradeoff_from_profile  # only the smoothed trade-off needs it
 
         delta_tol = SMOOTHED_TRADEOFF_DELTA_SHARE * abs_tol  # δ ≤ 1: as a relative tolerance it is no stricter
@@ -546,23 +550,15 @@ class Composition:
         if planned > limit:
             refuse(f"needs about {planned:,} contour nodes, more than the {limit:,} accepted "
                    "(ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES)")
-        capped, stopped, price, spent = [], [], [None], [0] if spent is None else spent  # price: the last pass's
+        capped, stopped, price, spent = [], [], [None], [0]  # price: the last pass's
         own = resource_limit("ACCOUNTLIB_MAX_SMOOTHED_WORK", MAX_SMOOTHED_WORK)
-        budget = count * OVERRUN * limit  # the call's, a share per α
+        budget = OVERRUN * limit
 
         def delta_at(eps):
             d = self.smoothed.delta(eps, rel_tol=delta_tol, abs_tol=delta_tol, work_limit=own,
-                                    cost_limit=max(budget - spent[0], 0), stop_at_cost=not best_effort,
-                                    price=price[0])
+                                    cost_limit=max(budget - spent[0], 0), price=price[0])
             spent[0], price[0] = spent[0] + int(d.terms.get("cost", 0)), d.terms.get("price", price[0])
             stopped.extend([eps] if d.terms.get("over_cost") else [])  # the work budget stopped it: refine no more
-            if d.terms.get("over_cost") and not best_effort:  # the next pass would pass the point's limit: not started
-                shared = f", shared by the {count} alphas of the call" if count > 1 else ""
-                refuse(f"needs more than the {budget:,} work units accepted ({OVERRUN * limit:,} per alpha = {OVERRUN} "
-                       f"times ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES, {limit:,} contour nodes){shared}: {spent[0]:,} "
-                       "were spent when a contour pass was stopped",
-                       ("ask fewer alphas per call, " if count > 1 else "")
-                       + "pass best_effort=True for the narrowest bound within the limit, flagged, ")
             if d.terms.get("capped"):
                 capped.append(eps)
             return d.delta, d.error_bound
@@ -571,7 +567,12 @@ class Composition:
         with mpmath.workdps(30):
             target = mpmath.mpf(alpha.numerator) / alpha.denominator
             point = TradeoffPoint(target, (lower + upper) / 2, error_bound((upper - lower) / 2 * (1 + mpmath.mpf(10) ** -12)))
-        return _flag_tradeoff(point, abs_tol, "node cap" if capped else "precision")
+        point = _flag_tradeoff(point, abs_tol, "node cap" if capped else "precision")
+        if stopped and not point.meets_tolerance and not best_effort:
+            refuse(f"needs more than the {budget:,} work units accepted ({OVERRUN} times "
+                   f"ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES, {limit:,} contour nodes): they reached a bound of "
+                   f"{float(point.error_bound):.2g}", "pass best_effort=True for that bound, flagged, ")
+        return point
 
     def _tradeoff_batch(self, engine: TailEngine, alphas: list[Fraction]) -> list[TradeoffPoint]:
         """``_tradeoff_at`` for many α at once: the bisections for all brackets advance together, one batch
@@ -633,6 +634,22 @@ class Composition:
             points.append(_flag_tradeoff(TradeoffPoint(a.value, b.value, error_bound(max(a.error_bound, b.error_bound))),
                                          abs_tol, "precision"))
         return points
+
+
+def as_epsilons(epsilons, name: str = "epsilons") -> list[Fraction]:
+    """``epsilons`` (a list of numbers, each in [0, :data:`MAX_EPSILON`]) as exact rationals, read by the decimal rule
+    of :func:`~accountlib.infrastructure.numbers.as_fraction`; ``name`` names the argument in the error."""
+    if isinstance(epsilons, (str, bytes)) or not hasattr(epsilons, "__iter__"):
+        raise ValueError(f"{name} must be a list of numbers; got {epsilons!r}")
+    eps = [as_fraction(e, name, floats="decimal") for e in epsilons]
+    for e in eps:
+        if not 0 <= e <= MAX_EPSILON:
+            from ..infrastructure.shown import shown_value  # messages only: not loaded on the way to an answer
+
+            raise ValueError(f"{name} must be in [0, {MAX_EPSILON}] (δ(0) is the total variation distance; "
+                             f"{MAX_EPSILON} the largest ε supported); got "
+                             f"{shown_value(e) if abs(e) < 10**300 else 'a value beyond 1e300'}")
+    return eps
 
 
 def as_composition(composition, sensitivities=None) -> Composition:

@@ -33,12 +33,11 @@ class LevelCheck:
     status: str
 
 
-def smoothed_call_meter(pair: Composition, points: int = 1) -> WorkMeter | None:
-    """The work budget one public call of many δ(ε) of ``pair`` shares (all the ε of a δ call, all the levels and
-    tightening rounds of a check): ``points`` (the values the call asks for: a δ call's ε, 1 for a check) times
-    :data:`accountlib.engine.work.MAX_SMOOTHED_CALL_WORK` work units (``ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK``); None
-    where the pair is not on the smoothed engine."""
-    return None if pair.smoothed is None else call_meter(points)
+def smoothed_call_meter(pair: Composition) -> WorkMeter | None:
+    """The work budget of one value of a public call of many δ(ε) of ``pair`` (one ε of a δ call), or of a whole
+    check (all its levels and tightening rounds): :data:`accountlib.engine.work.MAX_SMOOTHED_CALL_WORK` work units
+    (``ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK``); None where the pair is not on the smoothed engine."""
+    return None if pair.smoothed is None else call_meter()
 
 
 def check_levels(pair: Composition, levels: list[Level], rel_tol: float, *, meter=None) -> list[LevelCheck]:

@@ -174,7 +174,7 @@ def test_epsilon_zero_is_the_total_variation_distance(engine):
         p, q = _pmf(2, 0), _pmf(2, 1)
         tv = mpmath.fsum(abs(p[x] - q[x]) for x in p) / 2
     assert abs(point.delta - tv) <= point.error_bound + 1e-40 and point.error_bound <= 1e-9 * point.delta
-    with pytest.raises(ValueError, match=r"epsilons must be in \[0, 5000\]"):
+    with pytest.raises(ValueError, match=r"epsilon must be in \[0, 5000\]"):
         accountlib.delta(["1/2"], -1)
 
 
@@ -328,6 +328,17 @@ def test_every_epsilon_interval_says_whether_it_meets_its_tolerance():
     assert flagged.lower <= met.upper and met.lower <= flagged.upper  # both certified: they overlap
     with pytest.raises(ValueError, match="best_effort must be True or False"):
         epsilon(["1/2"], "1e-5", best_effort="yes")
+
+
+@pytest.mark.parametrize("call", [lambda flag: accountlib.delta(["13/17", "7/1000003"], 3, rel_tol=1e-14, best_effort=flag),
+                                  lambda flag: accountlib.tradeoff(["1/2"], "0.3", best_effort=flag),
+                                  lambda flag: accountlib.epsilon(["1/2"], "1e-5", best_effort=flag)])
+def test_best_effort_is_true_or_false_in_every_front_door_call(call):
+    """r37g F4: delta and tradeoff read best_effort="no" as true and returned a flagged point where the promise is
+    an error; every front-door call now refuses anything but True or False before any work."""
+    for flag in ("no", 0, None):
+        with pytest.raises(ValueError, match=r"^best_effort must be True or False; got"):
+            call(flag)
 
 
 def test_the_documented_ranges_state_the_limit_of_every_number_read():

@@ -561,3 +561,16 @@ def test_delta_levels_takes_a_documented_range(value):
         census.delta_levels(value)
     assert time.monotonic() - began < 1
     assert len(census.delta_levels(300)) == 600 and census.delta_levels(300)[-1] == 1e-300
+
+
+def test_a_lattice_too_fine_names_the_budget_whose_term_is_largest():
+    """r37g F6: auto on budgets 1e-13 and 7/1000003 (1e-13 is below the smoothed engine's range) was refused "the
+    lattice of these budgets is too fine" without saying which budget to change; the refusal now names the budget
+    whose term c²σ² adds most to the variance proxy (here 7/1000003: its coefficient on the common lattice is
+    1e13 times its own scale), and changing that budget lets the call answer."""
+    import accountlib
+
+    with pytest.raises(ValueError, match=r"too fine .*; the largest term is that of the budget 6\.99998e-06 \(7/1000003\)$"):
+        accountlib.delta(["1/10000000000000", "7/1000003"], "1e-6")
+    point = accountlib.delta(["1/10000000000000", "7/1000000"], "1e-6")
+    assert point.meets_tolerance
