@@ -467,7 +467,9 @@ class SmoothedTails:
         caller's last δ's, its ``terms["price"]``, passed on by the caller's meter so that no state outlives a call; else every
         node kept), and one that would pass what is left is not started: ``terms["over_cost"]`` True (``"starved"``
         where the cost limit held back the capped pass that follows), ``terms["needed"]`` its price, and the finest
-        pass within what is left follows (with ``best_effort``); ``terms["cost"]``: the units spent."""
+        pass within what is left follows (with ``best_effort``, or without it where a ``cost_limit`` bounds that pass: a
+        caller that refuses an unmet tolerance then refuses only what its budget could not meet); ``terms["cost"]``:
+        the units spent."""
         from .smoothed import DegenerateContour, TooManyNodes, intersect
 
         engine = self.engine
@@ -495,7 +497,7 @@ class SmoothedTails:
                     flags = {"over_budget": over, "needed": int(too_fine.nodes * per_node), "price": per_node,
                              "over_cost": over and cost_limit is not None and too_fine.nodes <= own,
                              "starved": left < min(too_fine.nodes, engine.max_nodes, own)}  # the cost held it back
-                    if not best_effort:
+                    if not best_effort and cost_limit is None:  # unmetered: the cap's pass could take ~10 s
                         stop = best if best is not None else engine.chernoff_only(epsilon, prefactor, lp_rad)
                         return self._capped(stop, spent, cost, flags)
                     cap = min(left, engine.max_nodes)

@@ -106,15 +106,16 @@ def call_meter() -> WorkMeter:
 
 def starved_note(meter: WorkMeter | None) -> str:
     """What the refusal of a δ adds where ``meter``, the budget of its value
-    (:func:`accountlib.engine.work.call_meter`), stopped it: that budget and its variable; "" where the δ got all it
-    asked for.
+    (:func:`accountlib.engine.work.call_meter`), stopped it or held its finest pass coarser (``starved``): that budget
+    and its variable; "" where the δ got all it asked for.
 
     >>> meter = WorkMeter(10); meter.add(10, stopped=True, needed=5); starved_note(meter)[:57]
     '; its budget of 10 work units of the smoothed engine (ACC'
     >>> starved_note(WorkMeter(10))
     ''
     """
-    if meter is None or meter.stopped_at is None:
+    if meter is None or (meter.stopped_at is None and not meter.starved):
         return ""
+    what = "stopped it" if meter.stopped_at is not None else "held its finest pass coarser"
     return (f"; its budget of {meter.limit:,} work units of the smoothed engine (ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK, "
-            "one such budget per value asked) stopped it: raise that limit")
+            f"one such budget per value asked) {what}: raise that limit")

@@ -172,6 +172,13 @@ rounds, and is bounded by :data:`OVERRUN` times this limit in work units: each �
 (its ``cost_limit``), and the point is refused, naming ``abs_tol``, where a δ would pass it. Raise it with the
 environment variable ``ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES``."""
 
+LOOSER_FIRST = 10
+LOOSER_RUNGS = 3
+"""A smoothed trade-off point is computed for :data:`LOOSER_FIRST` ** k times its ``abs_tol`` (at most 0.5), k from
+``LOOSER_RUNGS`` − 1 down to 0, until a bracket meets ``abs_tol`` or the work budget is spent, the certified
+brackets intersected: each looser rung costs about 1/sqrt(10) of the next, and the bracket its δ passes certify is
+often within ``abs_tol`` already (budget 1/2 at α = 0.99: ±8.1e-8 asked for 3e-6)."""
+
 OVERRUN = 6
 """How far the work spent on one point of a smoothed trade-off may exceed the estimate's limit
 (:data:`MAX_SMOOTHED_TRADEOFF_NODES`), in work units (:data:`accountlib.engine.work.KEPT_NODE_WEIGHT`: a node the
@@ -530,15 +537,18 @@ class Composition:
 
     def _tradeoff_from_profile(self, alpha: Fraction, abs_tol: float, best_effort: bool = False) -> TradeoffPoint:
         """f(α) by duality from the smoothed engine's δ(ε) (:mod:`accountlib.theory.tradeoff_duality`): the lattice
-        is too fine for vertices. Each δ errs by at most abs_tol/4 (:data:`SMOOTHED_TRADEOFF_DELTA_SHARE`): its error
-        enters β about linearly. All the δ of the point spend at most :data:`OVERRUN` times the limit in work units;
-        the δ that meets what is left gets the finest pass within it, and the refinement stops there. Without
-        ``best_effort`` a point that then misses ``abs_tol`` is refused, naming that budget."""
+        is too fine for vertices. Each δ errs by at most a quarter of the tolerance it is computed for
+        (:data:`SMOOTHED_TRADEOFF_DELTA_SHARE`): its error enters β about linearly. All the δ of the point spend at
+        most :data:`OVERRUN` times the limit in work units, on rungs of looser tolerances first
+        (:data:`LOOSER_RUNGS`), each with what the rungs before it left, the certified brackets intersected (r37h
+        F-A: spent on ``abs_tol`` alone, the budget left a tighter tolerance a wider bracket than a looser one). The δ that meets
+        what is left gets the finest pass within it, and the refinement stops there. Without ``best_effort`` a point
+        that then misses ``abs_tol`` is refused, naming that budget."""
         from .tradeoff_duality import FIRST_GRID, first_grid, tradeoff_from_profile  # only the smoothed trade-off needs it
 
-        delta_tol = SMOOTHED_TRADEOFF_DELTA_SHARE * abs_tol  # δ ≤ 1: as a relative tolerance it is no stricter
         limit = resource_limit("ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES", MAX_SMOOTHED_TRADEOFF_NODES)
         grid = first_grid(alpha)
+        delta_tol = SMOOTHED_TRADEOFF_DELTA_SHARE * abs_tol  # δ ≤ 1: as a relative tolerance it is no stricter
         planned = FIRST_GRID * max((self.smoothed.planned_nodes(e, rel_tol=delta_tol, abs_tol=delta_tol)
                                     for e in (grid[0], grid[len(grid) // 2])), default=0) if grid else 0
 
@@ -550,20 +560,30 @@ class Composition:
         if planned > limit:
             refuse(f"needs about {planned:,} contour nodes, more than the {limit:,} accepted "
                    "(ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES)")
-        capped, stopped, price, spent = [], [], [None], [0]  # price: the last pass's
         own = resource_limit("ACCOUNTLIB_MAX_SMOOTHED_WORK", MAX_SMOOTHED_WORK)
-        budget = OVERRUN * limit
+        budget, spent, capped, stopped = OVERRUN * limit, [0], [], []
 
-        def delta_at(eps):
-            d = self.smoothed.delta(eps, rel_tol=delta_tol, abs_tol=delta_tol, work_limit=own,
-                                    cost_limit=max(budget - spent[0], 0), price=price[0])
-            spent[0], price[0] = spent[0] + int(d.terms.get("cost", 0)), d.terms.get("price", price[0])
-            stopped.extend([eps] if d.terms.get("over_cost") else [])  # the work budget stopped it: refine no more
-            if d.terms.get("capped"):
-                capped.append(eps)
-            return d.delta, d.error_bound
+        def bracket(tol: float) -> tuple:
+            """β's certified (lower, upper) from δ computed to ``tol``/4, within what is left of the budget."""
+            price, share = [None], SMOOTHED_TRADEOFF_DELTA_SHARE * tol
+            stopped.clear()
 
-        lower, upper = tradeoff_from_profile(delta_at, alpha, abs_tol, spent=lambda: bool(stopped))
+            def delta_at(eps):
+                d = self.smoothed.delta(eps, rel_tol=share, abs_tol=share, work_limit=own,
+                                        cost_limit=max(budget - spent[0], 0), price=price[0])
+                spent[0], price[0] = spent[0] + int(d.terms.get("cost", 0)), d.terms.get("price", price[0])
+                stopped.extend([eps] if d.terms.get("over_cost") else [])  # the work budget stopped it: refine no more
+                capped.extend([eps] if d.terms.get("capped") else [])
+                return d.delta, d.error_bound
+
+            return tradeoff_from_profile(delta_at, alpha, tol, spent=lambda: bool(stopped))
+
+        lower, upper = mpmath.mpf(0), mpmath.mpf(1)
+        for tol in sorted({min(abs_tol * LOOSER_FIRST ** k, 0.5) for k in range(LOOSER_RUNGS)}, reverse=True):
+            finer = bracket(tol)
+            lower, upper = max(lower, finer[0]), min(upper, finer[1])  # all certified: so is their intersection
+            if (upper - lower) / 2 <= abs_tol or stopped:  # met, or the budget is spent
+                break
         with mpmath.workdps(30):
             target = mpmath.mpf(alpha.numerator) / alpha.denominator
             point = TradeoffPoint(target, (lower + upper) / 2, error_bound((upper - lower) / 2 * (1 + mpmath.mpf(10) ** -12)))

@@ -658,3 +658,38 @@ def test_a_request_the_contour_meets_is_not_refused_on_the_floor_estimate():
     point = accountlib.delta(accountlib.Composition(["1/3", "7/1000003", "0.1"], engine="lattice"), 3,
                              rel_tol=1.85e-9)
     assert point.meets_tolerance and point.error_bound <= 1.85e-9 * point.delta
+
+
+def test_a_tighter_tradeoff_tolerance_is_not_left_wider_than_a_looser_one():
+    """r37h F-A: on budget 1/2 (smoothed) at α = 0.99, abs_tol 3e-6 certified β to ±8.1e-8 in 0.65 s, but 1e-6 and
+    3e-7 came back flagged node cap at ±1.7e-5 after 4 s (refused without best effort): the budget went on δ to
+    abs_tol/4 before the grid was covered. The point now climbs rungs of looser tolerances first
+    (composition.LOOSER_RUNGS), intersecting their certified brackets."""
+    pair = accountlib.Composition(["1/2"], engine="smoothed")
+    for abs_tol in (1e-6, 3e-7):
+        point = accountlib.tradeoff(pair, "0.99", abs_tol=abs_tol)
+        assert point.meets_tolerance and point.error_bound <= abs_tol
+
+
+def test_a_smoothed_delta_that_best_effort_meets_is_not_refused():
+    """r37h F-B: delta(budget 1/2 on the smoothed engine, 1/4, rel_tol 7e-7) was refused (the bound 1.9e-7 of the last
+    finished pass) though best effort met it (8.6e-8) within the same budget: without best effort the engine
+    returned at once where a pass would pass the budget. With a budget to bound it, the finest pass within it now
+    runs either way."""
+    pair = accountlib.Composition(["1/2"], engine="smoothed")
+    point = accountlib.delta(pair, "1/4", rel_tol=7e-7)
+    flagged = accountlib.delta(pair, "1/4", rel_tol=7e-7, best_effort=True)
+    assert point.meets_tolerance and (point.delta, point.error_bound) == (flagged.delta, flagged.error_bound)
+
+
+def test_a_refusal_names_the_budget_that_held_the_finest_pass_coarser():
+    """r37h F-C: `delta --rho 13/17 7/1000003 --eps 6.5 --rel-tol 1e-9` was refused "(node cap)" naming no budget,
+    though raising ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK alone lets it answer: the δ's work budget held its finest pass
+    (the one the node cap allows) coarser. The refusal now names that budget."""
+    from cli_runs import run_main
+
+    refused = run_main("delta", "--rho", "13/17", "7/1000003", "--eps", "6.5", "--rel-tol", "1e-9")
+    assert refused.returncode == 2
+    assert ("(node cap)" in refused.stderr and "its budget of 60,000,000 work units of the smoothed engine "
+            "(ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK, one such budget per value asked) held its finest pass coarser: raise "
+            "that limit" in refused.stderr)
