@@ -134,7 +134,7 @@ def tradeoff(composition, alpha, *, abs_tol: float | None = None, sensitivities=
     pair = as_composition(composition, sensitivities)
     points, single = as_points(alpha, "alpha")
     abs_tol = as_abs_tol(1e-12 if abs_tol is None else abs_tol)
-    result = _kept(pair.tradeoff(points, abs_tol=abs_tol, best_effort=best_effort), best_effort, lambda p: (
+    result = _kept(pair.tradeoff(points, abs_tol=abs_tol, best_effort=best_effort, name="alpha"), best_effort, lambda p: (
         f"abs_tol: could not certify {abs_tol:g} at alpha = {mpmath.nstr(p.alpha, 10)} ({p.shortfall}): the "
         f"bound certified is {bound_text(p.error_bound)}; loosen abs_tol, or pass best_effort=True for the flagged "
         "result"))

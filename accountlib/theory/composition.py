@@ -515,19 +515,21 @@ class Composition:
                 hi = mid
         return lo
 
-    def tradeoff(self, alphas, *, abs_tol: float = 1e-25, best_effort: bool = False) -> list[TradeoffPoint]:
+    def tradeoff(self, alphas, *, abs_tol: float = 1e-25, best_effort: bool = False,
+                 name: str = "alphas") -> list[TradeoffPoint]:
         """β = f(α) at each α ∈ [0, 1], each with error_bound ≤ abs_tol (in [1e-60, 0.5]; where reachable).
         ``best_effort``: a smoothed point whose work would pass :data:`OVERRUN` times its limit is returned with the
         narrowest bound that work reached, flagged ``node cap``, instead of refused. On the smoothed engine each α
         has that work budget of its own (5 to 8 s of one core), so a point does not depend on the other α asked.
 
-        The engines and their refinement are the front door's (:meth:`~accountlib.engine.front.CertifiedTails.absolute_batch`)."""
+        The engines and their refinement are the front door's (:meth:`~accountlib.engine.front.CertifiedTails.absolute_batch`).
+        ``name`` names the argument in errors."""
         if isinstance(alphas, (str, bytes)) or not hasattr(alphas, "__iter__"):
-            raise ValueError(f"alphas must be a list of numbers; got {alphas!r}")
-        values = [as_fraction(a, "alphas", floats="decimal") for a in alphas]
+            raise ValueError(f"{name} must be a list of numbers; got {alphas!r}")
+        values = [as_fraction(a, name, floats="decimal") for a in alphas]
         for a in values:
             if not 0 <= a <= 1:
-                raise ValueError(f"alphas must lie in [0, 1]; got {decimal_string(a, 6)}")
+                raise ValueError(f"{name} must lie in [0, 1]; got {decimal_string(a, 6)}")
         abs_tol = as_abs_tol(abs_tol)
         if self.smoothed is not None:  # each α with a work budget of its own: OVERRUN times the estimate's limit
             return [self._tradeoff_from_profile(a, abs_tol, best_effort) for a in values]

@@ -51,7 +51,8 @@ def test_tradeoff_is_the_neyman_pearson_test_of_one_discrete_gaussian():
 @pytest.mark.parametrize("call, message", [
     (lambda: accountlib.delta(["1/2"], []), "epsilon must be a number or a non-empty list"),
     (lambda: accountlib.delta(accountlib.Composition(["1/2"]), 1, sensitivities=[2]), "sensitivities"),
-    (lambda: accountlib.tradeoff(["1/2"], 2), "alphas must lie in"),
+    (lambda: accountlib.tradeoff(["1/2"], 2), "^alpha must lie in"),  # the argument's name (r37h F-G)
+    (lambda: accountlib.tradeoff(["1/2"], "x"), "^alpha could not be read"),
     (lambda: accountlib.delta("1/2", 1), "rhos must be a list"),
 ])
 def test_bad_arguments_get_one_clear_error(call, message):
