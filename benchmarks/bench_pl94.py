@@ -108,9 +108,45 @@ def dhc_worker(pairs: list[tuple[int, int]], expected_root: str) -> None:
             census.pair_job(k, l, out)
             seconds[f"{k},{l}"] = time.perf_counter() - started
             cpu[f"{k},{l}"] = time.process_time() - started_cpu
+        contents = {}
         for path in sorted(out.rglob("*.csv")):
             hashes[path.relative_to(out).as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
-    print(json.dumps({"seconds": seconds, "cpu": cpu, "files": hashes, "library": str(where.parent)}))
+            contents[path.relative_to(out).as_posix()] = path.read_text(encoding="utf-8")
+    # the engine each pair's composition is given (None on code without the engine choice: all lattice then)
+    engines = {f"{k},{l}": getattr(accountlib.Composition(census.pair_rhos(k, l)), "engine_kind", None) for k, l in pairs}
+    print(json.dumps({"seconds": seconds, "cpu": cpu, "files": hashes, "contents": contents, "engines": engines,
+                      "library": str(where.parent)}))
+
+
+def file_differences(old: dict[str, str], new: dict[str, str]) -> dict:
+    """The two versions' curve files compared cell by cell: for each column, how many cells differ, and for the
+    numeric ones the range of new / old; files whose rows or columns differ are counted as such."""
+    columns: dict[str, dict] = {}
+    reshaped, disjoint = [], 0
+    for name in sorted(set(old) | set(new)):
+        a = [line.split(",") for line in old.get(name, "").splitlines()]
+        b = [line.split(",") for line in new.get(name, "").splitlines()]
+        if len(a) != len(b) or not a or a[0] != b[0]:
+            reshaped.append(name)
+            continue
+        bound = a[0].index("error_bound") if "error_bound" in a[0] else None
+        for row_a, row_b in zip(a[1:], b[1:]):
+            if bound:  # the value before its bound: the two certified intervals must overlap
+                (x, dx), (y, dy) = (map(Fraction, row[bound - 1:bound + 1]) for row in (row_a, row_b))
+                disjoint += abs(x - y) > dx + dy
+            for column, x, y in zip(a[0], row_a, row_b):
+                if x == y:
+                    continue
+                entry = columns.setdefault(column, {"cells": 0, "ratios": []})
+                entry["cells"] += 1
+                try:
+                    if float(x) != 0:
+                        entry["ratios"].append(abs(float(Fraction(y) / Fraction(x)) - 1))
+                except (ValueError, ZeroDivisionError):
+                    pass
+    return {"files": len(set(old) | set(new)), "reshaped": reshaped, "disjoint_intervals": disjoint,
+            "columns": {c: {"cells": e["cells"], "largest_relative_change": max(e["ratios"], default=None)}
+                        for c, e in columns.items()}}
 
 
 def run_worker(root: Path, pairs) -> dict:
@@ -167,6 +203,8 @@ def before_after(before: str, rounds: int) -> dict:
         "ratio_cpu": statistics.median(totals_cpu["new"]) / statistics.median(totals_cpu["old"]),
         "round_ratios_cpu": [n / o for n, o in zip(totals_cpu["new"], totals_cpu["old"])],
         "identical_files": identical, "files": len(runs["old"][0]["files"]),
+        "differences": file_differences(runs["old"][0]["contents"], runs["new"][0]["contents"]),
+        "engines": runs["new"][0]["engines"],
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "load_average": load,
     }
 
@@ -203,10 +241,30 @@ def dhc_lines(dhc: dict) -> list[str]:
         "back to back) the CPU-time ratio after / before was " + ", ".join(
             f"{x:.2f}" for x in dhc["round_ratios_cpu"]) + f"; median {statistics.median(dhc['round_ratios_cpu']):.2f}.",
         "",
-        f"The two versions wrote {'identical' if dhc['identical_files'] else 'DIFFERENT'} files "
-        f"({dhc['files']} curve files, compared by SHA-256): every DHC pair stays on the lattice engine.",
+        differences_sentence(dhc),
         "",
     ]
+
+
+def differences_sentence(dhc: dict) -> str:
+    """What the two versions' curve files have in common and where they differ, and the engine of each pair."""
+    kinds = sorted({str(k) for k in dhc["engines"].values()})
+    engines = (f"this code gives every one of these pairs the {kinds[0]} engine" if len(kinds) == 1 else
+               "this code gives these pairs the engines " + ", ".join(f"{p}: {k}" for p, k in dhc["engines"].items()))
+    if dhc["identical_files"]:
+        return f"The two versions wrote identical files ({dhc['files']} curve files, compared by SHA-256); {engines}."
+    diff = dhc["differences"]
+    if diff["reshaped"]:
+        return (f"The two versions wrote curve files of different shapes ({', '.join(diff['reshaped'])}: other rows or "
+                f"columns); {engines}.")
+    parts = []
+    for column, c in diff["columns"].items():
+        change = c["largest_relative_change"]
+        parts.append(f"{c['cells']} cells of `{column}`" + (f" (largest relative change {change:.2g})" if change else ""))
+    overlap = ("every certified interval of one version overlaps the other's" if not diff["disjoint_intervals"] else
+               f"IN {diff['disjoint_intervals']} ROWS THE TWO CERTIFIED INTERVALS ARE DISJOINT")
+    return (f"The two versions' {diff['files']} curve files have the same rows and columns and differ only in "
+            f"{', '.join(parts)}, every other cell identical; {overlap}; {engines}.")
 
 
 # -- the main run -----------------------------------------------------------------------------------------------

@@ -63,7 +63,7 @@ from .typed import dpsgd_options_refusal, in_option_terms, negative_value_refusa
 
 __all__ = ["main", "build_parser", "COMMANDS", "RELEASES", "DIGITS", "CommandLineError", "Listing", "Parser", "Once",
            "number", "fail", "one_line", "unavailable", "add_composition_arguments", "composition", "read_budgets_file",
-           "tolerance", "certified_rows", "print_table", "emit_rows", "emit_row", "add_target_arguments", "target",
+           "tolerance", "certified_rows", "Rows", "print_table", "emit_rows", "emit_row", "add_target_arguments", "target",
            "certificate", "decimal", "EXTRA_OF_MODULE", "MAX_BUDGET_FILE_BYTES"]
 
 RELEASES = ("pl94-persons", "pl94-units", "pl94-persons-pr", "pl94-units-pr")
@@ -427,14 +427,15 @@ def _exact_decimals(*parts) -> Context:
 
 
 def certified_rows(points, keys: tuple[str, ...], certified, explain, coarsest, best_effort: bool = False) -> list[dict]:
-    """The points as rows of decimal strings; the first point whose printed bound misses the tolerance fails the
-    command (with ``best_effort``, --best-effort: it is printed, its row's ``shortfall`` naming why; every row
-    then has that key, empty where the tolerance is met: the library's rule,
+    """The points as :class:`Rows` of decimal strings; a point whose printed bound misses the tolerance is left out
+    and its error (``explain(point)``) kept in ``refused``, so that :func:`emit_rows` prints the rows certified and
+    then fails the command naming it (with ``best_effort``, --best-effort: it is printed, its row's ``shortfall``
+    naming why; every row then has that key, empty where the tolerance is met: the library's rule,
     :func:`accountlib.theory.accounting.delta`). The argument (ε or α) is printed as given (30 digits), the result and its bound with the digits the
     bound supports (the engine is asked for half the tolerance, so that the widened printed bound still meets it).
     A bound below ``coarsest(value)`` (15 decades finer than the finest tolerance accepted) is printed as that
     (still a certified bound): a δ of 1 − 1e-15200 certified to 1e-15200 prints with 46 digits, not 15,200."""
-    rows = []
+    rows = Rows()
     for p in points:
         result, bound = getattr(p, keys[1]), getattr(p, keys[2])
         with mpmath.workdps(40):
@@ -442,18 +443,31 @@ def certified_rows(points, keys: tuple[str, ...], certified, explain, coarsest, 
             if widest > bound:
                 bound = widest
             missed = not certified(mpmath.mpf(result), mpmath.mpf(bound))  # before any exact decimal arithmetic
+        if not missed or best_effort:
+            value, bound = certified_decimal(result, bound)
+            with localcontext(_exact_decimals(value, bound)):  # the printed decimals, re-checked exactly
+                missed = missed or not certified(Decimal(value), Decimal(bound))
         if missed and not best_effort:
-            fail(explain(p))
-        value, bound = certified_decimal(result, bound)
-        with localcontext(_exact_decimals(value, bound)):  # the printed decimals, re-checked exactly
-            missed = missed or not certified(Decimal(value), Decimal(bound))
-        if missed and not best_effort:
-            fail(explain(p))
+            rows.refused.append(explain(p))
+            continue
         row = {keys[0]: decimal_string(getattr(p, keys[0]), DIGITS), keys[1]: value, keys[2]: bound}
         if best_effort:
             row["shortfall"] = (getattr(p, "shortfall", None) or "precision") if missed else ""
         rows.append(row)
+        rows.points.append(p)
     return rows
+
+
+class Rows(list):
+    """A command's rows of certified output (a list of dicts), with the point each came from (``points``) and the
+    one-line error of each value left out because its bound missed the tolerance (``refused``): :func:`emit_rows`
+    prints the rows and then fails naming the first refusal, so that a value certified is never thrown away
+    because another asked with it was not."""
+
+    def __init__(self, rows=(), refused=()):
+        super().__init__(rows)
+        self.points: list = []
+        self.refused: list[str] = list(refused)
 
 
 def print_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
@@ -464,13 +478,25 @@ def print_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
         print("  ".join(cell.rjust(w) for cell, w in zip(row, widths)))
 
 
-def emit_rows(args, rows: list[dict], keys: tuple[str, ...]) -> int:
-    """Rows as a JSON list (``--json``) or a table."""
-    if args.json:
-        json.dump(rows, sys.stdout, indent=1)
-        print()
-    else:
-        print_table(keys, [tuple(str(r[k]) for k in keys) for r in rows])
+def emit_rows(args, rows: list[dict], keys: tuple[str, ...], footer: str | None = None) -> int:
+    """Rows as a JSON list (``--json``) or a table (then ``footer``, a line under it). Where values were refused
+    (``rows.refused``, :class:`Rows`: a tolerance missed without --best-effort), the rows certified are printed
+    first, on stdout, and the command then fails (exit status 2) with the first refusal, saying how many of the
+    values asked were refused and that the others are printed."""
+    refused = getattr(rows, "refused", [])
+    if rows or not refused:
+        if args.json:
+            json.dump(list(rows), sys.stdout, indent=1)
+            print()
+        else:
+            print_table(keys, [tuple(str(r[k]) for k in keys) for r in rows])
+            if footer and rows:
+                print(footer)
+    if refused:
+        sys.stdout.flush()  # the certified rows before the error line, where both go to one terminal
+        asked = len(rows) + len(refused)
+        fail(refused[0] if asked == 1 else f"{refused[0]} ({len(refused)} of {asked} values refused, the first "
+             f"named here{'; the rows printed are certified' if rows else ''})")
     return 0
 
 

@@ -27,7 +27,7 @@ def add_parser(sub) -> None:
                            "The exact δ(ε) of DHC pair (K, L), or of the composition with budgets --rho / "
                            "--budgets, each value with a certified error bound "
                            "no larger than R·δ. If that bound cannot be certified the command fails (exit 2) "
-                           "rather than print a looser one.")
+                           "rather than print a looser one, after printing the values that were certified.")
     add_composition_arguments(delta)
     delta.add_argument("--eps", nargs="+", action=Once, type=number("eps"), required=True, metavar="E",
                        help=f"ε values in [0, {MAX_EPSILON}], decimals or fractions, e.g. 26.34 or 1317/50 (δ(0) is the "

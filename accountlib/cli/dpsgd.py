@@ -32,7 +32,7 @@ from ..infrastructure.numbers import (LARGEST_TOL, as_fraction, as_resolution, c
                                       error_bound)
 from ..theory.dpsgd_arguments import FINEST_TOLERANCE, dpsgd_abs_tol, dpsgd_rel_tol
 from ..theory.dpsgd_epsilon_search import width_shown
-from . import (Once, Parser, certified_rows, checked_resolution, emit_row, emit_rows, exact_tolerance, fail,
+from . import (Once, Parser, Rows, certified_rows, checked_resolution, emit_row, emit_rows, exact_tolerance, fail,
                interval_decimals, number,
                outward_decimal)
 
@@ -202,7 +202,7 @@ def _rows(points, keys: tuple[str, str, str], certified, explain, best_effort: b
     rows = certified_rows(points, keys, certified, explain,
                           lambda value: abs(value) * mpmath.mpf("1e-30") if value else mpmath.mpf("1e-300"),
                           best_effort)
-    for row, p in zip(rows, points):
+    for row, p in zip(rows, rows.points):
         row["relation"] = p.relation
         if hasattr(p, "dominant"):
             row["dominant"] = p.dominant
@@ -211,10 +211,7 @@ def _rows(points, keys: tuple[str, str, str], certified, explain, best_effort: b
 
 def _emit(args, rows: list[dict], keys: tuple[str, ...]) -> int:
     """Rows as a JSON list, or a table followed by the relation."""
-    emit_rows(args, rows, keys)
-    if not args.json and rows:
-        print(f"relation: {rows[0]['relation']}")
-    return 0
+    return emit_rows(args, rows, keys, footer=f"relation: {rows[0]['relation']}" if rows else None)
 
 
 def run_delta(args) -> int:
@@ -245,24 +242,27 @@ def run_epsilon(args) -> int:
     """The certified ε interval of each ``--delta``, no wider than ``--abs-tol``."""
     abs_tol, _ = _checked_tolerance(args.abs_tol, "abs-tol", halved=False)
     run = _composition(args)
-    rows = []
+    rows = Rows()  # a δ refused is named after the rows certified (emit_rows)
     for d in args.delta:
         e = run.epsilon(d, abs_tol=abs_tol, best_effort=True)  # a wider interval is decided here, in this tool's terms
         wide = e.upper - e.lower > as_fraction(abs_tol, "abs-tol", floats="binary")
         if wide and not args.best_effort and e.shortfall == "precision":
-            fail(f"--abs-tol {abs_tol:g}: the certified bounds cannot decide δ(ε) against δ = {float(d):g} closer: "
+            rows.refused.append(f"--abs-tol {abs_tol:g}: the certified bounds cannot decide δ(ε) against δ = {float(d):g} closer: "
                  f"ε(δ) lies in [{outward_decimal(e.lower, up=False)}, {outward_decimal(e.upper, up=True)}] (float64 "
                  f"certifies δ to about T·1e-13 relative); loosen --abs-tol (this interval is "
                  f"{width_shown(e.upper - e.lower)} wide), or print it flagged with --best-effort")
+            continue
         if wide and not args.best_effort:
             width = width_shown(e.upper - e.lower)
             fix = (f"give --abs-tol {width} or more, or print it flagged with --best-effort"
                    if float(width) <= LARGEST_TOL else
                    f"that is wider than any --abs-tol accepted ({LARGEST_TOL:g}): print it flagged with --best-effort")
-            fail(f"--abs-tol {abs_tol:g}: ε(δ = {float(d):g}) is certified only within "
-                 f"[{outward_decimal(e.lower, up=False)}, {outward_decimal(e.upper, up=True)}] for this run (its "
-                 f"inversion would need more than {MAX_NODES:,} nodes at any tolerance: a sampling rate this small "
-                 f"over so few steps; the interval is from bounds that need none); {fix}")
+            rows.refused.append(f"--abs-tol {abs_tol:g}: ε(δ = {float(d):g}) is certified only within "
+                                f"[{outward_decimal(e.lower, up=False)}, {outward_decimal(e.upper, up=True)}] for this "
+                                f"run (its inversion would need more than {MAX_NODES:,} nodes at any tolerance: a "
+                                "sampling rate this small over so few steps; the interval is from bounds that need "
+                                f"none); {fix}")
+            continue
         lower, upper = interval_decimals(e.lower, e.upper, args.abs_tol)  # no wider than --abs-tol, or 15 digits flagged
         row = {"delta": decimal_string(d, 30), "epsilon_lower": lower, "epsilon_upper": upper,
                "relation": e.relation, "dominant": e.dominant}

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from . import (Once, add_composition_arguments, composition, decimal, emit_rows, engine_refusals_named, fail,
-               interval_decimals, number, tolerance)
+from . import (CommandLineError, Once, Rows, add_composition_arguments, composition, decimal, emit_rows,
+               engine_refusals_named, fail, in_option_terms, interval_decimals, number, one_line, tolerance)
 
 __all__ = ["add_parser", "run", "NEGATIVE_VALUE_MESSAGES"]
 
@@ -23,7 +23,9 @@ def add_parser(sub) -> None:
     """The ``epsilon`` subcommand's parser, its handler :func:`run`."""
     eps = sub.add_parser("epsilon", help="the certified ε for a δ of a DHC pair or of your own budgets",
                          description="For each δ, an interval [ε_lower, ε_upper] no wider than --abs-tol: the "
-                         "composition is (ε_upper, δ)-DP (δ(ε_upper) ≤ δ, certified) and not (ε_lower, δ)-DP.")
+                         "composition is (ε_upper, δ)-DP (δ(ε_upper) ≤ δ, certified) and not (ε_lower, δ)-DP. A δ "
+                         "whose interval cannot be certified that narrow fails the command (exit 2), after the "
+                         "intervals that were are printed.")
     add_composition_arguments(eps)
     eps.add_argument("--delta", nargs="+", action=Once, type=number("delta"), required=True, metavar="D",
                      help="target δ values in [1e-300, 1)")
@@ -49,18 +51,27 @@ def run(args) -> int:
         except ValueError as error:
             fail(str(error))
     pair = composition(args)
-    rows = []
+    rows = Rows()  # a δ refused is named after the rows certified (emit_rows): each δ has a budget of its own
     for d in args.delta:
-        with engine_refusals_named(args):
-            e = epsilon(pair, d, abs_tol=abs_tol, best_effort=args.best_effort)
+        try:
+            with engine_refusals_named(args):
+                e = epsilon(pair, d, abs_tol=abs_tol, best_effort=args.best_effort)
+        except ArithmeticError as error:  # its interval wider than --abs-tol, without --best-effort
+            rows.refused.append(in_option_terms(one_line(error), ["epsilon"]))
+            continue
+        except CommandLineError as error:  # the work refused for this δ, the option that gave it named
+            rows.refused.append(one_line(error))
+            continue
         if not e.meets_tolerance:  # flagged (--best-effort): printed as certified, its shortfall named
             lower, upper = interval_decimals(e.lower, e.upper, args.abs_tol)
             rows.append({"delta": decimal(d, 30), "epsilon_lower": lower, "epsilon_upper": upper,
                          "shortfall": e.shortfall})
             continue
         if e.width > args.abs_tol:  # certified to the float nearest --abs-tol, above it by less than 1e-16 of it
-            fail(f"--abs-tol {decimal(args.abs_tol, 6)}: the interval certified for --delta {decimal(d, 6)} is "
-                 f"{float(e.width):.17g} wide, a rounding of --abs-tol above it; give --abs-tol {float(e.width):.17g}")
+            rows.refused.append(f"--abs-tol {decimal(args.abs_tol, 6)}: the interval certified for --delta "
+                                f"{decimal(d, 6)} is {float(e.width):.17g} wide, a rounding of --abs-tol above it; "
+                                f"give --abs-tol {float(e.width):.17g}")
+            continue
         # the ends rounded outwards (lower down, upper up) with the digits that keep the printed interval no wider
         # than --abs-tol: it contains the certified one (the exact ends, not the points' 53-bit ε)
         lower, upper = interval_decimals(e.lower, e.upper, args.abs_tol)

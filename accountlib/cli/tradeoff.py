@@ -27,7 +27,7 @@ def add_parser(sub) -> None:
                            description="β = f(α) of DHC pair (K, L) or of the composition with budgets --rho / "
                            "--budgets (the optimal type II error at type I error α), "
                            "each with a certified absolute error bound no larger than T. If that bound "
-                           "cannot be certified the command fails (exit 2).")
+                           "cannot be certified the command fails (exit 2), after printing the values that were certified.")
     add_composition_arguments(trade)
     trade.add_argument("--alpha", nargs="+", action=Once, type=number("alpha"), required=True, metavar="A",
                        help="type I errors in [0, 1]")

@@ -446,8 +446,8 @@ class SmoothedTails:
     def delta(self, epsilon, *, rel_tol: float = 1e-6, abs_tol: float = 0.0, best_effort: bool = True,
               work_limit: int | None = None, cost_limit: int | None = None, price=None):
         """δ(ε) with error_bound ≤ max(rel_tol·δ, abs_tol), or the narrowest certified bound the node cap allows (then
-        ``terms["capped"]`` is True). With ``best_effort=False`` a pass that would exceed the node cap ends the work
-        at once: the bound reached so far is returned, capped (what a caller that refuses an unmet tolerance
+        ``terms["capped"]`` is True). With ``best_effort=False`` and no ``cost_limit`` (with one, see below) a pass that
+        would exceed the node cap ends the work at once: the bound reached so far is returned, capped (what a caller that refuses an unmet tolerance
         needs, in a second rather than the cap's half-minute). Where float64 cannot carry the contour's scales (δ far below 1e-280 of the
         Chernoff bound, a huge tilt) the answer is the certified bracket [0, M(τ)e^{−τs₀}]
         (``terms["chernoff_only"]``). A :class:`~accountlib.engine.smoothed.SmoothedDelta`.

@@ -99,13 +99,13 @@ def delta(composition, epsilon, *, rel_tol: float = 1e-6, sensitivities=None,
     >>> at_2.delta + at_2.error_bound < at_1.delta - at_1.error_bound
     True
     """
-    as_best_effort(best_effort)
+    best_effort = as_best_effort(best_effort)
     if accounts_itself(composition, sensitivities):  # a DP-SGD run: its own certified δ(ε), add/remove-one
         return composition.delta(epsilon, rel_tol=rel_tol, best_effort=best_effort)
     pair = as_composition(composition, sensitivities)
     points, single = as_points(epsilon, "epsilon")
     rel_tol = as_rel_tol(rel_tol)
-    found, meters = pair.delta_each(points, rel_tol=rel_tol, best_effort=as_best_effort(best_effort), name="epsilon")
+    found, meters = pair.delta_each(points, rel_tol=rel_tol, best_effort=best_effort, name="epsilon")
     result = _kept(found, best_effort, lambda p: (
         f"rel_tol: could not certify {rel_tol:g} at epsilon = {mpmath.nstr(p.epsilon, 10)} ({p.shortfall}): the "
         f"bound certified when the engine stopped is {bound_text(p.error_bound)} on delta = {mpmath.nstr(p.delta, 6)}"

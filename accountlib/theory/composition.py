@@ -173,6 +173,8 @@ rounds, and is bounded by :data:`OVERRUN` times this limit in work units: each Î
 environment variable ``ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES``."""
 
 LOOSER_FIRST = 10
+"""The factor between the tolerances of a smoothed trade-off point's rungs (:data:`LOOSER_RUNGS`)."""
+
 LOOSER_RUNGS = 3
 """A smoothed trade-off point is computed for :data:`LOOSER_FIRST` ** k times its ``abs_tol`` (at most 0.5), k from
 ``LOOSER_RUNGS`` âˆ’ 1 down to 0, until a bracket meets ``abs_tol`` or the work budget is spent, the certified

@@ -616,6 +616,25 @@ def test_each_value_of_a_command_line_epsilon_or_delta_has_a_work_budget_of_its_
     assert refused.returncode == 2 and "could not certify --rel-tol 1e-12" in refused.stderr
 
 
+def test_a_refused_command_line_value_still_prints_the_values_it_certified(monkeypatch, fresh_limits):
+    """r37g F5 / r37h F-E: `epsilon` with several --delta refused them all when one missed --abs-tol, printing none
+    of the intervals it had certified. Now the certified rows are printed (stdout) and the command then fails on the
+    refused one (exit 2, "1 of 3 values refused"); each printed row is the one --best-effort prints unflagged."""
+    import json
+
+    from cli_runs import run_main
+
+    monkeypatch.setenv("ACCOUNTLIB_MAX_SMOOTHED_EPSILON_WORK", "5000000")
+    reread_resource_limits()
+    asked = ("epsilon", "--rho", "13/17", "7/1000003", "--delta", "1e-2", "1e-6", "1e-7", "--abs-tol", "1e-7", "--json")
+    refused = run_main(*asked)
+    flagged = json.loads(run_main(*asked, "--best-effort").stdout)
+    met = [{k: v for k, v in r.items() if k != "shortfall"} for r in flagged if not r["shortfall"]]
+    assert 0 < len(met) < 3, flagged  # the case: some δ met, some not, at this budget
+    assert refused.returncode == 2 and f"({3 - len(met)} of 3 values refused" in refused.stderr
+    assert json.loads(refused.stdout) == met
+
+
 def test_a_delta_its_budget_stopped_is_refused_naming_that_budget(monkeypatch, fresh_limits):
     """r37e S3-4: a δ that the call's work budget stopped was refused as "node cap … loosen rel_tol", naming neither
     the budget nor its variable; the refusal now names ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK and that each value has one

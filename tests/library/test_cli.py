@@ -255,6 +255,18 @@ def test_extreme_budgets_and_deltas_are_refused_naming_the_option(capsys):
         __import__("accountlib").Composition(["1/2", 10**301])
 
 
+def test_a_refused_eps_among_several_fails_after_printing_the_certified_ones():
+    """r37g F5 / r37h F-E: one --eps whose bound misses --rel-tol threw away the rows of the others. They are
+    printed now, the same as asked without it, and the command still fails (exit 2) naming the refused ε."""
+    mixed = run("delta", "--rho", "1/2", "--eps", "1", "5000", "2", "--rel-tol", "1e-12", "--json")
+    alone = run("delta", "--rho", "1/2", "--eps", "1", "2", "--rel-tol", "1e-12", "--json")
+    assert mixed.returncode == 2 and alone.returncode == 0, alone.stderr
+    assert "at ε = 5000" in mixed.stderr and "(1 of 3 values refused, the first named here; the rows printed" in mixed.stderr
+    assert json.loads(mixed.stdout) == json.loads(alone.stdout) and len(json.loads(alone.stdout)) == 2
+    table = run("delta", "--rho", "1/2", "--eps", "5000", "--rel-tol", "1e-12")  # one value: no table, no count
+    assert table.returncode == 2 and table.stdout == "" and "values refused" not in table.stderr
+
+
 def test_best_effort_prints_a_missed_bound_with_its_shortfall_and_plain_runs_refuse_it():
     """Issue 37's one rule in the CLI: δ(5000) of --rho 1/2 (below 1e-10857000, beyond the tilted contour's reach, so
     only a certified upper bound exists) at --rel-tol 1e-12 fails (exit 2, naming why), and with --best-effort prints
