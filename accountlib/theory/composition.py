@@ -172,15 +172,6 @@ rounds, and is bounded by :data:`OVERRUN` times this limit in work units: each �
 (its ``cost_limit``), and the point is refused, naming ``abs_tol``, where a δ would pass it. Raise it with the
 environment variable ``ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES``."""
 
-LOOSER_FIRST = 10
-"""The factor between the tolerances of a smoothed trade-off point's rungs (:data:`LOOSER_RUNGS`)."""
-
-LOOSER_RUNGS = 3
-"""A smoothed trade-off point is computed for :data:`LOOSER_FIRST` ** k times its ``abs_tol`` (at most 0.5), k from
-``LOOSER_RUNGS`` − 1 down to 0, until a bracket meets ``abs_tol`` or the work budget is spent, the certified
-brackets intersected: each looser rung costs about 1/sqrt(10) of the next, and the bracket its δ passes certify is
-often within ``abs_tol`` already (budget 1/2 at α = 0.99: ±8.1e-8 asked for 3e-6)."""
-
 OVERRUN = 6
 """How far the work spent on one point of a smoothed trade-off may exceed the estimate's limit
 (:data:`MAX_SMOOTHED_TRADEOFF_NODES`), in work units (:data:`accountlib.engine.work.KEPT_NODE_WEIGHT`: a node the
@@ -544,11 +535,11 @@ class Composition:
         is too fine for vertices. Each δ errs by at most a quarter of the tolerance it is computed for
         (:data:`SMOOTHED_TRADEOFF_DELTA_SHARE`): its error enters β about linearly. All the δ of the point spend at
         most :data:`OVERRUN` times the limit in work units, on rungs of looser tolerances first
-        (:data:`LOOSER_RUNGS`), each with what the rungs before it left, the certified brackets intersected (r37h
+        (:data:`accountlib.theory.tradeoff_duality.LOOSER_RUNGS`), each with what the rungs before it left, the certified brackets intersected (r37h
         F-A: spent on ``abs_tol`` alone, the budget left a tighter tolerance a wider bracket than a looser one). The δ that meets
         what is left gets the finest pass within it, and the refinement stops there. Without ``best_effort`` a point
         that then misses ``abs_tol`` is refused, naming that budget."""
-        from .tradeoff_duality import FIRST_GRID, first_grid, tradeoff_from_profile  # only the smoothed trade-off needs it
+        from .tradeoff_duality import FIRST_GRID, first_grid, looser_rungs, tradeoff_from_profile  # the smoothed trade-off only
 
         limit = resource_limit("ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES", MAX_SMOOTHED_TRADEOFF_NODES)
         grid = first_grid(alpha)
@@ -583,7 +574,7 @@ class Composition:
             return tradeoff_from_profile(delta_at, alpha, tol, spent=lambda: bool(stopped))
 
         lower, upper = mpmath.mpf(0), mpmath.mpf(1)
-        for tol in sorted({min(abs_tol * LOOSER_FIRST ** k, 0.5) for k in range(LOOSER_RUNGS)}, reverse=True):
+        for tol in looser_rungs(abs_tol):
             finer = bracket(tol)
             lower, upper = max(lower, finer[0]), min(upper, finer[1])  # all certified: so is their intersection
             if (upper - lower) / 2 <= abs_tol or stopped:  # met, or the budget is spent

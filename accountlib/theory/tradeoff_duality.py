@@ -32,10 +32,35 @@ from fractions import Fraction
 
 import mpmath
 
-__all__ = ["tradeoff_from_profile", "first_grid", "FIRST_GRID", "MAX_REFINEMENTS", "delta_from_tradeoff", "lower_convex_envelope"]
+__all__ = ["tradeoff_from_profile", "first_grid", "FIRST_GRID", "MAX_REFINEMENTS", "delta_from_tradeoff", "lower_convex_envelope",
+           "LOOSER_FIRST", "LOOSER_RUNGS", "looser_rungs"]
 
 MAX_REFINEMENTS = 30
 """Rounds of cell splitting per α (each evaluates δ at up to four new ε)."""
+
+LOOSER_FIRST = 10
+"""The base of the powers that are a smoothed trade-off point's looser tolerances (:func:`looser_rungs`)."""
+
+LOOSER_RUNGS = 3
+"""A smoothed trade-off point is computed for :func:`looser_rungs` of its ``abs_tol`` (the powers of
+:data:`LOOSER_FIRST` next above it, then ``abs_tol``), loosest first, until a bracket meets ``abs_tol`` or the work
+budget is spent, the certified brackets intersected: each looser rung costs about 1/sqrt(10) of the next, its bracket
+is often within ``abs_tol`` already (budget 1/2 at α = 0.99: ±8.1e-8 asked for 3e-6), and a tolerance between two
+powers climbs the rungs the looser power ends at (r37h F-A: budget 1/2 at α = 0.1 met 1e-6 with ±1.4e-7 but came
+back flagged at ±1.2e-6 for 3e-7, whose rungs were 3e-5 and 3e-6)."""
+
+def looser_rungs(abs_tol: float) -> list[float]:
+    """The tolerances a smoothed trade-off point is computed for, loosest first: ``abs_tol`` and the
+    :data:`LOOSER_RUNGS` − 1 powers of :data:`LOOSER_FIRST` next above it (at most 0.5), so that a point asked for a
+    tolerance between two powers climbs the rungs that the looser power ends at.
+
+    >>> looser_rungs(1e-6), looser_rungs(3e-7)
+    ([0.0001, 1e-05, 1e-06], [1e-05, 1e-06, 3e-07])
+    """
+    k = math.floor(math.log(abs_tol, LOOSER_FIRST) + 1e-9) + 1  # the first power strictly above abs_tol
+    above = [min(float(LOOSER_FIRST) ** (k + i), 0.5) for i in range(LOOSER_RUNGS - 1)]
+    return sorted(set(above) | {abs_tol}, reverse=True)
+
 
 _SLACK = mpmath.mpf(10) ** -30  # the 40-digit arithmetic of the lines, far below any band reached
 

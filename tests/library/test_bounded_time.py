@@ -683,11 +683,14 @@ def test_a_tighter_tradeoff_tolerance_is_not_left_wider_than_a_looser_one():
     """r37h F-A: on budget 1/2 (smoothed) at α = 0.99, abs_tol 3e-6 certified β to ±8.1e-8 in 0.65 s, but 1e-6 and
     3e-7 came back flagged node cap at ±1.7e-5 after 4 s (refused without best effort): the budget went on δ to
     abs_tol/4 before the grid was covered. The point now climbs rungs of looser tolerances first
-    (composition.LOOSER_RUNGS), intersecting their certified brackets."""
+    (tradeoff_duality.LOOSER_RUNGS), intersecting their certified brackets. Those were 10 and 100 times abs_tol, so
+    at α = 0.1 3e-7 still came back flagged at ±1.2e-6 where 1e-6 met ±1.4e-7; they are now the powers of 10 above
+    abs_tol, and the tolerance between two powers climbs the rungs the looser one ends at."""
     pair = accountlib.Composition(["1/2"], engine="smoothed")
-    for abs_tol in (1e-6, 3e-7):
-        point = accountlib.tradeoff(pair, "0.99", abs_tol=abs_tol)
-        assert point.meets_tolerance and point.error_bound <= abs_tol
+    for alpha in ("0.99", "0.1"):
+        for abs_tol in (1e-6, 3e-7):
+            point = accountlib.tradeoff(pair, alpha, abs_tol=abs_tol)
+            assert point.meets_tolerance and point.error_bound <= abs_tol
 
 
 def test_a_smoothed_delta_that_best_effort_meets_is_not_refused():
