@@ -479,19 +479,18 @@ def print_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
 
 
 def emit_rows(args, rows: list[dict], keys: tuple[str, ...], footer: str | None = None) -> int:
-    """Rows as a JSON list (``--json``) or a table (then ``footer``, a line under it). Where values were refused
+    """Rows as a JSON list (``--json``; ``[]`` if none) or a table (then ``footer``, a line under it). Where values were refused
     (``rows.refused``, :class:`Rows`: a tolerance missed without --best-effort), the rows certified are printed
     first, on stdout, and the command then fails (exit status 2) with the first refusal, saying how many of the
     values asked were refused and that the others are printed."""
     refused = getattr(rows, "refused", [])
-    if rows or not refused:
-        if args.json:
-            json.dump(list(rows), sys.stdout, indent=1)
-            print()
-        else:
-            print_table(keys, [tuple(str(r[k]) for k in keys) for r in rows])
-            if footer and rows:
-                print(footer)
+    if args.json:  # always a JSON list, [] where every value was refused
+        json.dump(list(rows), sys.stdout, indent=1)
+        print()
+    elif rows or not refused:
+        print_table(keys, [tuple(str(r[k]) for k in keys) for r in rows])
+        if footer and rows:
+            print(footer)
     if refused:
         sys.stdout.flush()  # the certified rows before the error line, where both go to one terminal
         asked = len(rows) + len(refused)
@@ -660,6 +659,11 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader stopped reading (`| head`): nothing of the command's to report
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the interpreter's last flush goes nowhere
+        return 141  # as a shell reports a command ended by SIGPIPE
     except MemoryError:
         print("error: out of memory; loosen the tolerance (see ACCOUNTLIB_MAX_NODE_BITS)", file=sys.stderr)
     except Exception as error:  # noqa: BLE001 - a bug still gets one line, not a traceback

@@ -172,6 +172,8 @@ def add_parser(sub) -> None:
                        help="type I errors in [0, 1]")
     trade.add_argument("--abs-tol", action=Once, type=number("abs-tol"), default=Fraction(1, 10**8), metavar="T",
                        help=f"absolute accuracy, in [{FINEST_TOLERANCE:g}, 0.5] (default 1e-8)")
+    trade.add_argument("--best-effort", action="store_true", help="print a bound that misses --abs-tol instead of "
+                       "failing (the narrowest bracket the search certified), with a shortfall column")
     trade.set_defaults(handler=run_tradeoff)
 
     cal = actions.add_parser("calibrate", help="the smallest noise multiplier meeting (ε, δ) targets",
@@ -278,8 +280,11 @@ def run_tradeoff(args) -> int:
     run = _composition(args)
     points = run.tradeoff(list(args.alpha), abs_tol=asked, best_effort=True)  # a miss decided per row below
     rows = _rows(points, ("alpha", "beta", "error_bound"), lambda v, b: b <= exact_tolerance(abs_tol, b),
-                 lambda p: f"could not certify --abs-tol {abs_tol:g} at α = {float(p.alpha):g}; loosen --abs-tol")
-    return _emit(args, rows, ("alpha", "beta", "error_bound"))
+                 lambda p: f"could not certify --abs-tol {abs_tol:g} at α = {float(p.alpha):g} "
+                 f"({p.shortfall or 'precision'}: the search over ε did not close around the supremum closer): the "
+                 f"narrowest bound certified is {decimal_string(p.error_bound, 3)}; loosen --abs-tol, or print it "
+                 "flagged with --best-effort", args.best_effort)
+    return _emit(args, rows, ("alpha", "beta", "error_bound") + ("shortfall",) * args.best_effort)
 
 
 def run_calibrate(args) -> int:

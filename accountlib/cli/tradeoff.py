@@ -11,9 +11,8 @@ from fractions import Fraction
 import mpmath
 
 from ..infrastructure.numbers import SMALLEST_ABS_TOL, ResourceLimitError, decimal_string
-from . import (Once, add_composition_arguments, certified_rows, emit_rows, exact_tolerance, fail, number, composition,
-               engine_refusals_named, in_option_terms, one_line,
-               tolerance)
+from . import (CommandLineError, Once, Rows, add_composition_arguments, certified_rows, composition, emit_rows,
+               engine_refusals_named, exact_tolerance, fail, in_option_terms, number, one_line, tolerance)
 
 __all__ = ["add_parser", "run"]
 
@@ -48,18 +47,40 @@ def run(args) -> int:
     abs_tol = tolerance(args.abs_tol, "abs-tol")
     asked = max(abs_tol / 2, SMALLEST_ABS_TOL)  # the printed bound, widened by its rounding, must still meet it
     pair = composition(args)
+    try:
+        points = [computed(pair, args.alpha, asked, abs_tol, args)]  # all α together (the lattice batches them)
+    except CommandLineError:  # an α refused: each on its own, so that the others are still printed (emit_rows)
+        points = []
+        for alpha in args.alpha:
+            try:
+                points.append(computed(pair, [alpha], asked, abs_tol, args))
+            except CommandLineError as error:
+                points.append(str(error))
+    rows = Rows()  # in the order asked: the rows certified, and each α refused (its work or its bound)
+    for part in points:
+        if isinstance(part, str):
+            rows.refused.append(part)
+            continue
+        done = certified_rows(part, KEYS, lambda value, bound: bound <= exact_tolerance(abs_tol, bound),
+                              lambda p: f"could not certify --abs-tol {abs_tol:g} at α = {decimal_string(p.alpha, 10)}"
+                              f"{f' ({p.shortfall})' if p.shortfall else ''}: the best certified bound is "
+                              f"{decimal_string(p.error_bound, 3)}; loosen --abs-tol, or print it flagged with --best-effort",
+                              lambda value: mpmath.mpf("1e-75"), args.best_effort)
+        rows.extend(done)
+        rows.points.extend(done.points)
+        rows.refused.extend(done.refused)
+    return emit_rows(args, rows, KEYS + ("shortfall",) * args.best_effort)
+
+
+def computed(pair, alphas: list, asked: float, abs_tol: float, args) -> list:
+    """The points of ``alphas`` to ``asked`` (half of --abs-tol), a refusal of their work failing the command in its
+    terms (the option that gave the composition, or --abs-tol as given)."""
     with engine_refusals_named(args):  # the composition's work refused: the option that gave it
         try:
-            points = pair.tradeoff(args.alpha, abs_tol=asked, best_effort=args.best_effort)
+            return pair.tradeoff(alphas, abs_tol=asked, best_effort=args.best_effort)
         except ResourceLimitError as error:  # refused for the tolerance: in this command's terms, as given
             if "abs_tol" not in one_line(error):
                 raise
             message = one_line(error).removeprefix("abs_tol: ").replace(
                 f"to abs_tol = {asked:g}", f"to {asked:g} (half of --abs-tol, for the printed rounding)")
             fail(in_option_terms(f"--abs-tol {abs_tol:g}: {message}"))
-    rows = certified_rows(points, KEYS, lambda value, bound: bound <= exact_tolerance(abs_tol, bound),
-                          lambda p: f"could not certify --abs-tol {abs_tol:g} at α = {decimal_string(p.alpha, 10)}"
-                          f"{f' ({p.shortfall})' if p.shortfall else ''}: "
-                          f"the best certified bound is {decimal_string(p.error_bound, 3)}; loosen --abs-tol, or print it flagged with --best-effort",
-                          lambda value: mpmath.mpf("1e-75"), args.best_effort)
-    return emit_rows(args, rows, KEYS + ("shortfall",) * args.best_effort)

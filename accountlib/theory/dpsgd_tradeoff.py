@@ -110,7 +110,7 @@ def branch_supremum(alpha: Fraction, abs_tol: float, variable: str, *, profile_i
     Returns
     -------
     tuple
-        (lower, upper), mpf numbers: certified bounds on the branch's supremum.
+        (lower, upper), mpf numbers: certified bounds on the branch's supremum (the best over the grids tried).
     """
     with mpmath.workdps(40):
         a = mpmath.mpf(alpha.numerator) / alpha.denominator
@@ -134,14 +134,16 @@ def branch_supremum(alpha: Fraction, abs_tol: float, variable: str, *, profile_i
         guess = mu * quantile - mu * mu / 2
         centre = min(max(guess, 0.0), float(MAX_DPSGD_EPSILON) - 1)
         spread = 0.05 * (1 + centre)
-        lower = upper = None
+        lower, upper = -mpmath.inf, mpmath.inf
         for _ in range(40):
             eps_points = sorted({min(max(0.0, centre + k * spread), float(MAX_DPSGD_EPSILON)) for k in range(-3, 4)})
             vals = [value(e) for e in eps_points]
             coords = [mpmath.exp(e) if variable == "t" else mpmath.exp(-e) for e in eps_points]
             pts = sorted(zip(coords, vals), key=lambda p: p[0])
-            lower = max(v[0] for v in vals)
-            upper = concave_sup_upper(pts, variable)
+            # every grid's bounds are certified: keep the best of all (a grid finer than float64 resolves can
+            # bound worse than a coarser one before it; r37i N3)
+            lower = max(lower, max(v[0] for v in vals))
+            upper = min(upper, concave_sup_upper(pts, variable))
             if upper - lower <= abs_tol / 2 or below is not None and upper <= below:
                 return lower, upper
             best = max(range(len(vals)), key=lambda i: vals[i][0] + vals[i][1])

@@ -33,32 +33,33 @@ from fractions import Fraction
 import mpmath
 
 __all__ = ["tradeoff_from_profile", "first_grid", "FIRST_GRID", "MAX_REFINEMENTS", "delta_from_tradeoff", "lower_convex_envelope",
-           "LOOSER_FIRST", "LOOSER_RUNGS", "looser_rungs"]
+           "RUNGS_PER_DECADE", "LOOSER_RUNGS", "looser_rungs"]
 
 MAX_REFINEMENTS = 30
 """Rounds of cell splitting per α (each evaluates δ at up to four new ε)."""
 
-LOOSER_FIRST = 10
-"""The base of the powers that are a smoothed trade-off point's looser tolerances (:func:`looser_rungs`)."""
+RUNGS_PER_DECADE = 2
+"""The looser tolerances of a smoothed trade-off point (:func:`looser_rungs`) are the powers 10^(m/2): two a decade."""
 
-LOOSER_RUNGS = 3
-"""A smoothed trade-off point is computed for :func:`looser_rungs` of its ``abs_tol`` (the powers of
-:data:`LOOSER_FIRST` next above it, then ``abs_tol``), loosest first, until a bracket meets ``abs_tol`` or the work
-budget is spent, the certified brackets intersected: each looser rung costs about 1/sqrt(10) of the next, its bracket
-is often within ``abs_tol`` already (budget 1/2 at α = 0.99: ±8.1e-8 asked for 3e-6), and a tolerance between two
-powers climbs the rungs the looser power ends at (r37h F-A: budget 1/2 at α = 0.1 met 1e-6 with ±1.4e-7 but came
-back flagged at ±1.2e-6 for 3e-7, whose rungs were 3e-5 and 3e-6)."""
+LOOSER_RUNGS = 5
+"""A smoothed trade-off point is computed for :func:`looser_rungs` of its ``abs_tol`` (the :data:`LOOSER_RUNGS` − 1
+powers 10^(m/2) next above it, then ``abs_tol``), loosest first, until a bracket meets ``abs_tol`` or the work budget
+is spent, the certified brackets intersected: a looser rung costs about 1/sqrt(3.2) of the next, and its bracket is
+often within ``abs_tol`` already. A tolerance between two powers climbs the rungs the looser power ends at, and a
+rung the engine serves badly is passed by a looser one that meets: on budget 1/2, rungs 10 apart left α = 0.1 flagged
+at ±1.2e-6 for abs_tol 3e-7 where 1e-6 met ±1.4e-7 (r37h F-A), and α = 0.9995 refused for 1e-6 (its rung alone spends
+the budget for ±3.4e-5) where 3e-7 met ±3.8e-8 through 3e-6 (r37i N2)."""
+
 
 def looser_rungs(abs_tol: float) -> list[float]:
-    """The tolerances a smoothed trade-off point is computed for, loosest first: ``abs_tol`` and the
-    :data:`LOOSER_RUNGS` − 1 powers of :data:`LOOSER_FIRST` next above it (at most 0.5), so that a point asked for a
-    tolerance between two powers climbs the rungs that the looser power ends at.
+    """The tolerances a smoothed trade-off point is computed for, loosest first: ``abs_tol`` after the
+    :data:`LOOSER_RUNGS` − 1 powers 10^(m/2) (:data:`RUNGS_PER_DECADE`) next above it, none above 0.5.
 
-    >>> looser_rungs(1e-6), looser_rungs(3e-7)
-    ([0.0001, 1e-05, 1e-06], [1e-05, 1e-06, 3e-07])
+    >>> [f"{t:.3g}" for t in looser_rungs(1e-6)], [f"{t:.3g}" for t in looser_rungs(3e-7)]
+    (['0.0001', '3.16e-05', '1e-05', '3.16e-06', '1e-06'], ['1e-05', '3.16e-06', '1e-06', '3.16e-07', '3e-07'])
     """
-    k = math.floor(math.log(abs_tol, LOOSER_FIRST) + 1e-9) + 1  # the first power strictly above abs_tol
-    above = [min(float(LOOSER_FIRST) ** (k + i), 0.5) for i in range(LOOSER_RUNGS - 1)]
+    m = math.floor(RUNGS_PER_DECADE * math.log10(abs_tol) + 1e-9) + 1  # the first power strictly above abs_tol
+    above = [min(10.0 ** ((m + i) / RUNGS_PER_DECADE), 0.5) for i in range(LOOSER_RUNGS - 1)]
     return sorted(set(above) | {abs_tol}, reverse=True)
 
 

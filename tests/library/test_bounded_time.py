@@ -684,10 +684,11 @@ def test_a_tighter_tradeoff_tolerance_is_not_left_wider_than_a_looser_one():
     3e-7 came back flagged node cap at ±1.7e-5 after 4 s (refused without best effort): the budget went on δ to
     abs_tol/4 before the grid was covered. The point now climbs rungs of looser tolerances first
     (tradeoff_duality.LOOSER_RUNGS), intersecting their certified brackets. Those were 10 and 100 times abs_tol, so
-    at α = 0.1 3e-7 still came back flagged at ±1.2e-6 where 1e-6 met ±1.4e-7; they are now the powers of 10 above
-    abs_tol, and the tolerance between two powers climbs the rungs the looser one ends at."""
+    at α = 0.1 3e-7 still came back flagged at ±1.2e-6 where 1e-6 met ±1.4e-7; then powers of 10 above abs_tol left
+    α = 0.9995 refused at 1e-6 where 3e-7 met ±3.8e-8 (r37i N2). The rungs are now the powers 10^(m/2) above abs_tol
+    (tradeoff_duality.looser_rungs)."""
     pair = accountlib.Composition(["1/2"], engine="smoothed")
-    for alpha in ("0.99", "0.1"):
+    for alpha in ("0.99", "0.1", "0.9995"):  # r37i N2: 0.9995 refused at 1e-6 (its rung alone spends the budget)
         for abs_tol in (1e-6, 3e-7):
             point = accountlib.tradeoff(pair, alpha, abs_tol=abs_tol)
             assert point.meets_tolerance and point.error_bound <= abs_tol

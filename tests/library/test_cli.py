@@ -18,6 +18,16 @@ def run_process(*args):
     return subprocess.run([sys.executable, "-m", "accountlib", *args], capture_output=True, text=True, timeout=600)
 
 
+def test_a_reader_that_stops_reading_gets_no_error_line():
+    """r37i: `dpsgd tradeoff ... | head -1` printed "error: internal error (BrokenPipeError)": the reader closed the
+    pipe before the last lines. The command now ends quietly with status 141, as a shell reports SIGPIPE."""
+    child = subprocess.Popen([sys.executable, "-m", "accountlib", "delta", "--rho", "1/2", "--eps", "1", "2"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    child.stdout.close()  # before the child writes: its first write meets a closed pipe
+    _, err = child.communicate(timeout=600)
+    assert child.returncode == 141 and err == b"", err
+
+
 def significant_digits(text):
     return len(Decimal(text).as_tuple().digits)
 
@@ -265,6 +275,34 @@ def test_a_refused_eps_among_several_fails_after_printing_the_certified_ones():
     assert json.loads(mixed.stdout) == json.loads(alone.stdout) and len(json.loads(alone.stdout)) == 2
     table = run("delta", "--rho", "1/2", "--eps", "5000", "--rel-tol", "1e-12")  # one value: no table, no count
     assert table.returncode == 2 and table.stdout == "" and "values refused" not in table.stderr
+    none = run("delta", "--rho", "1/2", "--eps", "5000", "4000", "--rel-tol", "1e-12", "--json")  # r37i N4
+    assert none.returncode == 2 and json.loads(none.stdout) == [] and "(2 of 2 values refused" in none.stderr
+
+
+def test_a_tradeoff_alpha_whose_work_is_refused_leaves_the_others_printed(monkeypatch):
+    """r37i N1: `tradeoff --alpha` asked the library for every α at once, so one α refused for its work budget (the
+    smoothed engine's estimate) failed the command with no row printed and the α after it never computed. Each α is
+    now computed on its own after such a refusal; here α = 1/2's work is refused (made so), 0.3 and 0.7 printed as
+    asked without it."""
+    from fractions import Fraction
+
+    from accountlib.infrastructure.numbers import ResourceLimitError
+    from accountlib.theory.composition import Composition
+
+    real = Composition.tradeoff
+
+    def refusing(self, alphas, **options):
+        if Fraction(1, 2) in [Fraction(a) for a in alphas]:
+            raise ResourceLimitError("abs_tol: the smoothed trade-off at alpha = 0.500000 needs more than allowed")
+        return real(self, alphas, **options)
+
+    monkeypatch.setattr(Composition, "tradeoff", refusing)
+    mixed = run("tradeoff", "--rho", "1/2", "--alpha", "0.3", "1/2", "0.7", "--abs-tol", "1e-9", "--json")
+    alone = run("tradeoff", "--rho", "1/2", "--alpha", "0.3", "0.7", "--abs-tol", "1e-9", "--json")
+    assert alone.returncode == 0 and len(json.loads(alone.stdout)) == 2
+    assert mixed.returncode == 2 and json.loads(mixed.stdout) == json.loads(alone.stdout)
+    assert "--abs-tol 1e-09: the smoothed trade-off at alpha = 0.500000" in mixed.stderr
+    assert "(1 of 3 values refused, the first named here; the rows printed are certified)" in mixed.stderr
 
 
 def test_best_effort_prints_a_missed_bound_with_its_shortfall_and_plain_runs_refuse_it():
