@@ -647,6 +647,11 @@ def certificate(c) -> dict:
 
 def main(argv=None) -> int:
     """Run the command line; every error is one line on stderr and exit status 2."""
+    if sys.stdout is None:  # started with its standard output closed (`>&-`): nowhere to print a result
+        if sys.stderr is not None:
+            print("error: standard output is closed; give the command somewhere to print (a file, a pipe)",
+                  file=sys.stderr)
+        return 2
     try:
         return _main(argv)
     except Listing as listing:

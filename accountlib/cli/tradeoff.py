@@ -47,15 +47,15 @@ def run(args) -> int:
     abs_tol = tolerance(args.abs_tol, "abs-tol")
     asked = max(abs_tol / 2, SMALLEST_ABS_TOL)  # the printed bound, widened by its rounding, must still meet it
     pair = composition(args)
-    try:
-        points = [computed(pair, args.alpha, asked, abs_tol, args)]  # all α together (the lattice batches them)
-    except CommandLineError:  # an α refused: each on its own, so that the others are still printed (emit_rows)
-        points = []
-        for alpha in args.alpha:
-            try:
-                points.append(computed(pair, [alpha], asked, abs_tol, args))
-            except CommandLineError as error:
-                points.append(str(error))
+    # the smoothed engine computes each α on its own, with a budget of its own: asked one by one, an α whose work is
+    # refused leaves the others printed (emit_rows); the lattice batches them, and refuses a composition, not an α
+    parts = [[a] for a in args.alpha] if pair.engine_kind == "smoothed" else [list(args.alpha)]
+    points = []
+    for part in parts:
+        try:
+            points.append(computed(pair, part, asked, abs_tol, args))
+        except CommandLineError as error:
+            points.append(str(error))
     rows = Rows()  # in the order asked: the rows certified, and each α refused (its work or its bound)
     for part in points:
         if isinstance(part, str):
@@ -73,11 +73,12 @@ def run(args) -> int:
 
 
 def computed(pair, alphas: list, asked: float, abs_tol: float, args) -> list:
-    """The points of ``alphas`` to ``asked`` (half of --abs-tol), a refusal of their work failing the command in its
-    terms (the option that gave the composition, or --abs-tol as given)."""
+    """The points of ``alphas`` to ``asked`` (half of --abs-tol), each judged against --abs-tol by the caller
+    (:func:`~accountlib.cli.certified_rows`: the library, asked with best effort, refuses no bound it reached), a refusal
+    of their work failing the command in its terms (the option that gave the composition, or --abs-tol as given)."""
     with engine_refusals_named(args):  # the composition's work refused: the option that gave it
         try:
-            return pair.tradeoff(alphas, abs_tol=asked, best_effort=args.best_effort)
+            return pair.tradeoff(alphas, abs_tol=asked, best_effort=True)
         except ResourceLimitError as error:  # refused for the tolerance: in this command's terms, as given
             if "abs_tol" not in one_line(error):
                 raise

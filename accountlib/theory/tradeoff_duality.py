@@ -53,12 +53,13 @@ the budget for ±3.4e-5) where 3e-7 met ±3.8e-8 through 3e-6 (r37i N2)."""
 
 def looser_rungs(abs_tol: float) -> list[float]:
     """The tolerances a smoothed trade-off point is computed for, loosest first: ``abs_tol`` after the
-    :data:`LOOSER_RUNGS` − 1 powers 10^(m/2) (:data:`RUNGS_PER_DECADE`) next above it, none above 0.5.
+    :data:`LOOSER_RUNGS` − 1 powers 10^(m/2) (:data:`RUNGS_PER_DECADE`) next above 1.5·abs_tol, none above 0.5.
 
     >>> [f"{t:.3g}" for t in looser_rungs(1e-6)], [f"{t:.3g}" for t in looser_rungs(3e-7)]
-    (['0.0001', '3.16e-05', '1e-05', '3.16e-06', '1e-06'], ['1e-05', '3.16e-06', '1e-06', '3.16e-07', '3e-07'])
+    (['0.0001', '3.16e-05', '1e-05', '3.16e-06', '1e-06'], ['3.16e-05', '1e-05', '3.16e-06', '1e-06', '3e-07'])
     """
-    m = math.floor(RUNGS_PER_DECADE * math.log10(abs_tol) + 1e-9) + 1  # the first power strictly above abs_tol
+    # the first power above 1.5·abs_tol: a rung barely looser than abs_tol (3.16e-7 for 3e-7) would repeat its work
+    m = math.floor(RUNGS_PER_DECADE * math.log10(1.5 * abs_tol) + 1e-9) + 1
     above = [min(10.0 ** ((m + i) / RUNGS_PER_DECADE), 0.5) for i in range(LOOSER_RUNGS - 1)]
     return sorted(set(above) | {abs_tol}, reverse=True)
 

@@ -694,6 +694,20 @@ def test_a_tighter_tradeoff_tolerance_is_not_left_wider_than_a_looser_one():
             assert point.meets_tolerance and point.error_bound <= abs_tol
 
 
+def test_the_command_line_trade_off_judges_a_bound_against_the_abs_tol_given():
+    """r37j K1: `tradeoff --rho 13/17 7/1000003 --alpha 0.7 --abs-tol 8e-8` was refused "reached a bound of 5.4e-08":
+    the library was asked, without best effort, for half of --abs-tol (room for the printed rounding) and its refusal
+    was final. It is now asked with best effort and each row judged against --abs-tol, as `delta` and `epsilon` do."""
+    import json
+
+    from cli_runs import run_main
+
+    done = run_main("tradeoff", "--rho", "13/17", "7/1000003", "--alpha", "0.7", "--abs-tol", "8e-8", "--json")
+    assert done.returncode == 0, done.stderr
+    (row,) = json.loads(done.stdout)
+    assert float(row["error_bound"]) <= 8e-8
+
+
 def test_a_smoothed_delta_that_best_effort_meets_is_not_refused():
     """r37h F-B: delta(budget 1/2 on the smoothed engine, 1/4, rel_tol 7e-7) was refused (the bound 1.9e-7 of the last
     finished pass) though best effort met it (8.6e-8) within the same budget: without best effort the engine

@@ -28,6 +28,15 @@ def test_a_reader_that_stops_reading_gets_no_error_line():
     assert child.returncode == 141 and err == b"", err
 
 
+def test_a_closed_standard_output_is_named_not_a_python_error():
+    """r37j K3: `delta ... >&-` ended in "internal error (AttributeError): 'NoneType' object has no attribute 'write'"."""
+    import shlex
+
+    done = subprocess.run(f"{shlex.quote(sys.executable)} -m accountlib delta --rho 1/2 --eps 1 >&-", shell=True,
+                          capture_output=False, stderr=subprocess.PIPE, text=True, timeout=600)
+    assert done.returncode == 2 and done.stderr == "error: standard output is closed; give the command somewhere to print (a file, a pipe)\n"
+
+
 def significant_digits(text):
     return len(Decimal(text).as_tuple().digits)
 
@@ -281,9 +290,9 @@ def test_a_refused_eps_among_several_fails_after_printing_the_certified_ones():
 
 def test_a_tradeoff_alpha_whose_work_is_refused_leaves_the_others_printed(monkeypatch):
     """r37i N1: `tradeoff --alpha` asked the library for every α at once, so one α refused for its work budget (the
-    smoothed engine's estimate) failed the command with no row printed and the α after it never computed. Each α is
-    now computed on its own after such a refusal; here α = 1/2's work is refused (made so), 0.3 and 0.7 printed as
-    asked without it."""
+    smoothed engine's estimate) failed the command with no row printed and the α after it never computed. On the
+    smoothed engine each α is now asked on its own (r37j K2: not again after a refusal, which spent two budgets); here
+    α = 1/2's work is refused (made so), 0.3 and 0.7 printed as asked without it."""
     from fractions import Fraction
 
     from accountlib.infrastructure.numbers import ResourceLimitError
@@ -297,11 +306,12 @@ def test_a_tradeoff_alpha_whose_work_is_refused_leaves_the_others_printed(monkey
         return real(self, alphas, **options)
 
     monkeypatch.setattr(Composition, "tradeoff", refusing)
-    mixed = run("tradeoff", "--rho", "1/2", "--alpha", "0.3", "1/2", "0.7", "--abs-tol", "1e-9", "--json")
-    alone = run("tradeoff", "--rho", "1/2", "--alpha", "0.3", "0.7", "--abs-tol", "1e-9", "--json")
+    smoothed = ("--rho", "13/17", "7/1000003", "--abs-tol", "1e-5", "--json")  # auto: the smoothed engine, α by α
+    mixed = run("tradeoff", *smoothed, "--alpha", "0.3", "1/2", "0.7")
+    alone = run("tradeoff", *smoothed, "--alpha", "0.3", "0.7")
     assert alone.returncode == 0 and len(json.loads(alone.stdout)) == 2
     assert mixed.returncode == 2 and json.loads(mixed.stdout) == json.loads(alone.stdout)
-    assert "--abs-tol 1e-09: the smoothed trade-off at alpha = 0.500000" in mixed.stderr
+    assert "--abs-tol 1e-05: the smoothed trade-off at alpha = 0.500000" in mixed.stderr
     assert "(1 of 3 values refused, the first named here; the rows printed are certified)" in mixed.stderr
 
 
