@@ -653,7 +653,9 @@ def main(argv=None) -> int:
                   file=sys.stderr)
         return 2
     try:
-        return _main(argv)
+        status = _main(argv)
+        sys.stdout.flush()  # a failed write (a full disk) reported here, not after the interpreter's last flush
+        return status
     except Listing as listing:
         print(listing)
         return 0
@@ -669,6 +671,9 @@ def main(argv=None) -> int:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the interpreter's last flush goes nowhere
         return 141  # as a shell reports a command ended by SIGPIPE
+    except OSError as error:  # the output could not be written (a full disk), or a file read failed
+        where = f" ({error.filename})" if error.filename else " (writing the output)"
+        print(f"error: input/output failed{where}: {error.strerror or one_line(error)}", file=sys.stderr)
     except MemoryError:
         print("error: out of memory; loosen the tolerance (see ACCOUNTLIB_MAX_NODE_BITS)", file=sys.stderr)
     except Exception as error:  # noqa: BLE001 - a bug still gets one line, not a traceback

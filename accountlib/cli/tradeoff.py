@@ -64,12 +64,24 @@ def run(args) -> int:
         done = certified_rows(part, KEYS, lambda value, bound: bound <= exact_tolerance(abs_tol, bound),
                               lambda p: f"could not certify --abs-tol {abs_tol:g} at α = {decimal_string(p.alpha, 10)}"
                               f"{f' ({p.shortfall})' if p.shortfall else ''}: the best certified bound is "
-                              f"{decimal_string(p.error_bound, 3)}; loosen --abs-tol, or print it flagged with --best-effort",
+                              f"{decimal_string(p.error_bound, 3)}; loosen --abs-tol{raise_limit(pair, p)}, or print it "
+                              "flagged with --best-effort",
                               lambda value: mpmath.mpf("1e-75"), args.best_effort)
         rows.extend(done)
         rows.points.extend(done.points)
         rows.refused.extend(done.refused)
     return emit_rows(args, rows, KEYS + ("shortfall",) * args.best_effort)
+
+
+def raise_limit(pair, point) -> str:
+    """The limit whose raising lets a point the node cap stopped go further (r37k R3), as advice; else nothing."""
+    if point.shortfall != "node cap":
+        return ""
+    if pair.engine_kind == "smoothed":
+        from ..theory.composition import OVERRUN
+
+        return f", raise ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES (a point's work is at most {OVERRUN} times it)"
+    return ", raise ACCOUNTLIB_MAX_NODE_BITS"
 
 
 def computed(pair, alphas: list, asked: float, abs_tol: float, args) -> list:
@@ -82,6 +94,11 @@ def computed(pair, alphas: list, asked: float, abs_tol: float, args) -> list:
         except ResourceLimitError as error:  # refused for the tolerance: in this command's terms, as given
             if "abs_tol" not in one_line(error):
                 raise
+            if asked < abs_tol:  # its work estimated for half of --abs-tol: a bound within --abs-tol itself may
+                try:  # still be in reach (r37k R2), judged by the caller with its printed rounding
+                    return pair.tradeoff(alphas, abs_tol=abs_tol, best_effort=True)
+                except ResourceLimitError:
+                    pass
             message = one_line(error).removeprefix("abs_tol: ").replace(
                 f"to abs_tol = {asked:g}", f"to {asked:g} (half of --abs-tol, for the printed rounding)")
             fail(in_option_terms(f"--abs-tol {abs_tol:g}: {message}"))

@@ -702,10 +702,11 @@ def test_the_command_line_trade_off_judges_a_bound_against_the_abs_tol_given():
 
     from cli_runs import run_main
 
-    done = run_main("tradeoff", "--rho", "13/17", "7/1000003", "--alpha", "0.7", "--abs-tol", "8e-8", "--json")
-    assert done.returncode == 0, done.stderr
-    (row,) = json.loads(done.stdout)
-    assert float(row["error_bound"]) <= 8e-8
+    for abs_tol in ("8e-8", "6e-8"):  # r37k R2: at 6e-8 the work estimated for half of it was refused at once
+        done = run_main("tradeoff", "--rho", "13/17", "7/1000003", "--alpha", "0.7", "--abs-tol", abs_tol, "--json")
+        assert done.returncode == 0, done.stderr
+        (row,) = json.loads(done.stdout)
+        assert float(row["error_bound"]) <= float(abs_tol)
 
 
 def test_a_smoothed_delta_that_best_effort_meets_is_not_refused():

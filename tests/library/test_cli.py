@@ -5,6 +5,7 @@ import re
 import subprocess
 import sys
 from decimal import Decimal
+from pathlib import Path
 
 import mpmath
 
@@ -35,6 +36,17 @@ def test_a_closed_standard_output_is_named_not_a_python_error():
     done = subprocess.run(f"{shlex.quote(sys.executable)} -m accountlib delta --rho 1/2 --eps 1 >&-", shell=True,
                           capture_output=False, stderr=subprocess.PIPE, text=True, timeout=600)
     assert done.returncode == 2 and done.stderr == "error: standard output is closed; give the command somewhere to print (a file, a pipe)\n"
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full on this system to write into")
+def test_a_full_disk_is_named_not_a_python_error():
+    """r37k R5: `delta ... > /dev/full` ended in "internal error (OSError): [Errno 28] No space left on device"."""
+    import shlex
+
+    done = subprocess.run(f"{shlex.quote(sys.executable)} -m accountlib delta --rho 1/2 --eps 1 2 > /dev/full",
+                          shell=True, stderr=subprocess.PIPE, text=True, timeout=600)
+    assert done.returncode == 2
+    assert done.stderr == "error: input/output failed (writing the output): No space left on device\n", done.stderr
 
 
 def significant_digits(text):
