@@ -112,8 +112,11 @@ def dhc_worker(pairs: list[tuple[int, int]], expected_root: str) -> None:
         for path in sorted(out.rglob("*.csv")):
             hashes[path.relative_to(out).as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
             contents[path.relative_to(out).as_posix()] = path.read_text(encoding="utf-8")
-    # the engine each pair's composition is given (None on code without the engine choice: all lattice then)
-    engines = {f"{k},{l}": getattr(accountlib.Composition(census.pair_rhos(k, l)), "engine_kind", None) for k, l in pairs}
+    # the engine each pair's composition is given (None on code without the engine choice, or without Composition:
+    # all lattice then)
+    build = getattr(accountlib, "Composition", None)
+    engines = {f"{k},{l}": getattr(build(census.pair_rhos(k, l)), "engine_kind", None) if build else None
+               for k, l in pairs}
     print(json.dumps({"seconds": seconds, "cpu": cpu, "files": hashes, "contents": contents, "engines": engines,
                       "library": str(where.parent)}))
 
