@@ -87,16 +87,19 @@ def raise_limit(pair, point) -> str:
 def computed(pair, alphas: list, asked: float, abs_tol: float, args) -> list:
     """The points of ``alphas`` to ``asked`` (half of --abs-tol), each judged against --abs-tol by the caller
     (:func:`~accountlib.cli.certified_rows`: the library, asked with best effort, refuses no bound it reached), a refusal
-    of their work failing the command in its terms (the option that gave the composition, or --abs-tol as given)."""
+    of their work failing the command in its terms (the option that gave the composition, or --abs-tol as given).
+    Without --best-effort a smoothed point whose work the up-front estimate puts over the limit is refused at once,
+    as the library does without best effort; with it, the passes the budget allows are run."""
     with engine_refusals_named(args):  # the composition's work refused: the option that gave it
         try:
-            return pair.tradeoff(alphas, abs_tol=asked, best_effort=True)
+            return pair.tradeoff(alphas, abs_tol=asked, best_effort=True, estimate_refuses=not args.best_effort)
         except ResourceLimitError as error:  # refused for the tolerance: in this command's terms, as given
             if "abs_tol" not in one_line(error):
                 raise
             if asked < abs_tol:  # its work estimated for half of --abs-tol: a bound within --abs-tol itself may
                 try:  # still be in reach (r37k R2), judged by the caller with its printed rounding
-                    return pair.tradeoff(alphas, abs_tol=abs_tol, best_effort=True)
+                    return pair.tradeoff(alphas, abs_tol=abs_tol, best_effort=True,
+                                         estimate_refuses=not args.best_effort)
                 except ResourceLimitError:
                     pass
             message = one_line(error).removeprefix("abs_tol: ").replace(

@@ -326,7 +326,7 @@ def epsilon(composition, delta, *, abs_tol=1e-9, rel_tol: float = 1e-6, sensitiv
             flagged = ", pass best_effort=True for that interval, flagged," if known[1] is not None else ""
             raise ResourceLimitError(
                 f"abs_tol: an epsilon interval {float(tol):g} wide for delta = {float(delta):g} needs more than the "
-                f"{meter.limit:,} work units of the smoothed engine this call may spend "
+                f"{meter.limit:,} work units of the smoothed engine each delta may spend "
                 f"(ACCOUNTLIB_MAX_SMOOTHED_EPSILON_WORK; {meter.spent:,} spent when a contour pass was stopped); "
                 f"{reached}; loosen abs_tol{flagged} or raise the limit")
         return c.status, c.point

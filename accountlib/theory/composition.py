@@ -508,11 +508,14 @@ class Composition:
                 hi = mid
         return lo
 
-    def tradeoff(self, alphas, *, abs_tol: float = 1e-25, best_effort: bool = False,
-                 name: str = "alphas") -> list[TradeoffPoint]:
+    def tradeoff(self, alphas, *, abs_tol: float = 1e-25, best_effort: bool = False, name: str = "alphas",
+                 estimate_refuses: bool | None = None) -> list[TradeoffPoint]:
         """β = f(α) at each α ∈ [0, 1], each with error_bound ≤ abs_tol (in [1e-60, 0.5]; where reachable).
-        ``best_effort``: a smoothed point whose work would pass :data:`OVERRUN` times its limit is returned with the
-        narrowest bound that work reached, flagged ``node cap``, instead of refused. On the smoothed engine each α
+        ``best_effort``: a smoothed point whose work would pass :data:`OVERRUN` times its limit (or whose first
+        passes the up-front estimate puts over the limit) is returned with the narrowest bound that work reached,
+        flagged ``node cap`` where it misses ``abs_tol``, instead of refused. ``estimate_refuses`` (default: not
+        ``best_effort``) refuses a smoothed point over the limit on that estimate, before any pass, even with best
+        effort (the command line's rule without --best-effort: it judges the bounds itself). On the smoothed engine each α
         has that work budget of its own (5 to 8 s of one core), so a point does not depend on the other α asked.
 
         The engines and their refinement are the front door's (:meth:`~accountlib.engine.front.CertifiedTails.absolute_batch`).
@@ -525,12 +528,14 @@ class Composition:
                 raise ValueError(f"{name} must lie in [0, 1]; got {decimal_string(a, 6)}")
         abs_tol = as_abs_tol(abs_tol)
         if self.smoothed is not None:  # each α with a work budget of its own: OVERRUN times the estimate's limit
-            return [self._tradeoff_from_profile(a, abs_tol, best_effort) for a in values]
+            refuses = not best_effort if estimate_refuses is None else bool(estimate_refuses)
+            return [self._tradeoff_from_profile(a, abs_tol, best_effort, refuses) for a in values]
         points = self.tails.absolute_batch(lambda engine, todo: self._tradeoff_batch(engine, [values[i] for i in todo]),
                                            len(values), abs_tol)
         return [_flag_tradeoff(p, abs_tol, "precision") for p in points]
 
-    def _tradeoff_from_profile(self, alpha: Fraction, abs_tol: float, best_effort: bool = False) -> TradeoffPoint:
+    def _tradeoff_from_profile(self, alpha: Fraction, abs_tol: float, best_effort: bool = False,
+                               estimate_refuses: bool = True) -> TradeoffPoint:
         """f(α) by duality from the smoothed engine's δ(ε) (:mod:`accountlib.theory.tradeoff_duality`): the lattice
         is too fine for vertices. Each δ errs by at most a quarter of the tolerance it is computed for
         (:data:`SMOOTHED_TRADEOFF_DELTA_SHARE`): its error enters β about linearly. All the δ of the point spend at
@@ -552,9 +557,11 @@ class Composition:
                 f"abs_tol: the smoothed trade-off at alpha = {decimal_string(alpha, 6)} to abs_tol = {abs_tol:g} {need}; "
                 f"loosen abs_tol (the cost grows about as 1/sqrt(abs_tol)), {flagged}or raise the limit")
 
-        if planned > limit:
+        over_estimate = planned > limit  # with best effort, the passes the budget allows are run all the same
+        if over_estimate and estimate_refuses:
             refuse(f"needs about {planned:,} contour nodes, more than the {limit:,} accepted "
-                   "(ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES)")
+                   "(ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES)", "pass best_effort=True for the bound its budget reaches, "
+                   "flagged, ")
         own = resource_limit("ACCOUNTLIB_MAX_SMOOTHED_WORK", MAX_SMOOTHED_WORK)
         budget, spent, capped, stopped = OVERRUN * limit, [0], [], []
 
@@ -582,7 +589,7 @@ class Composition:
         with mpmath.workdps(30):
             target = mpmath.mpf(alpha.numerator) / alpha.denominator
             point = TradeoffPoint(target, (lower + upper) / 2, error_bound((upper - lower) / 2 * (1 + mpmath.mpf(10) ** -12)))
-        point = _flag_tradeoff(point, abs_tol, "node cap" if capped else "precision")
+        point = _flag_tradeoff(point, abs_tol, "node cap" if capped or over_estimate else "precision")
         if stopped and not point.meets_tolerance and not best_effort:
             refuse(f"needs more than the {budget:,} work units accepted ({OVERRUN} times "
                    f"ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES, {limit:,} contour nodes): they reached a bound of "

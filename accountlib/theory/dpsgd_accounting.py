@@ -170,21 +170,18 @@ class DPSGDComposition:
         if self._has_closed_form:
             return self._closed_form(direction, epsilon)
         key = (direction, rel_tol)
-        built_at, contour, achieved = self._contours.get(key, (math.inf, None, 0.0))
+        built_at, contour = self._contours.get(key, (math.inf, None))
+        reused = None
         if contour is not None and abs(built_at - epsilon) <= 0.5 * (1 + abs(epsilon)):
-            bound = contour.delta(epsilon)  # a nearby ε: the same nodes, if they are accurate enough there
-            if bound.upper == 0 or bound.error_bound <= max(rel_tol, 2 * achieved) * bound.value:
-                return bound
+            reused = contour.delta(epsilon)  # a nearby ε: the same nodes, if they are accurate enough there
+            if reused.upper == 0 or reused.error_bound <= rel_tol * reused.value:
+                return reused
         bound, contour = certified_profile(self.groups, direction, epsilon, rel_tol, self._integrals)
         if contour is not None and bound.upper > 0:
-            with mpmath.workdps(30):  # what this contour reached where it was built (float64's floor, if above rel_tol)
-                achieved = float(bound.error_bound / bound.value) if bound.value > 0 else 0.0
-            self._contours[key] = (epsilon, contour, achieved)
+            self._contours[key] = (epsilon, contour)
+        if reused is not None and reused.upper - reused.lower < bound.upper - bound.lower:
+            return reused  # past float64's floor, nodes built nearby may do better: never worse than asked alone
         return bound
-
-    def _add_upper_bound(self, epsilon: float) -> float:
-        """A cheap certified upper bound on the add direction's δ(ε) (log): :meth:`chernoff_log_bound`."""
-        return self.chernoff_log_bound("add", epsilon)
 
     def chernoff_log_bound(self, direction: str, epsilon: float) -> float:
         """A cheap certified upper bound on one direction's δ(ε), no inversion: the log of the Chernoff bound
@@ -241,7 +238,7 @@ class DPSGDComposition:
         """
         remove = self._direction_exact("remove", epsilon, rel_tol)
         with mpmath.workdps(40):
-            add_cap = self._add_upper_bound(float(epsilon) * (1 - 1e-15))
+            add_cap = self.chernoff_log_bound("add", float(epsilon) * (1 - 1e-15))
             if add_cap == -math.inf or mpmath.exp(add_cap) <= remove.lower and remove.lower > 0:
                 add = None  # the add direction is certainly below the remove direction's lower end
             else:
@@ -314,6 +311,8 @@ class DPSGDComposition:
                                       "pass best_effort=True for the flagged result")
             if missed or shortfall == "node cap":
                 point = dataclasses.replace(point, meets_tolerance=False, shortfall=shortfall)
+            elif not point.meets_tolerance:  # judged by the bracket against the half it aimed at: met rel_tol itself
+                point = dataclasses.replace(point, meets_tolerance=True, shortfall=None)
             results.append(point)
         return results[0] if single else results
 
@@ -368,6 +367,7 @@ class DPSGDComposition:
         points, single = as_points(alpha, "alpha")
         results = []
         for a in points:
+            self._contours.clear()  # each α's search from its own contours: its result is the one asked alone
             point = self._tradeoff_point(exact_alpha(a), abs_tol)
             if not point.meets_tolerance and not best_effort:
                 raise ArithmeticError(tradeoff_refusal(point, abs_tol, repr(self)))
@@ -614,7 +614,7 @@ class DPSGDComposition:
                                                 dominant="both")
         lo_r, hi_r, at_lo_r, at_hi_r, why_r = self._reachable_epsilon("remove", d, tol, best_effort)
         # the add direction: nothing to do when it certainly holds at the remove direction's upper end
-        add_cap = self._add_upper_bound(float(hi_r))
+        add_cap = self.chernoff_log_bound("add", float(hi_r))
         with mpmath.workdps(40):
             add_holds = add_cap == -math.inf or mpmath.exp(add_cap) <= d
         if not add_holds:

@@ -54,11 +54,12 @@ def as_epsilon_width(value, name: str = "abs_tol") -> float:
 
 def as_target_delta(value, name: str) -> Fraction:
     """A target's δ as an exact rational in [:data:`SMALLEST_DELTA`, 1) (``ValueError`` naming ``name`` otherwise)."""
-    value = _fraction(value, name)
-    if not value < 1:
+    value = as_fraction(value, name, floats="decimal")
+    if not 0 < value < 1:
         from ..infrastructure.shown import shown_value  # messages only: not loaded on the way to an answer
 
-        raise ValueError(f"{name} must be in [1e-300, 1); got {shown_value(value) if value < 10**300 else 'a value above 1e300'}")
+        shown = shown_value(value) if abs(value) < 10**300 else "a value beyond 1e300"
+        raise ValueError(f"{name} must be in [1e-300, 1); got {shown}")
     if value < SMALLEST_DELTA:
         raise ValueError(f"{name} must be in [1e-300, 1); got a value below 1e-300")
     return value

@@ -589,6 +589,28 @@ def test_a_smoothed_tradeoff_point_that_best_effort_meets_is_not_refused(monkeyp
     assert (point.beta, point.error_bound) == (flagged.beta, flagged.error_bound)
 
 
+def test_best_effort_runs_a_smoothed_tradeoff_its_estimate_puts_over_the_limit(monkeypatch, fresh_limits, units):
+    """r37h F-H, r37k B01/B02: with the limit at 2e6 nodes, f(0.9) of budgets 13/17 and 7/1000003 to 4e-7 is
+    estimated at 2.3e6 nodes; best_effort=True raised on that estimate, before any pass. Now it runs the passes the
+    budget allows (OVERRUN times the limit) and returns the narrowest bound they reach, flagged "node cap" where it
+    misses abs_tol; without best effort the estimate still refuses at once."""
+    from accountlib.theory.composition import OVERRUN
+
+    monkeypatch.setenv("ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES", "2000000")
+    reread_resource_limits()
+    pair = accountlib.Composition(["13/17", "7/1000003"], engine="smoothed")
+    with pytest.raises(ValueError, match=r"abs_tol: the smoothed trade-off at alpha = 0.9.* contour nodes"):
+        accountlib.tradeoff(pair, "0.9", abs_tol=4e-7)
+    assert sum(units) < 20_000  # refused on the estimate: no fine pass ran
+    point = accountlib.tradeoff(pair, "0.9", abs_tol=4e-7, best_effort=True)
+    assert 0 < sum(units) <= OVERRUN * 2_000_000 * SLACK
+    assert point.meets_tolerance or point.shortfall == "node cap"
+    assert 0 < point.error_bound < 1e-6 and 0 < point.beta < 0.1
+    reference = accountlib.tradeoff(accountlib.Composition(["13/17", "7/1000003"], engine="smoothed"), "0.9",
+                                    abs_tol=1e-5)  # certified too: the two intervals overlap
+    assert abs(point.beta - reference.beta) <= point.error_bound + reference.error_bound
+
+
 def test_each_value_of_a_command_line_epsilon_or_delta_has_a_work_budget_of_its_own(monkeypatch, fresh_limits, units):
     """r37e S2-5, S3-3: `epsilon --rho 13/17 7/1000003 --delta 1e-6 1e-7 1e-8` took 10.4 CPU s and had no
     --best-effort; then one budget served the command, which refused three δ that each answer alone (r37f S3-2),
