@@ -88,7 +88,7 @@ def computed(pair, alphas: list, asked: float, abs_tol: float, args) -> list:
     """The points of ``alphas`` to ``asked`` (half of --abs-tol), each judged against --abs-tol by the caller
     (:func:`~accountlib.cli.certified_rows`: the library, asked with best effort, refuses no bound it reached), a refusal
     of their work failing the command in its terms (the option that gave the composition, or --abs-tol as given).
-    Without --best-effort a smoothed point whose work the up-front estimate puts over the limit is refused at once,
+    Without --best-effort a smoothed point whose work the up-front estimate puts over its budget is refused at once,
     as the library does without best effort; with it, the passes the budget allows are run."""
     with engine_refusals_named(args):  # the composition's work refused: the option that gave it
         try:
@@ -100,8 +100,9 @@ def computed(pair, alphas: list, asked: float, abs_tol: float, args) -> list:
                 try:  # still be in reach (r37k R2), judged by the caller with its printed rounding
                     return pair.tradeoff(alphas, abs_tol=abs_tol, best_effort=True,
                                          estimate_refuses=not args.best_effort)
-                except ResourceLimitError:
-                    pass
+                except ResourceLimitError as at_abs_tol:  # refused at --abs-tol too: that refusal is the one to name
+                    error = at_abs_tol
             message = one_line(error).removeprefix("abs_tol: ").replace(
-                f"to abs_tol = {asked:g}", f"to {asked:g} (half of --abs-tol, for the printed rounding)")
+                f"to abs_tol = {asked:g}", f"to {asked:g} (half of --abs-tol, for the printed rounding)").replace(
+                f"to abs_tol = {abs_tol:g}", f"to --abs-tol {abs_tol:g} itself")
             fail(in_option_terms(f"--abs-tol {abs_tol:g}: {message}"))

@@ -74,6 +74,9 @@ NEGATIVE_VALUE_MESSAGES = {
     "--alpha": "--alpha values must lie in [0, 1]",
     "--rel-tol": f"--rel-tol must be in [{SMALLEST_REL_TOL:g}, 0.5]",
     "--abs-tol": f"--abs-tol must be in [{SMALLEST_ABS_TOL:g}, 0.5]",
+    "--delta": "--delta values must be in [1e-300, 1)",  # argparse takes -1e-5, unlike -0.5, for an option
+    "--target-delta": "--target-delta values must be in [1e-300, 1)",
+    "--target-eps": "--target-eps values must be ≥ 0",
 }
 """What the options shared by the commands accept, said where a negative value is given (a command module's own
 ``NEGATIVE_VALUE_MESSAGES`` say it for its options, where they accept other ranges)."""

@@ -368,8 +368,8 @@ def certified_profile(groups, direction: str, epsilon, rel_tol: float = 1e-9, in
                       contour: DirectionContour | None = None) -> tuple[ProfileBound, DirectionContour]:
     """δ(ε) of one direction with a certified bound, aiming at error_bound ≤ rel_tol·δ (the bound is certified
     whatever happens; the aim is retried twice with more generous choices before the result is returned as it is,
-    unless the retry's plan exceeds ``MAX_NODES`` or float64 rounding alone already misses the aim: more nodes would
-    only add rounding). Only a first contour over ``MAX_NODES`` raises ``ResourceLimitError``, before any node is
+    unless the retry's plan would take the nodes computed past ``MAX_NODES``, all contours together, or float64
+    rounding alone already misses the aim: more nodes would only add rounding). Only a first contour over ``MAX_NODES`` raises ``ResourceLimitError``, before any node is
     computed.
 
     Parameters
@@ -403,14 +403,15 @@ def certified_profile(groups, direction: str, epsilon, rel_tol: float = 1e-9, in
     if direction == "add" and eps_f >= loss_supremum(groups, "add") * (1 + 1e-12):
         zero = mpmath.mpf(0)
         return ProfileBound(eps_f, direction, zero, zero, InversionBudget(zero, zero, zero, zero), 0), contour
-    result = None
+    result, computed = None, 0
     for widen in range(3):
         if contour is None or widen > 0:
-            if result is not None:  # a wider contour is planned first: one over the node cap is not computed
+            if result is not None:  # a wider contour is planned first: the nodes of all of them within the node cap
                 plan = plan_contour(groups, direction, eps_f, rel_tol, integrals, widen=widen)
-                if plan.count > MAX_NODES:
-                    break
+                if computed + plan.count > MAX_NODES:  # (r37l N3: 107,121 then 397,515 nodes took 18 s, and the
+                    break  # wider contour's rounding left it wider than the first)
             contour = build_contour(groups, direction, eps_f, rel_tol, integrals, widen=widen)
+            computed += contour.count
         result = contour.delta(epsilon)
         if result.upper == 0 or result.error_bound <= rel_tol * result.value:
             return result, contour

@@ -43,7 +43,7 @@ RUNGS_PER_DECADE = 2
 
 LOOSER_RUNGS = 5
 """A smoothed trade-off point is computed for :func:`looser_rungs` of its ``abs_tol`` (the :data:`LOOSER_RUNGS` − 1
-powers 10^(m/2) next above it, then ``abs_tol``), loosest first, until a bracket meets ``abs_tol`` or the work budget
+powers 10^(m/2) next above 3·``abs_tol``, then ``abs_tol``), loosest first, until a bracket meets ``abs_tol`` or the work budget
 is spent, the certified brackets intersected: a looser rung costs about 1/sqrt(3.2) of the next, and its bracket is
 often within ``abs_tol`` already. A tolerance between two powers climbs the rungs the looser power ends at, and a
 rung the engine serves badly is passed by a looser one that meets: on budget 1/2, rungs 10 apart left α = 0.1 flagged
@@ -53,13 +53,15 @@ the budget for ±3.4e-5) where 3e-7 met ±3.8e-8 through 3e-6 (r37i N2)."""
 
 def looser_rungs(abs_tol: float) -> list[float]:
     """The tolerances a smoothed trade-off point is computed for, loosest first: ``abs_tol`` after the
-    :data:`LOOSER_RUNGS` − 1 powers 10^(m/2) (:data:`RUNGS_PER_DECADE`) next above 1.5·abs_tol, none above 0.5.
+    :data:`LOOSER_RUNGS` − 1 powers 10^(m/2) (:data:`RUNGS_PER_DECADE`) next above 3·abs_tol, none above 0.5.
 
     >>> [f"{t:.3g}" for t in looser_rungs(1e-6)], [f"{t:.3g}" for t in looser_rungs(3e-7)]
     (['0.0001', '3.16e-05', '1e-05', '3.16e-06', '1e-06'], ['3.16e-05', '1e-05', '3.16e-06', '1e-06', '3e-07'])
     """
-    # the first power above 1.5·abs_tol: a rung barely looser than abs_tol (3.16e-7 for 3e-7) would repeat its work
-    m = math.floor(RUNGS_PER_DECADE * math.log10(1.5 * abs_tol) + 1e-9) + 1
+    # the first power above 3·abs_tol: a rung barely looser than abs_tol (3.16e-7 for 3e-7) would repeat its work, and
+    # one within 3 times it spends what its last pass needs (r37l N2: X = budgets 13/17, 7/1000003 at α = 0.3 met 8e-8
+    # with ±3.8e-8, its rungs ending 3.16e-7, 8e-8; 6e-8, with a rung at 1e-7, was left flagged at ±9.8e-8)
+    m = math.floor(RUNGS_PER_DECADE * math.log10(3 * abs_tol) + 1e-9) + 1
     above = [min(10.0 ** ((m + i) / RUNGS_PER_DECADE), 0.5) for i in range(LOOSER_RUNGS - 1)]
     return sorted(set(above) | {abs_tol}, reverse=True)
 

@@ -589,26 +589,54 @@ def test_a_smoothed_tradeoff_point_that_best_effort_meets_is_not_refused(monkeyp
     assert (point.beta, point.error_bound) == (flagged.beta, flagged.error_bound)
 
 
-def test_best_effort_runs_a_smoothed_tradeoff_its_estimate_puts_over_the_limit(monkeypatch, fresh_limits, units):
-    """r37h F-H, r37k B01/B02: with the limit at 2e6 nodes, f(0.9) of budgets 13/17 and 7/1000003 to 4e-7 is
-    estimated at 2.3e6 nodes; best_effort=True raised on that estimate, before any pass. Now it runs the passes the
-    budget allows (OVERRUN times the limit) and returns the narrowest bound they reach, flagged "node cap" where it
-    misses abs_tol; without best effort the estimate still refuses at once."""
+def test_best_effort_runs_a_smoothed_tradeoff_its_estimate_puts_over_the_budget(monkeypatch, fresh_limits, units):
+    """r37h F-H, r37k B01/B02: best_effort=True raised on the trade-off's up-front estimate, before any pass. Now it
+    runs the passes the budget allows (OVERRUN times the limit) and returns the narrowest bound they reach, flagged
+    "node cap"; without best effort a point is refused at once only where the estimate passes that whole budget
+    (r37l N1: X at α = 0.7 to 6e-8 was refused on an estimate of 6.7e6 nodes over a limit of 6e6, and met within the
+    budget). Here f(0.9) of budgets 13/17 and 7/1000003 to 4e-7 is estimated at 2.3e6 nodes, over the budget of
+    6 × 3e5 units."""
     from accountlib.theory.composition import OVERRUN
 
-    monkeypatch.setenv("ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES", "2000000")
+    monkeypatch.setenv("ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES", "300000")
     reread_resource_limits()
     pair = accountlib.Composition(["13/17", "7/1000003"], engine="smoothed")
-    with pytest.raises(ValueError, match=r"abs_tol: the smoothed trade-off at alpha = 0.9.* contour nodes"):
+    with pytest.raises(ValueError, match=r"abs_tol: the smoothed trade-off at alpha = 0.9.* contour nodes, more than"
+                                         r" the 1,800,000 work units of its budget"):
         accountlib.tradeoff(pair, "0.9", abs_tol=4e-7)
     assert sum(units) < 20_000  # refused on the estimate: no fine pass ran
     point = accountlib.tradeoff(pair, "0.9", abs_tol=4e-7, best_effort=True)
-    assert 0 < sum(units) <= OVERRUN * 2_000_000 * SLACK
-    assert point.meets_tolerance or point.shortfall == "node cap"
-    assert 0 < point.error_bound < 1e-6 and 0 < point.beta < 0.1
+    assert 20_000 < sum(units) <= OVERRUN * 300_000 * SLACK
+    assert not point.meets_tolerance and point.shortfall == "node cap"
+    assert 4e-7 < point.error_bound < 1e-4 and 0 < point.beta < 0.1
+    monkeypatch.delenv("ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES")
+    reread_resource_limits()
     reference = accountlib.tradeoff(accountlib.Composition(["13/17", "7/1000003"], engine="smoothed"), "0.9",
-                                    abs_tol=1e-5)  # certified too: the two intervals overlap
+                                    abs_tol=1e-6)  # certified too: the two intervals overlap
     assert abs(point.beta - reference.beta) <= point.error_bound + reference.error_bound
+
+
+def test_a_smoothed_tradeoff_estimated_over_the_limit_but_within_its_budget_runs_its_passes(monkeypatch, fresh_limits,
+                                                                                             units):
+    """r37l N1: with the limit at 6e6 nodes, X at α = 0.7 to 6e-8 (estimated at 6.7e6 nodes) was refused at once,
+    while best effort ran the passes the budget of 6 × 6e6 units allows and met it. Now the plain call runs the same
+    passes: it answers where best effort meets abs_tol, and is refused, naming the bound reached, where it does not."""
+    from accountlib.theory.composition import OVERRUN
+
+    monkeypatch.setenv("ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES", "6000000")
+    reread_resource_limits()
+    pair = accountlib.Composition(["13/17", "7/1000003"], engine="smoothed")
+    flagged = accountlib.tradeoff(pair, "0.7", abs_tol=6e-8, best_effort=True)
+    spent = sum(units)
+    assert 1_000_000 < spent <= OVERRUN * 6_000_000 * SLACK
+    if flagged.meets_tolerance:
+        point = accountlib.tradeoff(pair, "0.7", abs_tol=6e-8)
+        assert (point.beta, point.error_bound) == (flagged.beta, flagged.error_bound)
+    else:
+        with pytest.raises(ValueError, match=r"needs more than the 36,000,000 work units accepted .* they reached a bound"
+                                             rf" of {float(flagged.error_bound):.2g}"):
+            accountlib.tradeoff(pair, "0.7", abs_tol=6e-8)
+    assert sum(units) - spent > 1_000_000  # the plain call ran its passes too
 
 
 def test_each_value_of_a_command_line_epsilon_or_delta_has_a_work_budget_of_its_own(monkeypatch, fresh_limits, units):
@@ -714,6 +742,19 @@ def test_a_tighter_tradeoff_tolerance_is_not_left_wider_than_a_looser_one():
         for abs_tol in (1e-6, 3e-7):
             point = accountlib.tradeoff(pair, alpha, abs_tol=abs_tol)
             assert point.meets_tolerance and point.error_bound <= abs_tol
+
+
+def test_a_rung_within_three_times_abs_tol_does_not_spend_the_last_pass_budget():
+    """r37l N2: X (budgets 13/17 and 7/1000003, smoothed) at α = 0.3 met abs_tol 8e-8 with ±3.8e-8 (rungs ending
+    3.16e-7, 8e-8) but was flagged at ±9.8e-8 for 6e-8, whose rung at 1e-7 spent the budget its last pass needed; the
+    same on budgets 1/3 and 1/5 at α = 0.7 (2.5e-7 met ±7.0e-8, 2e-7 refused at ±2.8e-7). The rungs now start at the
+    first power above 3·abs_tol."""
+    from accountlib.theory.tradeoff_duality import looser_rungs
+
+    assert looser_rungs(6e-8)[:-1] == looser_rungs(8e-8)[:-1] and looser_rungs(2e-7)[:-1] == looser_rungs(2.5e-7)[:-1]
+    for budgets, alpha, abs_tol in ((["13/17", "7/1000003"], "0.3", 6e-8), (["1/3", "1/5"], "0.7", 2e-7)):
+        point = accountlib.tradeoff(accountlib.Composition(budgets, engine="smoothed"), alpha, abs_tol=abs_tol)
+        assert point.meets_tolerance and point.error_bound <= abs_tol, budgets
 
 
 def test_the_command_line_trade_off_judges_a_bound_against_the_abs_tol_given():

@@ -214,6 +214,9 @@ def test_rho_of_one_mechanism_against_a_closed_form():
     [
         (["delta", "--rho", "0", "1/10", "--eps", "1"], "--rho budgets must be > 0; got '0'"),
         (["delta", "--rho", "-1/10", "--eps", "1"], "--rho budgets must be > 0"),
+        (["epsilon", "--rho", "1/2", "--delta", "-1e-5"], "--delta values must be in [1e-300, 1); got '-1e-5'"),  # r37l N4
+        (["calibrate", "--rho", "1/2", "--target-eps", "1", "--target-delta", "-1e-5"],
+         "--target-delta values must be in [1e-300, 1)"),
         (["delta", "--rho", "abc", "--eps", "1"], "--rho could not be read as a number: 'abc'"),
         (["delta", "--rho", "nan", "--eps", "1"], "--rho must be a finite number > 0; got 'nan'"),
         (["delta", "--rho", "1/0", "--eps", "1"], "--rho could not be read"),

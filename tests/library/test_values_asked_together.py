@@ -76,3 +76,24 @@ def test_lattice_delta_in_a_list_is_never_wider_than_alone():
     for eps, point in zip(values, together):
         alone = delta(Composition(rho), eps, rel_tol=rel_tol, best_effort=True)
         assert point.error_bound <= alone.error_bound and point.meets_tolerance >= alone.meets_tolerance, eps
+
+
+def test_a_dpsgd_delta_computes_at_most_the_node_cap_per_direction(monkeypatch):
+    """r37l N3: δ(5) of q = 0.1, z = 0.2, 1000 steps at rel_tol 1e-9 took 18 s: its first contour (107,121 nodes)
+    missed, and a wider one of 397,515 nodes was computed whose rounding left it wider (±7.1e-10) than the first
+    (±6.5e-10, met). The contours of one direction now stay within MAX_NODES all together."""
+    from accountlib.engine import subsampled_gaussian_inversion as inversion
+
+    counts = []
+    build = inversion.build_contour
+
+    def counted(*args, **kwargs):
+        contour = build(*args, **kwargs)
+        counts.append((args[1], contour.count))
+        return contour
+
+    monkeypatch.setattr(inversion, "build_contour", counted)
+    point = DPSGDComposition(0.1, 0.2, 1000).delta(5, rel_tol=1e-9)
+    assert point.meets_tolerance and point.error_bound <= 1e-9 * point.delta
+    for direction in ("remove", "add"):
+        assert sum(n for d, n in counts if d == direction) <= inversion.MAX_NODES, counts
