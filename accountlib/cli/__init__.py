@@ -380,8 +380,9 @@ def _named(option: str, build):
     try:
         return build()
     except ValueError as error:
-        message = one_line(error)
-        # a setting of the environment (ACCOUNTLIB_...) is not the option's fault: its message names the variable
+        message = re.sub(r"^[a-z_]+ has ([\d,]+ distinct terms)", r"the composition has \1", one_line(error))  # not the
+        # library's argument name (r37k R6: "--rho: rhos has 3 distinct terms"); a setting of the environment
+        # (ACCOUNTLIB_...) is not the option's fault: its message names the variable
         fail(message if option in message or "environment variable" in message else f"{option}: {message}")
 
 

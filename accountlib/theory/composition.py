@@ -539,12 +539,11 @@ class Composition:
         """f(α) by duality from the smoothed engine's δ(ε) (:mod:`accountlib.theory.tradeoff_duality`): the lattice
         is too fine for vertices. Each δ errs by at most a quarter of the tolerance it is computed for
         (:data:`SMOOTHED_TRADEOFF_DELTA_SHARE`): its error enters β about linearly. All the δ of the point spend at
-        most :data:`OVERRUN` times the limit in work units, on rungs of looser tolerances first
-        (:data:`accountlib.theory.tradeoff_duality.LOOSER_RUNGS`), each with what the rungs before it left, the certified brackets intersected (r37h
-        F-A: spent on ``abs_tol`` alone, the budget left a tighter tolerance a wider bracket than a looser one). The δ that meets
-        what is left gets the finest pass within it, and the refinement stops there. Without ``best_effort`` a point
-        that then misses ``abs_tol`` is refused, naming that budget."""
-        from .tradeoff_duality import FIRST_GRID, first_grid, looser_rungs, tradeoff_from_profile  # the smoothed trade-off only
+        most :data:`OVERRUN` times the limit in work units, on rungs of looser tolerances first (r37h F-A), the certified
+        brackets intersected, the last one fitted to what they left (:func:`~accountlib.theory.tradeoff_duality.fitted_rung`).
+        A δ that meets what is left gets the finest pass within it, and the refinement stops there. Without
+        ``best_effort`` a point that then misses ``abs_tol`` is refused, naming that budget."""
+        from .tradeoff_duality import FIRST_GRID, first_grid, fitted_rung, looser_rungs, tradeoff_from_profile  # smoothed only
 
         limit = resource_limit("ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES", MAX_SMOOTHED_TRADEOFF_NODES)
         grid = first_grid(alpha)
@@ -582,16 +581,21 @@ class Composition:
 
             return tradeoff_from_profile(delta_at, alpha, tol, spent=lambda: bool(stopped))
 
-        lower, upper = mpmath.mpf(0), mpmath.mpf(1)
-        for tol in looser_rungs(abs_tol):
+        lower, upper, done = mpmath.mpf(0), mpmath.mpf(1), []
+        for planned in looser_rungs(abs_tol):
+            tol, before = fitted_rung(planned, abs_tol, done, budget - spent[0]), spent[0]  # priced from the rungs done
+            if tol is None:  # the last pass, priced beyond what is left: the budget stops the point here
+                stopped.append(planned)
+                break
             finer = bracket(tol)
+            done.append((tol, spent[0] - before))
             lower, upper = max(lower, finer[0]), min(upper, finer[1])  # all certified: so is their intersection
             if (upper - lower) / 2 <= abs_tol or stopped:  # met, or the budget is spent
                 break
         with mpmath.workdps(30):
             target = mpmath.mpf(alpha.numerator) / alpha.denominator
             point = TradeoffPoint(target, (lower + upper) / 2, error_bound((upper - lower) / 2 * (1 + mpmath.mpf(10) ** -12)))
-        point = _flag_tradeoff(point, abs_tol, "node cap" if capped or over_estimate else "precision")
+        point = _flag_tradeoff(point, abs_tol, "node cap" if capped or over_estimate or stopped else "precision")
         if stopped and not point.meets_tolerance and not best_effort:
             refuse(f"needs more than the {budget:,} work units accepted ({OVERRUN} times "
                    f"ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES, {limit:,} contour nodes): they reached a bound of "

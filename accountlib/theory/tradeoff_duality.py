@@ -33,7 +33,7 @@ from fractions import Fraction
 import mpmath
 
 __all__ = ["tradeoff_from_profile", "first_grid", "FIRST_GRID", "MAX_REFINEMENTS", "delta_from_tradeoff", "lower_convex_envelope",
-           "RUNGS_PER_DECADE", "LOOSER_RUNGS", "looser_rungs"]
+           "RUNGS_PER_DECADE", "LOOSER_RUNGS", "looser_rungs", "RUNG_COST_MARGIN", "fitted_rung"]
 
 MAX_REFINEMENTS = 30
 """Rounds of cell splitting per α (each evaluates δ at up to four new ε)."""
@@ -64,6 +64,43 @@ def looser_rungs(abs_tol: float) -> list[float]:
     m = math.floor(RUNGS_PER_DECADE * math.log10(3 * abs_tol) + 1e-9) + 1
     above = [min(10.0 ** ((m + i) / RUNGS_PER_DECADE), 0.5) for i in range(LOOSER_RUNGS - 1)]
     return sorted(set(above) | {abs_tol}, reverse=True)
+
+
+RUNG_COST_MARGIN = 2.0
+"""How far above its forecast a rung's work is priced by :func:`fitted_rung` (the forecast: the last rung's work times
+the tolerance ratio to the power the last two rungs grew by, about 0.6: the work grows about as 1/sqrt(tol) per δ,
+and a tighter rung refines more)."""
+
+
+def fitted_rung(tol: float, abs_tol: float, done: list, left: float) -> float | None:
+    """The tolerance to compute the rung ``tol`` of a smoothed trade-off point for, given the rungs ``done`` [(tol,
+    work units)] and the units ``left``; None to pass it by. A rung's work is forecast from the last rung's (times the
+    tolerance ratio to the power the last two grew by, in [0.5, 1]) and priced :data:`RUNG_COST_MARGIN` above it. The
+    looser rungs run as planned (a looser rung's bracket is often within ``abs_tol`` already: passing them by left
+    α = 0.9995 on budget 1/2 flagged at 3e-7); a last pass priced beyond what is left is computed for the tightest
+    tolerance it is priced to reach instead of being stopped part way, which would leave the bracket of the rung before
+    it (r37m N2: budgets 13/17 and 7/1000003 at α = 0.3 met 6e-8 with ±3.6e-8,
+    and at 4e-8 their 4e-8 pass, stopped, left ±9.4e-8).
+
+    >>> fitted_rung(1e-7, 1e-7, [(1e-6, 1000)], 1e6)  # room: as planned
+    1e-07
+    >>> round(fitted_rung(1e-7, 1e-7, [(1e-6, 1000)], 3000) / 1e-7, 2)  # the tightest tolerance 3000 units reach
+    4.44
+    """
+    if not done or done[-1][1] <= 0:
+        return tol
+    last_tol, last_cost = done[-1]
+    power = 0.5
+    if len(done) > 1 and done[-2][1] > 0 and done[-2][0] > last_tol:
+        power = min(max(math.log(last_cost / done[-2][1]) / math.log(done[-2][0] / last_tol), 0.5), 1.0)
+
+    def price(t):
+        return last_cost * RUNG_COST_MARGIN * (last_tol / t) ** power
+
+    if tol != abs_tol or price(tol) <= left:  # a looser rung runs: its bracket often meets abs_tol already
+        return tol
+    reach = last_tol * (last_cost * RUNG_COST_MARGIN / max(left, 1)) ** (1 / power)  # price(reach) = left
+    return reach if reach < 0.7 * last_tol else None
 
 
 _SLACK = mpmath.mpf(10) ** -30  # the 40-digit arithmetic of the lines, far below any band reached

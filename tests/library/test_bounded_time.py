@@ -752,7 +752,10 @@ def test_a_rung_within_three_times_abs_tol_does_not_spend_the_last_pass_budget()
     from accountlib.theory.tradeoff_duality import looser_rungs
 
     assert looser_rungs(6e-8)[:-1] == looser_rungs(8e-8)[:-1] and looser_rungs(2e-7)[:-1] == looser_rungs(2.5e-7)[:-1]
-    for budgets, alpha, abs_tol in ((["13/17", "7/1000003"], "0.3", 6e-8), (["1/3", "1/5"], "0.7", 2e-7)):
+    # r37m N2: their last pass, stopped by the budget, left the rung before it (±9.4e-8 at 4e-8, ±2.8e-7 at 1.5e-7);
+    # it is now fitted to what the rungs left (tradeoff_duality.fitted_rung)
+    for budgets, alpha, abs_tol in ((["13/17", "7/1000003"], "0.3", 6e-8), (["1/3", "1/5"], "0.7", 2e-7),
+                                    (["13/17", "7/1000003"], "0.3", 4e-8), (["1/3", "1/5"], "0.7", 1.5e-7)):
         point = accountlib.tradeoff(accountlib.Composition(budgets, engine="smoothed"), alpha, abs_tol=abs_tol)
         assert point.meets_tolerance and point.error_bound <= abs_tol, budgets
 

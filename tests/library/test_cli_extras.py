@@ -51,3 +51,20 @@ def test_a_missing_optional_package_names_its_extra():
         names = {canonicalize_name(Requirement(r).name) for r in extras[extra]}
         names |= {canonicalize_name(x) for r in extras[extra] for x in Requirement(r).extras}  # dask[distributed]
         assert canonicalize_name(_DISTRIBUTION.get(module, module)) in names, (module, extra)
+
+
+def test_a_composition_refused_for_its_distinct_terms_is_named_in_the_option_terms(monkeypatch):
+    """r37k R6: the refusal read "--rho: rhos has 3 distinct terms", the library's argument name inside the option's
+    message."""
+    from accountlib.infrastructure.numbers import reread_resource_limits
+    from cli_runs import assert_clean_error, run_main
+
+    monkeypatch.setenv("ACCOUNTLIB_MAX_DISTINCT_TERMS", "2")
+    reread_resource_limits()
+    try:
+        done = run_main("tradeoff", "--rho", "1/2", "1/3", "1/5", "--alpha", "0.2", "0.5", "--json")
+    finally:
+        monkeypatch.delenv("ACCOUNTLIB_MAX_DISTINCT_TERMS")
+        reread_resource_limits()
+    assert_clean_error(done.returncode, done.stdout, done.stderr, "--rho: the composition has 3 distinct terms")
+    assert "rhos" not in done.stderr and "ACCOUNTLIB_MAX_DISTINCT_TERMS" in done.stderr
