@@ -540,9 +540,8 @@ class Composition:
         is too fine for vertices. Each δ errs by at most a quarter of the tolerance it is computed for
         (:data:`SMOOTHED_TRADEOFF_DELTA_SHARE`): its error enters β about linearly. All the δ of the point spend at
         most :data:`OVERRUN` times the limit in work units, on rungs of looser tolerances first (r37h F-A), the certified
-        brackets intersected, the last one fitted to what they left (:func:`~accountlib.theory.tradeoff_duality.fitted_rung`).
-        A δ that meets what is left gets the finest pass within it, and the refinement stops there. Without
-        ``best_effort`` a point that then misses ``abs_tol`` is refused, naming that budget."""
+        brackets intersected, the last one fitted to what they left (:func:`~accountlib.theory.tradeoff_duality.fitted_rung`);
+        a δ meeting what is left gets the finest pass within it. Without ``best_effort`` a point missing ``abs_tol`` is refused."""
         from .tradeoff_duality import FIRST_GRID, first_grid, fitted_rung, looser_rungs, tradeoff_from_profile  # smoothed only
 
         limit = resource_limit("ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES", MAX_SMOOTHED_TRADEOFF_NODES)
