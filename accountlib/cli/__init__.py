@@ -433,7 +433,8 @@ def certified_rows(points, keys: tuple[str, ...], certified, explain, coarsest, 
     then fails the command naming it (with ``best_effort``, --best-effort: it is printed, its row's ``shortfall``
     naming why; every row then has that key, empty where the tolerance is met: the library's rule,
     :func:`accountlib.theory.accounting.delta`). The argument (ε or α) is printed as given (30 digits), the result and its bound with the digits the
-    bound supports (the engine is asked for half the tolerance, so that the widened printed bound still meets it).
+    bound supports (a bound over half the tolerance is asked for again at half, so that the widened printed bound
+    still meets it).
     A bound below ``coarsest(value)`` (15 decades finer than the finest tolerance accepted) is printed as that
     (still a certified bound): a δ of 1 − 1e-15200 certified to 1e-15200 prints with 46 digits, not 15,200."""
     rows = Rows()

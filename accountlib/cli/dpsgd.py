@@ -30,11 +30,13 @@ from ..engine.subsampled_gaussian_inversion import MAX_NODES
 from ..infrastructure.interval_ends import lower_end, upper_end
 from ..infrastructure.numbers import (LARGEST_TOL, as_fraction, as_resolution, certified_decimal, decimal_string,
                                       error_bound)
-from ..theory.dpsgd_arguments import FINEST_TOLERANCE, dpsgd_abs_tol, dpsgd_rel_tol
+from ..theory.dpsgd_arguments import FINEST_TOLERANCE, MAX_DPSGD_EPSILON, dpsgd_abs_tol, dpsgd_rel_tol
+from ..infrastructure.shown import bound_text
 from ..theory.dpsgd_epsilon_search import width_shown
+from ..theory.dpsgd_results import EpsilonOutOfRange
+from ..theory.dpsgd_tradeoff import TRADEOFF_MAX_NODES
 from . import (Once, Parser, Rows, certified_rows, checked_resolution, emit_row, emit_rows, exact_tolerance, fail,
-               interval_decimals, number,
-               outward_decimal)
+               interval_decimals, number, one_line, outward_decimal)
 
 __all__ = ["add_parser", "run_delta", "run_epsilon", "run_tradeoff", "run_calibrate", "RUN_HELP",
            "NEGATIVE_VALUE_MESSAGES"]
@@ -43,6 +45,7 @@ NEGATIVE_VALUE_MESSAGES = {
     "--eps": "--eps values must lie in [0, 200]",
     "--rel-tol": f"--rel-tol must be a number in [{FINEST_TOLERANCE:g}, 0.5] for a DP-SGD run",
     "--abs-tol": f"--abs-tol must be a number in [{FINEST_TOLERANCE:g}, 0.5] for a DP-SGD run",
+    "--target-eps": f"--target-eps values must be in [0, {MAX_DPSGD_EPSILON}] for a DP-SGD run",
 }
 """What a negative value of these options is told (:func:`accountlib.cli.main` refuses it before argparse, which would
 read it as an unknown option): the ranges of a DP-SGD run, not those of a composition of discrete Gaussians."""
@@ -225,6 +228,10 @@ def run_delta(args) -> int:
     rows = _rows(points, ("epsilon", "delta", "error_bound"), lambda v, b: b <= exact_tolerance(rel_tol, v) * v or v == 0,
                  lambda p: (f"could not certify --rel-tol {rel_tol:g} at ε = {float(p.epsilon):g}"
                             + (f" ({p.shortfall})" if getattr(p, "shortfall", None) else "")
+                            + f": the narrowest bound certified is {bound_text(p.error_bound / p.delta)} relative"
+                            + (f" (an inversion here would need more than {MAX_NODES:,} nodes, the limit of one "
+                               "direction's contours; the bound is from bounds that need none)"
+                               if p.shortfall == "node cap" else "")
                             + "; loosen --rel-tol, or print it flagged with --best-effort"), args.best_effort)
     return _emit(args, rows, ("epsilon", "delta", "error_bound", "dominant") + ("shortfall",) * args.best_effort)
 
@@ -246,7 +253,11 @@ def run_epsilon(args) -> int:
     run = _composition(args)
     rows = Rows()  # a δ refused is named after the rows certified (emit_rows)
     for d in args.delta:
-        e = run.epsilon(d, abs_tol=abs_tol, best_effort=True)  # a wider interval is decided here, in this tool's terms
+        try:
+            e = run.epsilon(d, abs_tol=abs_tol, best_effort=True)  # a wider interval is decided here, in its terms
+        except EpsilonOutOfRange as error:  # this δ refused, the others still printed (r37m M4)
+            rows.refused.append(f"--delta {float(d):.12g}: {one_line(error)}")
+            continue
         wide = e.upper - e.lower > as_fraction(abs_tol, "abs-tol", floats="binary")
         if wide and not args.best_effort and e.shortfall == "precision":
             rows.refused.append(f"--abs-tol {abs_tol:g}: the certified bounds cannot decide δ(ε) against δ = {float(d):g} closer: "
@@ -278,10 +289,19 @@ def run_tradeoff(args) -> int:
     """f(α) at each ``--alpha``, printed with the digits its bound supports; a bound over ``--abs-tol`` fails."""
     abs_tol, asked = _checked_tolerance(args.abs_tol, "abs-tol", halved=True)
     run = _composition(args)
-    points = run.tradeoff(list(args.alpha), abs_tol=asked, best_effort=True)  # a miss decided per row below
+    # --abs-tol first, the library's own verdict (r37m M2); a bound over half of it, whose printed rounding may pass
+    # it, asked again at half (the narrower kept); a miss decided per row below
+    points = run.tradeoff(list(args.alpha), abs_tol=abs_tol, best_effort=True)
+    wide = [i for i, p in enumerate(points) if p.error_bound > asked and asked < abs_tol]
+    if wide:
+        again = run.tradeoff([args.alpha[i] for i in wide], abs_tol=asked, best_effort=True)
+        for i, p in zip(wide, again):
+            points[i] = min(points[i], p, key=lambda x: x.error_bound)
+    why = {"node cap": f"its search's δ(ε) may compute {TRADEOFF_MAX_NODES:,} nodes, all together, and they were "
+           "spent first", "precision": "the search over ε did not close around the supremum closer"}
     rows = _rows(points, ("alpha", "beta", "error_bound"), lambda v, b: b <= exact_tolerance(abs_tol, b),
                  lambda p: f"could not certify --abs-tol {abs_tol:g} at α = {float(p.alpha):g} "
-                 f"({p.shortfall or 'precision'}: the search over ε did not close around the supremum closer): the "
+                 f"({p.shortfall or 'precision'}: {why[p.shortfall or 'precision']}): the "
                  f"narrowest bound certified is {decimal_string(p.error_bound, 3)}; loosen --abs-tol, or print it "
                  "flagged with --best-effort", args.best_effort)
     return _emit(args, rows, ("alpha", "beta", "error_bound") + ("shortfall",) * args.best_effort)

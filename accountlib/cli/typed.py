@@ -76,7 +76,7 @@ NEGATIVE_VALUE_MESSAGES = {
     "--abs-tol": f"--abs-tol must be in [{SMALLEST_ABS_TOL:g}, 0.5]",
     "--delta": "--delta values must be in [1e-300, 1)",  # argparse takes -1e-5, unlike -0.5, for an option
     "--target-delta": "--target-delta values must be in [1e-300, 1)",
-    "--target-eps": "--target-eps values must be ≥ 0",
+    "--target-eps": f"--target-eps values must be in [0, {MAX_EPSILON}]",
 }
 """What the options shared by the commands accept, said where a negative value is given (a command module's own
 ``NEGATIVE_VALUE_MESSAGES`` say it for its options, where they accept other ranges)."""

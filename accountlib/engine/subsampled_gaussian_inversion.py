@@ -353,19 +353,23 @@ def rounding_floor(groups, direction: str, epsilon: float, plan: ContourPlan, in
 
 
 def build_contour(groups, direction: str, epsilon: float, rel_tol: float, integrals: dict | None = None,
-                  *, widen: int = 0) -> DirectionContour:
+                  *, widen: int = 0, max_nodes: int = MAX_NODES) -> DirectionContour:
     """The contour :func:`plan_contour` chooses, its nodes computed (:class:`DirectionContour`); a plan needing
-    more than ``MAX_NODES`` nodes raises ``ResourceLimitError`` before any node is computed."""
+    more than ``max_nodes`` nodes (at most ``MAX_NODES``) raises ``ResourceLimitError`` before any node is computed."""
     integrals = integrals_for(groups, integrals)
     plan = plan_contour(groups, direction, epsilon, rel_tol, integrals, widen=widen)
-    if plan.count > MAX_NODES:
+    if plan.count > min(max_nodes, MAX_NODES):
+        if max_nodes < MAX_NODES:
+            raise ResourceLimitError(f"this inversion would need {plan.count:,} nodes, more than the {max_nodes:,} "
+                                     f"left to the caller (rel_tol {rel_tol:g})")
         raise ResourceLimitError(f"this inversion would need more than {MAX_NODES:,} nodes (very few steps at a "
                                  f"tight tolerance, or q, z or ε far from the usual range; rel_tol {rel_tol:g})")
     return DirectionContour(groups, direction, plan.c, plan.step, plan.count, plan.log_tol, integrals)
 
 
 def certified_profile(groups, direction: str, epsilon, rel_tol: float = 1e-9, integrals: dict | None = None,
-                      contour: DirectionContour | None = None) -> tuple[ProfileBound, DirectionContour]:
+                      contour: DirectionContour | None = None, *, max_nodes: int = MAX_NODES,
+                      spent: list | None = None) -> tuple[ProfileBound, DirectionContour]:
     """δ(ε) of one direction with a certified bound, aiming at error_bound ≤ rel_tol·δ (the bound is certified
     whatever happens; the aim is retried twice with more generous choices before the result is returned as it is,
     unless the retry's plan would take the nodes computed past ``MAX_NODES``, all contours together, or float64
@@ -386,6 +390,11 @@ def certified_profile(groups, direction: str, epsilon, rel_tol: float = 1e-9, in
         (q, z) → one-step integral, shared between calls (their values are cached).
     contour : DirectionContour, optional
         A contour to try first (one built for a nearby ε); a fresh one is built when it falls short.
+    max_nodes : int
+        The nodes this call may compute, all its contours together (at most ``MAX_NODES``): a first contour planned
+        beyond it raises ``ResourceLimitError``, a retry beyond it is not run (a caller's budget left over).
+    spent : list, optional
+        Each contour's node count is appended as it is built (a caller's running total).
 
     Returns
     -------
@@ -408,10 +417,13 @@ def certified_profile(groups, direction: str, epsilon, rel_tol: float = 1e-9, in
         if contour is None or widen > 0:
             if result is not None:  # a wider contour is planned first: the nodes of all of them within the node cap
                 plan = plan_contour(groups, direction, eps_f, rel_tol, integrals, widen=widen)
-                if computed + plan.count > MAX_NODES:  # (r37l N3: 107,121 then 397,515 nodes took 18 s, and the
-                    break  # wider contour's rounding left it wider than the first)
-            contour = build_contour(groups, direction, eps_f, rel_tol, integrals, widen=widen)
+                if computed + plan.count > min(max_nodes, MAX_NODES):  # (r37l N3: 107,121 then 397,515 nodes
+                    break  # took 18 s, and the wider contour's rounding left it wider than the first)
+            contour = build_contour(groups, direction, eps_f, rel_tol, integrals, widen=widen,
+                                    max_nodes=max_nodes - computed)
             computed += contour.count
+            if spent is not None:
+                spent.append(contour.count)
         result = contour.delta(epsilon)
         if result.upper == 0 or result.error_bound <= rel_tol * result.value:
             return result, contour

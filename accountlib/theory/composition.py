@@ -580,11 +580,11 @@ class Composition:
 
             return tradeoff_from_profile(delta_at, alpha, tol, spent=lambda: bool(stopped))
 
-        lower, upper, done = mpmath.mpf(0), mpmath.mpf(1), []
-        for planned in looser_rungs(abs_tol):
-            tol, before = fitted_rung(planned, abs_tol, done, budget - spent[0]), spent[0]  # priced from the rungs done
+        lower, upper, done, priced_out = mpmath.mpf(0), mpmath.mpf(1), [], False
+        for rung in looser_rungs(abs_tol):
+            tol, before = fitted_rung(rung, abs_tol, done, budget - spent[0]), spent[0]  # priced from the rungs done
             if tol is None:  # the last pass, priced beyond what is left: the budget stops the point here
-                stopped.append(planned)
+                priced_out = True
                 break
             finer = bracket(tol)
             done.append((tol, spent[0] - before))
@@ -594,8 +594,8 @@ class Composition:
         with mpmath.workdps(30):
             target = mpmath.mpf(alpha.numerator) / alpha.denominator
             point = TradeoffPoint(target, (lower + upper) / 2, error_bound((upper - lower) / 2 * (1 + mpmath.mpf(10) ** -12)))
-        point = _flag_tradeoff(point, abs_tol, "node cap" if capped or over_estimate or stopped else "precision")
-        if stopped and not point.meets_tolerance and not best_effort:
+        point = _flag_tradeoff(point, abs_tol, "node cap" if capped or over_estimate or stopped or priced_out else "precision")
+        if (stopped or priced_out) and not point.meets_tolerance and not best_effort:
             refuse(f"needs more than the {budget:,} work units accepted ({OVERRUN} times "
                    f"ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES, {limit:,} contour nodes): they reached a bound of "
                    f"{float(point.error_bound):.2g}", "pass best_effort=True for that bound, flagged, ")

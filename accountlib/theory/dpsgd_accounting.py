@@ -48,9 +48,7 @@ from ..engine.subsampled_gaussian import ProfileBound, StepGroup, gaussian_profi
 from ..engine.subsampled_gaussian_integral import OneStepIntegral
 from ..engine.subsampled_gaussian_bounds import total_variation_upper
 from ..engine.subsampled_gaussian_inversion import MAX_NODES, certified_profile, integrals_for
-from ..infrastructure.interval_ends import lower_end, upper_end
-from ..infrastructure.numbers import (LARGEST_TOL, ResourceLimitError, as_fraction, as_resolution,
-                                     error_bound)
+from ..infrastructure.numbers import LARGEST_TOL, ResourceLimitError, as_fraction, as_resolution, error_bound
 from ..infrastructure.search import FAILS, HOLDS, UNDECIDED, arithmetic, certified_bisect
 from ..infrastructure.shown import bound_text
 from .accounting import as_points
@@ -60,12 +58,12 @@ from .dpsgd_arguments import (MAX_DPSGD_EPSILON, MAX_GROUPS, as_schedule, as_ste
                               target_delta)
 from .dpsgd_epsilon_search import (EPSILON_TOLERANCES, NoContourInReach, ball_upper, bounded_delta_point,
                                    bounded_epsilon, contour_serves, delta_estimate, delta_lower_bound,
-                                   delta_within_cap, first_profile, gaussian_epsilon_guess, saddle_epsilon,
-                                   width_shown)
+                                   delta_within_cap, first_profile, gaussian_epsilon_guess, interval_shown,
+                                   saddle_epsilon, width_shown)
 from .dpsgd_noise_calibration import smallest_noise_multiplier
 from .dpsgd_results import (RELATION, DPSGDCalibration, DPSGDDeltaPoint, DPSGDEpsilonInterval,
                             DPSGDTradeoffPoint, EpsilonOutOfRange)
-from .dpsgd_tradeoff import tradeoff_point, tradeoff_refusal
+from .dpsgd_tradeoff import TRADEOFF_MAX_NODES, tradeoff_point, tradeoff_refusal
 
 __all__ = ["DPSGDComposition", "calibrate_noise_multiplier",
            # re-exported from the modules that own them
@@ -166,17 +164,21 @@ class DPSGDComposition:
         g = self.groups[0]
         return one_step_profile(g.q, g.z, epsilon, direction)
 
-    def _direction(self, direction: str, epsilon: float, rel_tol: float) -> ProfileBound:
+    def _direction(self, direction: str, epsilon: float, rel_tol: float, spent: list | None = None) -> ProfileBound:
+        """One direction's δ(ε); a nearby contour of this rel_tol (or finer, in a trade-off search) reused if it meets it."""
         if self._has_closed_form:
             return self._closed_form(direction, epsilon)
         key = (direction, rel_tol)
-        built_at, contour = self._contours.get(key, (math.inf, None))
+        finer = (v for k, v in self._contours.items() if k[0] == direction and k[1] <= rel_tol and spent is not None)
+        built_at, contour = min(finer, key=lambda v: abs(v[0] - epsilon), default=self._contours.get(key, (math.inf, None)))
         reused = None
         if contour is not None and abs(built_at - epsilon) <= 0.5 * (1 + abs(epsilon)):
             reused = contour.delta(epsilon)  # a nearby ε: the same nodes, if they are accurate enough there
             if reused.upper == 0 or reused.error_bound <= rel_tol * reused.value:
                 return reused
-        bound, contour = certified_profile(self.groups, direction, epsilon, rel_tol, self._integrals)
+        left = MAX_NODES if spent is None else TRADEOFF_MAX_NODES - sum(spent)
+        bound, contour = certified_profile(self.groups, direction, epsilon, rel_tol, self._integrals,
+                                           max_nodes=left, spent=spent)
         if contour is not None and bound.upper > 0:
             self._contours[key] = (epsilon, contour)
         if reused is not None and reused.upper - reused.lower < bound.upper - bound.lower:
@@ -206,21 +208,21 @@ class DPSGDComposition:
             self._integrals[(g.q, g.z)] = OneStepIntegral(g.q, g.z)
         return self._integrals[(g.q, g.z)]
 
-    def _direction_exact(self, direction: str, epsilon, rel_tol: float) -> ProfileBound:
+    def _direction_exact(self, direction: str, epsilon, rel_tol: float, spent: list | None = None) -> ProfileBound:
         """One direction's δ at an exact ε (a float, or a Fraction that may lie between two floats ε⁻ < ε < ε⁺: δ is
         decreasing, so δ(ε) ∈ [lower at ε⁺, upper at ε⁻])."""
         as_float = float(epsilon)
         nearest = as_fraction(as_float, "epsilon", floats="binary")  # the float's own value
         exact = as_fraction(epsilon, "epsilon", floats="binary")  # a Fraction, or a float computed here
         if nearest == exact:
-            return self._direction(direction, as_float, rel_tol)
+            return self._direction(direction, as_float, rel_tol, spent)
         below = as_float if nearest < exact else math.nextafter(as_float, -math.inf)
         above = math.nextafter(below, math.inf)
-        lo_bound = self._direction(direction, above, rel_tol)
-        hi_bound = self._direction(direction, below, rel_tol)
+        lo_bound = self._direction(direction, above, rel_tol, spent)
+        hi_bound = self._direction(direction, below, rel_tol, spent)
         return ProfileBound(as_float, direction, lo_bound.lower, hi_bound.upper, hi_bound.budget, hi_bound.nodes)
 
-    def delta_bracket(self, epsilon, rel_tol: float) -> DPSGDDeltaPoint:
+    def delta_bracket(self, epsilon, rel_tol: float, spent: list | None = None, settled: float = 0.0) -> DPSGDDeltaPoint:
         """δ(ε) for both directions, the worse one stated, with the bound the contours reach for ``rel_tol`` (never
         refused for a wider one: a calibration then finds the target undecided there).
 
@@ -231,21 +233,28 @@ class DPSGDComposition:
             (δ is then bracketed by its values at both).
         rel_tol : float
             The relative accuracy aimed at, already checked.
+        spent : list, optional
+            A trade-off search's node counts so far (:meth:`_direction`).
+        settled : float
+            An absolute width that is enough (a trade-off search's): the add direction is not inverted where its
+            Chernoff bound, capped at 1, leaves δ within it of the remove direction's lower end.
 
         Returns
         -------
         DPSGDDeltaPoint
         """
-        remove = self._direction_exact("remove", epsilon, rel_tol)
+        remove = self._direction_exact("remove", epsilon, rel_tol, spent)
         with mpmath.workdps(40):
             add_cap = self.chernoff_log_bound("add", float(epsilon) * (1 - 1e-15))
-            if add_cap == -math.inf or mpmath.exp(add_cap) <= remove.lower and remove.lower > 0:
+            cheap = min(mpmath.exp(add_cap), 1)  # δ ≤ 1 whatever the direction
+            if add_cap == -math.inf or cheap <= remove.lower and remove.lower > 0 or cheap - remove.lower <= settled:
                 add = None  # the add direction is certainly below the remove direction's lower end
             else:
-                add = self._direction_exact("add", epsilon, rel_tol)
+                add = self._direction_exact("add", epsilon, rel_tol, spent)
             if add is None:
-                lower, upper, dominant = remove.lower, remove.upper, "remove"
-                add_interval = (mpmath.mpf(0), mpmath.exp(add_cap) if add_cap > -math.inf else mpmath.mpf(0))
+                add_interval = (mpmath.mpf(0), cheap if add_cap > -math.inf else mpmath.mpf(0))
+                lower, upper = remove.lower, max(remove.upper, add_interval[1])
+                dominant = "remove" if add_interval[1] <= remove.lower else "both"
             else:
                 lower, upper = max(remove.lower, add.lower), max(remove.upper, add.upper)
                 dominant = ("remove" if remove.lower > add.upper else "add" if add.lower > remove.upper else "both")
@@ -347,10 +356,10 @@ class DPSGDComposition:
             float64 floor). A run whose every q is 1 is the Gaussian mechanism, f(α) = Φ(Φ⁻¹(1 − α) − μ) in closed
             form (:func:`~accountlib.engine.subsampled_gaussian.gaussian_tradeoff`), certified however small β is;
             otherwise a β the bounds cannot certify to ``abs_tol`` raises a one-line ``ArithmeticError`` naming the
-            interval they give.
+            interval they give (the search's δ(ε) within ``TRADEOFF_MAX_NODES`` nodes, all together).
         best_effort : bool
-            Return that wider interval instead (``meets_tolerance`` False, ``shortfall`` "precision"), the rule of
-            :func:`accountlib.theory.accounting.tradeoff`.
+            Return that wider interval instead (``meets_tolerance`` False, ``shortfall`` "precision", or "node cap"
+            where those nodes ran out), the rule of :func:`accountlib.theory.accounting.tradeoff`.
 
         Returns
         -------
@@ -368,20 +377,11 @@ class DPSGDComposition:
         results = []
         for a in points:
             self._contours.clear()  # each α's search from its own contours: its result is the one asked alone
-            point = self._tradeoff_point(exact_alpha(a), abs_tol)
+            point = tradeoff_point(exact_alpha(a), abs_tol, self.groups, self._gaussian_z2, self.delta_bracket)
             if not point.meets_tolerance and not best_effort:
                 raise ArithmeticError(tradeoff_refusal(point, abs_tol, repr(self)))
             results.append(point)
         return results[0] if single else results
-
-    def _profile_interval(self, epsilon: float) -> tuple:
-        p = self.delta_bracket(epsilon, 1e-9)
-        return lower_end(p.delta, p.error_bound), upper_end(p.delta, p.error_bound)
-
-    def _tradeoff_point(self, alpha: Fraction, abs_tol: float) -> DPSGDTradeoffPoint:
-        """β = f(α) bracketed: :func:`~accountlib.theory.dpsgd_tradeoff.tradeoff_point` on this run's profile."""
-        return tradeoff_point(alpha, abs_tol, self.groups, self._gaussian_z2, self._profile_interval,
-                              lambda eps: delta_estimate(self.groups, integrals_for(self.groups, self._integrals), eps))
 
     # -- ε(δ) ---------------------------------------------------------------------------------------------------
     def _reachable_epsilon(self, direction: str, delta: mpmath.mpf, tol: float, best_effort: bool = False):
@@ -428,7 +428,7 @@ class DPSGDComposition:
         estimate = 0.0 if single else delta_estimate(self.groups, integrals_for(self.groups, self._integrals), cap,
                                                      (direction,))
         if estimate > float(delta) * 1e3:  # far beyond: refused without the nodes a certified δ(cap) would cost
-            raise EpsilonOutOfRange(f"ε(δ = {float(delta):g}) lies beyond {cap:g}, the largest ε accounted for a DP-SGD "
+            raise EpsilonOutOfRange(f"ε(δ = {float(delta):.12g}) lies beyond {cap:g}, the largest ε accounted for a DP-SGD "
                                     f"run of several steps: the saddle-point estimate of the {direction} direction's "
                                     f"δ({cap:g}) is {estimate:.3g} (not certified)")
         # a contour at ε = 0 only where the bounds that need no nodes do not show δ(0) > δ: it lies next to the loss's
@@ -501,7 +501,7 @@ class DPSGDComposition:
                 break
             span *= 2
         if lower is None or upper is None:
-            raise ArithmeticError(f"could not bracket ε(δ = {float(delta):g}) for the {direction} direction")
+            raise ArithmeticError(f"could not bracket ε(δ = {float(delta):.12g}) for the {direction} direction")
         def walk_out(low: float, high: float, mid: float):
             """δ(mid) lies within its bound of the target: walk out from mid in steps of width/16 until each side is
             decided (the undecided band is float64's floor, about T·1e-13 relative in δ)."""
@@ -522,7 +522,7 @@ class DPSGDComposition:
             if new_low[1] is None and new_high[1] is None:
                 if best_effort:  # the interval decided so far, wider than tol: the caller flags it
                     return None
-                raise ArithmeticError(f"the certified bounds cannot decide δ(ε) against δ = {float(delta):g} "
+                raise ArithmeticError(f"the certified bounds cannot decide δ(ε) against δ = {float(delta):.12g} "
                                       f"({direction}) near ε = {mid:.12g}: ε(δ) lies in [{low:.12g}, {high:.12g}]; "
                                       f"loosen abs_tol (float64 certifies δ to about T·1e-13 relative), or pass "
                                       "best_effort=True for that interval, flagged")
@@ -544,7 +544,7 @@ class DPSGDComposition:
             else:  # a coarse bound is enough to decide against δ, or to show it cannot be decided
                 at_cap, _ = certified_profile(self.groups, direction, cap, 1e-3, self._integrals)
         except (ArithmeticError, ResourceLimitError) as error:
-            raise EpsilonOutOfRange(f"ε(δ = {float(delta):g}) is not certified at or below {cap:g}, the largest ε "
+            raise EpsilonOutOfRange(f"ε(δ = {float(delta):.12g}) is not certified at or below {cap:g}, the largest ε "
                                     f"accounted for this run ({direction} direction: δ({cap:g}) could not be "
                                     f"bounded: {error})") from None
         if at_cap.upper <= delta:
@@ -556,9 +556,9 @@ class DPSGDComposition:
                    f"abs_tol = {cap / 2.0**50:g})")
         else:
             why = "200 for a run of several steps with some q < 1; up to 1e6 in closed form"
-        raise EpsilonOutOfRange(f"ε(δ = {float(delta):g}) {reached} {cap:g}, the largest ε accounted for this run "
+        raise EpsilonOutOfRange(f"ε(δ = {float(delta):.12g}) {reached} {cap:g}, the largest ε accounted for this run "
                                 f"({why}): the {direction} direction's δ({cap:g}) lies in "
-                                f"[{mpmath.nstr(at_cap.lower, 3)}, {mpmath.nstr(at_cap.upper, 3)}]")
+                                f"{interval_shown(at_cap.lower, at_cap.upper)}")
 
     def epsilon(self, delta, *, abs_tol=1e-9, best_effort: bool = False) -> DPSGDEpsilonInterval:
         """The certified ε for δ: an interval [lower, upper] of width ≤ ``abs_tol`` with (upper, δ)-DP certified and
@@ -642,7 +642,7 @@ class DPSGDComposition:
             fix = (f"give abs_tol >= {width}, or best_effort=True for that interval" if float(width) <= LARGEST_TOL
                    else f"that is wider than any abs_tol accepted ({LARGEST_TOL:g}): pass best_effort=True for it")
             raise ResourceLimitError(
-                f"abs_tol: ε(δ = {float(delta):g}) is certified only within [{float(lower):.6g}, {float(upper):.6g}] for "
+                f"abs_tol: ε(δ = {float(delta):.12g}) is certified only within [{float(lower):.6g}, {float(upper):.6g}] for "
                 f"{self!r} (its inversion would need more than {MAX_NODES:,} nodes at any tolerance: a sampling rate "
                 f"this small over so few steps; the interval is from bounds that need none); {fix}")
         to_point = (lambda b: b if b is None or isinstance(b, DeltaPoint) else

@@ -12,6 +12,7 @@ bounds, for :meth:`~accountlib.theory.dpsgd_accounting.DPSGDComposition.delta` w
 
 from __future__ import annotations
 
+import decimal
 import math
 from fractions import Fraction
 
@@ -26,7 +27,7 @@ from .composition import DeltaPoint
 from .dpsgd_arguments import MAX_DPSGD_EPSILON
 from .dpsgd_results import RELATION, DPSGDDeltaPoint, EpsilonOutOfRange
 
-__all__ = ["EPSILON_TOLERANCES", "NoContourInReach", "first_profile", "contour_serves", "ball_upper", "ball_lower", "width_shown", "bounded_epsilon", "bounded_delta",
+__all__ = ["EPSILON_TOLERANCES", "NoContourInReach", "first_profile", "contour_serves", "ball_upper", "ball_lower", "width_shown", "interval_shown", "bounded_epsilon", "bounded_delta",
            "bounded_delta_point", "delta_within_cap", "delta_lower_bound", "delta_estimate",
            "gaussian_epsilon_guess", "saddle_epsilon"]
 
@@ -93,6 +94,23 @@ def width_shown(width) -> str:
     value = float(width)
     exponent = math.floor(math.log10(value)) - 1
     return f"{math.ceil(value / 10 ** exponent * (1 - 1e-12)) * 10 ** exponent:.2g}"
+
+
+def interval_shown(lower, upper) -> str:
+    """A certified interval [lower, upper] (mpf numbers) in ten significant digits, rounded outward, exactly.
+
+    >>> interval_shown(mpmath.mpf("0.99999972154582"), mpmath.mpf(1))
+    '[0.9999997215, 1]'
+    """
+    def shown(x, rounding) -> str:
+        man, exp = mpmath.mpf(x).man_exp
+        if man == 0:
+            return "0"
+        num, den = (int(man) << int(exp), 1) if exp >= 0 else (int(man), 1 << int(-exp))
+        context = decimal.Context(prec=10, rounding=rounding, Emax=10**6, Emin=-10**6)
+        return str(context.divide(decimal.Decimal(num), decimal.Decimal(den)).normalize(context))
+
+    return f"[{shown(lower, decimal.ROUND_FLOOR)}, {shown(upper, decimal.ROUND_CEILING)}]"
 
 
 def bounded_epsilon(run, direction: str, delta: mpmath.mpf, tol: float):

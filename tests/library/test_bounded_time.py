@@ -797,3 +797,59 @@ def test_a_refusal_names_the_budget_that_held_the_finest_pass_coarser():
     assert ("(node cap)" in refused.stderr and "its budget of 60,000,000 work units of the smoothed engine "
             "(ACCOUNTLIB_MAX_SMOOTHED_CALL_WORK, one such budget per value asked) held its finest pass coarser: raise "
             "that limit" in refused.stderr)
+
+
+def test_the_command_line_trade_off_agrees_with_the_library_where_a_budget_stops_half_of_abs_tol():
+    """r37m M2: the CLI asked the library for half of --abs-tol (room for the printed rounding) and retried at
+    --abs-tol only when the up-front estimate refused, so where the budget stopped the half-tolerance search the two
+    disagreed: X at α = 0.3, 6e-8: the library met it (±3.8e-8), `tradeoff --abs-tol 6e-8` refused (±9.8e-8). The CLI
+    now asks at --abs-tol first and at half only for a bound over half of it, keeping the narrower."""
+    import json
+
+    from cli_runs import run_main
+
+    point = accountlib.tradeoff(accountlib.Composition(["13/17", "7/1000003"]), "0.3", abs_tol=6e-8)
+    assert point.meets_tolerance
+    done = run_main("tradeoff", "--rho", "13/17", "7/1000003", "--alpha", "0.3", "--abs-tol", "6e-8", "--json")
+    assert done.returncode == 0, done.stderr
+    (row,) = json.loads(done.stdout)
+    assert float(row["error_bound"]) <= 6e-8
+
+
+def test_a_dpsgd_tradeoff_point_computes_at_most_its_node_budget(monkeypatch):
+    """r37m M1: a DP-SGD trade-off point had no work bound: q = 0.1, z = 0.2, 1000 steps at α = 0.5 spent 79 s
+    (161 contours, 2.6e6 nodes) and returned β = 0.25 ± 0.25 flagged "precision". The search's δ(ε) now share one
+    budget (TRADEOFF_MAX_NODES, all their contours together); a point they leave wide is flagged "node cap", and
+    refused without best effort naming that budget. Counted, not timed."""
+    from accountlib.theory import dpsgd_accounting
+    from accountlib.theory.dpsgd_tradeoff import TRADEOFF_MAX_NODES
+
+    built = []
+    real = dpsgd_accounting.certified_profile
+
+    def counted(*args, spent=None, **kwargs):
+        result = real(*args, spent=spent, **kwargs)
+        built.append(sum(spent) if spent is not None else None)
+        return result
+
+    monkeypatch.setattr(dpsgd_accounting, "certified_profile", counted)
+    from accountlib.theory.dpsgd_accounting import DPSGDComposition
+
+    run = DPSGDComposition(0.1, 0.2, 1000)
+    with pytest.raises(ArithmeticError, match=f"may compute {TRADEOFF_MAX_NODES:,} nodes"):
+        run.tradeoff(0.5, abs_tol=1e-9)
+    assert built and None not in built and max(built) <= TRADEOFF_MAX_NODES
+    point = run.tradeoff(0.5, abs_tol=1e-9, best_effort=True)
+    assert point.shortfall == "node cap" and point.beta - point.error_bound <= 0 <= point.beta + point.error_bound
+
+
+def test_a_nearly_non_private_dpsgd_run_has_its_trade_off_certified():
+    """r37m M1: for q = 0.1, z = 0.2, 1000 steps (ε(1e-5) > 200) f(0.5) is within 1e-8 of 0, but the search walked
+    ε up from 0 one grid at a time (161 contours) and its chords never bounded the branch e^{−ε}(1 − α − δ(ε)) as
+    ε → ∞. Past the points, δ's monotonicity now bounds each branch (dpsgd_tradeoff.monotone_bound), and each δ is
+    asked only to the width its branch needs."""
+    from accountlib.theory.dpsgd_accounting import DPSGDComposition
+
+    run = DPSGDComposition(0.1, 0.2, 1000)
+    point = run.tradeoff(0.5, abs_tol=1e-6)
+    assert point.meets_tolerance and point.beta + point.error_bound <= 1e-6

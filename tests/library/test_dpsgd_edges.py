@@ -737,3 +737,47 @@ def test_a_list_of_epsilons_costs_one_contour_each(work):
     assert all(a.delta - a.error_bound >= b.delta - b.error_bound for a, b in zip(points, points[1:]))
     assert all(p.error_bound <= 1e-6 * p.delta for p in points)
     assert work["contours"] <= 5 and work["modulus bounds"] <= 40, work  # measured 5 and 34
+
+
+def test_an_epsilon_beyond_the_largest_accounted_is_refused_like_any_value_of_a_list():
+    """r37m M4: `dpsgd epsilon` for a nearly non-private run (q = 0.1, z = 0.2, 1000 steps) stopped at the first δ
+    whose ε lies beyond 200, with no "k of n", nothing on stdout with --json, and δ = 0.9999999999 shown as "1" (its
+    δ(200) as "[1.0, 1.0]"). Each δ is now refused in its row's terms, the others printed, the count given."""
+    import contextlib
+    import io
+    import json
+
+    from accountlib.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+        status = main(["dpsgd", "epsilon", "--q", "0.1", "--noise-multiplier", "0.2", "--steps", "1000", "--delta",
+                       "0.9999999999", "1e-5", "--abs-tol", "1e-6", "--json"])
+    message = err.getvalue().strip()
+    assert status == 2 and json.loads(out.getvalue()) == []
+    assert message.startswith("error: --delta 0.9999999999: ε(δ = 0.9999999999) is not certified at or below 200")
+    assert "(2 of 2 values refused" in message and "[1.0, 1.0]" not in message
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+        status = main(["dpsgd", "epsilon", "--q", "0.05", "--noise-multiplier", "0.5", "--steps", "1000", "--delta",
+                       "1e-5", "1e-300", "--abs-tol", "1e-3", "--json"])
+    (row,) = json.loads(out.getvalue())
+    assert status == 2 and row["delta"].startswith("1.0000") and "(1 of 2 values refused" in err.getvalue()
+
+
+def test_a_dpsgd_delta_refused_for_its_nodes_names_the_bound_and_the_limit():
+    """r37l N5: `dpsgd delta --q 1e-8 --noise-multiplier 1 --steps 10 --eps 0 50 --rel-tol 1e-6` was refused
+    "(node cap); loosen --rel-tol" naming neither the bound reached nor the limit that stopped it."""
+    status, err = _cli("dpsgd", "delta", "--q", "1e-8", "--noise-multiplier", "1", "--steps", "10", "--eps", "0",
+                       "--rel-tol", "1e-6")
+    assert status == 2 and "(node cap): the narrowest bound certified is " in err
+    assert "more than 400,000 nodes" in err
+
+
+def test_a_negative_target_epsilon_is_told_the_whole_range():
+    """r37m Q21: `--target-eps -1e-1` was told "must be ≥ 0", not the upper end the help gives."""
+    status, err = _cli("dpsgd", "calibrate", "--q", "0.01", "--steps", "1000", "--target-eps", "-1e-1",
+                       "--target-delta", "1e-5")
+    assert status == 2 and "--target-eps values must be in [0, 200] for a DP-SGD run" in err
+    status, err = _cli("calibrate", "--rho", "1", "--target-eps", "-1e-1", "--target-delta", "1e-5")
+    assert status == 2 and "--target-eps values must be in [0, 5000]" in err
