@@ -358,12 +358,14 @@ def build_contour(groups, direction: str, epsilon: float, rel_tol: float, integr
     more than ``max_nodes`` nodes (at most ``MAX_NODES``) raises ``ResourceLimitError`` before any node is computed."""
     integrals = integrals_for(groups, integrals)
     plan = plan_contour(groups, direction, epsilon, rel_tol, integrals, widen=widen)
-    if plan.count > min(max_nodes, MAX_NODES):
-        if max_nodes < MAX_NODES:
-            raise ResourceLimitError(f"this inversion would need {plan.count:,} nodes, more than the {max_nodes:,} "
-                                     f"left to the caller (rel_tol {rel_tol:g})")
-        raise ResourceLimitError(f"this inversion would need more than {MAX_NODES:,} nodes (very few steps at a "
-                                 f"tight tolerance, or q, z or ε far from the usual range; rel_tol {rel_tol:g})")
+    if plan.count > min(max_nodes, MAX_NODES):  # the error carries the plan's nodes (``nodes``): over which limit
+        error = (ResourceLimitError(f"this inversion would need more than {MAX_NODES:,} nodes (very few steps at a "
+                                    f"tight tolerance, or q, z or ε far from the usual range; rel_tol {rel_tol:g})")
+                 if plan.count > MAX_NODES else
+                 ResourceLimitError(f"this inversion would need {plan.count:,} nodes, more than the {max_nodes:,} "
+                                    f"left to the caller (rel_tol {rel_tol:g})"))
+        error.nodes = plan.count
+        raise error
     return DirectionContour(groups, direction, plan.c, plan.step, plan.count, plan.log_tol, integrals)
 
 

@@ -377,7 +377,7 @@ class DPSGDComposition:
         results = []
         for a in points:
             self._contours.clear()  # each α's search from its own contours: its result is the one asked alone
-            point = tradeoff_point(exact_alpha(a), abs_tol, self.groups, self._gaussian_z2, self.delta_bracket)
+            point = tradeoff_point(exact_alpha(a), abs_tol, self.groups, self._gaussian_z2, self)
             if not point.meets_tolerance and not best_effort:
                 raise ArithmeticError(tradeoff_refusal(point, abs_tol, repr(self)))
             results.append(point)

@@ -17,17 +17,21 @@ from fractions import Fraction
 import mpmath
 
 from ..engine.subsampled_gaussian import gaussian_tradeoff
+from ..engine.subsampled_gaussian_inversion import MAX_NODES
 from ..infrastructure.interval_ends import lower_end, upper_end
 from ..infrastructure.numbers import LARGEST_TOL, ResourceLimitError, error_bound
 from .dpsgd_arguments import MAX_DPSGD_EPSILON
-from .dpsgd_epsilon_search import width_shown
+from .dpsgd_epsilon_search import bounded_delta_point, width_shown
 from .dpsgd_results import RELATION, DPSGDTradeoffPoint
+
+COARSE_WIDTH = 1e-3
+"""The width each δ(ε) of a trade-off search's first, coarse pass is computed to (:func:`branch_supremum`)."""
 
 TRADEOFF_MAX_NODES = 250_000
 """The nodes the search for one β = f(α) may compute, the contours of all its δ(ε) together (about 3.5e-5 s of one
 core per node and group: 10 s for one group). Below ``MAX_NODES``, the cap of one δ's direction."""
 
-__all__ = ["TRADEOFF_MAX_NODES", "monotone_bound", "concave_sup_upper", "branch_supremum", "tradeoff_interval",
+__all__ = ["COARSE_WIDTH", "TRADEOFF_MAX_NODES", "monotone_bound", "concave_sup_upper", "branch_supremum", "tradeoff_interval",
            "tradeoff_point", "tradeoff_refusal"]
 
 
@@ -149,46 +153,60 @@ def branch_supremum(alpha: Fraction, abs_tol: float, variable: str, *, profile_i
         a = mpmath.mpf(alpha.numerator) / alpha.denominator
         alpha = float(alpha)  # for choosing points only
 
-        def value(eps: float) -> tuple:
-            # δ's error moves h by as much, k by u times as much: δ to a width of abs_tol/16 (over u)
+        def at_width(eps: float, width: float) -> tuple:
+            d_lo, d_hi = profile_interval(eps, width)
             if variable == "t":
-                d_lo, d_hi = profile_interval(eps, abs_tol / 16)
                 t = mpmath.exp(eps)
                 return 1 - d_hi - t * a, 1 - d_lo - t * a
             u = mpmath.exp(-eps)
-            d_lo, d_hi = profile_interval(eps, min(abs_tol / 16 / float(u), 0.5))
             return u * (1 - a - d_hi), u * (1 - a - d_lo)
+
+        def value(eps: float, coarse: bool) -> tuple:
+            # δ's error moves h by as much, k by u times as much: δ to a width of abs_tol/16 (over u), or in the
+            # coarse pass to COARSE_WIDTH
+            width = abs_tol / 16 if variable == "t" else min(abs_tol / 16 / math.exp(-eps), 0.5)
+            return at_width(eps, max(width, COARSE_WIDTH) if coarse else width)
 
         # a starting point: the Gaussian-DP approximation (its supporting line at α has slope −e^ε with
         # ε = μΦ⁻¹(1 − α) − μ²/2); then a walking grid that keeps the best point inside
         quantile = float(mpmath.sqrt(2) * mpmath.erfinv(1 - 2 * min(alpha, 1 - alpha)))
         guess = mu * quantile - mu * mu / 2
-        centre = min(max(guess, 0.0), float(MAX_DPSGD_EPSILON) - 1)
-        spread = 0.05 * (1 + centre)
-        lower, upper = -mpmath.inf, mpmath.inf
         top = float(MAX_DPSGD_EPSILON)
         floor = mpmath.mpf(0) if below is None else max(below, 0)  # β ≥ 0: a branch below that cannot be the sup
-        for _ in range(40):
-            eps_points = sorted({min(max(0.0, centre + k * spread), top) for k in range(-3, 4)})
-            try:
-                vals = [value(e) for e in eps_points]
-            except ResourceLimitError:  # the point's node budget is spent: the bounds of the grids before stand
-                return lower, upper, True
-            coords = [mpmath.exp(e) if variable == "t" else mpmath.exp(-e) for e in eps_points]
-            pts = sorted(zip(coords, vals), key=lambda p: p[0])
-            # every grid's bounds are certified: keep the best of all (a grid finer than float64 resolves can
-            # bound worse than a coarser one before it; r37i N3)
-            lower = max(lower, max(v[0] for v in vals))
-            upper = min(upper, concave_sup_upper(pts, variable, a))
-            if upper - max(lower, floor) <= abs_tol / 2:  # the caller's bracket starts at the larger of the two
-                return lower, upper, False
-            best = max(range(len(vals)), key=lambda i: vals[i][0] + vals[i][1])
-            inner = 0 < best < len(vals) - 1 or eps_points[best] in (0.0, top)  # the ends of ε's range: close in
-            centre = eps_points[best]
-            if inner:
-                spread /= 4
-            else:  # the best point at an edge: the maximiser lies beyond, walk faster (the first guess can be far off)
-                spread *= 2
+        lower, upper = -mpmath.inf, mpmath.inf
+        # a coarse pass first, each δ to COARSE_WIDTH: where the branch is far below the other or below 0, it settles
+        # the branch with few nodes (r37n P1: a nearly non-private run spent its budget on δ to 6e-10 far below 0);
+        # else the fine pass, its bounds intersected with the coarse pass's (both certified)
+        for coarse in (True, False):
+            centre = min(max(guess, 0.0), top - 1)
+            spread = 0.05 * (1 + centre)
+            widths: list = []  # this pass's own progress (its grids' bounds alone)
+            own_lower, own_upper = -mpmath.inf, mpmath.inf
+            for _ in range(40):
+                eps_points = sorted({min(max(0.0, centre + k * spread), top) for k in range(-3, 4)})
+                try:
+                    vals = [value(e, coarse) for e in eps_points]
+                except ResourceLimitError:  # the point's node budget is spent: the bounds of the grids before stand
+                    return lower, upper, True
+                coords = [mpmath.exp(e) if variable == "t" else mpmath.exp(-e) for e in eps_points]
+                pts = sorted(zip(coords, vals), key=lambda p: p[0])
+                # every grid's bounds are certified: keep the best of all (a grid finer than float64 resolves can
+                # bound worse than a coarser one before it; r37i N3)
+                own_lower = max(own_lower, max(v[0] for v in vals))
+                own_upper = min(own_upper, concave_sup_upper(pts, variable, a))
+                lower, upper = max(lower, own_lower), min(upper, own_upper)
+                widths.append(own_upper - max(own_lower, floor))
+                if upper - max(lower, floor) <= abs_tol / 2:  # the caller's bracket starts at the larger of the two
+                    return lower, upper, False
+                if len(widths) > 3 and mpmath.isfinite(widths[-4]) and widths[-1] > 0.99 * widths[-4]:
+                    break  # three grids without progress: δ's precision holds it (r37n P2)
+                best = max(range(len(vals)), key=lambda i: vals[i][0] + vals[i][1])
+                inner = 0 < best < len(vals) - 1 or eps_points[best] in (0.0, top)  # the ends of ε's range: close in
+                centre = eps_points[best]
+                if inner:
+                    spread /= 4
+                else:  # the best point at an edge: the maximiser lies beyond, walk faster (the first guess can be off)
+                    spread *= 2
         return lower, upper, False
 
 
@@ -223,16 +241,22 @@ def tradeoff_interval(alpha: Fraction, abs_tol: float, groups, gaussian_z2, prof
                 stopped_a or stopped_b)
 
 
-def tradeoff_point(alpha: Fraction, abs_tol: float, groups, gaussian_z2, delta_bracket) -> DPSGDTradeoffPoint:
+def tradeoff_point(alpha: Fraction, abs_tol: float, groups, gaussian_z2, run) -> DPSGDTradeoffPoint:
     """β = f(α) of a run as a result: :func:`tradeoff_interval`'s bracket as its midpoint ± its half-width (widened
     past the decimal conversion), ``meets_tolerance`` against ``abs_tol`` (where it misses, shortfall "node cap" if a
-    δ of the search was refused for its nodes, else "precision"). ``delta_bracket``: the run's
-    (ε, rel_tol, spent, settled) → δ point (:meth:`~accountlib.theory.dpsgd_accounting.DPSGDComposition.delta_bracket`),
-    each δ to a width aimed at, the search's contours within ``TRADEOFF_MAX_NODES`` nodes all together."""
+    δ of the search was refused for its nodes, else "precision"). Each δ from ``run``'s
+    :meth:`~accountlib.theory.dpsgd_accounting.DPSGDComposition.delta_bracket` to the width aimed at, the search's
+    contours within ``TRADEOFF_MAX_NODES`` nodes all together; where one δ's inversion alone would need more than the
+    node cap, from the bounds that need no inversion (:func:`~.dpsgd_epsilon_search.bounded_delta_point`)."""
     spent: list = []
 
     def profile_interval(epsilon: float, width: float) -> tuple:  # δ ≤ 1: rel_tol·δ ≤ width/4
-        p = delta_bracket(epsilon, min(max(width / 4, 1e-9), 1e-6), spent, settled=width)
+        try:
+            p = run.delta_bracket(epsilon, min(max(width / 4, 1e-9), 1e-6), spent, settled=width)
+        except ResourceLimitError as error:
+            if getattr(error, "nodes", 0) <= MAX_NODES:  # this search's budget spent: it stops here
+                raise
+            p = bounded_delta_point(run, epsilon, 1e-9)  # no inversion in reach (r37n P2): the cheap bracket
         return lower_end(p.delta, p.error_bound), upper_end(p.delta, p.error_bound)
 
     with mpmath.workdps(40):
@@ -249,9 +273,13 @@ def tradeoff_refusal(point, abs_tol: float, run: str) -> str:
     """The one line refusing a β whose bound misses ``abs_tol``: the interval reached and the abs_tol it meets."""
     with mpmath.workdps(40):
         lo, hi = point.beta - point.error_bound, point.beta + point.error_bound
-    width = width_shown(hi - lo)
-    fix = (f"give abs_tol >= {width}, or best_effort=True for that interval" if float(width) <= LARGEST_TOL
-           else f"that is wider than any abs_tol accepted ({LARGEST_TOL:g}): pass best_effort=True for it")
+    width = width_shown((hi - lo) / 2)  # the bound this bracket meets: its half-width
+    if point.shortfall == "node cap":  # a looser abs_tol needs its δ less precisely: it may meet far better (r37n P1)
+        fix = "loosen abs_tol (its δ(ε) are then needed less precisely, with fewer nodes), or pass best_effort=True"
+    elif float(width) <= LARGEST_TOL:
+        fix = f"give abs_tol >= {width}, or best_effort=True for that interval"
+    else:
+        fix = f"that is wider than any abs_tol accepted ({LARGEST_TOL:g}): pass best_effort=True for it"
     why = (f"its δ(ε), all together, may compute {TRADEOFF_MAX_NODES:,} nodes, and they were spent before the "
            "bracket closed" if point.shortfall == "node cap" else "here they did not close around it")
     return (f"abs_tol: f({mpmath.nstr(point.alpha, 6)}) is not certified to {abs_tol:g} for {run}: the certified "

@@ -836,11 +836,11 @@ def test_a_dpsgd_tradeoff_point_computes_at_most_its_node_budget(monkeypatch):
     from accountlib.theory.dpsgd_accounting import DPSGDComposition
 
     run = DPSGDComposition(0.1, 0.2, 1000)
-    with pytest.raises(ArithmeticError, match=f"may compute {TRADEOFF_MAX_NODES:,} nodes"):
-        run.tradeoff(0.5, abs_tol=1e-9)
+    with pytest.raises(ArithmeticError, match=f"may compute {TRADEOFF_MAX_NODES:,} nodes.*loosen abs_tol"):
+        run.tradeoff("1e-50", abs_tol=1e-9)  # (α = 0.5 now meets 1e-9: r37n P1)
     assert built and None not in built and max(built) <= TRADEOFF_MAX_NODES
-    point = run.tradeoff(0.5, abs_tol=1e-9, best_effort=True)
-    assert point.shortfall == "node cap" and point.beta - point.error_bound <= 0 <= point.beta + point.error_bound
+    point = run.tradeoff("1e-50", abs_tol=1e-9, best_effort=True)
+    assert point.shortfall == "node cap" and not point.meets_tolerance and point.error_bound > 1e-9
 
 
 def test_a_nearly_non_private_dpsgd_run_has_its_trade_off_certified():
@@ -853,3 +853,18 @@ def test_a_nearly_non_private_dpsgd_run_has_its_trade_off_certified():
     run = DPSGDComposition(0.1, 0.2, 1000)
     point = run.tradeoff(0.5, abs_tol=1e-6)
     assert point.meets_tolerance and point.beta + point.error_bound <= 1e-6
+    # r37n P1: at α = 0.9, 1e-6 gave ±2.8e-10 but 1e-8 was refused at ±0.0175 (each δ asked to 6e-10, far below 0,
+    # spent the budget); a coarse pass first now settles the branches below 0
+    for abs_tol in (1e-6, 1e-8, 1e-10):
+        point = run.tradeoff(0.9, abs_tol=abs_tol)
+        assert point.meets_tolerance and point.beta + point.error_bound <= 1e-8
+
+
+def test_a_nearly_perfectly_private_dpsgd_run_has_its_trade_off_from_the_bounds_that_need_no_inversion():
+    """r37n P2: q = 0.001, z = 10, 10 steps: each δ's inversion needs more than the node cap, and f(0.5) came back
+    [0, 0.5] (refused at abs_tol 1e-2, "the nodes were spent"), though δ(0) ≤ 1.6e-4 alone puts f(0.5) within 1.6e-4
+    of 0.5. Such a δ now comes from the bounds that need no inversion."""
+    from accountlib.theory.dpsgd_accounting import DPSGDComposition
+
+    point = DPSGDComposition(0.001, 10, 10).tradeoff(0.5, abs_tol=1e-2)
+    assert point.meets_tolerance and 0.5 - 2e-4 <= point.beta - point.error_bound and point.beta + point.error_bound <= 0.5
