@@ -234,7 +234,7 @@ class DPSGDComposition:
         rel_tol : float
             The relative accuracy aimed at, already checked.
         spent : list, optional
-            A trade-off search's node counts so far (:meth:`_direction`).
+            A trade-off search's node counts so far, appended to (its contours within ``TRADEOFF_MAX_NODES``).
         settled : float
             An absolute width that is enough (a trade-off search's): the add direction is not inverted where its
             Chernoff bound, capped at 1, leaves δ within it of the remove direction's lower end.
