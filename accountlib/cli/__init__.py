@@ -407,9 +407,8 @@ def tolerance(value: Fraction, option: str, *, width: bool = False) -> float:
 
 
 def exact_tolerance(number: float, like):
-    """A tolerance as the number it prints as: a Decimal (exact) next to the printed values (read by
-    :func:`certified_rows` in its exact decimal context), a Fraction next to a Fraction, an mpf next to the engine's
-    results."""
+    """A tolerance as the number it prints as: a Decimal (exact) next to the printed values (:func:`certified_rows`'
+    exact decimal context), a Fraction next to a Fraction, an mpf next to the engine's results."""
     exact = as_fraction(number, "tolerance", floats="decimal")
     if isinstance(like, Decimal):
         with localcontext(_exact_decimals(exact.numerator, exact.denominator)):
@@ -418,13 +417,22 @@ def exact_tolerance(number: float, like):
 
 
 def _exact_decimals(*parts) -> Context:
-    """A decimal context in which the checks of printed numbers are exact or raise: every exponent Python's decimal
-    module can hold (a δ of 1e-86858905 is one), more digits than any product of the parts can have, and a trap on
-    every rounding. Its cost depends on the digits, not on the exponent (an exact Fraction of 1e-86858905 has an
-    86,858,905-digit denominator: minutes)."""
+    """A decimal context in which the checks of printed numbers are exact or raise: every exponent decimal can hold (a
+    δ of 1e-86858905 is one), more digits than any product of the parts, a trap on every rounding. Its cost depends on
+    the digits, not on the exponent (an exact Fraction of 1e-86858905 has an 86,858,905-digit denominator: minutes)."""
     digits = sum(len(str(part)) for part in parts)
     return Context(prec=2 * digits + 100, Emax=MAX_EMAX, Emin=MIN_EMIN,
                    traps=[Inexact, Overflow, Underflow, InvalidOperation, DivisionByZero])
+
+
+def asked_with_room(ask, values: list, tolerance, asked, is_wide, again=None) -> list:
+    """``ask(values, tolerance)`` (the library's verdict), the points ``is_wide(point, asked)`` (half the tolerance: the
+    printed rounding may pass it) asked again at ``asked`` (by ``again``, default ``ask``), the narrower kept (r37m M2)."""
+    points = ask(list(values), tolerance)
+    wide = [i for i, p in enumerate(points) if asked < tolerance and is_wide(p, asked)]
+    for i, p in zip(wide, (again or ask)([values[i] for i in wide], asked) if wide else []):
+        points[i] = min(points[i], p, key=lambda x: x.error_bound)
+    return points
 
 
 def certified_rows(points, keys: tuple[str, ...], certified, explain, coarsest, best_effort: bool = False) -> list[dict]:
@@ -445,6 +453,9 @@ def certified_rows(points, keys: tuple[str, ...], certified, explain, coarsest, 
             if widest > bound:
                 bound = widest
             missed = not certified(mpmath.mpf(result), mpmath.mpf(bound))  # before any exact decimal arithmetic
+            low, high = max(mpmath.mpf(result) - bound, 0), min(mpmath.mpf(result) + bound, 1)  # a probability
+            if missed and best_effort and result > 0 and 0 < high - low < 2 * bound:  # flagged: within [0, 1] (r37n)
+                result, bound = (low + high) / 2, (high - low) / 2
         if not missed or best_effort:
             value, bound = certified_decimal(result, bound)
             with localcontext(_exact_decimals(value, bound)):  # the printed decimals, re-checked exactly
@@ -461,10 +472,8 @@ def certified_rows(points, keys: tuple[str, ...], certified, explain, coarsest, 
 
 
 class Rows(list):
-    """A command's rows of certified output (a list of dicts), with the point each came from (``points``) and the
-    one-line error of each value left out because its bound missed the tolerance (``refused``): :func:`emit_rows`
-    prints the rows and then fails naming the first refusal, so that a value certified is never thrown away
-    because another asked with it was not."""
+    """A command's rows of certified output (dicts), the point of each (``points``) and the one-line error of each value
+    left out, its tolerance missed (``refused``): :func:`emit_rows` prints the rows, then fails naming the first."""
 
     def __init__(self, rows=(), refused=()):
         super().__init__(rows)
@@ -481,10 +490,9 @@ def print_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
 
 
 def emit_rows(args, rows: list[dict], keys: tuple[str, ...], footer: str | None = None) -> int:
-    """Rows as a JSON list (``--json``; ``[]`` if none) or a table (then ``footer``, a line under it). Where values were refused
-    (``rows.refused``, :class:`Rows`: a tolerance missed without --best-effort), the rows certified are printed
-    first, on stdout, and the command then fails (exit status 2) with the first refusal, saying how many of the
-    values asked were refused and that the others are printed."""
+    """Rows as a JSON list (``--json``; ``[]`` if none) or a table (then ``footer``, a line under it). Where values were
+    refused (``rows.refused``: a tolerance missed without --best-effort), the rows certified are printed first, on
+    stdout, then the command fails (exit status 2) with the first refusal and how many of the values were refused."""
     refused = getattr(rows, "refused", [])
     if args.json:  # always a JSON list, [] where every value was refused
         json.dump(list(rows), sys.stdout, indent=1)

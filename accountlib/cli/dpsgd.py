@@ -35,7 +35,7 @@ from ..infrastructure.shown import bound_text
 from ..theory.dpsgd_epsilon_search import width_shown
 from ..theory.dpsgd_results import EpsilonOutOfRange
 from ..theory.dpsgd_tradeoff import TRADEOFF_MAX_NODES
-from . import (Once, Parser, Rows, certified_rows, checked_resolution, emit_row, emit_rows, exact_tolerance, fail,
+from . import (Once, Parser, Rows, asked_with_room, certified_rows, checked_resolution, emit_row, emit_rows, exact_tolerance, fail,
                interval_decimals, number, one_line, outward_decimal)
 
 __all__ = ["add_parser", "run_delta", "run_epsilon", "run_tradeoff", "run_calibrate", "RUN_HELP",
@@ -223,14 +223,9 @@ def run_delta(args) -> int:
     """δ(ε) at each ``--eps``, printed with the digits its bound supports; a bound over ``--rel-tol``·δ fails."""
     rel_tol, asked = _checked_tolerance(args.rel_tol, "rel-tol", halved=True)
     run = _composition(args)
-    # --rel-tol first, the library's own verdict; a bound over half of it, whose printed rounding may pass it, asked
-    # again at half (the narrower kept; r37m M2); a missed tolerance decided per row below
-    points = run.delta(list(args.eps), rel_tol=rel_tol, best_effort=True)
-    wide = [i for i, p in enumerate(points) if p.error_bound > asked * p.delta and asked < rel_tol]
-    if wide:
-        again = run.delta([args.eps[i] for i in wide], rel_tol=asked, best_effort=True)
-        for i, p in zip(wide, again):
-            points[i] = min(points[i], p, key=lambda x: x.error_bound)
+    # --rel-tol first, then half of it for a bound over half; a missed tolerance decided per row below
+    points = asked_with_room(lambda eps, tol: run.delta(eps, rel_tol=tol, best_effort=True), list(args.eps), rel_tol,
+                             asked, lambda p, half: p.error_bound > half * p.delta)
     points = [_clipped_at_zero(p) for p in points]
     rows = _rows(points, ("epsilon", "delta", "error_bound"), lambda v, b: b <= exact_tolerance(rel_tol, v) * v or v == 0,
                  lambda p: (f"could not certify --rel-tol {rel_tol:g} at ε = {float(p.epsilon):g}"
@@ -296,14 +291,9 @@ def run_tradeoff(args) -> int:
     """f(α) at each ``--alpha``, printed with the digits its bound supports; a bound over ``--abs-tol`` fails."""
     abs_tol, asked = _checked_tolerance(args.abs_tol, "abs-tol", halved=True)
     run = _composition(args)
-    # --abs-tol first, the library's own verdict (r37m M2); a bound over half of it, whose printed rounding may pass
-    # it, asked again at half (the narrower kept); a miss decided per row below
-    points = run.tradeoff(list(args.alpha), abs_tol=abs_tol, best_effort=True)
-    wide = [i for i, p in enumerate(points) if p.error_bound > asked and asked < abs_tol]
-    if wide:
-        again = run.tradeoff([args.alpha[i] for i in wide], abs_tol=asked, best_effort=True)
-        for i, p in zip(wide, again):
-            points[i] = min(points[i], p, key=lambda x: x.error_bound)
+    # --abs-tol first, then half of it for a bound over half; a miss decided per row below
+    points = asked_with_room(lambda alphas, tol: run.tradeoff(alphas, abs_tol=tol, best_effort=True), list(args.alpha),
+                             abs_tol, asked, lambda p, half: p.error_bound > half)
     why = {"node cap": f"its search's δ(ε) may compute {TRADEOFF_MAX_NODES:,} nodes, all together, and they were "
            "spent first", "precision": "the search over ε did not close around the supremum closer"}
     rows = _rows(points, ("alpha", "beta", "error_bound"), lambda v, b: b <= exact_tolerance(abs_tol, b),

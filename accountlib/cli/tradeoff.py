@@ -11,7 +11,7 @@ from fractions import Fraction
 import mpmath
 
 from ..infrastructure.numbers import SMALLEST_ABS_TOL, ResourceLimitError, decimal_string
-from . import (CommandLineError, Once, Rows, add_composition_arguments, certified_rows, composition, emit_rows,
+from . import (CommandLineError, Once, Rows, add_composition_arguments, asked_with_room, certified_rows, composition, emit_rows,
                engine_refusals_named, exact_tolerance, fail, in_option_terms, number, one_line, tolerance)
 
 __all__ = ["add_parser", "run"]
@@ -93,24 +93,23 @@ def computed(pair, alphas: list, asked: float, abs_tol: float, args) -> list:
     again at ``asked`` and the narrower kept. Without --best-effort a smoothed point whose work the up-front estimate
     puts over its budget is refused at once, as the library does without best effort; with it, the passes the budget
     allows are run."""
+    def ask(values, tol):
+        return pair.tradeoff(values, abs_tol=tol, best_effort=True, estimate_refuses=not args.best_effort)
+
+    def again(values, tol):  # half of --abs-tol priced out: the points at --abs-tol stand
+        try:
+            return ask(values, tol)
+        except ResourceLimitError as error:
+            if "abs_tol" not in one_line(error):
+                raise
+            return []
+
     with engine_refusals_named(args):  # the composition's work refused: the option that gave it
         try:
-            points = pair.tradeoff(alphas, abs_tol=abs_tol, best_effort=True, estimate_refuses=not args.best_effort)
+            return asked_with_room(ask, alphas, abs_tol, asked, lambda p, half: p.error_bound > half, again)
         except ResourceLimitError as error:  # refused for the tolerance: in this command's terms, as given
             if "abs_tol" not in one_line(error):
                 raise
             message = one_line(error).removeprefix("abs_tol: ").replace(f"to abs_tol = {abs_tol:g}",
                                                                          f"to --abs-tol {abs_tol:g}")
             fail(in_option_terms(f"--abs-tol {abs_tol:g}: {message}"))
-        wide = [i for i, p in enumerate(points) if p.error_bound > asked and asked < abs_tol]
-        if wide:
-            try:
-                again = pair.tradeoff([alphas[i] for i in wide], abs_tol=asked, best_effort=True,
-                                      estimate_refuses=not args.best_effort)
-            except ResourceLimitError as error:  # half of --abs-tol priced out: the points at --abs-tol stand
-                if "abs_tol" not in one_line(error):
-                    raise
-                again = []
-            for i, p in zip(wide, again):
-                points[i] = min(points[i], p, key=lambda x: x.error_bound)
-        return points

@@ -540,9 +540,10 @@ class Composition:
         is too fine for vertices. Each δ errs by at most a quarter of the tolerance it is computed for
         (:data:`SMOOTHED_TRADEOFF_DELTA_SHARE`): its error enters β about linearly. All the δ of the point spend at
         most :data:`OVERRUN` times the limit in work units, on rungs of looser tolerances first (r37h F-A), the certified
-        brackets intersected, the last one fitted to what they left (:func:`~accountlib.theory.tradeoff_duality.fitted_rung`);
-        a δ meeting what is left gets the finest pass within it. Without ``best_effort`` a point missing ``abs_tol`` is refused."""
-        from .tradeoff_duality import FIRST_GRID, first_grid, fitted_rung, looser_rungs, tradeoff_from_profile  # smoothed only
+        brackets intersected; each rung starts from the δ the rungs before it computed and recomputes only those that
+        bound its band, so a rung the budget stops still narrows the bracket (r37n P3); a δ meeting what is left gets
+        the finest pass within it. Without ``best_effort`` a point missing ``abs_tol`` is refused."""
+        from .tradeoff_duality import FIRST_GRID, first_grid, looser_rungs, tradeoff_from_profile  # smoothed only
 
         limit = resource_limit("ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES", MAX_SMOOTHED_TRADEOFF_NODES)
         grid = first_grid(alpha)
@@ -563,7 +564,7 @@ class Composition:
                    f"({OVERRUN} times ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES, {limit:,})", "pass best_effort=True for the "
                    "bound the budget reaches, flagged, ")
         own = resource_limit("ACCOUNTLIB_MAX_SMOOTHED_WORK", MAX_SMOOTHED_WORK)
-        spent, capped, stopped = [0], [], []
+        spent, capped, stopped, known = [0], [], [], {}  # known: each ε's δ bracket, the rungs' intersected
 
         def bracket(tol: float) -> tuple:
             """β's certified (lower, upper) from δ computed to ``tol``/4, within what is left of the budget."""
@@ -578,24 +579,19 @@ class Composition:
                 capped.extend([eps] if d.terms.get("capped") else [])
                 return d.delta, d.error_bound
 
-            return tradeoff_from_profile(delta_at, alpha, tol, spent=lambda: bool(stopped))
+            return tradeoff_from_profile(delta_at, alpha, tol, spent=lambda: bool(stopped), known=known)
 
-        lower, upper, done, priced_out = mpmath.mpf(0), mpmath.mpf(1), [], False
+        lower, upper = mpmath.mpf(0), mpmath.mpf(1)
         for rung in looser_rungs(abs_tol):
-            tol, before = fitted_rung(rung, abs_tol, done, budget - spent[0]), spent[0]  # priced from the rungs done
-            if tol is None:  # the last pass, priced beyond what is left: the budget stops the point here
-                priced_out = True
-                break
-            finer = bracket(tol)
-            done.append((tol, spent[0] - before))
+            finer = bracket(rung)
             lower, upper = max(lower, finer[0]), min(upper, finer[1])  # all certified: so is their intersection
             if (upper - lower) / 2 <= abs_tol or stopped:  # met, or the budget is spent
                 break
         with mpmath.workdps(30):
             target = mpmath.mpf(alpha.numerator) / alpha.denominator
             point = TradeoffPoint(target, (lower + upper) / 2, error_bound((upper - lower) / 2 * (1 + mpmath.mpf(10) ** -12)))
-        point = _flag_tradeoff(point, abs_tol, "node cap" if capped or over_estimate or stopped or priced_out else "precision")
-        if (stopped or priced_out) and not point.meets_tolerance and not best_effort:
+        point = _flag_tradeoff(point, abs_tol, "node cap" if capped or over_estimate or stopped else "precision")
+        if stopped and not point.meets_tolerance and not best_effort:
             refuse(f"needs more than the {budget:,} work units accepted ({OVERRUN} times "
                    f"ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES, {limit:,} contour nodes): they reached a bound of "
                    f"{float(point.error_bound):.2g}", "pass best_effort=True for that bound, flagged, ")

@@ -169,7 +169,7 @@ class DPSGDComposition:
         if self._has_closed_form:
             return self._closed_form(direction, epsilon)
         key = (direction, rel_tol)
-        finer = (v for k, v in self._contours.items() if k[0] == direction and k[1] <= rel_tol and spent is not None)
+        finer = [v for k, v in self._contours.items() if k[0] == direction and k[1] <= rel_tol] if spent is not None else []
         built_at, contour = min(finer, key=lambda v: abs(v[0] - epsilon), default=self._contours.get(key, (math.inf, None)))
         reused = None
         if contour is not None and abs(built_at - epsilon) <= 0.5 * (1 + abs(epsilon)):

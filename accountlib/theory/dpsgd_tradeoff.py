@@ -262,6 +262,8 @@ def tradeoff_point(alpha: Fraction, abs_tol: float, groups, gaussian_z2, run) ->
     with mpmath.workdps(40):
         exact = mpmath.mpf(alpha.numerator) / alpha.denominator
         lo, hi, stopped = tradeoff_interval(alpha, abs_tol, groups, gaussian_z2, profile_interval)
+        lo = max(lo, mpmath.mpf(0))  # 0 ≤ f(α) ≤ 1 − α: a wide bracket shows no more than that
+        hi = max(min(hi, 1 - exact), lo)
         value = (lo + hi) / 2
         bound = (hi - lo) / 2 + abs(value) * mpmath.mpf(10) ** -38
     meets = bool(bound <= abs_tol)

@@ -33,7 +33,7 @@ from fractions import Fraction
 import mpmath
 
 __all__ = ["tradeoff_from_profile", "first_grid", "FIRST_GRID", "MAX_REFINEMENTS", "delta_from_tradeoff", "lower_convex_envelope",
-           "RUNGS_PER_DECADE", "LOOSER_RUNGS", "looser_rungs", "RUNG_COST_MARGIN", "fitted_rung"]
+           "RUNGS_PER_DECADE", "LOOSER_RUNGS", "looser_rungs"]
 
 MAX_REFINEMENTS = 30
 """Rounds of cell splitting per α (each evaluates δ at up to four new ε)."""
@@ -64,43 +64,6 @@ def looser_rungs(abs_tol: float) -> list[float]:
     m = math.floor(RUNGS_PER_DECADE * math.log10(3 * abs_tol) + 1e-9) + 1
     above = [min(10.0 ** ((m + i) / RUNGS_PER_DECADE), 0.5) for i in range(LOOSER_RUNGS - 1)]
     return sorted(set(above) | {abs_tol}, reverse=True)
-
-
-RUNG_COST_MARGIN = 2.0
-"""How far above its forecast a rung's work is priced by :func:`fitted_rung` (the forecast: the last rung's work times
-the tolerance ratio to the power the last two rungs grew by, about 0.6: the work grows about as 1/sqrt(tol) per δ,
-and a tighter rung refines more)."""
-
-
-def fitted_rung(tol: float, abs_tol: float, done: list, left: float) -> float | None:
-    """The tolerance to compute the rung ``tol`` of a smoothed trade-off point for, given the rungs ``done`` [(tol,
-    work units)] and the units ``left``; None to pass it by. A rung's work is forecast from the last rung's (times the
-    tolerance ratio to the power the last two grew by, in [0.5, 1]) and priced :data:`RUNG_COST_MARGIN` above it. The
-    looser rungs run as planned (a looser rung's bracket is often within ``abs_tol`` already: passing them by left
-    α = 0.9995 on budget 1/2 flagged at 3e-7); a last pass priced beyond what is left is computed for the tightest
-    tolerance it is priced to reach instead of being stopped part way, which would leave the bracket of the rung before
-    it (r37m N2: budgets 13/17 and 7/1000003 at α = 0.3 met 6e-8 with ±3.6e-8,
-    and at 4e-8 their 4e-8 pass, stopped, left ±9.4e-8).
-
-    >>> fitted_rung(1e-7, 1e-7, [(1e-6, 1000)], 1e6)  # room: as planned
-    1e-07
-    >>> round(fitted_rung(1e-7, 1e-7, [(1e-6, 1000)], 3000) / 1e-7, 2)  # the tightest tolerance 3000 units reach
-    4.44
-    """
-    if not done or done[-1][1] <= 0:
-        return tol
-    last_tol, last_cost = done[-1]
-    power = 0.5
-    if len(done) > 1 and done[-2][1] > 0 and done[-2][0] > last_tol:
-        power = min(max(math.log(last_cost / done[-2][1]) / math.log(done[-2][0] / last_tol), 0.5), 1.0)
-
-    def price(t):
-        return last_cost * RUNG_COST_MARGIN * (last_tol / t) ** power
-
-    if tol != abs_tol or price(tol) <= left:  # a looser rung runs: its bracket often meets abs_tol already
-        return tol
-    reach = last_tol * (last_cost * RUNG_COST_MARGIN / max(left, 1)) ** (1 / power)  # price(reach) = left
-    return reach if reach < 0.7 * last_tol else None
 
 
 _SLACK = mpmath.mpf(10) ** -30  # the 40-digit arithmetic of the lines, far below any band reached
@@ -157,11 +120,17 @@ def first_grid(alpha: Fraction) -> list[Fraction]:
     return sorted({top * k / (FIRST_GRID - 1) for k in range(FIRST_GRID)})
 
 
-def tradeoff_from_profile(delta_at, alpha: Fraction, abs_tol: float, *, spent=None) -> tuple:
+def tradeoff_from_profile(delta_at, alpha: Fraction, abs_tol: float, *, spent=None, known: dict | None = None) -> tuple:
     """(lower, upper) of f(α) from ``delta_at(ε) -> (δ, error_bound)`` (mpf, for exact ε ≥ 0), with
     upper − lower ≤ 2·abs_tol where :data:`MAX_REFINEMENTS` rounds reach it. ``spent``: called after each round;
     True (the caller's work budget is spent: later δ would come back no narrower) ends the refinement with the
     narrowest bracket so far.
+
+    ``known``: certified (lower, upper) of δ at ε from an earlier, looser pass ({ε: (lo, hi)}), updated in place.
+    The first round starts from its points as well as :func:`first_grid`, and every new δ is intersected with what
+    was known there, so a pass that the caller's budget stops part way still brackets β at least as narrowly as the
+    pass before it, and more narrowly wherever a finer δ came back (r37n P3: the last pass of a point, stopped, left
+    the bracket of its first 17 points).
 
     >>> import mpmath
     >>> def rr(eps):  # randomized response with e^1: δ(ε) = max(0, (e − e^ε)/(1 + e))
@@ -176,20 +145,25 @@ def tradeoff_from_profile(delta_at, alpha: Fraction, abs_tol: float, *, spent=No
             return mpmath.mpf(1), mpmath.mpf(1)  # both distributions charge every integer: β = 1 at α = 0
         if a == 1:
             return mpmath.mpf(0), mpmath.mpf(0)
-        cache: dict = {}
+        cache: dict = {}  # this pass's δ brackets
+        known = {} if known is None else known
 
         def ends(eps: Fraction):
             if eps not in cache:
                 d, e = delta_at(eps)
-                cache[eps] = (max(d - e, mpmath.mpf(0)), min(d + e, mpmath.mpf(1)))
+                lo, hi = max(d - e, mpmath.mpf(0)), min(d + e, mpmath.mpf(1))
+                if eps in known:  # both certified: so is their intersection
+                    lo, hi = max(lo, known[eps][0]), min(hi, known[eps][1])
+                cache[eps] = known[eps] = (lo, max(lo, hi))
             return cache[eps]
 
-        points = first_grid(alpha)
+        points = sorted(set(first_grid(alpha)) | set(known))
         top = points[-1]
         best = (mpmath.mpf(0), mpmath.mpf(1))  # the intersection of the rounds' certified brackets
+        refinements = 0
         while True:
-            epss = sorted(points)
-            vals = [ends(e) for e in epss]
+            epss = sorted(set(points))
+            vals = [cache.get(e) or known.get(e) or ends(e) for e in epss]  # an earlier pass's δ until it matters
             ys = [mpmath.exp(mpmath.mpf(e.numerator) / e.denominator) for e in epss]
             # h1 over y ≥ 1 (y increasing with ε)
             low1, cells1 = _bracket_bounds(1, -a, ys, [v[0] for v in vals], [v[1] for v in vals], decreasing=True)
@@ -210,17 +184,29 @@ def tradeoff_from_profile(delta_at, alpha: Fraction, abs_tol: float, *, spent=No
             # every round's bracket is certified, so their intersection is: a round whose new δ came back wide (a
             # work limit spent: only the Chernoff bracket) never widens what an earlier round reached
             best = (max(best[0], lower), max(min(best[1], upper), best[0], lower))
-            if (best[1] - best[0] <= 2 * abs_tol or len(points) > 17 + 4 * MAX_REFINEMENTS
+            if (best[1] - best[0] <= 2 * abs_tol or refinements > MAX_REFINEMENTS
                     or (spent is not None and spent())):
                 return best[0], min(best[1], 1 - a)
+            # the δ that bound the worst cells (a cell's chords reach one point beyond each end) and the best lower
+            # bound, where they come from an earlier pass, are computed for this one first: a looser δ's error, not
+            # the grid, may be what holds the band
+            worst = [k for k in sorted(range(n - 1), key=lambda k: -per_cell[k])[:4] if per_cell[k] > lower + 2 * abs_tol]
+            near = {max(range(n), key=lambda i: max(1 - a * ys[i] - vals[i][1], ((1 - a) - vals[i][1]) / ys[i]))}
+            near |= {i for k in worst for i in range(k - 1, k + 3) if 0 <= i < n}
+            if max(tail1, tail2) > lower + 2 * abs_tol:
+                near |= {n - 2, n - 1}
+            stale = [epss[i] for i in sorted(near) if epss[i] not in cache]
+            if stale:
+                for eps in stale:
+                    ends(eps)
+                continue
+            refinements += 1
             if max(tail1, tail2) > lower + 2 * abs_tol:
                 top *= 2
                 points.append(top)
                 continue
-            worst = sorted(range(n - 1), key=lambda k: -per_cell[k])[:4]
             for k in worst:
-                if per_cell[k] > lower + 2 * abs_tol:
-                    points.append((epss[k] + epss[k + 1]) / 2)
+                points.append((epss[k] + epss[k + 1]) / 2)
 
 
 def delta_from_tradeoff(alphas, betas, epsilon) -> float:

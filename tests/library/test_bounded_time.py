@@ -753,11 +753,23 @@ def test_a_rung_within_three_times_abs_tol_does_not_spend_the_last_pass_budget()
 
     assert looser_rungs(6e-8)[:-1] == looser_rungs(8e-8)[:-1] and looser_rungs(2e-7)[:-1] == looser_rungs(2.5e-7)[:-1]
     # r37m N2: their last pass, stopped by the budget, left the rung before it (±9.4e-8 at 4e-8, ±2.8e-7 at 1.5e-7);
-    # it is now fitted to what the rungs left (tradeoff_duality.fitted_rung)
+    # r37n P3: fitting that pass to what the rungs left still missed 1e-7 here (±2.79e-7). Each rung now starts from
+    # the δ the rungs before it computed and recomputes those that bound its band (tradeoff_from_profile(known=))
     for budgets, alpha, abs_tol in ((["13/17", "7/1000003"], "0.3", 6e-8), (["1/3", "1/5"], "0.7", 2e-7),
-                                    (["13/17", "7/1000003"], "0.3", 4e-8), (["1/3", "1/5"], "0.7", 1.5e-7)):
+                                    (["13/17", "7/1000003"], "0.3", 4e-8), (["1/3", "1/5"], "0.7", 1.5e-7),
+                                    (["1/3", "1/5"], "0.7", 1e-7), (["13/17", "7/1000003"], "0.3", 3e-8)):
         point = accountlib.tradeoff(accountlib.Composition(budgets, engine="smoothed"), alpha, abs_tol=abs_tol)
         assert point.meets_tolerance and point.error_bound <= abs_tol, budgets
+
+
+def test_a_smoothed_trade_off_under_a_small_budget_meets_what_a_full_pass_met(fresh_limits, monkeypatch):
+    """r37n P3: X (budgets 13/17 and 7/1000003, smoothed) at α = 0.9 under ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES =
+    2e6 was flagged at ±4.62e-7 for abs_tol 4e-7 (a full 4e-7 pass met ±1.94e-7 before its last pass was fitted to
+    the budget): the last pass, stopped part way, gave no bracket of its own. The rungs now share their δ."""
+    monkeypatch.setenv("ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES", "2000000")
+    reread_resource_limits()
+    point = accountlib.tradeoff(accountlib.Composition(["13/17", "7/1000003"], engine="smoothed"), "0.9", abs_tol=4e-7)
+    assert point.meets_tolerance and point.error_bound <= 4e-7
 
 
 def test_the_command_line_trade_off_judges_a_bound_against_the_abs_tol_given():

@@ -495,3 +495,20 @@ def test_a_command_without_rel_tol_never_names_that_option():
         assert done.returncode == 2 and "--rel-tol" not in done.stderr and "rel_tol" not in done.stderr
         assert "the δ tolerance this command sets itself (1e-06)" in done.stderr
     assert "loosening --rel-tol 1e-06 cannot help" in run("delta", "--rho", "9/2", "1/10000019", "--eps", "3").stderr
+
+
+def test_a_flagged_row_shows_no_more_than_the_unit_interval():
+    """r37n: a flagged β whose bracket was all of [0, 1] printed `0.50 ± 0.51` ([−0.01, 1.01]); a flagged row's
+    interval is cut to [0, 1] before its digits are chosen."""
+    from types import SimpleNamespace
+
+    import mpmath
+
+    from accountlib.cli import certified_rows
+
+    point = SimpleNamespace(alpha=mpmath.mpf("0.001"), beta=mpmath.mpf("0.4995"),
+                            error_bound=mpmath.mpf("0.4995000001"), shortfall="node cap")
+    (row,) = certified_rows([point], ("alpha", "beta", "error_bound"), lambda value, bound: bound <= 1e-9, str,
+                            lambda value: mpmath.mpf("1e-300"), best_effort=True)
+    low, high = float(row["beta"]) - float(row["error_bound"]), float(row["beta"]) + float(row["error_bound"])
+    assert 0 <= low <= 0.4995 - 0.4995000001 + 1e-6 and 0.999 <= high <= 1 and row["shortfall"] == "node cap"

@@ -169,7 +169,7 @@ def _cli(*args):
 
 @pytest.mark.parametrize("args, message", [
     (["delta", "--q", "2", "--noise-multiplier", "1", "--steps", "10", "--eps", "1"],
-     "error: --q (the sampling rate) must be in [1e-08, 1]; got 2.0"),
+     "error: --q (the sampling rate) must be in [1e-08, 1]; got 2"),
     (["delta", "--q", "0.01", "--noise-multiplier", "0.01", "--steps", "10", "--eps", "1"],
      "error: --noise-multiplier (z, the noise multiplier) must be in [0.05, 1000]; got 0.01"),
     (["delta", "--q", "0.01", "--noise-multiplier", "1e400", "--steps", "10", "--eps", "1"],
@@ -177,9 +177,9 @@ def _cli(*args):
     (["delta", "--q", "0.01", "--noise-multiplier", "1", "--steps", "0", "--eps", "1"],
      "error: --steps must be a whole number in [1, 1e+09]; got 0"),
     (["delta", "--q", "0.01", "--noise-multiplier", "1", "--steps", "10", "--eps", "300"],
-     "error: --eps (the privacy parameter) must be in [0, 200]; got 300.0"),
+     "error: --eps (the privacy parameter) must be in [0, 200]; got 300"),
     (["epsilon", "--q", "0.01", "--noise-multiplier", "1", "--steps", "10", "--delta", "2"],
-     "error: --delta must be a number in [1e-300, 1); got 2.0"),
+     "error: --delta must be a number in [1e-300, 1); got 2"),
     (["delta", "--schedule", "0.1:1:1", "0.1:0.01:1", "--eps", "1"],
      "error: --schedule item 2: z (the noise multiplier) must be in [0.05, 1000]; got 0.01"),
     (["delta", "--schedule", "2:1:1", "--eps", "1"], "error: --schedule item 1: q (the sampling rate) must be in"),

@@ -5,6 +5,8 @@ and finite. Checked against the Gaussian mechanism's profile, whose branches are
 import random
 
 import mpmath
+
+import accountlib
 import pytest
 
 from accountlib.theory.dpsgd_tradeoff import concave_sup_upper
@@ -40,3 +42,16 @@ def test_every_grid_bounds_the_branch_from_above(mu, variable):
             upper = concave_sup_upper(pts, variable, alpha)
             assert mpmath.isfinite(upper), (alpha, grid)
             assert upper >= truth - mpmath.mpf("1e-25"), (alpha, grid, upper, truth)
+
+
+def test_a_flagged_trade_off_point_shows_no_more_than_the_trivial_bracket(monkeypatch):
+    """r37n: a flagged β was printed 0.50 ± 0.51 (the interval [−0.01, 1.01]); f(α) lies in [0, 1 − α] for every
+    trade-off function, so a bracket the node budget left wide is cut to that before it is shown."""
+    from accountlib.theory import dpsgd_accounting
+
+    monkeypatch.setattr(dpsgd_accounting, "TRADEOFF_MAX_NODES", 1)  # every δ's search spent at once
+    for alpha in ("0.001", "0.5", "0.9"):
+        point = accountlib.DPSGDComposition(0.1, 0.2, 1000).tradeoff(alpha, abs_tol=1e-9, best_effort=True)
+        a = float(alpha)
+        assert not point.meets_tolerance
+        assert point.beta - point.error_bound >= -1e-12 and point.beta + point.error_bound <= 1 - a + 1e-12, alpha  # rounded outward

@@ -152,3 +152,37 @@ def test_sensitivity_one_is_the_census_pair():
 def test_bad_sensitivities(bad, message):
     with pytest.raises(ValueError, match=message):
         Composition(["1/2", "1/3"], sensitivities=bad)
+
+
+def test_a_trade_off_pass_stopped_part_way_keeps_what_the_pass_before_it_found():
+    """r37n P3: the smoothed trade-off climbs passes of finer tolerances; a pass its budget stopped part way gave
+    only the bracket of its first round, wider than the pass before it. With ``known`` a pass starts from the δ
+    brackets the passes before it found, and every value it uses is certified: β's bracket from a pass whose δ
+    come back as [0, 1] after two calls is no wider than the looser pass's, and still contains f(α)."""
+    from accountlib.theory.tradeoff_duality import tradeoff_from_profile
+
+    def rr(eps, error):  # randomized response with e^1 (f(α) = 1 − eα on [0, 1/(1+e)]), δ given to ± error
+        with mpmath.workdps(40):
+            exact = max(mpmath.mpf(0), (mpmath.e - mpmath.exp(mpmath.mpf(eps.numerator) / eps.denominator)) / (1 + mpmath.e))
+        return exact, mpmath.mpf(error)
+
+    alpha = Fraction(1, 10)
+    truth = 1 - float(mpmath.e) / 10
+
+    def stopped_pass(known):
+        calls = []
+
+        def delta_at(eps):
+            calls.append(eps)
+            return rr(eps, 1e-9) if len(calls) <= 2 else (mpmath.mpf("0.5"), mpmath.mpf("0.5"))  # budget spent
+
+        return tradeoff_from_profile(delta_at, alpha, 1e-9, spent=lambda: len(calls) > 2, known=known)
+
+    known = {}
+    loose = tradeoff_from_profile(lambda eps: rr(eps, 1e-4), alpha, 1e-4, known=known)
+    kept = stopped_pass(known)
+    forgotten = stopped_pass(None)
+    for low, high in (loose, kept, forgotten):
+        assert low - 1e-12 <= truth <= high + 1e-12
+    assert kept[1] - kept[0] <= loose[1] - loose[0]
+    assert forgotten[1] - forgotten[0] > loose[1] - loose[0]  # what the stopped pass gave before
