@@ -31,6 +31,7 @@ import mpmath
 
 from ..infrastructure.numbers import (SMALLEST_ABS_TOL, SMALLEST_REL_TOL, ErrorBound, as_abs_tol, as_fraction,  # noqa: F401
                                      as_positive_fraction, as_rel_tol, decimal_string, env_limit, error_bound, resource_limit)
+from ..infrastructure.shown import shown_value
 from ..engine import arithmetic
 from ..engine.lattice import lattice_of, threshold_index
 from ..engine.front import MAX_SMOOTHED_WORK, CertifiedTails, SmoothedTails
@@ -181,8 +182,10 @@ the others asked).
 The estimate counts one pass per δ of the first grid; the work adds the coarse passes, missed passes and refinement
 rounds, two to ten times the estimate (budgets 2.5 and 0.05 at α = 1/2, abs_tol = 1e-6: planned
 3.0e6 nodes, scanned 1.5e7, 3.7 s; budgets 1/3 and 123457/1000003 at abs_tol = 1e-7: at most 7.4e6 per point).
-Each δ is priced before its pass; the pass that would pass what is left is not started, the finest within it runs
-instead, and the refinement stops there."""
+Each δ is priced before its pass; the pass that would pass what is left is not started, the finest within it runs."""
+
+STOPPED_DELTAS = 3
+"""A smoothed trade-off point refines until this many of its δ were held coarser by its budget, or 95% of it is spent."""
 
 
 def _sensitivities(values, count: int) -> list[int]:
@@ -525,7 +528,7 @@ class Composition:
         values = [as_fraction(a, name, floats="decimal") for a in alphas]
         for a in values:
             if not 0 <= a <= 1:
-                raise ValueError(f"{name} must lie in [0, 1]; got {decimal_string(a, 6)}")
+                raise ValueError(f"{name} must lie in [0, 1]; got {shown_value(a, 12)}")
         abs_tol = as_abs_tol(abs_tol)
         if self.smoothed is not None:  # each α with a work budget of its own: OVERRUN times the estimate's limit
             refuses = not best_effort if estimate_refuses is None else bool(estimate_refuses)
@@ -569,23 +572,24 @@ class Composition:
         def bracket(tol: float) -> tuple:
             """β's certified (lower, upper) from δ computed to ``tol``/4, within what is left of the budget."""
             price, share = [None], SMOOTHED_TRADEOFF_DELTA_SHARE * tol
-            stopped.clear()
 
             def delta_at(eps):
                 d = self.smoothed.delta(eps, rel_tol=share, abs_tol=share, work_limit=own,
                                         cost_limit=max(budget - spent[0], 0), price=price[0])
                 spent[0], price[0] = spent[0] + int(d.terms.get("cost", 0)), d.terms.get("price", price[0])
-                stopped.extend([eps] if d.terms.get("over_cost") else [])  # the work budget stopped it: refine no more
+                stopped.extend([eps] if d.terms.get("over_cost") else [])  # the work budget held it coarser
                 capped.extend([eps] if d.terms.get("capped") else [])
                 return d.delta, d.error_bound
 
-            return tradeoff_from_profile(delta_at, alpha, tol, spent=lambda: bool(stopped), known=known)
+            return tradeoff_from_profile(delta_at, alpha, tol, spent=exhausted, known=known)
+
+        def exhausted() -> bool:  # a δ the budget held coarser leaves the others their share (r37o Q2): refine on
+            return len(stopped) >= STOPPED_DELTAS or spent[0] >= 0.95 * budget
 
         lower, upper = mpmath.mpf(0), mpmath.mpf(1)
-        for rung in looser_rungs(abs_tol):
-            finer = bracket(rung)
+        for finer in map(bracket, looser_rungs(abs_tol)):  # loosest first, each rung run when reached
             lower, upper = max(lower, finer[0]), min(upper, finer[1])  # all certified: so is their intersection
-            if (upper - lower) / 2 <= abs_tol or stopped:  # met, or the budget is spent
+            if (upper - lower) / 2 <= abs_tol or exhausted():  # met, or the budget is spent
                 break
         with mpmath.workdps(30):
             target = mpmath.mpf(alpha.numerator) / alpha.denominator

@@ -33,7 +33,7 @@ from fractions import Fraction
 import mpmath
 
 __all__ = ["tradeoff_from_profile", "first_grid", "FIRST_GRID", "MAX_REFINEMENTS", "delta_from_tradeoff", "lower_convex_envelope",
-           "RUNGS_PER_DECADE", "LOOSER_RUNGS", "looser_rungs"]
+           "RUNGS_PER_DECADE", "COARSEST_RUNG", "looser_rungs"]
 
 MAX_REFINEMENTS = 30
 """Rounds of cell splitting per α (each evaluates δ at up to four new ε)."""
@@ -41,29 +41,38 @@ MAX_REFINEMENTS = 30
 RUNGS_PER_DECADE = 2
 """The looser tolerances of a smoothed trade-off point (:func:`looser_rungs`) are the powers 10^(m/2): two a decade."""
 
-LOOSER_RUNGS = 5
-"""A smoothed trade-off point is computed for :func:`looser_rungs` of its ``abs_tol`` (the :data:`LOOSER_RUNGS` − 1
-powers 10^(m/2) next above 3·``abs_tol``, then ``abs_tol``), loosest first, until a bracket meets ``abs_tol`` or the work budget
-is spent, the certified brackets intersected: a looser rung costs about 1/sqrt(3.2) of the next, and its bracket is
-often within ``abs_tol`` already. A tolerance between two powers climbs the rungs the looser power ends at, and a
-rung the engine serves badly is passed by a looser one that meets: on budget 1/2, rungs 10 apart left α = 0.1 flagged
-at ±1.2e-6 for abs_tol 3e-7 where 1e-6 met ±1.4e-7 (r37h F-A), and α = 0.9995 refused for 1e-6 (its rung alone spends
-the budget for ±3.4e-5) where 3e-7 met ±3.8e-8 through 3e-6 (r37i N2)."""
+COARSEST_RUNG = 1e-3
+"""The loosest tolerance a smoothed trade-off point is computed for (:func:`looser_rungs`), whatever its ``abs_tol``."""
+
+LAST_STEP = 1.5
+"""The largest ratio between the last power rung of :func:`looser_rungs` and the rungs after it, down to ``abs_tol``."""
 
 
 def looser_rungs(abs_tol: float) -> list[float]:
-    """The tolerances a smoothed trade-off point is computed for, loosest first: ``abs_tol`` after the
-    :data:`LOOSER_RUNGS` − 1 powers 10^(m/2) (:data:`RUNGS_PER_DECADE`) next above 3·abs_tol, none above 0.5.
+    """The tolerances a smoothed trade-off point is computed for, loosest first: the powers 10^(m/2)
+    (:data:`RUNGS_PER_DECADE`) from :data:`COARSEST_RUNG` (or 100·abs_tol, none above 0.5) down to 1.5·abs_tol, then
+    steps of at most :data:`LAST_STEP` to ``abs_tol`` (a budget that cannot afford ``abs_tol`` still affords a rung
+    near it: r37o Q2, X at α = 0.1 under a tenth of the default budget met 5e-7, flagged 3e-7 at ±6.2e-7); the
+    certified brackets are intersected, and each rung starts from the δ the rungs before it computed
+    (:func:`tradeoff_from_profile`'s ``known``), so a tight tolerance passes through what a looser one computes. A
+    point's first rungs cost little (δ to 1e-3 needs few nodes) and settle the grid and its far end; a tight rung
+    then recomputes only the δ that bound its band. Starting at the four powers above 3·abs_tol instead, a small
+    abs_tol's first rung was already fine and could spend the budget before the grid was covered (r37o Q1: budgets
+    1e-12 and 4 at α = 0.5 refused 1e-7 at ±0.0071 where 1e-5 met ±1.8e-7).
 
-    >>> [f"{t:.3g}" for t in looser_rungs(1e-6)], [f"{t:.3g}" for t in looser_rungs(3e-7)]
-    (['0.0001', '3.16e-05', '1e-05', '3.16e-06', '1e-06'], ['3.16e-05', '1e-05', '3.16e-06', '1e-06', '3e-07'])
+    >>> [f"{t:.3g}" for t in looser_rungs(1e-6)], [f"{t:.3g}" for t in looser_rungs(0.01)]
+    (['0.001', '0.000316', '0.0001', '3.16e-05', '1e-05', '3.16e-06', '2.15e-06', '1.47e-06', '1e-06'], ['0.5', '0.316', '0.1', '0.0316', '0.0215', '0.0147', '0.01'])
     """
-    # the first power above 3·abs_tol: a rung barely looser than abs_tol (3.16e-7 for 3e-7) would repeat its work, and
-    # one within 3 times it spends what its last pass needs (r37l N2: X = budgets 13/17, 7/1000003 at α = 0.3 met 8e-8
-    # with ±3.8e-8, its rungs ending 3.16e-7, 8e-8; 6e-8, with a rung at 1e-7, was left flagged at ±9.8e-8)
-    m = math.floor(RUNGS_PER_DECADE * math.log10(3 * abs_tol) + 1e-9) + 1
-    above = [min(10.0 ** ((m + i) / RUNGS_PER_DECADE), 0.5) for i in range(LOOSER_RUNGS - 1)]
-    return sorted(set(above) | {abs_tol}, reverse=True)
+    top = min(max(COARSEST_RUNG, 100 * abs_tol), 0.5)
+    rungs = {abs_tol, top} if top >= 1.5 * abs_tol else {abs_tol}
+    m = math.floor(RUNGS_PER_DECADE * math.log10(top) + 1e-9)  # the powers from top down
+    while (rung := 10.0 ** (m / RUNGS_PER_DECADE)) >= 1.5 * abs_tol:
+        rungs.add(rung)
+        m -= 1
+    last = min(rungs - {abs_tol}, default=abs_tol)  # then steps of at most LAST_STEP to abs_tol
+    steps = math.ceil(math.log(last / abs_tol) / math.log(LAST_STEP) - 1e-9) if last > abs_tol else 0
+    rungs |= {last * (abs_tol / last) ** (j / steps) for j in range(1, steps)}
+    return sorted(rungs, reverse=True)
 
 
 _SLACK = mpmath.mpf(10) ** -30  # the 40-digit arithmetic of the lines, far below any band reached
@@ -164,6 +173,7 @@ def tradeoff_from_profile(delta_at, alpha: Fraction, abs_tol: float, *, spent=No
         while True:
             epss = sorted(set(points))
             vals = [cache.get(e) or known.get(e) or ends(e) for e in epss]  # an earlier pass's δ until it matters
+            current = {e for e in epss if e in cache or known[e][1] - known[e][0] <= abs_tol / 2}  # as a δ of this pass
             ys = [mpmath.exp(mpmath.mpf(e.numerator) / e.denominator) for e in epss]
             # h1 over y ≥ 1 (y increasing with ε)
             low1, cells1 = _bracket_bounds(1, -a, ys, [v[0] for v in vals], [v[1] for v in vals], decreasing=True)
@@ -195,7 +205,7 @@ def tradeoff_from_profile(delta_at, alpha: Fraction, abs_tol: float, *, spent=No
             near |= {i for k in worst for i in range(k - 1, k + 3) if 0 <= i < n}
             if max(tail1, tail2) > lower + 2 * abs_tol:
                 near |= {n - 2, n - 1}
-            stale = [epss[i] for i in sorted(near) if epss[i] not in cache]
+            stale = [epss[i] for i in sorted(near) if epss[i] not in current]
             if stale:
                 for eps in stale:
                     ends(eps)

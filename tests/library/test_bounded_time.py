@@ -749,9 +749,6 @@ def test_a_rung_within_three_times_abs_tol_does_not_spend_the_last_pass_budget()
     3.16e-7, 8e-8) but was flagged at ±9.8e-8 for 6e-8, whose rung at 1e-7 spent the budget its last pass needed; the
     same on budgets 1/3 and 1/5 at α = 0.7 (2.5e-7 met ±7.0e-8, 2e-7 refused at ±2.8e-7). The rungs now start at the
     first power above 3·abs_tol."""
-    from accountlib.theory.tradeoff_duality import looser_rungs
-
-    assert looser_rungs(6e-8)[:-1] == looser_rungs(8e-8)[:-1] and looser_rungs(2e-7)[:-1] == looser_rungs(2.5e-7)[:-1]
     # r37m N2: their last pass, stopped by the budget, left the rung before it (±9.4e-8 at 4e-8, ±2.8e-7 at 1.5e-7);
     # r37n P3: fitting that pass to what the rungs left still missed 1e-7 here (±2.79e-7). Each rung now starts from
     # the δ the rungs before it computed and recomputes those that bound its band (tradeoff_from_profile(known=))
@@ -880,3 +877,26 @@ def test_a_nearly_perfectly_private_dpsgd_run_has_its_trade_off_from_the_bounds_
 
     point = DPSGDComposition(0.001, 10, 10).tradeoff(0.5, abs_tol=1e-2)
     assert point.meets_tolerance and 0.5 - 2e-4 <= point.beta - point.error_bound and point.beta + point.error_bound <= 0.5
+
+
+def test_a_tighter_smoothed_trade_off_tolerance_starts_from_what_a_looser_one_computes(fresh_limits, monkeypatch):
+    """r37o Q1-Q3: a point's rungs were the four powers above 3·abs_tol, so a small abs_tol's first rung was already
+    fine and could spend the budget before the grid's far end was reached: budgets 1e-12 and 4 (auto: smoothed) at
+    α = 0.5 were refused at 1e-7 with ±0.0071 and flagged at 2e-7 (±3.4e-7) where 1e-5 met ±1.8e-7; 5/4 and 2
+    (smoothed) at α = 0.99 gave ±6.8e-4 at 3e-8 where 4e-8 met ±1.4e-10; and under a tenth of the default budget X at
+    α = 0.1 met 5e-7 but was flagged at ±6.2e-7 for 3e-7 (its one δ held coarser ended the refinement). The rungs now
+    start at COARSEST_RUNG and end in steps of at most LAST_STEP, and a point refines on past a δ held coarser."""
+    tiny = accountlib.Composition(["1e-12", "4"])
+    loose = accountlib.tradeoff(tiny, "0.5", abs_tol=1e-5)
+    tight = accountlib.tradeoff(tiny, "0.5", abs_tol=2e-7)
+    assert loose.meets_tolerance and tight.meets_tolerance and tight.error_bound <= min(2e-7, loose.error_bound)
+    flagged = accountlib.tradeoff(tiny, "0.5", abs_tol=1e-7, best_effort=True)
+    assert flagged.error_bound <= tight.error_bound  # the budget's bound, never the untouched tail's 0.0071
+    steep = accountlib.tradeoff(accountlib.Composition(["5/4", "2"], engine="smoothed"), "0.99", abs_tol=3e-8)
+    assert steep.meets_tolerance and steep.error_bound <= 3e-8
+    monkeypatch.setenv("ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES", "1000000")
+    reread_resource_limits()
+    x = accountlib.Composition(["13/17", "7/1000003"], engine="smoothed")
+    for abs_tol in (5e-7, 3e-7):
+        point = accountlib.tradeoff(x, "0.1", abs_tol=abs_tol)
+        assert point.meets_tolerance and point.error_bound <= abs_tol
