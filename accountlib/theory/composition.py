@@ -31,7 +31,6 @@ import mpmath
 
 from ..infrastructure.numbers import (SMALLEST_ABS_TOL, SMALLEST_REL_TOL, ErrorBound, as_abs_tol, as_fraction,  # noqa: F401
                                      as_positive_fraction, as_rel_tol, decimal_string, env_limit, error_bound, resource_limit)
-from ..infrastructure.shown import shown_value
 from ..engine import arithmetic
 from ..engine.lattice import lattice_of, threshold_index
 from ..engine.front import MAX_SMOOTHED_WORK, CertifiedTails, SmoothedTails
@@ -528,6 +527,7 @@ class Composition:
         values = [as_fraction(a, name, floats="decimal") for a in alphas]
         for a in values:
             if not 0 <= a <= 1:
+                from ..infrastructure.shown import shown_value  # an error's path: the command line loads it only here
                 raise ValueError(f"{name} must lie in [0, 1]; got {shown_value(a, 12)}")
         abs_tol = as_abs_tol(abs_tol)
         if self.smoothed is not None:  # each α with a work budget of its own: OVERRUN times the estimate's limit
