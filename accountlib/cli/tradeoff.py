@@ -11,6 +11,7 @@ from fractions import Fraction
 import mpmath
 
 from ..infrastructure.numbers import SMALLEST_ABS_TOL, ResourceLimitError, decimal_string
+from ..infrastructure.shown import shown_value
 from . import (CommandLineError, Once, Rows, add_composition_arguments, asked_with_room, certified_rows, composition, emit_rows,
                engine_refusals_named, exact_tolerance, fail, in_option_terms, number, one_line, tolerance)
 
@@ -41,7 +42,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     """f(α) at each ``--alpha``, printed with the digits its bound supports; a bound that misses ``--abs-tol`` fails."""
-    bad = [decimal_string(a, 6) for a in args.alpha if not 0 <= a <= 1]
+    bad = [shown_value(a, 12) for a in args.alpha if not 0 <= a <= 1]  # as typed: 1.5, not 1.50000
     if bad:
         fail(f"--alpha values must lie in [0, 1]; got {', '.join(bad)}")
     abs_tol = tolerance(args.abs_tol, "abs-tol")
