@@ -82,10 +82,9 @@ def _shown(value) -> str:
     """A value as a message shows it: an exact fraction as the decimal it is close to, anything else by repr."""
     if isinstance(value, (Fraction, int)) and not isinstance(value, bool) and abs(value) > 10**300:
         return f"{'-' if value < 0 else ''}a value above 1e300"  # beyond a float (1e309 from the command line)
-    if isinstance(value, Fraction) and value.denominator == 1:
-        return str(value.numerator)  # 0, as typed, not 0.0
-    if isinstance(value, Fraction):
-        return repr(float(value))  # the shortest decimal of the nearest float: -0.1, not -0.10000000000000001
+    if isinstance(value, Fraction):  # 0 as typed, not 0.0; -0.1, not -0.10000000000000001
+        from ..infrastructure.shown import shown_value  # messages only: not loaded on the way to an answer
+        return shown_value(value, 16)
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 

@@ -38,41 +38,41 @@ __all__ = ["tradeoff_from_profile", "first_grid", "FIRST_GRID", "MAX_REFINEMENTS
 MAX_REFINEMENTS = 30
 """Rounds of cell splitting per α (each evaluates δ at up to four new ε)."""
 
-RUNGS_PER_DECADE = 2
-"""The looser tolerances of a smoothed trade-off point (:func:`looser_rungs`) are the powers 10^(m/2): two a decade."""
+RUNGS_PER_DECADE = 3
+"""The tolerances a smoothed trade-off point is computed for (:func:`looser_rungs`) are the powers 10^(−m/3): three a
+decade, each 2.15 times the next (six a decade recompute the band's δ twice as often: budgets 1e-12 and 4 at
+α = 0.5 then missed 2e-7 at ±2.04e-7, met at ±1.81e-7 with three)."""
 
 COARSEST_RUNG = 1e-3
-"""The loosest tolerance a smoothed trade-off point is computed for (:func:`looser_rungs`), whatever its ``abs_tol``."""
-
-LAST_STEP = 1.5
-"""The largest ratio between the last power rung of :func:`looser_rungs` and the rungs after it, down to ``abs_tol``."""
+"""The loosest tolerance a smoothed trade-off point is computed for (:func:`looser_rungs`) when ``abs_tol`` is at
+most a hundredth of it; a looser ``abs_tol`` starts at the power at or below 100·abs_tol (none above 0.5)."""
 
 
 def looser_rungs(abs_tol: float) -> list[float]:
-    """The tolerances a smoothed trade-off point is computed for, loosest first: the powers 10^(m/2)
-    (:data:`RUNGS_PER_DECADE`) from :data:`COARSEST_RUNG` (or 100·abs_tol, none above 0.5) down to 1.5·abs_tol, then
-    steps of at most :data:`LAST_STEP` to ``abs_tol`` (a budget that cannot afford ``abs_tol`` still affords a rung
-    near it: r37o Q2, X at α = 0.1 under a tenth of the default budget met 5e-7, flagged 3e-7 at ±6.2e-7); the
-    certified brackets are intersected, and each rung starts from the δ the rungs before it computed
-    (:func:`tradeoff_from_profile`'s ``known``), so a tight tolerance passes through what a looser one computes. A
-    point's first rungs cost little (δ to 1e-3 needs few nodes) and settle the grid and its far end; a tight rung
-    then recomputes only the δ that bound its band. Starting at the four powers above 3·abs_tol instead, a small
-    abs_tol's first rung was already fine and could spend the budget before the grid was covered (r37o Q1: budgets
-    1e-12 and 4 at α = 0.5 refused 1e-7 at ±0.0071 where 1e-5 met ±1.8e-7).
+    """The tolerances a smoothed trade-off point is computed for, loosest first: the powers 10^(−m/3)
+    (:data:`RUNGS_PER_DECADE`) from :data:`COARSEST_RUNG` (or 100·abs_tol, none above 0.5) down to the first at or
+    below ``abs_tol``. The point stops at the first rung whose intersected bracket meets ``abs_tol``; the certified
+    brackets are intersected, and each rung starts from the δ the rungs before it computed
+    (:func:`tradeoff_from_profile`'s ``known``), so a tight tolerance passes through what a looser one computes.
 
-    >>> [f"{t:.3g}" for t in looser_rungs(1e-6)], [f"{t:.3g}" for t in looser_rungs(0.01)]
-    (['0.001', '0.000316', '0.0001', '3.16e-05', '1e-05', '3.16e-06', '2.15e-06', '1.47e-06', '1e-06'], ['0.5', '0.316', '0.1', '0.0316', '0.0215', '0.0147', '0.01'])
+    The rungs of every ``abs_tol`` ≤ COARSEST_RUNG/100 are one fixed ladder cut at ``abs_tol``: a tighter tolerance
+    runs every rung a looser one runs, in the same order on the same budget, and then more, so its bracket is never
+    wider than the looser one's (r37p N1: rungs ending in abs_tol itself left X = 13/17, 7/1000003 at α = 0.1, under
+    a twentieth of the default budget, refused at ±7.9e-7 for 5e-7 where 7e-7 met ±3.3e-7). A point's first rungs
+    cost little (δ to 1e-3 needs few nodes) and settle the grid and its far end; a tight rung then recomputes only
+    the δ that bound its band (r37o Q1: four powers above
+    3·abs_tol as the first rungs spent the budget before the grid was covered).
+
+    >>> [f"{t:.3g}" for t in looser_rungs(1e-5)], [f"{t:.3g}" for t in looser_rungs(0.01)]
+    (['0.001', '0.000464', '0.000215', '0.0001', '4.64e-05', '2.15e-05', '1e-05'], ['0.464', '0.215', '0.1', '0.0464', '0.0215', '0.01'])
     """
     top = min(max(COARSEST_RUNG, 100 * abs_tol), 0.5)
-    rungs = {abs_tol, top} if top >= 1.5 * abs_tol else {abs_tol}
-    m = math.floor(RUNGS_PER_DECADE * math.log10(top) + 1e-9)  # the powers from top down
-    while (rung := 10.0 ** (m / RUNGS_PER_DECADE)) >= 1.5 * abs_tol:
-        rungs.add(rung)
-        m -= 1
-    last = min(rungs - {abs_tol}, default=abs_tol)  # then steps of at most LAST_STEP to abs_tol
-    steps = math.ceil(math.log(last / abs_tol) / math.log(LAST_STEP) - 1e-9) if last > abs_tol else 0
-    rungs |= {last * (abs_tol / last) ** (j / steps) for j in range(1, steps)}
-    return sorted(rungs, reverse=True)
+    m = math.ceil(-RUNGS_PER_DECADE * math.log10(top) - 1e-9)  # the first power at or below top
+    rungs = []
+    while not rungs or rungs[-1] > abs_tol * (1 + 1e-12):
+        rungs.append(10.0 ** (-m / RUNGS_PER_DECADE))
+        m += 1
+    return rungs
 
 
 _SLACK = mpmath.mpf(10) ** -30  # the 40-digit arithmetic of the lines, far below any band reached

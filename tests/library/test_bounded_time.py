@@ -885,7 +885,7 @@ def test_a_tighter_smoothed_trade_off_tolerance_starts_from_what_a_looser_one_co
     α = 0.5 were refused at 1e-7 with ±0.0071 and flagged at 2e-7 (±3.4e-7) where 1e-5 met ±1.8e-7; 5/4 and 2
     (smoothed) at α = 0.99 gave ±6.8e-4 at 3e-8 where 4e-8 met ±1.4e-10; and under a tenth of the default budget X at
     α = 0.1 met 5e-7 but was flagged at ±6.2e-7 for 3e-7 (its one δ held coarser ended the refinement). The rungs now
-    start at COARSEST_RUNG and end in steps of at most LAST_STEP, and a point refines on past a δ held coarser."""
+    start at COARSEST_RUNG and step by 10^(1/3), and a point refines on past a δ held coarser."""
     tiny = accountlib.Composition(["1e-12", "4"])
     loose = accountlib.tradeoff(tiny, "0.5", abs_tol=1e-5)
     tight = accountlib.tradeoff(tiny, "0.5", abs_tol=2e-7)
@@ -900,3 +900,21 @@ def test_a_tighter_smoothed_trade_off_tolerance_starts_from_what_a_looser_one_co
     for abs_tol in (5e-7, 3e-7):
         point = accountlib.tradeoff(x, "0.1", abs_tol=abs_tol)
         assert point.meets_tolerance and point.error_bound <= abs_tol
+
+
+@pytest.mark.parametrize("limit, tolerances", [("500000", (1e-6, 7e-7, 6e-7, 5e-7, 4e-7, 3e-7)),
+                                               ("300000", (4e-6, 3e-6, 2.5e-6, 2e-6, 1.5e-6))])
+def test_a_tighter_smoothed_trade_off_tolerance_never_ends_wider(fresh_limits, monkeypatch, limit, tolerances):
+    """r37p N1: under a twentieth of the default budget X (13/17 and 7/1000003, smoothed) at α = 0.1 met 7e-7 with
+    ±3.3e-7 but was refused at ±7.9e-7 for 5e-7 (and 3e-6 met ±2.46e-6 where 2e-6 ended at ±8.88e-6 under 3e5): the
+    rungs ended in abs_tol itself, so a tighter tolerance took another road. The rungs are now one fixed ladder cut at
+    abs_tol (tradeoff_duality.looser_rungs): a tighter tolerance runs every rung of a looser one, then more."""
+    monkeypatch.setenv("ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES", limit)
+    reread_resource_limits()
+    x = accountlib.Composition(["13/17", "7/1000003"], engine="smoothed")
+    widest = 1.0
+    for abs_tol in tolerances:  # loosest first
+        point = accountlib.tradeoff(x, "0.1", abs_tol=abs_tol, best_effort=True)
+        assert point.error_bound <= widest, (abs_tol, point.error_bound, widest)
+        assert point.meets_tolerance == (point.error_bound <= abs_tol)
+        widest = min(widest, point.error_bound)

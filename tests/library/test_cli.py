@@ -330,6 +330,27 @@ def test_a_tradeoff_alpha_whose_work_is_refused_leaves_the_others_printed(monkey
     assert "(1 of 3 values refused, the first named here; the rows printed are certified)" in mixed.stderr
 
 
+def test_a_tradeoff_bound_the_library_meets_but_its_printed_rounding_misses_names_that_cause(monkeypatch):
+    """r37p F1: under a small node cap the library met --abs-tol 2.5e-6 at ±2.477e-6, the row's value printed to the
+    bound's second digit widened it past 2.5e-6, and the command failed quoting a best bound below --abs-tol with no
+    cause. (The rungs now nest, so asking again at half narrows that case; a point that does not narrow, made so here,
+    is refused naming the rounding.)"""
+    from dataclasses import replace
+
+    from accountlib.theory.composition import Composition
+
+    real = Composition.tradeoff
+
+    def wide(self, alphas, **options):  # β = 0.1234567850 ± 0.996·abs_tol: rounding to 1e-8 adds 5e-9
+        return [replace(p, beta=mpmath.mpf("0.123456785"), error_bound=mpmath.mpf("9.96e-7"), meets_tolerance=True,
+                        shortfall=None) for p in real(self, alphas, abs_tol=1e-5, best_effort=True)]
+
+    monkeypatch.setattr(Composition, "tradeoff", wide)
+    refused = run("tradeoff", "--rho", "1/2", "--alpha", "0.3", "--abs-tol", "1e-6")
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert "(its printed rounding): the best certified bound is 9.96e-7" in refused.stderr, refused.stderr
+
+
 def test_best_effort_prints_a_missed_bound_with_its_shortfall_and_plain_runs_refuse_it():
     """Issue 37's one rule in the CLI: δ(5000) of --rho 1/2 (below 1e-10857000, beyond the tilted contour's reach, so
     only a certified upper bound exists) at --rel-tol 1e-12 fails (exit 2, naming why), and with --best-effort prints
