@@ -440,7 +440,7 @@ def certified_rows(points, keys: tuple[str, ...], certified, explain, coarsest, 
     and its error (``explain(point)``) kept in ``refused``, so that :func:`emit_rows` prints the rows certified and
     then fails the command naming it (with ``best_effort``, --best-effort: it is printed, its row's ``shortfall``
     naming why; every row then has that key, empty where the tolerance is met: the library's rule,
-    :func:`accountlib.theory.accounting.delta`). The argument (ε or α) is printed as given (30 digits), the result and its bound with the digits the
+    :func:`accountlib.theory.accounting.delta`). The argument (ε or α) is printed as given (to 30 digits, 0.5 not 0.500…), the result and its bound with the digits the
     bound supports (a bound over half the tolerance is asked for again at half, so that the widened printed bound
     still meets it).
     A bound below ``coarsest(value)`` (15 decades finer than the finest tolerance accepted) is printed as that
@@ -462,7 +462,7 @@ def certified_rows(points, keys: tuple[str, ...], certified, explain, coarsest, 
         if missed and not best_effort:
             rows.refused.append(explain(p))
             continue
-        row = {keys[0]: decimal_string(getattr(p, keys[0]), DIGITS), keys[1]: value, keys[2]: bound}
+        row = {keys[0]: decimal_string(getattr(p, keys[0]), DIGITS, strip_zeros=True), keys[1]: value, keys[2]: bound}
         if best_effort:
             row["shortfall"] = (getattr(p, "shortfall", None) or "precision") if missed else ""
         rows.append(row)

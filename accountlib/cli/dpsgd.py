@@ -26,6 +26,7 @@ from fractions import Fraction
 
 import mpmath
 
+from ..engine.subsampled_gaussian import Q_RANGE, STEPS_RANGE, Z_RANGE
 from ..engine.subsampled_gaussian_inversion import MAX_NODES
 from ..infrastructure.interval_ends import lower_end, upper_end
 from ..infrastructure.numbers import (LARGEST_TOL, as_fraction, as_resolution, certified_decimal, decimal_string,
@@ -46,6 +47,11 @@ NEGATIVE_VALUE_MESSAGES = {
     "--rel-tol": f"--rel-tol must be a number in [{FINEST_TOLERANCE:g}, 0.5] for a DP-SGD run",
     "--abs-tol": f"--abs-tol must be a number in [{FINEST_TOLERANCE:g}, 0.5] for a DP-SGD run",
     "--target-eps": f"--target-eps values must be in [0, {MAX_DPSGD_EPSILON}] for a DP-SGD run",
+    "--q": f"--q (the sampling rate) must be in [{Q_RANGE[0]:g}, {Q_RANGE[1]:g}]",  # r37q M2: -1/3 is no option
+    "--noise-multiplier": f"--noise-multiplier (z, the noise multiplier) must be in [{Z_RANGE[0]:g}, {Z_RANGE[1]:g}]",
+    "--steps": f"--steps must be a whole number in [1, {STEPS_RANGE[1]:g}]",
+    "--delta": "--delta values must be numbers in [1e-300, 1)",
+    "--target-delta": "--target-delta values must be numbers in [1e-300, 1)",
 }
 """What a negative value of these options is told (:func:`accountlib.cli.main` refuses it before argparse, which would
 read it as an unknown option): the ranges of a DP-SGD run, not those of a composition of discrete Gaussians."""

@@ -99,8 +99,8 @@ def computed(pair, alphas: list, asked: float, abs_tol: float, args) -> list:
     own verdict (r37m M2: asked at half of it only, a budget spent there could refuse what --abs-tol certifies); a
     point whose bound is over ``asked`` (half of --abs-tol), whose printed rounding may then pass --abs-tol, is asked
     again at ``asked`` and the narrower kept. Without --best-effort a smoothed point whose work the up-front estimate
-    puts over its budget is refused at once, as the library does without best effort; with it, the passes the budget
-    allows are run."""
+    puts a hundredfold over its budget is refused at once, as the library does without best effort; with it, the
+    passes the budget allows are run."""
     def ask(values, tol):
         return pair.tradeoff(values, abs_tol=tol, best_effort=True, estimate_refuses=not args.best_effort)
 

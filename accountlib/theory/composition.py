@@ -516,8 +516,8 @@ class Composition:
         ``best_effort``: a smoothed point whose work would pass :data:`OVERRUN` times its limit (or whose first
         passes the up-front estimate puts over the limit) is returned with the narrowest bound that work reached,
         flagged ``node cap`` where it misses ``abs_tol``, instead of refused. ``estimate_refuses`` (default: not
-        ``best_effort``) refuses a smoothed point over the limit on that estimate, before any pass, even with best
-        effort (the command line's rule without --best-effort: it judges the bounds itself). On the smoothed engine each α
+        ``best_effort``) refuses a smoothed point whose estimate passes the budget :data:`~accountlib.theory.tradeoff_duality.ESTIMATE_SLACK`-fold, before any pass,
+        even with best effort (the command line's rule without --best-effort: it judges the bounds itself). On the smoothed engine each α
         has that work budget of its own (5 to 8 s of one core), so a point does not depend on the other α asked.
 
         The engines and their refinement are the front door's (:meth:`~accountlib.engine.front.CertifiedTails.absolute_batch`).
@@ -546,7 +546,7 @@ class Composition:
         brackets intersected; each rung starts from the δ the rungs before it computed and recomputes only those that
         bound its band, so a rung the budget stops still narrows the bracket (r37n P3); a δ meeting what is left gets
         the finest pass within it. Without ``best_effort`` a point missing ``abs_tol`` is refused."""
-        from .tradeoff_duality import FIRST_GRID, first_grid, looser_rungs, tradeoff_from_profile  # smoothed only
+        from .tradeoff_duality import ESTIMATE_SLACK, FIRST_GRID, first_grid, looser_rungs, tradeoff_from_profile
 
         limit = resource_limit("ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES", MAX_SMOOTHED_TRADEOFF_NODES)
         grid = first_grid(alpha)
@@ -560,12 +560,12 @@ class Composition:
                 f"loosen abs_tol (the cost grows about as 1/sqrt(abs_tol)), {flagged}or raise the limit")
 
         budget, over_estimate = OVERRUN * limit, planned > limit
-        # refused at once only where the estimate passes the whole budget (it can overshoot: r37l N1, X at α = 0.7 to
-        # 6e-8 estimated at 6.7e6 nodes and met within 6 × 6e6 units); with best effort the passes it allows run anyway
-        if planned > budget and estimate_refuses:
-            refuse(f"needs about {planned:,} contour nodes, more than the {budget:,} work units of its budget "
-                   f"({OVERRUN} times ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES, {limit:,})", "pass best_effort=True for the "
-                   "bound the budget reaches, flagged, ")
+        # refused at once only where the estimate passes the budget ESTIMATE_SLACK-fold (it overshoots: r37l N1, r37q
+        # E1); with best effort the passes the budget allows run anyway
+        if planned > ESTIMATE_SLACK * budget and estimate_refuses:
+            refuse(f"needs about {planned:,} contour nodes, over {ESTIMATE_SLACK} times the {budget:,} work units of "
+                   f"its budget ({OVERRUN} times ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES, {limit:,})", "pass "
+                   "best_effort=True for the bound the budget reaches, flagged, ")
         own = resource_limit("ACCOUNTLIB_MAX_SMOOTHED_WORK", MAX_SMOOTHED_WORK)
         spent, capped, stopped, known = [0], [], [], {}  # known: each ε's δ bracket, the rungs' intersected
 
@@ -581,7 +581,7 @@ class Composition:
                 capped.extend([eps] if d.terms.get("capped") else [])
                 return d.delta, d.error_bound
 
-            return tradeoff_from_profile(delta_at, alpha, tol, spent=exhausted, known=known)
+            return tradeoff_from_profile(delta_at, alpha, tol, spent=exhausted, known=known, enough=abs_tol)
 
         def exhausted() -> bool:  # a δ the budget held coarser leaves the others their share (r37o Q2): refine on
             return len(stopped) >= STOPPED_DELTAS or spent[0] >= 0.95 * budget

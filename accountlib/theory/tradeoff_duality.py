@@ -33,7 +33,7 @@ from fractions import Fraction
 import mpmath
 
 __all__ = ["tradeoff_from_profile", "first_grid", "FIRST_GRID", "MAX_REFINEMENTS", "delta_from_tradeoff", "lower_convex_envelope",
-           "RUNGS_PER_DECADE", "COARSEST_RUNG", "looser_rungs"]
+           "RUNGS_PER_DECADE", "COARSEST_RUNG", "looser_rungs", "ESTIMATE_SLACK"]
 
 MAX_REFINEMENTS = 30
 """Rounds of cell splitting per α (each evaluates δ at up to four new ε)."""
@@ -43,30 +43,40 @@ RUNGS_PER_DECADE = 3
 decade, each 2.15 times the next (six a decade recompute the band's δ twice as often: budgets 1e-12 and 4 at
 α = 0.5 then missed 2e-7 at ±2.04e-7, met at ±1.81e-7 with three)."""
 
-COARSEST_RUNG = 1e-3
-"""The loosest tolerance a smoothed trade-off point is computed for (:func:`looser_rungs`) when ``abs_tol`` is at
-most a hundredth of it; a looser ``abs_tol`` starts at the power at or below 100·abs_tol (none above 0.5)."""
+ESTIMATE_SLACK = 100
+"""A smoothed trade-off point is refused on its up-front cost estimate, before any pass, only where the estimate
+passes its work budget this many times: the estimate (the finest δ at the first grid's points) overshoots what the
+rungs spend by up to 9 times (r37q E1: budgets 5/4 and 2 at α = 0.99 to 1e-9 estimated at 3 budgets, met at
+±1.39e-10 in 2.4 s), and a point within it is computed and refused only if it then misses its tolerance."""
+
+COARSEST_RUNG = 0.5
+"""The loosest tolerance a smoothed trade-off point is computed for (:func:`looser_rungs`), whatever its ``abs_tol``:
+the rungs above 1e-3 cost little (budgets 1/2, 13/17 and 7/1000003, 1/3 and 1/5, 2.5 and 0.05 at abs_tol 1e-3 to
+1e-7: 10.83 CPU s in all, against 10.73 starting at 1e-3), and one start for every tolerance keeps the ladders nested
+(r37q B: starting at 100·abs_tol above 1e-5, 2e-5 ended at ±7.6e-3 where 1e-3 met ±2.1e-4 under a small budget)."""
 
 
 def looser_rungs(abs_tol: float) -> list[float]:
     """The tolerances a smoothed trade-off point is computed for, loosest first: the powers 10^(−m/3)
-    (:data:`RUNGS_PER_DECADE`) from :data:`COARSEST_RUNG` (or 100·abs_tol, none above 0.5) down to the first at or
-    below ``abs_tol``. The point stops at the first rung whose intersected bracket meets ``abs_tol``; the certified
-    brackets are intersected, and each rung starts from the δ the rungs before it computed
-    (:func:`tradeoff_from_profile`'s ``known``), so a tight tolerance passes through what a looser one computes.
+    (:data:`RUNGS_PER_DECADE`) from :data:`COARSEST_RUNG` down to the first at or below ``abs_tol``. The point stops
+    at the first rung whose intersected bracket meets ``abs_tol``; the certified brackets are intersected, and each
+    rung starts from the δ the rungs before it computed (:func:`tradeoff_from_profile`'s ``known``), so a tight
+    tolerance passes through what a looser one computes.
 
-    The rungs of every ``abs_tol`` ≤ COARSEST_RUNG/100 are one fixed ladder cut at ``abs_tol``: a tighter tolerance
-    runs every rung a looser one runs, in the same order on the same budget, and then more, so its bracket is never
-    wider than the looser one's (r37p N1: rungs ending in abs_tol itself left X = 13/17, 7/1000003 at α = 0.1, under
-    a twentieth of the default budget, refused at ±7.9e-7 for 5e-7 where 7e-7 met ±3.3e-7). A point's first rungs
-    cost little (δ to 1e-3 needs few nodes) and settle the grid and its far end; a tight rung then recomputes only
-    the δ that bound its band (r37o Q1: four powers above
-    3·abs_tol as the first rungs spent the budget before the grid was covered).
+    The rungs of every ``abs_tol`` are one fixed ladder cut at ``abs_tol``: a tighter tolerance runs every rung a
+    looser one runs, in the same order on the same budget, and then more (the last rung of the looser one to its
+    end), so its bracket is never wider than the looser one's (r37p N1: rungs ending in abs_tol itself left X =
+    13/17, 7/1000003 at α = 0.1, under a twentieth of the default budget, refused at ±7.9e-7 for 5e-7 where 7e-7 met
+    ±3.3e-7). A point's first rungs cost little and settle the grid and its far end; a tight rung then recomputes
+    only the δ that bound its band (r37o Q1: four powers above 3·abs_tol as the first rungs spent the budget before
+    the grid was covered). The price: a last rung up to 2.15 times finer than ``abs_tol`` can miss a budget that
+    ``abs_tol`` itself would fit (r37q RG: X at α = 0.1 to 7e-9 is flagged at ±9.35e-9; rungs ending at 7e-9 met
+    ±3.48e-9).
 
-    >>> [f"{t:.3g}" for t in looser_rungs(1e-5)], [f"{t:.3g}" for t in looser_rungs(0.01)]
-    (['0.001', '0.000464', '0.000215', '0.0001', '4.64e-05', '2.15e-05', '1e-05'], ['0.464', '0.215', '0.1', '0.0464', '0.0215', '0.01'])
+    >>> [f"{t:.3g}" for t in looser_rungs(1e-5)]
+    ['0.464', '0.215', '0.1', '0.0464', '0.0215', '0.01', '0.00464', '0.00215', '0.001', '0.000464', '0.000215', '0.0001', '4.64e-05', '2.15e-05', '1e-05']
     """
-    top = min(max(COARSEST_RUNG, 100 * abs_tol), 0.5)
+    top = COARSEST_RUNG
     m = math.ceil(-RUNGS_PER_DECADE * math.log10(top) - 1e-9)  # the first power at or below top
     rungs = []
     while not rungs or rungs[-1] > abs_tol * (1 + 1e-12):
@@ -129,11 +139,13 @@ def first_grid(alpha: Fraction) -> list[Fraction]:
     return sorted({top * k / (FIRST_GRID - 1) for k in range(FIRST_GRID)})
 
 
-def tradeoff_from_profile(delta_at, alpha: Fraction, abs_tol: float, *, spent=None, known: dict | None = None) -> tuple:
+def tradeoff_from_profile(delta_at, alpha: Fraction, abs_tol: float, *, spent=None, known: dict | None = None,
+                          enough: float | None = None) -> tuple:
     """(lower, upper) of f(α) from ``delta_at(ε) -> (δ, error_bound)`` (mpf, for exact ε ≥ 0), with
     upper − lower ≤ 2·abs_tol where :data:`MAX_REFINEMENTS` rounds reach it. ``spent``: called after each round;
     True (the caller's work budget is spent: later δ would come back no narrower) ends the refinement with the
-    narrowest bracket so far.
+    narrowest bracket so far. ``enough`` (≥ abs_tol): a half-width at which the refinement ends early, the rounds
+    run until then the same as without it (a point's last rung, finer than its tolerance, stops where it meets it).
 
     ``known``: certified (lower, upper) of δ at ε from an earlier, looser pass ({ε: (lo, hi)}), updated in place.
     The first round starts from its points as well as :func:`first_grid`, and every new δ is intersected with what
@@ -194,7 +206,7 @@ def tradeoff_from_profile(delta_at, alpha: Fraction, abs_tol: float, *, spent=No
             # every round's bracket is certified, so their intersection is: a round whose new δ came back wide (a
             # work limit spent: only the Chernoff bracket) never widens what an earlier round reached
             best = (max(best[0], lower), max(min(best[1], upper), best[0], lower))
-            if (best[1] - best[0] <= 2 * abs_tol or refinements > MAX_REFINEMENTS
+            if (best[1] - best[0] <= 2 * max(abs_tol, enough or 0) or refinements > MAX_REFINEMENTS
                     or (spent is not None and spent())):
                 return best[0], min(best[1], 1 - a)
             # the δ that bound the worst cells (a cell's chords reach one point beyond each end) and the best lower

@@ -592,19 +592,23 @@ def test_a_smoothed_tradeoff_point_that_best_effort_meets_is_not_refused(monkeyp
 def test_best_effort_runs_a_smoothed_tradeoff_its_estimate_puts_over_the_budget(monkeypatch, fresh_limits, units):
     """r37h F-H, r37k B01/B02: best_effort=True raised on the trade-off's up-front estimate, before any pass. Now it
     runs the passes the budget allows (OVERRUN times the limit) and returns the narrowest bound they reach, flagged
-    "node cap"; without best effort a point is refused at once only where the estimate passes that whole budget
-    (r37l N1: X at α = 0.7 to 6e-8 was refused on an estimate of 6.7e6 nodes over a limit of 6e6, and met within the
-    budget). Here f(0.9) of budgets 13/17 and 7/1000003 to 4e-7 is estimated at 2.3e6 nodes, over the budget of
+    "node cap"; without best effort a point is refused at once only where the estimate passes that budget a
+    hundredfold (r37l N1: X at α = 0.7 to 6e-8 was refused on an estimate of 6.7e6 nodes over a limit of 6e6, and met
+    within the budget; r37q E1), else computed and refused if it misses. Here f(0.9) of budgets 13/17 and 7/1000003 to 4e-7 is estimated at 2.3e6 nodes, over the budget of
     6 × 3e5 units."""
     from accountlib.theory.composition import OVERRUN
 
     monkeypatch.setenv("ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES", "300000")
     reread_resource_limits()
     pair = accountlib.Composition(["13/17", "7/1000003"], engine="smoothed")
-    with pytest.raises(ValueError, match=r"abs_tol: the smoothed trade-off at alpha = 0.9.* contour nodes, more than"
-                                         r" the 1,800,000 work units of its budget"):
-        accountlib.tradeoff(pair, "0.9", abs_tol=4e-7)
+    with pytest.raises(ValueError, match=r"abs_tol: the smoothed trade-off at alpha = 0.9.* contour nodes, over 100 "
+                                         r"times the 1,800,000 work units of its budget"):
+        accountlib.tradeoff(pair, "0.9", abs_tol=1e-12)  # hopeless (r37q E1: a point within it is computed)
     assert sum(units) < 20_000  # refused on the estimate: no fine pass ran
+    with pytest.raises(ValueError, match=r"abs_tol: the smoothed trade-off at alpha = 0.9.* needs more than the "
+                                         r"1,800,000 work units accepted"):
+        accountlib.tradeoff(pair, "0.9", abs_tol=4e-7)  # computed, then refused: the budget's bound misses 4e-7
+    units.clear()
     point = accountlib.tradeoff(pair, "0.9", abs_tol=4e-7, best_effort=True)
     assert 20_000 < sum(units) <= OVERRUN * 300_000 * SLACK
     assert not point.meets_tolerance and point.shortfall == "node cap"
@@ -902,19 +906,37 @@ def test_a_tighter_smoothed_trade_off_tolerance_starts_from_what_a_looser_one_co
         assert point.meets_tolerance and point.error_bound <= abs_tol
 
 
-@pytest.mark.parametrize("limit, tolerances", [("500000", (1e-6, 7e-7, 6e-7, 5e-7, 4e-7, 3e-7)),
-                                               ("300000", (4e-6, 3e-6, 2.5e-6, 2e-6, 1.5e-6))])
-def test_a_tighter_smoothed_trade_off_tolerance_never_ends_wider(fresh_limits, monkeypatch, limit, tolerances):
+@pytest.mark.parametrize("limit, alpha, tolerances", [("500000", "0.1", (1e-6, 7e-7, 6e-7, 5e-7, 4e-7, 3e-7)),
+                                                      ("300000", "0.1", (4e-6, 3e-6, 2.5e-6, 2e-6, 1.5e-6)),
+                                                      ("20000", "0.9", (1e-3, 2e-4, 5e-5, 2e-5, 1e-5))])
+def test_a_tighter_smoothed_trade_off_tolerance_never_ends_wider(fresh_limits, monkeypatch, limit, alpha, tolerances):
     """r37p N1: under a twentieth of the default budget X (13/17 and 7/1000003, smoothed) at α = 0.1 met 7e-7 with
     ±3.3e-7 but was refused at ±7.9e-7 for 5e-7 (and 3e-6 met ±2.46e-6 where 2e-6 ended at ±8.88e-6 under 3e5): the
     rungs ended in abs_tol itself, so a tighter tolerance took another road. The rungs are now one fixed ladder cut at
-    abs_tol (tradeoff_duality.looser_rungs): a tighter tolerance runs every rung of a looser one, then more."""
+    abs_tol (tradeoff_duality.looser_rungs): a tighter tolerance runs every rung of a looser one, then more. r37q B:
+    the ladder started at 100·abs_tol above 1e-5, so under 2e4 nodes 2e-5 ended at ±7.6e-3 where 1e-3 met ±2.1e-4; it
+    now starts at COARSEST_RUNG for every tolerance."""
     monkeypatch.setenv("ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES", limit)
     reread_resource_limits()
     x = accountlib.Composition(["13/17", "7/1000003"], engine="smoothed")
     widest = 1.0
     for abs_tol in tolerances:  # loosest first
-        point = accountlib.tradeoff(x, "0.1", abs_tol=abs_tol, best_effort=True)
+        point = accountlib.tradeoff(x, alpha, abs_tol=abs_tol, best_effort=True)
         assert point.error_bound <= widest, (abs_tol, point.error_bound, widest)
         assert point.meets_tolerance == (point.error_bound <= abs_tol)
         widest = min(widest, point.error_bound)
+
+
+def test_a_plain_smoothed_trade_off_call_is_refused_on_its_estimate_only_when_hopeless():
+    """r37q E1: without best effort a point was refused at once where its up-front estimate passed the work budget,
+    though the estimate overshoots the rungs' work up to ninefold: budgets 5/4 and 2 at α = 0.99 to 1e-9 were refused
+    ("needs about 179,901,633 contour nodes") where best effort met ±1.39e-10 unflagged, and 1/2 at α = 0.9995 to
+    1e-10 likewise. The estimate now refuses only past ESTIMATE_SLACK budgets; a point within it is computed, and
+    refused only if it misses."""
+    from accountlib.theory.tradeoff_duality import ESTIMATE_SLACK
+
+    for budgets, alpha, abs_tol in ((["5/4", "2"], "0.99", 1e-9), (["1/2"], "0.9995", 1e-10)):
+        point = accountlib.tradeoff(accountlib.Composition(budgets, engine="smoothed"), alpha, abs_tol=abs_tol)
+        assert point.meets_tolerance and point.error_bound <= abs_tol
+    with pytest.raises(ResourceLimitError, match=f"over {ESTIMATE_SLACK} times the 60,000,000 work units"):
+        accountlib.tradeoff(accountlib.Composition(["2.5", "0.05"], engine="smoothed"), "0.5", abs_tol=1e-12)

@@ -533,3 +533,14 @@ def test_a_flagged_row_shows_no_more_than_the_unit_interval():
                             lambda value: mpmath.mpf("1e-300"), best_effort=True)
     low, high = float(row["beta"]) - float(row["error_bound"]), float(row["beta"]) + float(row["error_bound"])
     assert 0 <= low <= 0.4995 - 0.4995000001 + 1e-6 and 0.999 <= high <= 1 and row["shortfall"] == "node cap"
+
+
+@pytest.mark.parametrize("option, rest", [("--noise-multiplier", ("--q", "0.01", "--steps", "10")),
+                                          ("--q", ("--noise-multiplier", "1", "--steps", "10")),
+                                          ("--steps", ("--q", "0.01", "--noise-multiplier", "1"))])
+def test_a_negative_fraction_for_a_dpsgd_run_option_is_named_with_its_range(option, rest):
+    """r37q M2: `dpsgd delta --noise-multiplier -1/3` got argparse's bare "expected one argument" (argparse takes -1/3
+    for an option; -0.3 it reads as a number). It now gets the option's range, as --eps -1/2 does."""
+    done = run("dpsgd", "delta", *rest, option, "-1/3", "--eps", "1")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith(f"error: {option} ") and "must be" in done.stderr and "got '-1/3'" in done.stderr
