@@ -63,7 +63,7 @@ def run(args) -> int:
             rows.refused.append(part)
             continue
         done = certified_rows(part, KEYS, lambda value, bound: bound <= exact_tolerance(abs_tol, bound),
-                              lambda p: f"could not certify --abs-tol {abs_tol:g} at α = {decimal_string(p.alpha, 10)}"
+                              lambda p: f"could not certify --abs-tol {abs_tol:g} at α = {decimal_string(p.alpha, 12, strip_zeros=True)}"
                               f"{cause(p, abs_tol)}: the best certified bound is {decimal_string(p.error_bound, 3)}; "
                               f"loosen --abs-tol{raise_limit(pair, p)}, or print it flagged with --best-effort",
                               lambda value: mpmath.mpf("1e-75"), args.best_effort)

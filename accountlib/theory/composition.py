@@ -556,7 +556,7 @@ class Composition:
 
         def refuse(need, flagged=""):  # flagged: the advice beyond loosening abs_tol
             raise ResourceLimitError(
-                f"abs_tol: the smoothed trade-off at alpha = {decimal_string(alpha, 6)} to abs_tol = {abs_tol:g} {need}; "
+                f"abs_tol: the smoothed trade-off at alpha = {decimal_string(alpha, 12, strip_zeros=True)} to abs_tol = {abs_tol:g} {need}; "
                 f"loosen abs_tol (the cost grows about as 1/sqrt(abs_tol)), {flagged}or raise the limit")
 
         budget, over_estimate = OVERRUN * limit, planned > limit

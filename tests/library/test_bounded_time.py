@@ -192,7 +192,7 @@ def test_a_smoothed_tradeoff_point_stops_within_its_work_limit(monkeypatch, fres
     reread_resource_limits()
     monkeypatch.setattr(SmoothedTails, "planned_nodes", lambda self, epsilon, rel_tol=1e-6, abs_tol=0.0: 0)
     pair = accountlib.Composition(["1/2"], engine="smoothed")
-    with pytest.raises(ResourceLimitError, match=r"abs_tol: the smoothed trade-off at alpha = 0.500000 to abs_tol = 1e-07 "
+    with pytest.raises(ResourceLimitError, match=r"abs_tol: the smoothed trade-off at alpha = 0.5 to abs_tol = 1e-07 "
                                                  rf"needs more than the {OVERRUN * 1_000_000:,} work units accepted "
                                                  rf"\({OVERRUN} times ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES, 1,000,000 "
                                                  r"contour nodes\): they reached a bound of \S+; loosen abs_tol .*, "
