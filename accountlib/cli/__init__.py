@@ -59,7 +59,7 @@ from ..infrastructure.numbers import (LARGEST_TOL, SMALLEST_ABS_TOL, SMALLEST_RE
                                      ResourceLimitError, as_abs_tol, as_fraction, as_rel_tol, as_resolution, as_string, certified_decimal,
                                      decimal_string, floor_log10, fraction_to_mpf)
 from ..theory.composition import MAX_EPSILON, MAX_SENSITIVITY, Composition, check_budget
-from .typed import dpsgd_options_refusal, in_option_terms, negative_value_refusal
+from .typed import dpsgd_options_refusal, in_option_terms, negative_value_refusal, trimmed
 
 __all__ = ["main", "build_parser", "COMMANDS", "RELEASES", "DIGITS", "CommandLineError", "Listing", "Parser", "Once",
            "number", "fail", "one_line", "unavailable", "add_composition_arguments", "composition", "read_budgets_file",
@@ -462,7 +462,7 @@ def certified_rows(points, keys: tuple[str, ...], certified, explain, coarsest, 
         if missed and not best_effort:
             rows.refused.append(explain(p))
             continue
-        row = {keys[0]: decimal_string(getattr(p, keys[0]), DIGITS, strip_zeros=True), keys[1]: value, keys[2]: bound}
+        row = {keys[0]: trimmed(decimal_string(getattr(p, keys[0]), DIGITS)), keys[1]: value, keys[2]: bound}
         if best_effort:
             row["shortfall"] = (getattr(p, "shortfall", None) or "precision") if missed else ""
         rows.append(row)

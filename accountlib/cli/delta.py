@@ -14,6 +14,7 @@ from ..infrastructure.numbers import SMALLEST_REL_TOL, ResourceLimitError, decim
 from ..theory.composition import MAX_EPSILON
 from . import (Once, add_composition_arguments, certified_rows, emit_rows, engine_refusals_named, exact_tolerance, fail,
                number, composition, tolerance)
+from .typed import trimmed
 
 __all__ = ["add_parser", "run"]
 
@@ -91,7 +92,7 @@ def uncertified(pair, point, rel_tol: float, starved: str = "") -> str:
     from ..infrastructure.shown import bound_text  # messages only: not loaded on the way to an answer
 
     why = f" ({point.shortfall})" if getattr(point, "shortfall", None) else ""
-    where = f"could not certify --rel-tol {rel_tol:g} at ε = {decimal_string(point.epsilon, 12, strip_zeros=True)}{why}"
+    where = f"could not certify --rel-tol {rel_tol:g} at ε = {trimmed(decimal_string(point.epsilon, 12))}{why}"
     if point.delta > point.error_bound:
         return (f"{where}: the narrowest bound certified is {bound_text(point.error_bound)} on δ = "
                 f"{decimal_string(point.delta, 6)}{starved}; loosen --rel-tol, or print it flagged with --best-effort")

@@ -14,6 +14,7 @@ from ..infrastructure.numbers import SMALLEST_ABS_TOL, ResourceLimitError, decim
 from ..infrastructure.shown import shown_value
 from . import (CommandLineError, Once, Rows, add_composition_arguments, asked_with_room, certified_rows, composition, emit_rows,
                engine_refusals_named, exact_tolerance, fail, in_option_terms, number, one_line, tolerance)
+from .typed import trimmed
 
 __all__ = ["add_parser", "run"]
 
@@ -63,7 +64,7 @@ def run(args) -> int:
             rows.refused.append(part)
             continue
         done = certified_rows(part, KEYS, lambda value, bound: bound <= exact_tolerance(abs_tol, bound),
-                              lambda p: f"could not certify --abs-tol {abs_tol:g} at α = {decimal_string(p.alpha, 12, strip_zeros=True)}"
+                              lambda p: f"could not certify --abs-tol {abs_tol:g} at α = {trimmed(decimal_string(p.alpha, 12))}"
                               f"{cause(p, abs_tol)}: the best certified bound is {decimal_string(p.error_bound, 3)}; "
                               f"loosen --abs-tol{raise_limit(pair, p)}, or print it flagged with --best-effort",
                               lambda value: mpmath.mpf("1e-75"), args.best_effort)

@@ -14,7 +14,7 @@ from ..infrastructure.numbers import SMALLEST_ABS_TOL, SMALLEST_REL_TOL
 from ..theory.composition import MAX_EPSILON
 
 __all__ = ["OPTION_OF_ARGUMENT", "OPTION_OF_DPSGD_ARGUMENT", "REL_TOL_COMMANDS", "INTERNAL_REL_TOL", "NEGATIVE_VALUE_MESSAGES", "DPSGD_OPTIONS",
-           "in_option_terms", "negative_value_refusal", "dpsgd_options_refusal"]
+           "in_option_terms", "negative_value_refusal", "dpsgd_options_refusal", "trimmed"]
 
 #: The library's argument names, as a message from it may name them, and the option each is on the command line.
 OPTION_OF_ARGUMENT = (
@@ -80,6 +80,20 @@ NEGATIVE_VALUE_MESSAGES = {
 }
 """What the options shared by the commands accept, said where a negative value is given (a command module's own
 ``NEGATIVE_VALUE_MESSAGES`` say it for its options, where they accept other ranges)."""
+
+
+def trimmed(decimal: str) -> str:
+    """A decimal string without the trailing zeros of its digits, one kept after the point: an argument echoed as
+    the user gave it (``0.500000`` as 0.5, ``2.000`` as 2.0, ``1.0000e-5`` as 1.0e-5).
+
+    >>> trimmed("0.500000000000"), trimmed("2.00000"), trimmed("1.00000e-5"), trimmed("26.3405")
+    ('0.5', '2.0', '1.0e-5', '26.3405')
+    """
+    digits, e, exponent = decimal.partition("e")
+    if "." in digits:
+        digits = digits.rstrip("0")
+        digits += "0" if digits.endswith(".") else ""
+    return digits + e + exponent
 
 
 def _looks_negative(token: str) -> bool:

@@ -184,9 +184,8 @@ def as_dps(value, name: str = "dps") -> int:
     return dps
 
 
-def decimal_string(value, digits: int = 30, *, strip_zeros: bool = False) -> str:
-    """``value`` (float, mpf, Fraction-free number) as a decimal string with ``digits`` significant digits (with
-    ``strip_zeros``, its trailing zeros dropped: ``0.5``, ``2.0``, as a command line echoes the argument asked).
+def decimal_string(value, digits: int = 30) -> str:
+    """``value`` (float, mpf, Fraction-free number) as a decimal string with ``digits`` significant digits.
 
     A NaN or infinite value raises ``ArithmeticError``: such a number is never printed as a result.
     """
@@ -194,7 +193,7 @@ def decimal_string(value, digits: int = 30, *, strip_zeros: bool = False) -> str
         number = mpmath.mpf(value.numerator) / value.denominator if isinstance(value, Fraction) else mpmath.mpf(value)
         if not mpmath.isfinite(number):
             raise ArithmeticError(f"refusing to print a non-finite result ({number})")
-        return mpmath.nstr(number, digits, strip_zeros=strip_zeros, min_fixed=-4, max_fixed=6)
+        return mpmath.nstr(number, digits, strip_zeros=False, min_fixed=-4, max_fixed=6)
 
 
 def as_float(value, name: str) -> float:

@@ -555,13 +555,13 @@ class Composition:
                                     for e in (grid[0], grid[len(grid) // 2])), default=0) if grid else 0
 
         def refuse(need, flagged=""):  # flagged: the advice beyond loosening abs_tol
-            raise ResourceLimitError(
-                f"abs_tol: the smoothed trade-off at alpha = {decimal_string(alpha, 12, strip_zeros=True)} to abs_tol = {abs_tol:g} {need}; "
-                f"loosen abs_tol (the cost grows about as 1/sqrt(abs_tol)), {flagged}or raise the limit")
+            from ..infrastructure.shown import shown_value  # messages only: not loaded on the way to an answer
+            raise ResourceLimitError(f"abs_tol: the smoothed trade-off at alpha = {shown_value(alpha, 12)} to abs_tol = "
+                                     f"{abs_tol:g} {need}; loosen abs_tol (the cost grows about as 1/sqrt(abs_tol)), "
+                                     f"{flagged}or raise the limit")
 
         budget, over_estimate = OVERRUN * limit, planned > limit
-        # refused at once only where the estimate passes the budget ESTIMATE_SLACK-fold (it overshoots: r37l N1, r37q
-        # E1); with best effort the passes the budget allows run anyway
+        # refused at once only ESTIMATE_SLACK-fold over the budget (r37l N1, r37q E1); best effort runs its passes
         if planned > ESTIMATE_SLACK * budget and estimate_refuses:
             refuse(f"needs about {planned:,} contour nodes, over {ESTIMATE_SLACK} times the {budget:,} work units of "
                    f"its budget ({OVERRUN} times ACCOUNTLIB_MAX_SMOOTHED_TRADEOFF_NODES, {limit:,})", "pass "
