@@ -594,7 +594,8 @@ def test_best_effort_runs_a_smoothed_tradeoff_its_estimate_puts_over_the_budget(
     runs the passes the budget allows (OVERRUN times the limit) and returns the narrowest bound they reach, flagged
     "node cap"; without best effort a point is refused at once only where the estimate passes that budget a
     hundredfold (r37l N1: X at α = 0.7 to 6e-8 was refused on an estimate of 6.7e6 nodes over a limit of 6e6, and met
-    within the budget; r37q E1), else computed and refused if it misses. Here f(0.9) of budgets 13/17 and 7/1000003 to 4e-7 is estimated at 2.3e6 nodes, over the budget of
+    within the budget; r37q E1), else computed and refused if it misses. Here f(0.9) of budgets 13/17 and 7/1000003
+    to 4e-7 is estimated at 2.3e6 nodes, over the budget of
     6 × 3e5 units."""
     from accountlib.theory.composition import OVERRUN
 
