@@ -1,6 +1,6 @@
 """Benchmark: CPU time per DP-SGD run of one (setting, seed), the runs one by one against the runs trained together.
 
-    .venv/bin/python benchmarks/bench_dpsgd_batched.py [--settings 0.005,100 0.02,100] [--threads 1] [--quick]
+    .venv/bin/python benchmarks/bench_dpsgd_batched.py [--settings 0.005,100 0.01,100] [--threads 1] [--quick]
 
 The sweep trains five runs per setting and seed — clipping-only and the RDP- and zCDP-calibrated runs at
 ε = 3 and ε = 5 (δ = 1e-5), with the noise multipliers the chapter calibrates for the paper's horizon n = 500
@@ -19,7 +19,9 @@ The sweep trains five runs per setting and seed — clipping-only and the RDP- a
 as CPU seconds (``time.process_time``) per run, and checks that both give the same histories to float32
 rounding. Test metrics every 25 steps as in the paper, so a run of ``steps`` steps has the proportions of
 training to evaluation of a run of the paper's length; the CPU time of a whole run of n steps is about n/steps
-times the one measured. It also times the alternative that was measured first and rejected: the five runs'
+times the one measured. With every sampling rate of the paper's grid measured (the default settings), it adds
+up the CPU time of one seed of the whole grid (nine settings, five runs each) both ways: the saving per run of
+the grid. It also times the alternative that was measured first and rejected: the five runs'
 parameters stacked into one model, as one 80-channel first convolution and a grouped second convolution,
 against five separate convolutions, on one minibatch of 300 images.
 
@@ -46,6 +48,21 @@ sys.path.insert(0, str(HERE))
 import provenance  # noqa: E402
 
 TARGETS = ((3.0, 1e-5), (5.0, 1e-5))
+DEFAULT_SETTINGS = ("0.005,100", "0.0075,100", "0.01,100", "0.02,100", "0.05,50")
+
+
+def whole_grid(rows) -> dict | None:
+    """CPU hours of one seed of the paper's grid (its nine (q, n), five runs each), one by one (NCHW) and together,
+    each setting's run costing n/steps times the CPU seconds per run measured at its q; ``None`` unless every q of
+    the grid was measured."""
+    measured = {row["q"]: row for row in rows}
+    settings = dpsgd.paper_settings()
+    if any(q not in measured for q, _ in settings):
+        return None
+    hours = {way: sum(n / measured[q]["steps"] * measured[q][f"{way}_cpu_per_run"] * measured[q]["runs"]
+                      for q, n in settings) / 3600 for way in ("single_nchw", "single", "together")}
+    return {"settings": [list(s) for s in settings], "cpu_hours_per_seed": hours,
+            "ratio_to_nchw": hours["together"] / hours["single_nchw"], "ratio": hours["together"] / hours["single"]}
 
 
 def multipliers(q: float) -> list[float]:
@@ -79,8 +96,8 @@ def stacked_convolutions(repeats: int = 5) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--settings", nargs="+", default=["0.005,100", "0.02,100", "0.05,50"],
-                        help="Q,STEPS pairs (default 0.005,100 0.02,100 0.05,50)")
+    parser.add_argument("--settings", nargs="+", default=list(DEFAULT_SETTINGS),
+                        help=f"Q,STEPS pairs (default {' '.join(DEFAULT_SETTINGS)}: every q of the paper's grid)")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--quick", action="store_true", help="a smoke run: 0.005,25 only")
     args = parser.parse_args()
@@ -122,6 +139,7 @@ def main() -> None:
                      "ratio": together_cpu / single_cpu["channels_last"],
                      "largest_relative_loss_difference": worst_loss, "largest_accuracy_difference": worst_accuracy,
                      "noise_multipliers": zs})
+    grid = whole_grid(rows)
     convolutions = stacked_convolutions()
     quick = " --quick" if args.quick else ""
     lines = [
@@ -141,12 +159,19 @@ def main() -> None:
                      f"{r['single_cpu_per_run']:.1f} | {r['together_cpu_per_run']:.1f} | **{r['ratio_to_nchw']:.2f}** | "
                      f"{r['ratio']:.2f} | cross-entropy {r['largest_relative_loss_difference']:.1e} "
                      f"relative, accuracy {r['largest_accuracy_difference']:.4f} |")
+    if grid is not None:
+        hours = grid["cpu_hours_per_seed"]
+        lines.append(f"| the paper's grid, one seed: {len(grid['settings'])} settings × 5 runs | | | "
+                     f"{hours['single_nchw']:.2f} h | {hours['single']:.2f} h | {hours['together']:.2f} h | "
+                     f"**{grid['ratio_to_nchw']:.2f}** | {grid['ratio']:.2f} | |")
     lines += [
         "",
         "CPU seconds per run. A whole run of the paper's n steps costs about n/steps times the CPU seconds shown: "
         "every way evaluates every 25 steps, so training and evaluation keep their proportions. The first column "
         "is one run's path before the runs were batched (PyTorch's default NCHW layout); the bold ratio is the "
-        "saving of what the sweep runs now against it.",
+        "saving of what the sweep runs now against it. The last row adds up one seed of the paper's grid (n = 500 at "
+        "every q; q = 0.01 at n = 250, 1000, 1500 and 2000), each run at n/steps times the CPU seconds per run of its "
+        "q: CPU hours, and the saving per run of the grid.",
         "",
         "Laid out channels-last, PyTorch's CPU convolutions and max-pooling (with the indices its backward needs) "
         "take about half the time they take on NCHW tensors of these shapes; the values agree to float32 rounding "
@@ -175,7 +200,7 @@ def main() -> None:
     (folder / "RESULTS_dpsgd_batched.md").write_text("\n".join(lines) + "\n")
     (folder / "results_dpsgd_batched.json").write_text(json.dumps({
         "machine": provenance.finish(machine), "data": data.name, "threads": args.threads, "quick": args.quick, "settings": rows,
-        "stacked_convolutions": convolutions}, indent=1) + "\n")
+        "whole_grid": grid, "stacked_convolutions": convolutions}, indent=1) + "\n")
     print("\n".join(lines))
 
 

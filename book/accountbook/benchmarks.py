@@ -135,6 +135,10 @@ QUOTES: dict[str, Quote] = {
                                "together over one by one (NCHW), best"),
     "batched.ratio_max": Quote("dpsgd_batched", lambda r: max(s["ratio_to_nchw"] for s in r["settings"]), ".2f",
                                "together over one by one (NCHW), worst"),
+    "batched.grid_ratio": Quote("dpsgd_batched", lambda r: r["whole_grid"]["ratio_to_nchw"], ".2f",
+                                "together over one by one (NCHW), one seed of the paper's grid"),
+    "batched.grid_hours": Quote("dpsgd_batched", lambda r: r["whole_grid"]["cpu_hours_per_seed"]["together"], ".1f",
+                                "together, one seed of the paper's grid, CPU hours"),
     # certified calibration (bench_calibration.py)
     "calibration.pair_seconds": Quote("calibration", _calibration("ours, census pair"), ".2f", "ours, one pair, s"),
     "calibration.census_seconds": Quote("calibration", _calibration("ours, the whole census"), ".0f",

@@ -347,6 +347,47 @@ def test_runs_trained_together_take_the_single_run_steps():
         dpsgd.train_runs_together(data, q=0.05, steps=3, noise_multipliers=[], seed=0)
 
 
+def test_runs_trained_together_resume_from_their_checkpoint(tmp_path, monkeypatch):
+    """A pass stopped after an evaluation resumes from its checkpoint and takes exactly the steps of an
+    uninterrupted pass (the same histories, bit for bit), whether it stopped mid-epoch of the sampler or just
+    after an epoch's end; a checkpoint of another job or a damaged one is not resumed; train_setting removes its
+    checkpoint once the results are written."""
+    from accountbook.dpsgd import batched
+
+    data = dpsgd.load_data(dataset="digits")
+    job = dict(q=0.05, steps=45, noise_multipliers=[0.0, 1.5], seed=2, eval_every=7)  # epochs of 20 steps
+    whole = dpsgd.train_runs_together(data, **job)
+    evaluate = batched.evaluate_in_chunks
+    for stop_at_call, saved_step in ((5, 14), (7, 21)):  # two runs: evaluation calls 1-2 at step 7, 3-4 at 14, ...
+        calls = []
+
+        def stopping(*args, **kwargs):
+            calls.append(1)
+            if len(calls) == stop_at_call:
+                raise KeyboardInterrupt
+            return evaluate(*args, **kwargs)
+
+        checkpoint = tmp_path / f"stop{stop_at_call}.pt"
+        monkeypatch.setattr(batched, "evaluate_in_chunks", stopping)
+        with pytest.raises(KeyboardInterrupt):
+            dpsgd.train_runs_together(data, checkpoint=checkpoint, **job)
+        monkeypatch.setattr(batched, "evaluate_in_chunks", evaluate)
+        assert torch.load(checkpoint, weights_only=True)["step"] == saved_step
+        resumed = dpsgd.train_runs_together(data, checkpoint=checkpoint, **job)
+        assert [r["history"] for r in resumed] == [r["history"] for r in whole]
+        assert all(r["cpu_seconds"] > 0 for r in resumed)
+    # another job's checkpoint (another seed) is not resumed: the runs start from step 0
+    other = dpsgd.train_runs_together(data, checkpoint=tmp_path / "stop7.pt", **{**job, "seed": 3})
+    assert other[0]["history"] == dpsgd.train_runs_together(data, **{**job, "seed": 3})[0]["history"]
+    damaged = tmp_path / "damaged.pt"
+    damaged.write_bytes(b"not a checkpoint")
+    assert [r["history"] for r in dpsgd.train_runs_together(data, checkpoint=damaged, **job)] == \
+        [r["history"] for r in whole]
+    dpsgd.train_setting(data, q=0.05, steps=10, seed=1, targets=[(3.0, 1e-5)], out_dir=tmp_path / "out", eval_every=5)
+    assert (tmp_path / "out" / "eps=3_delta=1e-05" / "q=0.05_n=10_seed=1.json").is_file()
+    assert not any((tmp_path / "out" / "checkpoints").glob("*"))
+
+
 def test_channels_last_and_strided_patches_compute_the_same_clipped_sums():
     """The layouts agree: the clipped sum of a channels-last model equals the NCHW model's to float32 rounding (on
     the sample of Fashion-MNIST, 5x5 kernels too); the first convolution's per-example gradients from one strided

@@ -12,7 +12,9 @@ trains them side by side, step by step:
   and the minibatch taken in cache-sized parts (as ``train_run``'s layerwise path does for its one model);
 * the SGD update (weight decay, the cosine learning rate) as ``torch.optim.SGD`` applies it;
 * the test metrics every 25 steps in chunks of :data:`EVAL_CHUNK` images (cache-sized), pooling before
-  the ReLU (the same function).
+  the ReLU (the same function);
+* given a ``checkpoint`` file, the state after each evaluation saved there, and resumed from it by a later call
+  (:mod:`accountbook.dpsgd.checkpoint`): a stopped sweep loses at most the steps since the last evaluation.
 
 Each run therefore takes the steps that ``train_run`` takes alone, to float32 rounding (tested in
 ``tests/book/test_dpsgd.py``). Stacking the runs' parameters into one model (grouped convolutions over the
@@ -22,8 +24,11 @@ shared batch) was measured first and is slower on a CPU: PyTorch's grouped and 8
 
 from __future__ import annotations
 
+import itertools
 import math
+import time
 
+from .checkpoint import job_key, load_checkpoint, save_checkpoint
 from .data import Dataset
 from .training import (CLIP, EVAL_EVERY, LEARNING_RATE, MEMORY_FORMATS, MICRO_BATCH, WEIGHT_DECAY, build_model,
                        cosine_factor, layerwise_clipped_sum)
@@ -64,7 +69,8 @@ def evaluate_in_chunks(model, x, y, chunk: int = EVAL_CHUNK) -> tuple[float, flo
 
 def train_runs_together(data: Dataset, *, q: float, steps: int, noise_multipliers, seed: int,
                         eval_every: int = EVAL_EVERY, model_options: dict | None = None,
-                        memory_format: str = "channels_last", micro_batch: int | None = MICRO_BATCH) -> list[dict]:
+                        memory_format: str = "channels_last", micro_batch: int | None = MICRO_BATCH,
+                        checkpoint=None) -> list[dict]:
     """The DP-SGD runs of one setting and seed, one per noise multiplier, trained together.
 
     Parameters
@@ -92,11 +98,18 @@ def train_runs_together(data: Dataset, *, q: float, steps: int, noise_multiplier
     micro_batch : int or None
         Each run's clipped sum takes the minibatch in parts of at most this many examples
         (:data:`accountbook.dpsgd.training.MICRO_BATCH`; ``None``: at once), as in :func:`train_run`.
+    checkpoint : path, optional
+        A file for the runs' state, written (atomically) after each evaluation but the last; a call that finds
+        there a checkpoint of the same job (data, setting, seed, multipliers, evaluation interval, model and
+        layout) resumes from it and takes the steps an uninterrupted call takes. The caller deletes it once the
+        results are stored (:func:`accountbook.dpsgd.train_setting` does).
 
     Returns
     -------
     list of dict
-        Per noise multiplier, ``{"accuracy", "cross_entropy", "history"}`` as :func:`train_run` returns.
+        Per noise multiplier, ``{"accuracy", "cross_entropy", "history"}`` as :func:`train_run` returns, and
+        ``"cpu_seconds"``: its equal share of the CPU time (``time.process_time``) of training them, counting the
+        time spent before a resumed checkpoint.
 
     Examples
     --------
@@ -130,6 +143,7 @@ def train_runs_together(data: Dataset, *, q: float, steps: int, noise_multiplier
         raise ValueError(f"eval_every must be a positive integer; got {eval_every!r}")
     if memory_format not in MEMORY_FORMATS:
         raise ValueError(f"memory_format must be one of {MEMORY_FORMATS}; got {memory_format!r}")
+    started = time.process_time()
     torch.manual_seed(seed)
     first = build_model(data.x_train.shape[-1], **(model_options or {}))
     if memory_format == "channels_last":
@@ -144,9 +158,33 @@ def train_runs_together(data: Dataset, *, q: float, steps: int, noise_multiplier
     expected_batch_size = q * len(dataset)
     noisy = any(multipliers)
     histories = [[] for _ in multipliers]
-    step = 0
+    step, in_epoch, spent_before = 0, 0, 0.0  # steps taken, of which in the sampler's current epoch; CPU s before
+    key = None if checkpoint is None else job_key(
+        data, q=q, steps=steps, multipliers=multipliers, seed=seed, eval_every=eval_every,
+        model_options=model_options, memory_format=memory_format, micro_batch=micro_batch)
+    saved = None if checkpoint is None else load_checkpoint(checkpoint, key)
+    if saved is not None:
+        for model, state in zip(models, saved["models"]):
+            model.load_state_dict(state)
+        histories = saved["histories"]
+        step, in_epoch, spent_before = saved["step"], saved["in_epoch"], saved["cpu_seconds"]
+        noise.set_state(saved["noise"])
+
+    def save():
+        save_checkpoint(checkpoint, {
+            "job": key, "step": step, "in_epoch": in_epoch, "models": [model.state_dict() for model in models],
+            "sampling": sampling.get_state(), "noise": noise.get_state(), "histories": histories,
+            "cpu_seconds": spent_before + time.process_time() - started})
+
     while step < steps:
-        for xb, yb in loader:
+        batches = iter(loader)  # a new epoch of the sampler (creating it may draw from the sampling generator)
+        if saved is not None:  # resumed mid-epoch: the sampler's state after the epoch's first in_epoch batches
+            sampling.set_state(saved["sampling"])
+            saved = None
+        else:
+            in_epoch = 0
+        for xb, yb in itertools.islice(batches, len(loader) - in_epoch):  # (a resumed epoch: the rest of it)
+            in_epoch += 1
             lr = LEARNING_RATE * cosine_factor(step)  # LambdaLR's factor at this step
             summed = [clipped_sum(xb, yb) for clipped_sum in sums]
             with torch.no_grad():
@@ -164,7 +202,10 @@ def train_runs_together(data: Dataset, *, q: float, steps: int, noise_multiplier
                 for history, model in zip(histories, models):
                     accuracy, loss = evaluate_in_chunks(model, data.x_test, data.y_test)
                     history.append({"step": step, "accuracy": accuracy, "cross_entropy": loss})
+                if checkpoint is not None and step < steps:
+                    save()
             if step >= steps:
                 break
-    return [{"accuracy": h[-1]["accuracy"], "cross_entropy": h[-1]["cross_entropy"], "history": h}
-            for h in histories]
+    share = (spent_before + time.process_time() - started) / len(multipliers)
+    return [{"accuracy": h[-1]["accuracy"], "cross_entropy": h[-1]["cross_entropy"], "history": h,
+             "cpu_seconds": share} for h in histories]

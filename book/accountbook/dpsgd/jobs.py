@@ -7,7 +7,7 @@ from pathlib import Path
 
 from .batched import train_runs_together
 from .data import Dataset, data_slug, load_data
-from .results import clip_only_path, result_path
+from .results import checkpoint_path, clip_only_path, result_path
 from .training import EVAL_EVERY, model_description
 
 __all__ = ["train_setting", "run_setting", "train_job"]
@@ -25,11 +25,12 @@ def train_setting(data: Dataset, *, q: float, steps: int, seed: int, targets, ou
     pass's CPU time, ``trained_together`` (how many runs shared the pass, its CPU seconds and torch
     threads) and ``model`` (:func:`accountbook.dpsgd.model_description`: the book's model). Files are written
     atomically, the clipping-only run first; stored files are read back, not retrained, so a rerun resumes; a stored
-    file of another model is refused (runs of two models are never paired). Returns ``{(ε, δ): result}`` for every
-    target.
+    file of another model is refused (runs of two models are never paired). While the pass trains, its state is
+    checkpointed after each evaluation (``out_dir/checkpoints/``, :func:`accountbook.dpsgd.results.checkpoint_path`),
+    so a rerun after a stop resumes mid-pass; the checkpoint is removed once the files are written. Returns
+    ``{(ε, δ): result}`` for every target.
     """
     import json
-    import time
 
     import torch
     from accountlib.infrastructure.atomic import write_text_atomically
@@ -51,9 +52,10 @@ def train_setting(data: Dataset, *, q: float, steps: int, seed: int, targets, ou
     noise = {t: (calibrate_dpsgd(q, steps, t[0], t[1], "rdp"), calibrate_dpsgd(q, steps, t[0], t[1], "zcdp"))
              for t in missing}
     multipliers = ([0.0] if clip_only is None else []) + [z for t in missing for z in noise[t]]
-    started = time.process_time()
-    runs = train_runs_together(data, q=q, steps=steps, noise_multipliers=multipliers, seed=seed, eval_every=eval_every)
-    total = time.process_time() - started
+    checkpoint = checkpoint_path(out_dir, q=q, steps=steps, seed=seed, data_name=data.name)
+    runs = train_runs_together(data, q=q, steps=steps, noise_multipliers=multipliers, seed=seed, eval_every=eval_every,
+                               checkpoint=checkpoint)
+    total = sum(run["cpu_seconds"] for run in runs)  # the pass's CPU time, before a resumed checkpoint included
     together = {"runs": len(runs), "cpu_seconds": round(total, 1), "torch_threads": torch.get_num_threads()}
     for run in runs:
         run["cpu_seconds"] = round(total / len(runs), 1)
@@ -70,6 +72,7 @@ def train_setting(data: Dataset, *, q: float, steps: int, seed: int, targets, ou
                   "runs": {"rdp": runs[2 * i], "zcdp": runs[2 * i + 1], "clip_only": clip_only}}
         write_text_atomically(paths[t], json.dumps(result, indent=1))
         results[t] = result
+    checkpoint.unlink(missing_ok=True)
     return results
 
 

@@ -51,6 +51,13 @@ def clip_only_path(out_dir, *, q: float, steps: int, seed: int, data_name: str) 
     return Path(out_dir) / "clip_only" / f"{slug}_q={_tag(q)}_n={steps}_seed={seed}.json"
 
 
+def checkpoint_path(out_dir, *, q: float, steps: int, seed: int, data_name: str) -> Path:
+    """``out_dir/checkpoints/<data set>_q=Q_n=N_seed=S.pt``: the state of the runs of one setting and seed while they
+    train (:mod:`accountbook.dpsgd.checkpoint`), removed once their results are stored."""
+    slug = "".join(c if c.isalnum() else "-" for c in data_name.lower())
+    return Path(out_dir) / "checkpoints" / f"{slug}_q={_tag(q)}_n={steps}_seed={seed}.pt"
+
+
 def load_results(out_dir) -> list[dict]:
     """Every stored paired result under ``out_dir`` (see :func:`run_setting`), sorted by target and setting."""
     import json
