@@ -79,7 +79,7 @@ test-library: $(STAMP)
 # The benchmarks (benchmarks/run.py): each script writes its results file (with the commit, the SHA-256 of the
 # code it measured, the CPU, the load average at its start and end, its wall time) and its tables, which the book's
 # Performance page (book/benchmarks.md) shows. `make benchmarks` reruns those whose measured code changed since
-# their run, about 85 minutes for all eight on the book's 2-core machine; FORCE=1 reruns all. It refuses a
+# their run, about 97 minutes for all eight on the book's 2-core machine; FORCE=1 reruns all. It refuses a
 # benchmark while the load average is above 0.75 × the cores (1.5 on 2 cores); LOAD=ignore measures anyway and
 # records the load on the page. `make benchmarks-quick` (or QUICK=1) is a smoke run of all eight, about 5 minutes,
 # into _build/benchmarks-quick (never the book's results). `make test` lists the benchmarks whose code changed.

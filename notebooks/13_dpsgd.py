@@ -71,7 +71,8 @@
 # **How it runs.** With `quick=True` (the default, used by CI and the book) the chapter shows the committed full
 # results from `results/dpsgd/<data set>/` and trains one small *demonstration* triple on the shipped sample
 # (labelled as such), which takes about a minute. With `quick=False` it trains the sweeps named in `settings`,
-# `targets` and `seeds`, storing one file per setting and seed (resumable: finished runs are kept). The paper's
+# `targets` and `seeds`, storing one file per setting and seed (resumable: finished runs are kept, and a run stopped
+# midway resumes from its last evaluation). The paper's
 # sweeps run as a papermill grid of this chapter on the sweep executor:
 # `python -m accountlib sweep dpsgd --settings 0.005,500 --workers 2` (see "Running the book yourself").
 
