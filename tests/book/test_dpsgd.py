@@ -350,12 +350,16 @@ def test_runs_trained_together_take_the_single_run_steps():
 def test_runs_trained_together_resume_from_their_checkpoint(tmp_path, monkeypatch):
     """A pass stopped after an evaluation resumes from its checkpoint and takes exactly the steps of an
     uninterrupted pass (the same histories, bit for bit), whether it stopped mid-epoch of the sampler or just
-    after an epoch's end; a checkpoint of another job or a damaged one is not resumed; train_setting removes its
-    checkpoint once the results are written."""
+    after an epoch's end; a checkpoint of another job (other data under the same name included), a damaged one (a
+    flipped bit included) or one whose contents do not fit together is not resumed; a folder is refused as the
+    path; train_setting removes its checkpoint once the results are written."""
     from accountbook.dpsgd import batched
+    from accountbook.dpsgd.checkpoint import MAGIC, job_key, load_checkpoint, save_checkpoint
 
     data = dpsgd.load_data(dataset="digits")
     job = dict(q=0.05, steps=45, noise_multipliers=[0.0, 1.5], seed=2, eval_every=7)  # epochs of 20 steps
+    key = dict(q=0.05, steps=45, multipliers=[0.0, 1.5], seed=2, eval_every=7, model_options=None,
+               memory_format="channels_last", micro_batch=dpsgd.MICRO_BATCH)
     whole = dpsgd.train_runs_together(data, **job)
     evaluate = batched.evaluate_in_chunks
     for stop_at_call, saved_step in ((5, 14), (7, 21)):  # two runs: evaluation calls 1-2 at step 7, 3-4 at 14, ...
@@ -372,10 +376,27 @@ def test_runs_trained_together_resume_from_their_checkpoint(tmp_path, monkeypatc
         with pytest.raises(KeyboardInterrupt):
             dpsgd.train_runs_together(data, checkpoint=checkpoint, **job)
         monkeypatch.setattr(batched, "evaluate_in_chunks", evaluate)
-        assert torch.load(checkpoint, weights_only=True)["step"] == saved_step
+        assert load_checkpoint(checkpoint, job_key(data, **key))["step"] == saved_step
         resumed = dpsgd.train_runs_together(data, checkpoint=checkpoint, **job)
         assert [r["history"] for r in resumed] == [r["history"] for r in whole]
         assert all(r["cpu_seconds"] > 0 for r in resumed)
+    # a checkpoint of other data under the same name and sizes (another split) is not resumed
+    split = dpsgd.load_data(dataset="digits", seed=1)
+    assert split.name == data.name and len(split.y_train) == len(data.y_train)
+    assert load_checkpoint(tmp_path / "stop7.pt", job_key(data, **key)) is not None
+    assert load_checkpoint(tmp_path / "stop7.pt", job_key(split, **key)) is None
+    # a flipped bit anywhere in the file is caught by its digest (torch.load alone would not notice some)
+    content = bytearray((tmp_path / "stop7.pt").read_bytes())
+    for position in (len(MAGIC) + 5, len(content) // 2, len(content) - 3):
+        flipped = bytearray(content)
+        flipped[position] ^= 0x10
+        (tmp_path / "flipped.pt").write_bytes(bytes(flipped))
+        assert load_checkpoint(tmp_path / "flipped.pt", job_key(data, **key)) is None, position
+    # contents that do not fit together (a step past the last), with the right key and digest: not resumed
+    state = torch.load(__import__("io").BytesIO(bytes(content).partition(b"\n")[2]), weights_only=True)
+    save_checkpoint(tmp_path / "forged.pt", {**state, "step": 60})
+    assert [r["history"] for r in dpsgd.train_runs_together(data, checkpoint=tmp_path / "forged.pt", **job)] == \
+        [r["history"] for r in whole]
     # another job's checkpoint (another seed) is not resumed: the runs start from step 0
     other = dpsgd.train_runs_together(data, checkpoint=tmp_path / "stop7.pt", **{**job, "seed": 3})
     assert other[0]["history"] == dpsgd.train_runs_together(data, **{**job, "seed": 3})[0]["history"]
@@ -383,6 +404,8 @@ def test_runs_trained_together_resume_from_their_checkpoint(tmp_path, monkeypatc
     damaged.write_bytes(b"not a checkpoint")
     assert [r["history"] for r in dpsgd.train_runs_together(data, checkpoint=damaged, **job)] == \
         [r["history"] for r in whole]
+    with pytest.raises(ValueError, match="is a folder"):
+        dpsgd.train_runs_together(data, checkpoint=tmp_path, **job)
     dpsgd.train_setting(data, q=0.05, steps=10, seed=1, targets=[(3.0, 1e-5)], out_dir=tmp_path / "out", eval_every=5)
     assert (tmp_path / "out" / "eps=3_delta=1e-05" / "q=0.05_n=10_seed=1.json").is_file()
     assert not any((tmp_path / "out" / "checkpoints").glob("*"))

@@ -81,8 +81,8 @@ def run_ablation(out_dir, *, variants=None, settings=ABLATION_SETTINGS, seeds=AB
                 cpu = time.process_time() - started
                 record = {"variant": name, "model": model_description(options),
                           "normalise": scaling, "q": q, "steps": steps, "seed": seed,
-                          "data": cache[scaling].name, "cpu_seconds": round(cpu, 1),
-                          "torch_threads": torch.get_num_threads(), **run}
+                          "data": cache[scaling].name, **run, "cpu_seconds": round(cpu, 1),
+                          "torch_threads": torch.get_num_threads()}
                 write_text_atomically(path, json.dumps(record, indent=1))
                 written.append(path)
                 progress(f"ablation {name} q={q:g} n={steps} seed={seed}: accuracy {100 * run['accuracy']:.2f}%, "

@@ -28,7 +28,7 @@ import itertools
 import math
 import time
 
-from .checkpoint import job_key, load_checkpoint, save_checkpoint
+from .checkpoint import check_checkpoint_path, job_key, load_checkpoint, save_checkpoint
 from .data import Dataset
 from .training import (CLIP, EVAL_EVERY, LEARNING_RATE, MEMORY_FORMATS, MICRO_BATCH, WEIGHT_DECAY, build_model,
                        cosine_factor, layerwise_clipped_sum)
@@ -65,6 +65,20 @@ def evaluate_in_chunks(model, x, y, chunk: int = EVAL_CHUNK) -> tuple[float, flo
             loss += float(F.cross_entropy(h, labels, reduction="sum"))
             correct += int((h.argmax(1) == labels).sum())
     return correct / len(y), loss / len(y)
+
+
+def consistent_state(saved: dict, *, runs: int, steps: int, eval_every: int, epoch: int):
+    """``(step, in_epoch, cpu_seconds, histories)`` of a loaded checkpoint, or ``ValueError`` if they do not fit
+    together: a step before the last, a position within the sampler's epoch, one model and one history per run,
+    each history the evaluations up to the step."""
+    step, in_epoch, spent, histories = saved["step"], saved["in_epoch"], saved["cpu_seconds"], saved["histories"]
+    evaluated = [k for k in range(eval_every, step + 1, eval_every)] if isinstance(step, int) else None
+    if not (isinstance(step, int) and 0 < step < steps and isinstance(in_epoch, int) and 0 < in_epoch <= epoch
+            and isinstance(spent, float) and spent >= 0 and len(saved["models"]) == runs
+            and isinstance(histories, list) and len(histories) == runs
+            and all([h.get("step") for h in history] == evaluated for history in histories)):
+        raise ValueError("the checkpoint's contents do not fit together")
+    return step, in_epoch, spent, histories
 
 
 def train_runs_together(data: Dataset, *, q: float, steps: int, noise_multipliers, seed: int,
@@ -162,13 +176,23 @@ def train_runs_together(data: Dataset, *, q: float, steps: int, noise_multiplier
     key = None if checkpoint is None else job_key(
         data, q=q, steps=steps, multipliers=multipliers, seed=seed, eval_every=eval_every,
         model_options=model_options, memory_format=memory_format, micro_batch=micro_batch)
+    if checkpoint is not None:
+        checkpoint = check_checkpoint_path(checkpoint)
     saved = None if checkpoint is None else load_checkpoint(checkpoint, key)
     if saved is not None:
-        for model, state in zip(models, saved["models"]):
-            model.load_state_dict(state)
-        histories = saved["histories"]
-        step, in_epoch, spent_before = saved["step"], saved["in_epoch"], saved["cpu_seconds"]
-        noise.set_state(saved["noise"])
+        fresh = copy.deepcopy(models[0].state_dict())
+        try:
+            step, in_epoch, spent_before, histories = consistent_state(saved, runs=len(multipliers), steps=steps,
+                                                                       eval_every=eval_every, epoch=len(loader))
+            for model, state in zip(models, saved["models"], strict=True):
+                model.load_state_dict(state)
+            noise.set_state(saved["noise"])
+            torch.Generator().set_state(saved["sampling"])  # a valid generator state, set below
+        except (AttributeError, KeyError, TypeError, ValueError, RuntimeError):  # inconsistent: from step 0
+            for model in models:
+                model.load_state_dict(fresh)
+            noise.manual_seed(20_000 + seed)
+            step, in_epoch, spent_before, histories, saved = 0, 0, 0.0, [[] for _ in multipliers], None
 
     def save():
         save_checkpoint(checkpoint, {

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .batched import train_runs_together
+from .checkpoint import remove_checkpoint
 from .data import Dataset, data_slug, load_data
 from .results import checkpoint_path, clip_only_path, result_path
 from .training import EVAL_EVERY, model_description
@@ -47,12 +48,13 @@ def train_setting(data: Dataset, *, q: float, steps: int, seed: int, targets, ou
         if stored is not None and stored.get("model") != model:  # never pair runs of two models
             raise ValueError(f"{path} holds runs of another model ({stored.get('model', 'the first model, 3x3 kernels')}); "
                              f"the book's model is {model}: move it out of {Path(out_dir)} to train this setting")
+    checkpoint = checkpoint_path(out_dir, q=q, steps=steps, seed=seed, data_name=data.name)
     if not missing:
+        remove_checkpoint(checkpoint)  # the runs were stored by another route: a checkpoint left is stale
         return results
     noise = {t: (calibrate_dpsgd(q, steps, t[0], t[1], "rdp"), calibrate_dpsgd(q, steps, t[0], t[1], "zcdp"))
              for t in missing}
     multipliers = ([0.0] if clip_only is None else []) + [z for t in missing for z in noise[t]]
-    checkpoint = checkpoint_path(out_dir, q=q, steps=steps, seed=seed, data_name=data.name)
     runs = train_runs_together(data, q=q, steps=steps, noise_multipliers=multipliers, seed=seed, eval_every=eval_every,
                                checkpoint=checkpoint)
     total = sum(run["cpu_seconds"] for run in runs)  # the pass's CPU time, before a resumed checkpoint included
@@ -72,7 +74,7 @@ def train_setting(data: Dataset, *, q: float, steps: int, seed: int, targets, ou
                   "runs": {"rdp": runs[2 * i], "zcdp": runs[2 * i + 1], "clip_only": clip_only}}
         write_text_atomically(paths[t], json.dumps(result, indent=1))
         results[t] = result
-    checkpoint.unlink(missing_ok=True)
+    remove_checkpoint(checkpoint)
     return results
 
 
