@@ -75,7 +75,8 @@ def check_checkpoint_path(path) -> Path:
         os.close(handle)
         os.unlink(probe)
     except OSError as error:
-        raise ValueError(f"checkpoint {str(path)!r}: its folder cannot be written ({error.strerror or error})") from None
+        reason = error.strerror or error
+        raise ValueError(f"checkpoint {str(path)!r}: its folder cannot be written ({reason})") from None
     return path
 
 
