@@ -122,18 +122,12 @@ def _papers():
 
 # Comparisons that fail on our data, honestly, and why. Any other failure makes the test below fail.
 KNOWN_DISAGREEMENTS = {
-    # DP-SGD on Fashion-MNIST, headline setting (chapter 10): all three of our runs, clipping-only included, sit
-    # about 3 points of accuracy below the paper's; the network's widths, kernels, initialisation and
-    # normalisation constants are not given in the paper. The paired effects (Acc_Z, ΔAcc) agree.
-    "unifying.D4.eps=3.headline.Acc_R": "level offset of all runs (unspecified architecture details)",
-    "unifying.D4.eps=3.headline.Acc_0": "level offset of all runs",
-    "unifying.D4.eps=5.headline.Acc_R": "level offset of all runs",
-    "unifying.D4.eps=5.headline.Acc_0": "level offset of all runs",
-    "unifying.D4.eps=3.headline.L_Z": "our zCDP runs lose less test loss than the paper's",
-    "unifying.D4.eps=3.loss_gap_q=0.005": "our zCDP runs lose less test loss than the paper's",
-    # the paired gains judged on their own seed spread (95% half-width of the paired difference, five seeds)
-    "unifying.5.2.accuracy_gain_q=0.005": "our gain 5.29 ± 2.25 points against the paper's 8.73 (the level offset)",
-    "unifying.D4.eps=5.accuracy_gain_q=0.005": "our gain 0.12 ± 1.19 points against the paper's 1.574",
+    # DP-SGD on Fashion-MNIST, the whole grid (chapter 13, five seeds of all nine settings): the accuracy that zCDP
+    # calibration costs grows with the horizon n here, significantly over five seeds, where the paper's seeds did
+    # not show it significantly; every table cell, the bound of 0.08 points and the other trend tests agree
+    "unifying.5.2.accuracy_trend_n": "the gain Acc_R - Acc_Z grows with log n at p < 0.05 here, not in the paper",
+    "unifying.5.2.accuracy_endpoint_contrast": "the gain at n = 2000 exceeds that at n = 250 at p < 0.05 here, not "
+                                               "in the paper",
     # the sieve paper's node counts for pair (13, 13) at its Δ = 1e-35 (06_sieve)
     "sieve.§4.nodes_13_13": "like-for-like |C| is 323 at Δ = 1e-35, where the paper ties its 203 (Figure 4)",
     "sieve.§4.N_13_13": "the paper's own formula gives N = 830,982, below its stated 'over ~10^6'",
