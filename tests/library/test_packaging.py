@@ -41,6 +41,7 @@ FEATURE_EXTRAS = {
     "book/accountbook/dpsgd/data.py": "dpsgd",  # scikit-learn's digits
     "book/accountbook/dpsgd/training.py": "dpsgd",  # torch, opacus
     "book/accountbook/dpsgd/batched.py": "dpsgd",  # torch, opacus
+    "book/accountbook/dpsgd/checkpoint.py": "dpsgd",  # torch (the saved state), numpy
     "book/accountbook/dpsgd/pooling.py": "dpsgd",  # torch
     "book/accountbook/dpsgd/jobs.py": "dpsgd",  # torch
     "book/accountbook/dpsgd/ablation.py": "dpsgd",  # torch
