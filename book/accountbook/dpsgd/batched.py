@@ -114,8 +114,8 @@ def train_runs_together(data: Dataset, *, q: float, steps: int, noise_multiplier
         (:data:`accountbook.dpsgd.training.MICRO_BATCH`; ``None``: at once), as in :func:`train_run`.
     checkpoint : path, optional
         A file for the runs' state, written (atomically) after each evaluation but the last; a call that finds
-        there a checkpoint of the same job (data, setting, seed, multipliers, evaluation interval, model and
-        layout) resumes from it and takes the steps an uninterrupted call takes. The caller deletes it once the
+        there a checkpoint of the same job (:func:`accountbook.dpsgd.checkpoint.job_key`: the data's arrays, the
+        setting, seed, multipliers, evaluation interval, model, layout and training code) resumes from it and takes the steps an uninterrupted call takes. The caller deletes it once the
         results are stored (:func:`accountbook.dpsgd.train_setting` does).
 
     Returns
@@ -173,11 +173,11 @@ def train_runs_together(data: Dataset, *, q: float, steps: int, noise_multiplier
     noisy = any(multipliers)
     histories = [[] for _ in multipliers]
     step, in_epoch, spent_before = 0, 0, 0.0  # steps taken, of which in the sampler's current epoch; CPU s before
+    if checkpoint is not None:
+        checkpoint = check_checkpoint_path(checkpoint)  # before the job key hashes the data
     key = None if checkpoint is None else job_key(
         data, q=q, steps=steps, multipliers=multipliers, seed=seed, eval_every=eval_every,
         model_options=model_options, memory_format=memory_format, micro_batch=micro_batch)
-    if checkpoint is not None:
-        checkpoint = check_checkpoint_path(checkpoint)
     saved = None if checkpoint is None else load_checkpoint(checkpoint, key)
     if saved is not None:
         fresh = copy.deepcopy(models[0].state_dict())
