@@ -105,9 +105,9 @@ MEMORY_FORMATS = ("channels_last", "contiguous")
 MICRO_BATCH = 128
 """Examples whose clipped gradients :func:`layerwise_clipped_sum` computes at once by default. Per-example clipping
 makes the clipped sum a sum over examples, so a minibatch may be taken in parts; parts of about this size keep a
-part's activations and per-example gradients in the CPU's caches, which saves about a third of a step's CPU time
+part's activations and per-example gradients in the CPU's caches, which saves about a quarter of a step's CPU time
 at the paper's largest minibatches (q = 0.05, about 3,000 images) and changes little below a few hundred images
-(``benchmarks/bench_dpsgd_batched.py``)."""
+(``train_run`` at q = 0.05 with ``micro_batch`` 128 against ``None``)."""
 
 
 def train_run(data: Dataset, *, q: float, steps: int, noise_multiplier: float, seed: int,
@@ -279,8 +279,7 @@ def layerwise_clipped_sum(model, micro_batch: int | None = MICRO_BATCH):
     pass that stops at the layers' outputs (no parameter gradient is formed by autograd):
 
     * a convolution's per-example weight gradient is the correlation of its input with its output
-      gradient, computed as ``kh·kw`` batched matrix products over shifted views of the zero-padded input
-      (:func:`conv_per_example`), its bias gradient the output gradient summed over positions;
+      gradient (:func:`conv_per_example`), its bias gradient the output gradient summed over positions;
     * a linear layer's per-example weight gradient ``g_i a_iᵀ`` is never formed: its squared norm is
       ``‖a_i‖²‖g_i‖²`` ("ghost" norm; Goodfellow 2015, arXiv:1510.01799; Li et al. 2022,
       arXiv:2110.05679), and the clipped sum is one matrix product ``(c ⊙ g)ᵀ a``, so no second backward
@@ -298,53 +297,114 @@ def layerwise_clipped_sum(model, micro_batch: int | None = MICRO_BATCH):
     A minibatch of more than ``micro_batch`` examples is taken in equal parts of at most that many, whose
     clipped sums are added (the clipped sum is a sum over examples); ``None`` takes the whole minibatch at
     once. The parts change the sums only by float32 rounding (:data:`MICRO_BATCH`).
+
+    Several models on one minibatch: :func:`layerwise_clipped_sums`.
+    """
+    sums = layerwise_clipped_sums([model], micro_batch)
+    return lambda xb, yb: sums(xb, yb)[0]
+
+
+def shares_first_convolution(firsts) -> bool:
+    """Whether the first layers ``firsts`` of several models are convolutions of one shape (input and output
+    channels, kernel, padding, bias or none), which :func:`layerwise_clipped_sums` and the chunked evaluation
+    (:func:`accountbook.dpsgd.batched.evaluate_models_in_chunks`) then compute as one convolution."""
+    from torch import nn
+
+    def shape(layer):
+        return (layer.in_channels, layer.out_channels, layer.kernel_size, layer.padding, layer.bias is None)
+
+    return len(firsts) > 1 and all(isinstance(layer, nn.Conv2d) and shape(layer) == shape(firsts[0])
+                                   for layer in firsts)
+
+
+def layerwise_clipped_sums(models, micro_batch: int | None = MICRO_BATCH):
+    """A function (x, y) -> for each of ``models``, its clipped sum on the minibatch (x, y), as
+    :func:`layerwise_clipped_sum` computes it for one model.
+
+    Models of one architecture whose first layer is a convolution (the runs of one setting and seed,
+    :func:`accountbook.dpsgd.train_runs_together`) share the work on their common input: their first
+    convolutions are one convolution with all their output channels, and the first layer's per-example
+    weight gradients one batched product over the input's patches, split by model afterwards. Each
+    output channel is computed from the same products as by the model alone, so the sums are each model's
+    own to float32 rounding (the convolution kernel chosen for more channels may add in another order).
+    The rest of each model's forward and backward pass is its own.
     """
     import torch
     from torch import nn
     from torch.nn import functional as F
 
-    layers = check_layerwise_model(model)
-    params = list(model.parameters())
+    models = list(models)
+    layers_of = [check_layerwise_model(model) for model in models]
+    params_of = [list(model.parameters()) for model in models]
     if micro_batch is not None and (isinstance(micro_batch, bool) or not isinstance(micro_batch, int)
                                     or micro_batch < 1):
         raise ValueError(f"micro_batch must be a positive integer or None; got {micro_batch!r}")
+    firsts = [layers[0] if layers else None for layers in layers_of]
+    shared = shares_first_convolution(firsts)
 
-    def clipped_sum(xb, yb):
+    def clipped_sums(xb, yb):
         if len(yb) == 0:
-            return [torch.zeros_like(p) for p in params]
+            return [[torch.zeros_like(p) for p in params] for params in params_of]
         if micro_batch is None or len(yb) <= micro_batch:
-            return clipped_sum_of_part(xb, yb)
+            return clipped_sums_of_part(xb, yb)
         parts = -(-len(yb) // micro_batch)
         size = -(-len(yb) // parts)  # equal parts, no small last one
-        sums = clipped_sum_of_part(xb[:size], yb[:size])
+        sums = clipped_sums_of_part(xb[:size], yb[:size])
         for start in range(size, len(yb), size):
-            for total, part in zip(sums, clipped_sum_of_part(xb[start:start + size], yb[start:start + size])):
-                total.add_(part)
+            for totals, part in zip(sums, clipped_sums_of_part(xb[start:start + size], yb[start:start + size])):
+                for total, piece in zip(totals, part):
+                    total.add_(piece)
         return sums
 
-    def clipped_sum_of_part(xb, yb):
+    def first_outputs(xb):
+        """The models' first-layer outputs from one convolution, each laid out as that convolution's output."""
+        with torch.no_grad():
+            weight = torch.cat([layer.weight for layer in firsts])
+            bias = None if firsts[0].bias is None else torch.cat([layer.bias for layer in firsts])
+            joint = F.conv2d(xb, weight, bias, padding=firsts[0].padding)
+        last = joint.is_contiguous(memory_format=torch.channels_last)
+        layout = torch.channels_last if last else torch.contiguous_format
+        return [part.contiguous(memory_format=layout).requires_grad_()
+                for part in joint.split(firsts[0].out_channels, dim=1)]
+
+    def clipped_sums_of_part(xb, yb):
         batch = len(yb)
-        recorded, h, k = [], xb, 0
-        while k < len(layers):
-            layer = layers[k]
-            if isinstance(layer, nn.ReLU) and k + 1 < len(layers) and isinstance(layers[k + 1], nn.MaxPool2d):
-                h, k = torch.relu(layers[k + 1](h)), k + 2  # pool, then ReLU on the pooled values only
-                continue
-            if isinstance(layer, nn.Linear) and h.dim() != 2:
-                raise ValueError(f"model: per_sample='layerwise' takes Linear layers on flattened inputs "
-                                 f"(batch, features); got input of shape {tuple(h.shape)} for {layer!r}")
-            out = layer(h)
-            if isinstance(layer, (nn.Conv2d, nn.Linear)):
-                recorded.append((layer, h.detach(), out))
-            h, k = out, k + 1
-        loss = F.cross_entropy(h, yb, reduction="sum")  # per-example losses: their gradients are g_i
-        grads = torch.autograd.grad(loss, [out for _, _, out in recorded])
-        squared = torch.zeros(batch, dtype=h.dtype)
+        starts = first_outputs(xb) if shared else [None] * len(models)
+        recorded_of = []
+        for layers, start in zip(layers_of, starts):
+            recorded, h, k = [], xb, 0
+            if start is not None:
+                recorded.append((layers[0], xb, start))
+                h, k = start, 1
+            while k < len(layers):
+                layer = layers[k]
+                if isinstance(layer, nn.ReLU) and k + 1 < len(layers) and isinstance(layers[k + 1], nn.MaxPool2d):
+                    h, k = torch.relu(layers[k + 1](h)), k + 2  # pool, then ReLU on the pooled values only
+                    continue
+                if isinstance(layer, nn.Linear) and h.dim() != 2:
+                    raise ValueError(f"model: per_sample='layerwise' takes Linear layers on flattened inputs "
+                                     f"(batch, features); got input of shape {tuple(h.shape)} for {layer!r}")
+                out = layer(h)
+                if isinstance(layer, (nn.Conv2d, nn.Linear)):
+                    recorded.append((layer, h.detach(), out))
+                h, k = out, k + 1
+            loss = F.cross_entropy(h, yb, reduction="sum")  # per-example losses: their gradients are g_i
+            grads = torch.autograd.grad(loss, [out for _, _, out in recorded])
+            recorded_of.append([(layer, inp, g) for (layer, inp, _), g in zip(recorded, grads)])
+        first_weights = [None] * len(models)
+        if shared:  # the first layer's per-example weight gradients of all models, from the shared patches
+            joint = conv_per_example(firsts[0], xb, torch.cat([recorded[0][2] for recorded in recorded_of], 1))
+            first_weights = list(joint.split(firsts[0].out_channels, dim=1))
+        return [model_sums(recorded, first, batch) for recorded, first in zip(recorded_of, first_weights)]
+
+    def model_sums(recorded, first_weight, batch):
+        squared = torch.zeros(batch, dtype=recorded[-1][2].dtype)
         parts = []
-        for (layer, inp, _), g in zip(recorded, grads):
+        for index, (layer, inp, g) in enumerate(recorded):
             if isinstance(layer, nn.Conv2d):
-                weight = conv_per_example(layer, inp, g).reshape(batch, -1)
-                squared += weight.square().sum(1)
+                weight = (first_weight if index == 0 and first_weight is not None
+                          else conv_per_example(layer, inp, g)).reshape(batch, -1)
+                squared += torch.linalg.vector_norm(weight, dim=1).square()
                 pieces = [weight]
                 if layer.bias is not None:
                     bias = g.sum((2, 3))
@@ -368,20 +428,21 @@ def layerwise_clipped_sum(model, micro_batch: int | None = MICRO_BATCH):
                     sums.append(scaled.sum(0))
         return sums
 
-    return clipped_sum
+    return clipped_sums
 
 
 def conv_per_example(layer, inp, g):
-    """Per-example weight gradients of a stride-1 ``Conv2d``: shape (batch, out, in, kh, kw).
+    """Per-example weight gradients of a stride-1 ``Conv2d``: shape (batch, out, in, kh, kw), contiguous.
 
-    ``w_i[o, c, s, t] = Σ_{u,v} g_i[o, u, v] · x_i[c, u + s, v + t]`` on the zero-padded input. With one
-    input channel the patches are few: one strided view of the padded image holds them all (``unfold`` builds them
-    image by image, at twice the cost), then one batched product. Otherwise the
-    padded input, channels last, is flattened row by row (one spare zero row at the bottom) and the output
-    gradient padded with zero columns to the same row width: for each kernel row s, the patches' columns
-    (t, c) of all positions are then one strided view of the flattened input, and the kernel row's
-    gradient is one batched product (``kh`` products in all, against ``kh·kw`` patch columns in an
-    ``unfold``); the positions that wrap around a row meet the gradient's zero columns.
+    ``w_i[o, c, s, t] = Σ_{u,v} g_i[o, u, v] · x_i[c, u + s, v + t]`` on the zero-padded input; the number of
+    output channels is read from ``g`` (several models' first layers at once: their gradients side by side).
+    With one input channel the patches are few: one strided view of the padded image holds them all
+    (``unfold`` builds them image by image, at twice the cost), then one batched product. Otherwise the
+    examples are the groups of one grouped convolution's weight gradient (``torch.nn.grad.conv2d_weight``
+    with ``groups = batch`` on the input and output gradient viewed as one image of ``batch·channels``
+    channels): PyTorch's convolution kernel then forms every example's gradient in one call, about a third
+    faster than ``kh`` batched products over strided views of the padded input on the chapter's second
+    convolution, and no patch matrix is built.
     """
     import torch
     from torch.nn import functional as F
@@ -397,14 +458,11 @@ def conv_per_example(layer, inp, g):
         return torch.bmm(g.reshape(batch, out_channels, -1),
                          patches.reshape(batch, kh * kw, out_h * out_w).transpose(1, 2)).view(
             batch, out_channels, 1, kh, kw)
-    width = inp.shape[3] + 2 * pw
-    flat = F.pad(inp.permute(0, 2, 3, 1), (0, 0, pw, pw, ph, ph + 1)).contiguous().view(batch, -1)
-    g_wide = F.pad(g, (0, width - out_w)).reshape(batch, out_channels, -1)
-    span = out_h * width
-    rows = [torch.bmm(g_wide, flat.as_strided((batch, span, kw * in_channels), (flat.stride(0), in_channels, 1),
-                                             storage_offset=s * width * in_channels))
-            for s in range(kh)]  # each (batch, out, (t, c))
-    return torch.stack(rows, 2).view(batch, out_channels, kh, kw, in_channels).permute(0, 1, 4, 2, 3)
+    weight = torch.nn.grad.conv2d_weight(inp.reshape(1, batch * in_channels, *inp.shape[2:]),
+                                         (batch * out_channels, in_channels, kh, kw),
+                                         g.reshape(1, batch * out_channels, out_h, out_w), padding=(ph, pw),
+                                         groups=batch)
+    return weight.view(batch, out_channels, in_channels, kh, kw)
 
 
 def paired_runs(data: Dataset, *, q: float, steps: int, epsilon: float, delta: float, seed: int,
