@@ -14,8 +14,9 @@ comparable even on a busy machine. Measured:
 * ``opacus-functorch`` — Opacus computing every layer's per-example gradients with ``torch.func``;
 * ``vmap`` — ``torch.func.vmap(grad(loss of one example))`` with clipping done by accountbook;
 * ``layerwise`` — one forward and one backward pass to the layers' outputs, then per-example convolution
-  gradients from shifted views of their inputs and only the norms of the linear layers' per-example
-  gradients (``accountbook.dpsgd``'s default path, ``layerwise_clipped_sum``);
+  gradients from their inputs and output gradients (a batched product over shifted views of the image for the
+  first, one grouped convolution's weight gradient for the second) and only the norms of the linear layers'
+  per-example gradients (``accountbook.dpsgd``'s default path, ``layerwise_clipped_sum``);
 
 each with the torch thread counts of ``--threads`` (1 and 2 by default). It also counts the FLOPs of one
 example's forward and backward pass (``torch.utils.flop_counter``) and measures this CPU's float32
@@ -200,7 +201,9 @@ def main() -> None:
         "",
         "Chosen: `layerwise` (`accountbook.dpsgd.train_run(..., per_sample=\"layerwise\")`, the default): one "
         "forward pass and one backward pass to the layers' outputs, then each convolution's per-example gradients "
-        "from shifted views of its input and, for the linear layers, only the norms of the per-example gradients "
+        "from its input and output gradient (a batched product over shifted views of the image for the first, one "
+        "grouped convolution's weight gradient, the examples as its groups, for the second) and, for the linear "
+        "layers, only the norms of the per-example gradients "
         "(‖a_i‖²‖g_i‖²) and one matrix product for the clipped sum, so it costs little more than the plain "
         "pass. "
         "`per_sample=\"vmap\"` and `per_sample=\"opacus\"` (the paper's Opacus hooks) remain. All use Opacus's "
