@@ -22,9 +22,8 @@ training to evaluation of a run of the paper's length; the CPU time of a whole r
 times the one measured. With every sampling rate of the paper's grid measured (the default settings), it adds
 up the CPU time of one seed of the whole grid (nine settings, five runs each) both ways: the saving per run of
 the grid. It also times the five runs' convolutions stacked, on one part of a minibatch (``MICRO_BATCH`` images,
-channels-last, the book's kernels): one first convolution with all the runs' output channels (what the runs
-trained together compute) and one grouped second convolution (measured and rejected), against five separate
-convolutions.
+channels-last, the book's model), against five separate convolutions: one first convolution with all the runs'
+output channels and one grouped second convolution, the alternatives tried and not taken.
 
 Writes ``benchmarks/RESULTS_dpsgd_batched.md`` (the book's benchmarks page includes it) and
 ``benchmarks/results_dpsgd_batched.json`` with the machine and the code hash (``provenance.py``).
@@ -155,6 +154,11 @@ def main() -> None:
                      "largest_relative_loss_difference": worst_loss, "largest_accuracy_difference": worst_accuracy,
                      "noise_multipliers": zs})
     grid = whole_grid(rows)
+    smallest, largest = min(rows, key=lambda r: r["ratio"]), max(rows, key=lambda r: r["ratio"])
+    spread = ("" if smallest is largest else
+              f"Against one run alone laid out the same way (the last ratio), the saving is largest at q = "
+              f"{smallest['q']:g} ({smallest['ratio']:.2f}) and smallest at q = {largest['q']:g} "
+              f"({largest['ratio']:.2f}). ")
     convolutions = stacked_convolutions()
     quick = " --quick" if args.quick else ""
     lines = [
@@ -198,20 +202,19 @@ def main() -> None:
         "which saves most where the minibatches are largest (q = 0.05: about 3,000 images).",
         "",
         "Trained together, the runs share the Poisson minibatches (drawn and collated once), the standard-normal "
-        "noise (drawn once per parameter and scaled by each run's z·C), the evaluation's data and the first "
-        "convolution, which sees the same images in every run: one convolution with all the runs' output channels, "
-        "forward and for the per-example gradients; the rest of each run's forward and backward pass stays its "
-        "own. The saving is largest where evaluation weighs most (small q): "
+        "noise (drawn once per parameter and scaled by each run's z·C) and the evaluation's data; each run's "
+        f"forward and backward pass stays its own. {spread}Evaluation weighs most where the minibatches are small, and "
         "`model(x_test)` on 10,000 images at once overflows the CPU's caches and PyTorch's pooling kernel with "
         "indices is slow on such tensors, while 250 images at a time, pooling before the ReLU by four strided "
         "maxima (`accountbook.dpsgd.pooling`, the same values), costs a fraction. The differences in the last "
         "column are float32 rounding: the three ways take the same steps.",
         "",
         "The runs' convolutions one by one and stacked (CPU seconds, one part of "
-        f"{dpsgd.MICRO_BATCH} images, channels-last, best of 5). The runs trained together stack only the first, "
-        "whose input is the same in every run, so that its per-example gradients too are one product over shared "
-        "patches; stacking the second as one grouped convolution was measured and not taken: its backward pass "
-        "would need the grouped form too, and the runs' inputs to it differ.",
+        f"{dpsgd.MICRO_BATCH} images, channels-last, best of 5). Neither stacking is used: the runs' inputs to the "
+        "second convolution differ, so stacking it is a grouped convolution, forward and backward; the first sees "
+        "the same images in every run, but splitting its stacked output by run, and joining the runs' gradients "
+        "again for the per-example products, cost more CPU time end to end than the separate convolutions when "
+        "it was tried.",
         "",
         "| convolution | CPU s |",
         "|---|---|",

@@ -141,8 +141,7 @@ print(f"The demonstration run: {small.note}, each of {small.x_train.shape[-2]}x{
 # of the per-example gradients, $\lVert a_i\rVert\,\lVert g_i\rVert$ for input $a_i$ and output gradient $g_i$. This costs
 # little more than a non-private step, less than `torch.func.vmap` or Opacus's hooks. The five runs of one setting
 # and seed are trained together: they share the Poisson minibatches, the standard-normal noise (scaled by each run's
-# own $z$), the test data and the first convolution, which sees the same images in every run (one convolution with
-# all the runs' channels); each takes the steps it would take alone. The measured costs are on the
+# own $z$) and the test data, and each takes the steps it would take alone. The measured costs are on the
 # [Performance page](../book/benchmarks.md). Opacus's Poisson sampler, clipping rule and noise draws are kept, so the
 # DP-SGD step is the paper's; tests check that the clipped sums equal Opacus's and that the ways of training give the
 # same history.
@@ -560,8 +559,7 @@ if digits:
 #   tests is listed below, each comparison on our own seed spread.
 # * Per-example gradients dominate the cost of DP-SGD on a CPU when they are formed one example at a time; computed
 #   layer by layer from one backward pass, the clipped sum costs little more than a non-private step, and the five
-#   runs of a setting and seed, trained together, share their minibatches, noise draws, test data and first
-#   convolution.
+#   runs of a setting and seed, trained together, share their minibatches, noise draws and test data.
 
 # %% tags=["remove-input", "nbval-ignore-output"]
 for line in dpsgd.agreement_summary(recorded):

@@ -148,57 +148,16 @@ def test_layerwise_clipped_sum_equals_opacus_hooks(dataset, monkeypatch):
     assert all(float(t.abs().max()) == 0 for t in empty)
 
 
-def test_models_sharing_their_first_convolution_get_their_own_clipped_sums_and_metrics():
-    """Several models of one architecture (the runs of one setting and seed) share the first convolution's
-    forward pass and per-example gradients: each model's clipped sums (in parts and at once, both layouts) and
-    test metrics are its own to float32 rounding, models with different parameters included; models whose first
-    layers differ are not shared. The per-example gradients of a convolution with several input channels (one
-    grouped convolution's weight gradient) equal unfold's patches times the output gradient."""
-    from torch.nn import functional as F
-
-    from accountbook.dpsgd.batched import evaluate_in_chunks, evaluate_models_in_chunks
-    from accountbook.dpsgd.training import conv_per_example, layerwise_clipped_sums, shares_first_convolution
-
-    data = dpsgd.load_data(dataset="digits")
-    x, y = torch.from_numpy(data.x_train[:70]), torch.from_numpy(data.y_train[:70])
-    models = []
-    for seed in (1, 2, 3):
-        torch.manual_seed(seed)
-        models.append(dpsgd.build_model(x.shape[-1]))
-    assert shares_first_convolution([m[0] for m in models])
-    assert not shares_first_convolution([models[0][0], dpsgd.build_model(x.shape[-1], kernel_size=3)[0]])
-    assert not shares_first_convolution([models[0][0]])
-    for layout in (torch.contiguous_format, torch.channels_last):
-        laid_out = [copy.deepcopy(m).to(memory_format=layout) for m in models]
-        for part in (None, 32):
-            together = layerwise_clipped_sums(laid_out, part)(x, y)
-            for model, sums in zip(laid_out, together):
-                alone = dpsgd.layerwise_clipped_sum(model, part)(x, y)
-                scale = max(float(a.abs().max()) for a in alone)
-                assert [a.shape for a in alone] == [b.shape for b in sums]
-                assert max(float((a - b).abs().max()) for a, b in zip(alone, sums)) <= 1e-5 * scale
-        empty = layerwise_clipped_sums(laid_out)(x[:0], y[:0])
-        assert len(empty) == 3 and all(float(t.abs().max()) == 0 for sums in empty for t in sums)
-    metrics = evaluate_models_in_chunks(models, data.x_test, data.y_test, chunk=64)
-    for model, (accuracy, loss) in zip(models, metrics):
-        alone = evaluate_in_chunks(model, data.x_test, data.y_test, chunk=64)
-        assert accuracy == alone[0] and loss == pytest.approx(alone[1], rel=1e-6)
-    assert len({m[0] for m in metrics}) > 1  # different models, different metrics
-    layer = torch.nn.Conv2d(3, 4, 5, padding=2)
-    inp, g = torch.randn(6, 3, 9, 9), torch.randn(6, 4, 9, 9)
-    reference = torch.bmm(g.reshape(6, 4, -1), F.unfold(inp, 5, padding=2).transpose(1, 2)).view(6, 4, 3, 5, 5)
-    for layout in (torch.contiguous_format, torch.channels_last):
-        ours = conv_per_example(layer, inp.contiguous(memory_format=layout), g.contiguous(memory_format=layout))
-        assert ours.is_contiguous()
-        assert torch.allclose(ours, reference, rtol=1e-5, atol=1e-5 * float(reference.abs().max()))
-
-
 def test_layerwise_refuses_layers_it_does_not_know():
     model = torch.nn.Sequential(torch.nn.Conv2d(1, 4, 3, stride=2), torch.nn.Flatten(), torch.nn.Linear(36, 2))
     with pytest.raises(ValueError, match="model: .*stride 1"):
         dpsgd.layerwise_clipped_sum(model)
     with pytest.raises(ValueError, match="model: .*BatchNorm"):
         dpsgd.layerwise_clipped_sum(torch.nn.Sequential(torch.nn.BatchNorm2d(1)))
+    in_place = torch.nn.Sequential(torch.nn.Conv2d(1, 2, 3), torch.nn.ReLU(inplace=True), torch.nn.Flatten(),
+                                   torch.nn.Linear(72, 2))
+    with pytest.raises(ValueError, match=r"model: .*not in place.*ReLU\(inplace=True\)"):
+        dpsgd.layerwise_clipped_sum(in_place)
     unflattened = dpsgd.layerwise_clipped_sum(torch.nn.Sequential(torch.nn.Conv2d(1, 2, 3), torch.nn.Linear(6, 2)))
     with pytest.raises(ValueError, match=r"model: .*flattened inputs.*\(4, 2, 6, 6\)"):
         unflattened(torch.zeros(4, 1, 8, 8), torch.zeros(4, dtype=torch.long))
@@ -406,8 +365,8 @@ def test_runs_trained_together_resume_from_their_checkpoint(tmp_path, monkeypatc
     key = dict(q=0.05, steps=45, multipliers=[0.0, 1.5], seed=2, eval_every=7, model_options=None,
                memory_format="channels_last", micro_batch=dpsgd.MICRO_BATCH)
     whole = dpsgd.train_runs_together(data, **job)
-    evaluate = batched.evaluate_models_in_chunks
-    for stop_at_call, saved_step in ((3, 14), (4, 21)):  # one evaluation call per 7 steps: the third at step 21
+    evaluate = batched.evaluate_in_chunks
+    for stop_at_call, saved_step in ((5, 14), (7, 21)):  # two runs: evaluation calls 1-2 at step 7, 3-4 at 14, ...
         calls = []
 
         def stopping(*args, **kwargs):
@@ -416,11 +375,11 @@ def test_runs_trained_together_resume_from_their_checkpoint(tmp_path, monkeypatc
                 raise KeyboardInterrupt
             return evaluate(*args, **kwargs)
 
-        checkpoint = tmp_path / f"stop{saved_step}.pt"
-        monkeypatch.setattr(batched, "evaluate_models_in_chunks", stopping)
+        checkpoint = tmp_path / f"stop{stop_at_call}.pt"
+        monkeypatch.setattr(batched, "evaluate_in_chunks", stopping)
         with pytest.raises(KeyboardInterrupt):
             dpsgd.train_runs_together(data, checkpoint=checkpoint, **job)
-        monkeypatch.setattr(batched, "evaluate_models_in_chunks", evaluate)
+        monkeypatch.setattr(batched, "evaluate_in_chunks", evaluate)
         assert load_checkpoint(checkpoint, job_key(data, **key))["step"] == saved_step
         resumed = dpsgd.train_runs_together(data, checkpoint=checkpoint, **job)
         assert [r["history"] for r in resumed] == [r["history"] for r in whole]
@@ -428,10 +387,10 @@ def test_runs_trained_together_resume_from_their_checkpoint(tmp_path, monkeypatc
     # a checkpoint of other data under the same name and sizes (another split) is not resumed
     split = dpsgd.load_data(dataset="digits", seed=1)
     assert split.name == data.name and len(split.y_train) == len(data.y_train)
-    assert load_checkpoint(tmp_path / "stop21.pt", job_key(data, **key)) is not None
-    assert load_checkpoint(tmp_path / "stop21.pt", job_key(split, **key)) is None
+    assert load_checkpoint(tmp_path / "stop7.pt", job_key(data, **key)) is not None
+    assert load_checkpoint(tmp_path / "stop7.pt", job_key(split, **key)) is None
     # a flipped bit anywhere in the file is caught by its digest (torch.load alone would not notice some)
-    content = bytearray((tmp_path / "stop21.pt").read_bytes())
+    content = bytearray((tmp_path / "stop7.pt").read_bytes())
     for position in (len(MAGIC) + 5, len(content) // 2, len(content) - 3):
         flipped = bytearray(content)
         flipped[position] ^= 0x10
@@ -443,7 +402,7 @@ def test_runs_trained_together_resume_from_their_checkpoint(tmp_path, monkeypatc
     assert [r["history"] for r in dpsgd.train_runs_together(data, checkpoint=tmp_path / "forged.pt", **job)] == \
         [r["history"] for r in whole]
     # another job's checkpoint (another seed) is not resumed: the runs start from step 0
-    other = dpsgd.train_runs_together(data, checkpoint=tmp_path / "stop21.pt", **{**job, "seed": 3})
+    other = dpsgd.train_runs_together(data, checkpoint=tmp_path / "stop7.pt", **{**job, "seed": 3})
     assert other[0]["history"] == dpsgd.train_runs_together(data, **{**job, "seed": 3})[0]["history"]
     damaged = tmp_path / "damaged.pt"
     damaged.write_bytes(b"not a checkpoint")
@@ -480,6 +439,18 @@ def test_channels_last_and_strided_patches_compute_the_same_clipped_sums():
         reference = torch.bmm(g.reshape(96, layer.out_channels, -1), patches.transpose(1, 2)).view(
             96, layer.out_channels, 1, kernel, kernel)
         assert torch.equal(conv_per_example(layer, x, g), reference)
+    # several input channels (one grouped convolution's weight gradient, the examples its groups): unfold's
+    # patches times the output gradient, both layouts, a non-square kernel, uneven padding, one example
+    for batch, kernel, padding in ((6, (5, 5), (2, 2)), (1, (3, 5), (0, 1))):
+        layer = torch.nn.Conv2d(3, 4, kernel, padding=padding)
+        inp = torch.randn(batch, 3, 9, 10)
+        g = torch.randn(batch, 4, 9 + 2 * padding[0] - kernel[0] + 1, 10 + 2 * padding[1] - kernel[1] + 1)
+        patches = F.unfold(inp, kernel, padding=padding)
+        reference = torch.bmm(g.reshape(batch, 4, -1), patches.transpose(1, 2)).view(batch, 4, 3, *kernel)
+        for layout in (torch.contiguous_format, torch.channels_last):
+            ours = conv_per_example(layer, inp.contiguous(memory_format=layout), g.contiguous(memory_format=layout))
+            assert ours.is_contiguous() and ours.shape == reference.shape
+            assert torch.allclose(ours, reference, rtol=1e-5, atol=1e-5 * float(reference.abs().max()))
     digits = dpsgd.load_data(dataset="digits")
     runs = [dpsgd.train_run(digits, q=0.05, steps=20, noise_multiplier=1.0, seed=3, eval_every=10, memory_format=f)
             for f in dpsgd.MEMORY_FORMATS]

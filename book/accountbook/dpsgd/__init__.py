@@ -27,8 +27,8 @@ from .data import DATASETS, MAX_IDX_BYTES, SYSTEM_DATA_DIR, Dataset, data_slug, 
 from .results import (DIVERGED_LOSS, PAPER_TABLES, PAPER_TARGETS, coverage, diverged, endpoint_contrast, load_results,
                       paper_settings, result_path, seedwise_trend, summarise)
 from .training import (CLIP, EVAL_EVERY, LEARNING_RATE, MEMORY_FORMATS, MICRO_BATCH, MODEL_INITS, PER_SAMPLE_MODES, SCHEDULE_STEPS, WEIGHT_DECAY,
-                       MODEL, build_model, layerwise_clipped_sum, layerwise_clipped_sums, model_description, paired_runs,
-                       train_run, vmap_clipped_sum)
+                       MODEL, build_model, layerwise_clipped_sum, model_description, paired_runs, train_run,
+                       vmap_clipped_sum)
 from .jobs import run_setting, train_job, train_setting
 from .batched import train_runs_together
 
@@ -37,8 +37,7 @@ __all__ = ["dpsgd_grid", "check_target", "check_setting", "check_seed", "MAX_STE
            "PER_SAMPLE_MODES", "Dataset", "build_model", "train_run", "paired_runs", "run_setting", "load_results",
            "summarise", "calibration_checks", "data_slug", "record_ledger", "PAPER_TABLES", "train_job",
            "seedwise_trend", "paper_settings", "PAPER_TARGETS", "LEARNING_RATE", "SCHEDULE_STEPS", "EVAL_EVERY",
-           "CLIP", "WEIGHT_DECAY", "MAX_IDX_BYTES", "result_path", "layerwise_clipped_sum", "layerwise_clipped_sums",
-           "vmap_clipped_sum",
+           "CLIP", "WEIGHT_DECAY", "MAX_IDX_BYTES", "result_path", "layerwise_clipped_sum", "vmap_clipped_sum",
            "train_runs_together", "MODEL_INITS", "MEMORY_FORMATS", "MICRO_BATCH", "train_setting",
            "MODEL", "model_description", "coverage", "endpoint_contrast", "diverged", "DIVERGED_LOSS",
            "agreement_summary"]

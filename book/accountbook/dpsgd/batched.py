@@ -8,20 +8,20 @@ trains them side by side, step by step:
 * one Poisson sampler: each minibatch is drawn and collated once for all runs;
 * one noise draw per parameter and step, scaled by each run's ``z·C`` (the single-run path draws the same
   standard normals from the same stream, :func:`accountbook.dpsgd.train_run`);
-* the clipped sums by :func:`accountbook.dpsgd.training.layerwise_clipped_sums`, the models laid out
-  channels-last and the minibatch taken in cache-sized parts (as ``train_run``'s layerwise path does for its one
-  model): the runs' first convolutions, which see the same images, are one convolution with all their output
-  channels, and so are their per-example gradients; the rest of each run's forward and backward pass is its own;
+* each run's clipped sum by :func:`accountbook.dpsgd.layerwise_clipped_sum`, the models laid out channels-last
+  and the minibatch taken in cache-sized parts (as ``train_run``'s layerwise path does for its one model);
 * the SGD update (weight decay, the cosine learning rate) as ``torch.optim.SGD`` applies it;
-* the test metrics every 25 steps in chunks of :data:`EVAL_CHUNK` images (cache-sized), the runs' first
-  convolutions of a chunk again one, pooling before the ReLU (the same function);
+* the test metrics every 25 steps in chunks of :data:`EVAL_CHUNK` images (cache-sized), pooling before
+  the ReLU (the same function);
 * given a ``checkpoint`` file, the state after each evaluation saved there, and resumed from it by a later call
   (:mod:`accountbook.dpsgd.checkpoint`): a stopped sweep loses at most the steps since the last evaluation.
 
 Each run therefore takes the steps that ``train_run`` takes alone, to float32 rounding (tested in
-``tests/book/test_dpsgd.py``). Stacking the runs' second convolutions as one grouped convolution over the
-shared batch was measured and not taken: on a CPU PyTorch's grouped convolution costs about what the five separate
-ones cost, forward and backward (``benchmarks/bench_dpsgd_batched.py`` reports the forward passes).
+``tests/book/test_dpsgd.py``). Stacking the runs' convolutions was tried and not taken: the second as one grouped
+convolution over the shared batch costs what the five separate ones cost (``benchmarks/bench_dpsgd_batched.py``
+times both), and the first as one convolution with all the runs' channels, though its forward pass is cheaper,
+cost more CPU time end to end once its output was split by run and the runs' gradients joined again for the
+per-example products.
 """
 
 from __future__ import annotations
@@ -33,9 +33,9 @@ import time
 from .checkpoint import check_checkpoint_path, job_key, load_checkpoint, save_checkpoint
 from .data import Dataset
 from .training import (CLIP, EVAL_EVERY, LEARNING_RATE, MEMORY_FORMATS, MICRO_BATCH, WEIGHT_DECAY, build_model,
-                       cosine_factor, layerwise_clipped_sums, shares_first_convolution)
+                       cosine_factor, layerwise_clipped_sum)
 
-__all__ = ["train_runs_together", "evaluate_in_chunks", "evaluate_models_in_chunks", "EVAL_CHUNK"]
+__all__ = ["train_runs_together", "evaluate_in_chunks", "EVAL_CHUNK"]
 
 EVAL_CHUNK = 250
 """Test images evaluated at once by :func:`evaluate_in_chunks` (small enough for the CPU's caches)."""
@@ -44,47 +44,29 @@ EVAL_CHUNK = 250
 def evaluate_in_chunks(model, x, y, chunk: int = EVAL_CHUNK) -> tuple[float, float]:
     """Test accuracy and mean cross-entropy of ``model`` on the arrays ``x``, ``y``, ``chunk`` images at a
     time, ReLU-then-pool evaluated as pool-then-ReLU with the fast pooling (the same function)."""
-    return evaluate_models_in_chunks([model], x, y, chunk)[0]
-
-
-def evaluate_models_in_chunks(models, x, y, chunk: int = EVAL_CHUNK) -> list[tuple[float, float]]:
-    """:func:`evaluate_in_chunks` of each of ``models`` (one architecture), in one pass over the test images:
-    where the first layer is a convolution, the models' first convolutions of a chunk are one convolution with
-    all their output channels (the same values to float32 rounding), as in
-    :func:`accountbook.dpsgd.training.layerwise_clipped_sums`."""
     import torch
     from torch import nn
     from torch.nn import functional as F
 
     from .pooling import pooling_of
 
-    layers_of = [list(model) for model in models]
-    firsts = [layers[0] for layers in layers_of]
-    shared = shares_first_convolution(firsts)
-    if shared:
-        with torch.no_grad():
-            weight = torch.cat([layer.weight for layer in firsts])
-            bias = None if firsts[0].bias is None else torch.cat([layer.bias for layer in firsts])
-    correct, loss = [0] * len(models), [0.0] * len(models)
+    layers = list(model)
+    correct, loss = 0, 0.0
     with torch.no_grad():
         for start in range(0, len(y), chunk):
-            images = torch.from_numpy(x[start:start + chunk])
+            h = torch.from_numpy(x[start:start + chunk])
             labels = torch.from_numpy(y[start:start + chunk])
-            firsts_out = (F.conv2d(images, weight, bias, padding=firsts[0].padding).split(firsts[0].out_channels, 1)
-                          if shared else [None] * len(models))
-            for r, (layers, h) in enumerate(zip(layers_of, firsts_out)):
-                k = 0 if h is None else 1
-                h = images if h is None else h
-                while k < len(layers):
-                    layer = layers[k]
-                    if isinstance(layer, nn.ReLU) and k + 1 < len(layers) and isinstance(layers[k + 1], nn.MaxPool2d):
-                        h, k = torch.relu(pooling_of(layers[k + 1])(h)), k + 2
-                        continue
-                    h = (pooling_of(layer) if isinstance(layer, nn.MaxPool2d) else layer)(h)
-                    k += 1
-                loss[r] += float(F.cross_entropy(h, labels, reduction="sum"))
-                correct[r] += int((h.argmax(1) == labels).sum())
-    return [(c / len(y), total / len(y)) for c, total in zip(correct, loss)]
+            k = 0
+            while k < len(layers):
+                layer = layers[k]
+                if isinstance(layer, nn.ReLU) and k + 1 < len(layers) and isinstance(layers[k + 1], nn.MaxPool2d):
+                    h, k = torch.relu(pooling_of(layers[k + 1])(h)), k + 2
+                    continue
+                h = (pooling_of(layer) if isinstance(layer, nn.MaxPool2d) else layer)(h)
+                k += 1
+            loss += float(F.cross_entropy(h, labels, reduction="sum"))
+            correct += int((h.argmax(1) == labels).sum())
+    return correct / len(y), loss / len(y)
 
 
 def consistent_state(saved: dict, *, runs: int, steps: int, eval_every: int, epoch: int):
@@ -183,7 +165,7 @@ def train_runs_together(data: Dataset, *, q: float, steps: int, noise_multiplier
     if memory_format == "channels_last":
         first = first.to(memory_format=torch.channels_last)
     models = [first] + [copy.deepcopy(first) for _ in multipliers[1:]]
-    clipped_sums = layerwise_clipped_sums(models, micro_batch)
+    sums = [layerwise_clipped_sum(model, micro_batch) for model in models]
     params = [list(model.parameters()) for model in models]
     dataset = TensorDataset(torch.from_numpy(data.x_train), torch.from_numpy(data.y_train))
     sampling = torch.Generator().manual_seed(10_000 + seed)
@@ -230,7 +212,7 @@ def train_runs_together(data: Dataset, *, q: float, steps: int, noise_multiplier
         for xb, yb in itertools.islice(batches, len(loader) - in_epoch):  # (a resumed epoch: the rest of it)
             in_epoch += 1
             lr = LEARNING_RATE * cosine_factor(step)  # LambdaLR's factor at this step
-            summed = clipped_sums(xb, yb)
+            summed = [clipped_sum(xb, yb) for clipped_sum in sums]
             with torch.no_grad():
                 for j in range(len(params[0])):
                     # one standard-normal draw per parameter, shared by the runs (train_run's stream)
@@ -243,8 +225,8 @@ def train_runs_together(data: Dataset, *, q: float, steps: int, noise_multiplier
                         p.add_((g / expected_batch_size).add(p, alpha=WEIGHT_DECAY), alpha=-lr)  # SGD's update
             step += 1
             if step % eval_every == 0 or step == steps:
-                for history, (accuracy, loss) in zip(histories, evaluate_models_in_chunks(models, data.x_test,
-                                                                                          data.y_test)):
+                for history, model in zip(histories, models):
+                    accuracy, loss = evaluate_in_chunks(model, data.x_test, data.y_test)
                     history.append({"step": step, "accuracy": accuracy, "cross_entropy": loss})
                 if checkpoint is not None and step < steps:
                     save()

@@ -105,7 +105,7 @@ MEMORY_FORMATS = ("channels_last", "contiguous")
 MICRO_BATCH = 128
 """Examples whose clipped gradients :func:`layerwise_clipped_sum` computes at once by default. Per-example clipping
 makes the clipped sum a sum over examples, so a minibatch may be taken in parts; parts of about this size keep a
-part's activations and per-example gradients in the CPU's caches, which saves about a quarter of a step's CPU time
+part's activations and per-example gradients in the CPU's caches, which saves a quarter to a third of a step's CPU time
 at the paper's largest minibatches (q = 0.05, about 3,000 images) and changes little below a few hundred images
 (``train_run`` at q = 0.05 with ``micro_batch`` 128 against ``None``)."""
 
@@ -252,7 +252,8 @@ def vmap_clipped_sum(model):
 def check_layerwise_model(model) -> list:
     """The layers of ``model`` if the layerwise per-example path takes them, else ``ValueError`` naming the
     layer: an ``nn.Sequential`` of ``Conv2d`` (stride 1, dilation 1, one group, numeric zero padding),
-    ``ReLU``, ``MaxPool2d`` (values only), ``Flatten`` and ``Linear`` layers."""
+    ``ReLU`` (not in place: it would overwrite the convolution output whose gradient the path records),
+    ``MaxPool2d`` (values only), ``Flatten`` and ``Linear`` layers."""
     from torch import nn
 
     layers = list(model)
@@ -262,6 +263,9 @@ def check_layerwise_model(model) -> list:
                     or isinstance(layer.padding, str)):
                 raise ValueError(f"model: per_sample='layerwise' takes Conv2d layers with stride 1, dilation 1, one "
                                  f"group and numeric zero padding; got {layer!r}")
+        elif isinstance(layer, nn.ReLU) and layer.inplace:
+            raise ValueError(f"model: per_sample='layerwise' takes ReLU layers that are not in place "
+                             f"(nn.ReLU(inplace=False)); got {layer!r}")
         elif isinstance(layer, nn.MaxPool2d) and layer.return_indices:
             raise ValueError(f"model: per_sample='layerwise' takes MaxPool2d layers that return values only; "
                              f"got {layer!r}")
@@ -297,114 +301,53 @@ def layerwise_clipped_sum(model, micro_batch: int | None = MICRO_BATCH):
     A minibatch of more than ``micro_batch`` examples is taken in equal parts of at most that many, whose
     clipped sums are added (the clipped sum is a sum over examples); ``None`` takes the whole minibatch at
     once. The parts change the sums only by float32 rounding (:data:`MICRO_BATCH`).
-
-    Several models on one minibatch: :func:`layerwise_clipped_sums`.
-    """
-    sums = layerwise_clipped_sums([model], micro_batch)
-    return lambda xb, yb: sums(xb, yb)[0]
-
-
-def shares_first_convolution(firsts) -> bool:
-    """Whether the first layers ``firsts`` of several models are convolutions of one shape (input and output
-    channels, kernel, padding, bias or none), which :func:`layerwise_clipped_sums` and the chunked evaluation
-    (:func:`accountbook.dpsgd.batched.evaluate_models_in_chunks`) then compute as one convolution."""
-    from torch import nn
-
-    def shape(layer):
-        return (layer.in_channels, layer.out_channels, layer.kernel_size, layer.padding, layer.bias is None)
-
-    return len(firsts) > 1 and all(isinstance(layer, nn.Conv2d) and shape(layer) == shape(firsts[0])
-                                   for layer in firsts)
-
-
-def layerwise_clipped_sums(models, micro_batch: int | None = MICRO_BATCH):
-    """A function (x, y) -> for each of ``models``, its clipped sum on the minibatch (x, y), as
-    :func:`layerwise_clipped_sum` computes it for one model.
-
-    Models of one architecture whose first layer is a convolution (the runs of one setting and seed,
-    :func:`accountbook.dpsgd.train_runs_together`) share the work on their common input: their first
-    convolutions are one convolution with all their output channels, and the first layer's per-example
-    weight gradients one batched product over the input's patches, split by model afterwards. Each
-    output channel is computed from the same products as by the model alone, so the sums are each model's
-    own to float32 rounding (the convolution kernel chosen for more channels may add in another order).
-    The rest of each model's forward and backward pass is its own.
     """
     import torch
     from torch import nn
     from torch.nn import functional as F
 
-    models = list(models)
-    layers_of = [check_layerwise_model(model) for model in models]
-    params_of = [list(model.parameters()) for model in models]
+    layers = check_layerwise_model(model)
+    params = list(model.parameters())
     if micro_batch is not None and (isinstance(micro_batch, bool) or not isinstance(micro_batch, int)
                                     or micro_batch < 1):
         raise ValueError(f"micro_batch must be a positive integer or None; got {micro_batch!r}")
-    firsts = [layers[0] if layers else None for layers in layers_of]
-    shared = shares_first_convolution(firsts)
 
-    def clipped_sums(xb, yb):
+    def clipped_sum(xb, yb):
         if len(yb) == 0:
-            return [[torch.zeros_like(p) for p in params] for params in params_of]
+            return [torch.zeros_like(p) for p in params]
         if micro_batch is None or len(yb) <= micro_batch:
-            return clipped_sums_of_part(xb, yb)
+            return clipped_sum_of_part(xb, yb)
         parts = -(-len(yb) // micro_batch)
         size = -(-len(yb) // parts)  # equal parts, no small last one
-        sums = clipped_sums_of_part(xb[:size], yb[:size])
+        sums = clipped_sum_of_part(xb[:size], yb[:size])
         for start in range(size, len(yb), size):
-            for totals, part in zip(sums, clipped_sums_of_part(xb[start:start + size], yb[start:start + size])):
-                for total, piece in zip(totals, part):
-                    total.add_(piece)
+            for total, part in zip(sums, clipped_sum_of_part(xb[start:start + size], yb[start:start + size])):
+                total.add_(part)
         return sums
 
-    def first_outputs(xb):
-        """The models' first-layer outputs from one convolution, each laid out as that convolution's output."""
-        with torch.no_grad():
-            weight = torch.cat([layer.weight for layer in firsts])
-            bias = None if firsts[0].bias is None else torch.cat([layer.bias for layer in firsts])
-            joint = F.conv2d(xb, weight, bias, padding=firsts[0].padding)
-        last = joint.is_contiguous(memory_format=torch.channels_last)
-        layout = torch.channels_last if last else torch.contiguous_format
-        return [part.contiguous(memory_format=layout).requires_grad_()
-                for part in joint.split(firsts[0].out_channels, dim=1)]
-
-    def clipped_sums_of_part(xb, yb):
+    def clipped_sum_of_part(xb, yb):
         batch = len(yb)
-        starts = first_outputs(xb) if shared else [None] * len(models)
-        recorded_of = []
-        for layers, start in zip(layers_of, starts):
-            recorded, h, k = [], xb, 0
-            if start is not None:
-                recorded.append((layers[0], xb, start))
-                h, k = start, 1
-            while k < len(layers):
-                layer = layers[k]
-                if isinstance(layer, nn.ReLU) and k + 1 < len(layers) and isinstance(layers[k + 1], nn.MaxPool2d):
-                    h, k = torch.relu(layers[k + 1](h)), k + 2  # pool, then ReLU on the pooled values only
-                    continue
-                if isinstance(layer, nn.Linear) and h.dim() != 2:
-                    raise ValueError(f"model: per_sample='layerwise' takes Linear layers on flattened inputs "
-                                     f"(batch, features); got input of shape {tuple(h.shape)} for {layer!r}")
-                out = layer(h)
-                if isinstance(layer, (nn.Conv2d, nn.Linear)):
-                    recorded.append((layer, h.detach(), out))
-                h, k = out, k + 1
-            loss = F.cross_entropy(h, yb, reduction="sum")  # per-example losses: their gradients are g_i
-            grads = torch.autograd.grad(loss, [out for _, _, out in recorded])
-            recorded_of.append([(layer, inp, g) for (layer, inp, _), g in zip(recorded, grads)])
-        first_weights = [None] * len(models)
-        if shared:  # the first layer's per-example weight gradients of all models, from the shared patches
-            joint = conv_per_example(firsts[0], xb, torch.cat([recorded[0][2] for recorded in recorded_of], 1))
-            first_weights = list(joint.split(firsts[0].out_channels, dim=1))
-        return [model_sums(recorded, first, batch) for recorded, first in zip(recorded_of, first_weights)]
-
-    def model_sums(recorded, first_weight, batch):
-        squared = torch.zeros(batch, dtype=recorded[-1][2].dtype)
+        recorded, h, k = [], xb, 0
+        while k < len(layers):
+            layer = layers[k]
+            if isinstance(layer, nn.ReLU) and k + 1 < len(layers) and isinstance(layers[k + 1], nn.MaxPool2d):
+                h, k = torch.relu(layers[k + 1](h)), k + 2  # pool, then ReLU on the pooled values only
+                continue
+            if isinstance(layer, nn.Linear) and h.dim() != 2:
+                raise ValueError(f"model: per_sample='layerwise' takes Linear layers on flattened inputs "
+                                 f"(batch, features); got input of shape {tuple(h.shape)} for {layer!r}")
+            out = layer(h)
+            if isinstance(layer, (nn.Conv2d, nn.Linear)):
+                recorded.append((layer, h.detach(), out))
+            h, k = out, k + 1
+        loss = F.cross_entropy(h, yb, reduction="sum")  # per-example losses: their gradients are g_i
+        grads = torch.autograd.grad(loss, [out for _, _, out in recorded])
+        squared = torch.zeros(batch, dtype=h.dtype)
         parts = []
-        for index, (layer, inp, g) in enumerate(recorded):
+        for (layer, inp, _), g in zip(recorded, grads):
             if isinstance(layer, nn.Conv2d):
-                weight = (first_weight if index == 0 and first_weight is not None
-                          else conv_per_example(layer, inp, g)).reshape(batch, -1)
-                squared += torch.linalg.vector_norm(weight, dim=1).square()
+                weight = conv_per_example(layer, inp, g).reshape(batch, -1)
+                squared += torch.linalg.vector_norm(weight, dim=1).square()  # no squared copy
                 pieces = [weight]
                 if layer.bias is not None:
                     bias = g.sum((2, 3))
@@ -428,21 +371,20 @@ def layerwise_clipped_sums(models, micro_batch: int | None = MICRO_BATCH):
                     sums.append(scaled.sum(0))
         return sums
 
-    return clipped_sums
+    return clipped_sum
 
 
 def conv_per_example(layer, inp, g):
     """Per-example weight gradients of a stride-1 ``Conv2d``: shape (batch, out, in, kh, kw), contiguous.
 
-    ``w_i[o, c, s, t] = Σ_{u,v} g_i[o, u, v] · x_i[c, u + s, v + t]`` on the zero-padded input; the number of
-    output channels is read from ``g`` (several models' first layers at once: their gradients side by side).
-    With one input channel the patches are few: one strided view of the padded image holds them all
-    (``unfold`` builds them image by image, at twice the cost), then one batched product. Otherwise the
+    ``w_i[o, c, s, t] = Σ_{u,v} g_i[o, u, v] · x_i[c, u + s, v + t]`` on the zero-padded input. With one input
+    channel the patches are few: one strided view of the padded image holds them all (``unfold`` builds them
+    image by image, at twice the cost), then one batched product. Otherwise the
     examples are the groups of one grouped convolution's weight gradient (``torch.nn.grad.conv2d_weight``
     with ``groups = batch`` on the input and output gradient viewed as one image of ``batch·channels``
-    channels): PyTorch's convolution kernel then forms every example's gradient in one call, about a third
-    faster than ``kh`` batched products over strided views of the padded input on the chapter's second
-    convolution, and no patch matrix is built.
+    channels): PyTorch's convolution kernel then forms every example's gradient in one call, and no patch matrix
+    is built. It replaced ``kh`` batched products over strided views of the padded input, which copied every
+    example's patches (``benchmarks/bench_dpsgd_step.py`` measured the layerwise step before and after).
     """
     import torch
     from torch.nn import functional as F
