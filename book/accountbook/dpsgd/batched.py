@@ -74,7 +74,7 @@ def consistent_state(saved: dict, *, runs: int, steps: int, eval_every: int, epo
     together: a step before the last, a position within the sampler's epoch, one model and one history per run,
     each history the evaluations up to the step."""
     step, in_epoch, spent, histories = saved["step"], saved["in_epoch"], saved["cpu_seconds"], saved["histories"]
-    evaluated = [k for k in range(eval_every, step + 1, eval_every)] if isinstance(step, int) else None
+    evaluated = list(range(eval_every, step + 1, eval_every)) if isinstance(step, int) else None
     if not (isinstance(step, int) and 0 < step < steps and isinstance(in_epoch, int) and 0 < in_epoch <= epoch
             and isinstance(spent, float) and spent >= 0 and len(saved["models"]) == runs
             and isinstance(histories, list) and len(histories) == runs
@@ -117,8 +117,9 @@ def train_runs_together(data: Dataset, *, q: float, steps: int, noise_multiplier
     checkpoint : path, optional
         A file for the runs' state, written (atomically) after each evaluation but the last; a call that finds
         there a checkpoint of the same job (:func:`accountbook.dpsgd.checkpoint.job_key`: the data's arrays, the
-        setting, seed, multipliers, evaluation interval, model, layout and training code) resumes from it and takes the steps an uninterrupted call takes. The caller deletes it once the
-        results are stored (:func:`accountbook.dpsgd.train_setting` does).
+        setting, seed, multipliers, evaluation interval, model, layout and training code) resumes from it and takes
+        the steps an uninterrupted call takes. The caller deletes it once the results are stored
+        (:func:`accountbook.dpsgd.train_setting` does).
 
     Returns
     -------
